@@ -1,0 +1,1 @@
+//! printf format strings: grammar, argument classes, a checker and glibc-exact rendering.

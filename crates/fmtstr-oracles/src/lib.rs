@@ -1,0 +1,162 @@
+//! Test support: where the real tools that judge fmtstr's output live.
+//!
+//! fmtstr's truth comes from real toolchains: LLVM 19 (`llvm-as`, `llc`, `opt`, `clang`,
+//! `llvm-readobj`, ...) and NVIDIA's `nvcc` and `ptxas` from the PyPI wheels. `cargo xtask oracles`
+//! installs them; this crate is the one place that knows where they end up, shared by the tests
+//! and by xtask.
+//!
+//! A test asks with [`require`]: under `CI=true` a missing tool fails the test (an oracle test
+//! must never pass by skipping in CI); elsewhere the test is skipped with the install command.
+//!
+//! ```no_run
+//! use fmtstr_oracles::{require, Tool};
+//! let Some(llc) = require(Tool::Llc) else { return };
+//! ```
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A real tool that judges fmtstr's output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Tool {
+    Clang,
+    Llc,
+    Opt,
+    LlvmAs,
+    LlvmDis,
+    LlvmReadobj,
+    LlvmReadelf,
+    LlvmObjcopy,
+    Nvcc,
+    Ptxas,
+}
+
+impl Tool {
+    /// Every tool, in the order `cargo xtask oracles` reports them.
+    pub const ALL: [Tool; 10] = [
+        Tool::Clang,
+        Tool::Llc,
+        Tool::Opt,
+        Tool::LlvmAs,
+        Tool::LlvmDis,
+        Tool::LlvmReadobj,
+        Tool::LlvmReadelf,
+        Tool::LlvmObjcopy,
+        Tool::Nvcc,
+        Tool::Ptxas,
+    ];
+
+    /// The executable's file name.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            Tool::Clang => "clang",
+            Tool::Llc => "llc",
+            Tool::Opt => "opt",
+            Tool::LlvmAs => "llvm-as",
+            Tool::LlvmDis => "llvm-dis",
+            Tool::LlvmReadobj => "llvm-readobj",
+            Tool::LlvmReadelf => "llvm-readelf",
+            Tool::LlvmObjcopy => "llvm-objcopy",
+            Tool::Nvcc => "nvcc",
+            Tool::Ptxas => "ptxas",
+        }
+    }
+
+    /// Whether the tool comes from NVIDIA's wheels rather than from LLVM 19.
+    pub fn is_nvidia(self) -> bool {
+        matches!(self, Tool::Nvcc | Tool::Ptxas)
+    }
+
+    /// The directory the tool is looked up in.
+    pub fn directory(self) -> PathBuf {
+        if self.is_nvidia() {
+            cuda_dir().join("nvidia/cu13/bin")
+        } else {
+            llvm_bindir()
+        }
+    }
+
+    /// The path the tool has once installed (it may not exist).
+    pub fn path(self) -> PathBuf {
+        self.directory().join(self.file_name())
+    }
+
+    /// A command for the tool, when it is installed.
+    pub fn command(self) -> Option<Command> {
+        find(self).map(|path| {
+            let mut command = Command::new(path);
+            if self == Tool::Nvcc {
+                // The wheels keep the CUDA headers beside the binaries; nvcc does not look there.
+                command.arg("-I").arg(cuda_dir().join("nvidia/cu13/include"));
+            }
+            command
+        })
+    }
+}
+
+impl fmt::Display for Tool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.file_name())
+    }
+}
+
+/// The command that installs every oracle.
+pub const INSTALL_COMMAND: &str = "cargo xtask oracles";
+
+/// The workspace root (this crate lives in `crates/fmtstr-oracles`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .ancestors()
+        .nth(2)
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+/// Where LLVM 19's tools live: `$FMTSTR_LLVM_BINDIR`, else Debian's `/usr/lib/llvm-19/bin`.
+pub fn llvm_bindir() -> PathBuf {
+    std::env::var_os("FMTSTR_LLVM_BINDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-19/bin"))
+}
+
+/// Where the NVIDIA wheels are installed: `$FMTSTR_CUDA_DIR`, else `target/oracles/cuda`.
+pub fn cuda_dir() -> PathBuf {
+    std::env::var_os("FMTSTR_CUDA_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/oracles/cuda"))
+}
+
+/// The tool's path when it is installed.
+pub fn find(tool: Tool) -> Option<PathBuf> {
+    let path = tool.path();
+    path.is_file().then_some(path)
+}
+
+/// Whether this run is CI, where a missing oracle is a failure rather than a skip.
+pub fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|value| value == "true" || value == "1")
+}
+
+/// The tool's path for an oracle test. When the tool is missing this panics under `CI=true` and
+/// otherwise prints how to install it and returns `None`, so that the test can return early.
+pub fn require(tool: Tool) -> Option<PathBuf> {
+    if let Some(path) = find(tool) {
+        return Some(path);
+    }
+    let message = format!(
+        "oracle `{tool}` not found at {}; install the oracles with `{INSTALL_COMMAND}`",
+        tool.path().display()
+    );
+    if in_ci() {
+        panic!("{message} (CI=true: an oracle test must not skip)");
+    }
+    eprintln!("skipping: {message}");
+    None
+}
+
+/// A command for the tool (see [`require`] for what happens when it is missing).
+pub fn require_command(tool: Tool) -> Option<Command> {
+    require(tool)?;
+    tool.command()
+}
