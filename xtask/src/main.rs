@@ -1,1 +1,66 @@
-fn main() {}
+//! `cargo xtask`: everything that is not `cargo test`.
+//!
+//! Each task is a module of its own; this file only parses the command line.
+
+use clap::{Parser, Subcommand};
+
+mod bench_elf;
+mod bench_format;
+mod bench_ir;
+mod ci;
+mod corpus;
+mod oracles;
+mod process;
+mod samples;
+
+#[derive(Parser)]
+#[command(about = "fmtstr's developer tasks", long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Install LLVM 19 and NVIDIA's nvcc/ptxas wheels (idempotent), then prove each tool runs.
+    Oracles,
+    /// What CI runs: fmt check, clippy -D warnings, the oracles, every test (with CI=true).
+    Ci,
+    /// Regenerate the bundled samples from their sources with the real tools.
+    Samples,
+    /// Build the IR corpus (clang-19 over samples/c at several targets and levels) into target/corpus.
+    Corpus,
+    /// Benchmarks, each against a real peer in the same invocation.
+    Bench {
+        #[command(subcommand)]
+        which: Bench,
+    },
+}
+
+#[derive(Subcommand)]
+enum Bench {
+    /// fmtstr's pre-parsed renderer against glibc snprintf on a million mixed entries.
+    Format {
+        /// Number of entries to render.
+        #[arg(long, default_value_t = 1_000_000)]
+        entries: usize,
+    },
+    /// `fmtstr audit` against `llvm-readobj-19 --notes` over generated PAL ELFs.
+    Elf,
+    /// fmtstr-ir parse + print against `opt-19 -S` on a large module.
+    Ir,
+}
+
+fn main() -> anyhow::Result<()> {
+    match Cli::parse().task {
+        Task::Oracles => oracles::run(),
+        Task::Ci => ci::run(),
+        Task::Samples => samples::run(),
+        Task::Corpus => corpus::run(),
+        Task::Bench { which } => match which {
+            Bench::Format { entries } => bench_format::run(entries),
+            Bench::Elf => bench_elf::run(),
+            Bench::Ir => bench_ir::run(),
+        },
+    }
+}

@@ -88,7 +88,9 @@ impl Tool {
             let mut command = Command::new(path);
             if self == Tool::Nvcc {
                 // The wheels keep the CUDA headers beside the binaries; nvcc does not look there.
-                command.arg("-I").arg(cuda_dir().join("nvidia/cu13/include"));
+                command
+                    .arg("-I")
+                    .arg(cuda_dir().join("nvidia/cu13/include"));
             }
             command
         })

@@ -1,0 +1,3 @@
+pub fn run(_entries: usize) -> anyhow::Result<()> {
+    anyhow::bail!("todo")
+}

@@ -1,0 +1,143 @@
+//! `cargo xtask oracles`: install the real tools that judge fmtstr, idempotently, without a GPU.
+//!
+//! LLVM 19 comes from Debian (`apt-get install llvm-19 clang-19 lld-19`); nvcc and ptxas come
+//! from NVIDIA's PyPI wheels, installed with `pip install --target target/oracles/cuda`. Where
+//! they land is decided by `fmtstr-oracles`, the same crate the tests ask.
+
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{bail, Context};
+use fmtstr_oracles::{cuda_dir, find, Tool};
+
+use crate::process;
+
+const APT_PACKAGES: [&str; 3] = ["llvm-19", "clang-19", "lld-19"];
+const CUDA_WHEELS: [&str; 4] = [
+    "nvidia-cuda-nvcc",
+    "nvidia-nvvm",
+    "nvidia-cuda-crt",
+    "nvidia-cuda-runtime",
+];
+
+pub fn run() -> anyhow::Result<()> {
+    install_llvm()?;
+    install_cuda()?;
+    prove()
+}
+
+fn missing(nvidia: bool) -> Vec<Tool> {
+    Tool::ALL
+        .into_iter()
+        .filter(|tool| tool.is_nvidia() == nvidia && find(*tool).is_none())
+        .collect()
+}
+
+fn install_llvm() -> anyhow::Result<()> {
+    let missing = missing(false);
+    if missing.is_empty() {
+        eprintln!("LLVM 19: already installed");
+        return Ok(());
+    }
+    eprintln!("LLVM 19: missing {missing:?}; installing {APT_PACKAGES:?}");
+    let lists_empty = std::fs::read_dir("/var/lib/apt/lists")
+        .map(|entries| {
+            !entries
+                .flatten()
+                .any(|entry| entry.file_name().to_string_lossy().ends_with("_Packages"))
+        })
+        .unwrap_or(true);
+    if lists_empty {
+        process::run(&mut privileged(&["apt-get", "update"]))?;
+    }
+    let mut install = vec!["apt-get", "install", "-y"];
+    install.extend(APT_PACKAGES);
+    if process::run(privileged(&install).env("DEBIAN_FRONTEND", "noninteractive")).is_err() {
+        // Stale package lists are the usual cause; refresh once and retry.
+        process::run(&mut privileged(&["apt-get", "update"]))?;
+        process::run(privileged(&install).env("DEBIAN_FRONTEND", "noninteractive"))?;
+    }
+    Ok(())
+}
+
+/// A command run as root: directly when we are root, else through sudo.
+fn privileged(argv: &[&str]) -> Command {
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|out| out.stdout.starts_with(b"0"));
+    let mut command = if is_root {
+        Command::new(argv[0])
+    } else {
+        let mut sudo = Command::new("sudo");
+        sudo.arg(argv[0]);
+        sudo
+    };
+    command.args(&argv[1..]);
+    command
+}
+
+fn install_cuda() -> anyhow::Result<()> {
+    let missing = missing(true);
+    if missing.is_empty() {
+        eprintln!(
+            "NVIDIA wheels: already installed in {}",
+            cuda_dir().display()
+        );
+        return Ok(());
+    }
+    eprintln!("NVIDIA wheels: missing {missing:?}; installing {CUDA_WHEELS:?}");
+    let mut pip = Command::new("python3");
+    pip.args(["-m", "pip", "install", "--quiet", "--upgrade", "--target"])
+        .arg(cuda_dir())
+        .args(CUDA_WHEELS);
+    process::run(&mut pip)
+}
+
+/// Every tool answers `--version`, and nvcc + ptxas compile a printf kernel end to end.
+fn prove() -> anyhow::Result<()> {
+    for tool in Tool::ALL {
+        let Some(mut command) = tool.command() else {
+            bail!("{tool} is still missing at {}", tool.path().display());
+        };
+        let output = process::output(command.arg("--version"))?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        let version = text
+            .lines()
+            .find(|line| line.contains("version") || line.contains("release"))
+            .unwrap_or_default()
+            .trim();
+        println!(
+            "{:<13} {}  ({version})",
+            tool.file_name(),
+            tool.path().display()
+        );
+    }
+    let scratch = process::root().join("target/oracles/proof");
+    std::fs::create_dir_all(&scratch)
+        .with_context(|| format!("cannot create {}", scratch.display()))?;
+    compile_cuda_kernel(&scratch)
+}
+
+fn compile_cuda_kernel(scratch: &Path) -> anyhow::Result<()> {
+    let source = scratch.join("hello.cu");
+    std::fs::write(
+        &source,
+        "#include <cstdio>\n__global__ void hello(int x) { printf(\"x=%d\\n\", x); }\n",
+    )?;
+    let ptx = scratch.join("hello.ptx");
+    let cubin = scratch.join("hello.cubin");
+    let mut nvcc = Tool::Nvcc.command().context("nvcc is missing")?;
+    process::output(
+        nvcc.args(["-ptx", "-arch=sm_90", "-o"])
+            .arg(&ptx)
+            .arg(&source),
+    )?;
+    let mut ptxas = Tool::Ptxas.command().context("ptxas is missing")?;
+    process::output(ptxas.args(["-arch=sm_90", "-o"]).arg(&cubin).arg(&ptx))?;
+    println!(
+        "nvcc -ptx and ptxas compiled a printf kernel: {}",
+        process::relative(&cubin)
+    );
+    Ok(())
+}
