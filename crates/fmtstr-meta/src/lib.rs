@@ -5,6 +5,7 @@
 //! buffer space. IDs found in ELF files written by LLPC are opaque numbers (LLPC hashes with
 //! `llvm::hash_value`, which is not stable), so only compare them with [`FormatId::of`] when asked.
 
+pub mod escape;
 mod id;
 
 pub use id::{FormatId, ParseIdError};
