@@ -1,0 +1,50 @@
+//! What every command shares about output: error rendering, JSON on stdout, and files that are
+//! either written completely or not at all.
+
+use std::io::Write;
+use std::path::Path;
+
+use anyhow::Context;
+
+/// Prints an error and its causes on stderr, one per line, the way LLVM's tools do.
+pub fn report_error(error: &anyhow::Error) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "fmtstr: error: {error}");
+    for cause in error.chain().skip(1) {
+        let _ = writeln!(stderr, "  caused by: {cause}");
+    }
+}
+
+/// Writes a value as pretty JSON on stdout, followed by a newline.
+pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
+    let mut stdout = std::io::stdout().lock();
+    serde_json::to_writer_pretty(&mut stdout, value).context("cannot write JSON to stdout")?;
+    writeln!(stdout).context("cannot write to stdout")?;
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
+/// reader never sees a partial file and an error leaves the target as it was. The target keeps
+/// its permissions when it exists.
+#[allow(dead_code)] // used by the ELF commands of issue 3
+pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".fmtstr-")
+        .tempfile_in(directory)
+        .with_context(|| format!("cannot create a temporary file in {}", directory.display()))?;
+    temporary
+        .write_all(bytes)
+        .and_then(|()| temporary.as_file().sync_all())
+        .with_context(|| format!("cannot write a temporary file for {}", path.display()))?;
+    if let Ok(metadata) = std::fs::metadata(path) {
+        let _ = std::fs::set_permissions(temporary.path(), metadata.permissions());
+    }
+    temporary
+        .persist(path)
+        .with_context(|| format!("cannot replace {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,1 @@
+//! `fmtstr dump`, `embed`, `merge` and `audit` (issue 3).

@@ -1,0 +1,6 @@
+//! The integration tests of the `fmtstr` binary: each module covers a group of commands and runs
+//! the real binary, judging its output with the real tools where there are any.
+
+mod elf_commands;
+mod format_commands;
+mod util;
