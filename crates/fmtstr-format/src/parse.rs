@@ -1,0 +1,373 @@
+//! The format-string grammar: literal text and conversion specifications.
+
+use std::fmt;
+
+use crate::format::Piece;
+use crate::spec::{Conversion, Count, Flags, Length, Spec};
+
+/// The largest width or precision a format may ask for.
+///
+/// glibc allows `INT_MAX`; a bound this size keeps a hostile format (or a garbage `*` argument)
+/// from making the renderer allocate gigabytes, while being far beyond any useful field.
+pub const MAX_COUNT: u32 = 65536;
+
+/// A format string that does not follow the grammar.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("at byte {offset}: {kind}")]
+pub struct ParseError {
+    /// Byte offset of the problem in the format.
+    pub offset: usize,
+    /// What went wrong.
+    pub kind: ParseErrorKind,
+}
+
+/// Whether a number is a field width or a precision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CountKind {
+    /// The field width.
+    Width,
+    /// The precision.
+    Precision,
+}
+
+impl fmt::Display for CountKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            CountKind::Width => "field width",
+            CountKind::Precision => "precision",
+        })
+    }
+}
+
+/// What went wrong in a [`ParseError`]; its `Display` says what was expected.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ParseErrorKind {
+    /// The format ends inside a conversion specification.
+    #[error(
+        "the format ends inside the conversion that starts at byte {start}; \
+         expected a conversion character (one of d i u o x X c s p f F e E g G a A %)"
+    )]
+    Unterminated {
+        /// Offset of the `%` that starts the unfinished specification.
+        start: usize,
+    },
+    /// A conversion character fmtstr does not know.
+    #[error(
+        "unknown conversion character {}; expected one of d i u o x X c s p f F e E g G a A %",
+        show_byte(*.byte)
+    )]
+    UnknownConversion {
+        /// The byte where a conversion character should be.
+        byte: u8,
+    },
+    /// `%n`, which writes through a pointer argument.
+    #[error(
+        "'%n' writes the character count through a pointer argument and is refused; \
+         expected a conversion that only reads its argument"
+    )]
+    WriteBack,
+    /// `%%` with flags, width, precision or modifiers.
+    #[error("'%%' takes no flags, width, precision or modifiers; expected a bare '%%'")]
+    ModifiedPercent,
+    /// A length modifier that does not apply to the conversion.
+    #[error(
+        "length modifier '{length}' does not apply to '%{conversion}'{}; expected {}",
+        if *.vector { " in a vector" } else if *.length == Length::Hl { " outside a vector" } else { "" },
+        allowed_lengths(*.conversion, *.vector)
+    )]
+    LengthNotApplicable {
+        /// The modifier.
+        length: Length,
+        /// The conversion it was written with.
+        conversion: Conversion,
+        /// Whether the specification has a vector modifier.
+        vector: bool,
+    },
+    /// `%lc` or `%ls`: wide characters and strings are not supported.
+    #[error(
+        "'%l{conversion}' takes a wide character or string, which fmtstr does not support; \
+         expected '%{conversion}' without 'l'"
+    )]
+    WideUnsupported {
+        /// `c` or `s`.
+        conversion: Conversion,
+    },
+    /// A vector modifier on `%c`, `%s` or `%p`.
+    #[error(
+        "the vector modifier does not apply to '%{conversion}'; \
+         expected an integer or floating-point conversion (d i u o x X f F e E g G a A)"
+    )]
+    VectorNotApplicable {
+        /// The conversion.
+        conversion: Conversion,
+    },
+    /// A vector modifier whose length is missing or not 2, 3, 4, 8 or 16.
+    #[error("vector length {}; expected 2, 3, 4, 8 or 16", show_vector(*.found))]
+    VectorLength {
+        /// The digits after `v`, if any (saturated at `u32::MAX`).
+        found: Option<u32>,
+    },
+    /// A width or precision above [`MAX_COUNT`].
+    #[error(
+        "{what} {value} is above fmtstr's limit of 65536 (a bound that keeps a hostile format \
+         from making the renderer allocate gigabytes); expected at most 65536"
+    )]
+    CountTooLarge {
+        /// Width or precision.
+        what: CountKind,
+        /// The number written (saturated at `u64::MAX`).
+        value: u64,
+    },
+    /// A vector modifier written twice, or a length modifier written twice around it.
+    #[error("a second {what} modifier; expected the conversion character")]
+    RepeatedModifier {
+        /// `"vector"` or `"length"`.
+        what: &'static str,
+    },
+}
+
+fn show_byte(byte: u8) -> String {
+    if byte.is_ascii_graphic() || byte == b' ' {
+        format!("'{}'", byte as char)
+    } else {
+        format!("byte 0x{byte:02x}")
+    }
+}
+
+fn show_vector(found: Option<u32>) -> String {
+    match found {
+        Some(n) => format!("{n} is not supported"),
+        None => "is missing after 'v'".to_string(),
+    }
+}
+
+fn allowed_lengths(conversion: Conversion, vector: bool) -> &'static str {
+    match (conversion.is_integer(), conversion.is_float(), vector) {
+        (true, _, false) => "one of hh, h, l, ll, j, z, t or none",
+        (true, _, true) => "one of hh, h, hl, l or none (OpenCL vector element sizes)",
+        (_, true, false) => "l, L or none",
+        (_, true, true) => "one of h, hl, l or none (OpenCL vector element sizes)",
+        _ => "no length modifier",
+    }
+}
+
+/// Splits a format into pieces; `Format::parse` wraps this.
+pub(crate) fn parse_pieces(bytes: &[u8]) -> Result<Vec<Piece>, ParseError> {
+    let mut pieces = Vec::new();
+    let mut literal_start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] != b'%' {
+            i += 1;
+            continue;
+        }
+        if literal_start < i {
+            pieces.push(Piece::Literal(literal_start..i));
+        }
+        let (piece, end) = parse_spec(bytes, i)?;
+        pieces.push(piece);
+        i = end;
+        literal_start = end;
+    }
+    if literal_start < bytes.len() {
+        pieces.push(Piece::Literal(literal_start..bytes.len()));
+    }
+    Ok(pieces)
+}
+
+fn err(offset: usize, kind: ParseErrorKind) -> ParseError {
+    ParseError { offset, kind }
+}
+
+/// Reads decimal digits at `*i`, saturating, and checks them against [`MAX_COUNT`].
+fn parse_count(bytes: &[u8], i: &mut usize, what: CountKind) -> Result<u32, ParseError> {
+    let start = *i;
+    let mut value: u64 = 0;
+    while let Some(&b) = bytes.get(*i) {
+        if !b.is_ascii_digit() {
+            break;
+        }
+        value = value.saturating_mul(10).saturating_add(u64::from(b - b'0'));
+        *i += 1;
+    }
+    if value > u64::from(MAX_COUNT) {
+        return Err(err(start, ParseErrorKind::CountTooLarge { what, value }));
+    }
+    Ok(value as u32)
+}
+
+/// Parses the specification whose `%` is at `start`; returns it and the offset after it.
+fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> {
+    let unterminated = || err(start, ParseErrorKind::Unterminated { start });
+    let mut i = start + 1;
+
+    let mut flags = Flags::default();
+    let mut any_flag = false;
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'-' => flags.left = true,
+            b'+' => flags.plus = true,
+            b' ' => flags.space = true,
+            b'#' => flags.alt = true,
+            b'0' => flags.zero = true,
+            _ => break,
+        }
+        any_flag = true;
+        i += 1;
+    }
+
+    let width = match bytes.get(i) {
+        Some(b'*') => {
+            i += 1;
+            Some(Count::Star)
+        }
+        Some(b) if b.is_ascii_digit() => {
+            Some(Count::Fixed(parse_count(bytes, &mut i, CountKind::Width)?))
+        }
+        _ => None,
+    };
+
+    let precision = if bytes.get(i) == Some(&b'.') {
+        i += 1;
+        match bytes.get(i) {
+            Some(b'*') => {
+                i += 1;
+                Some(Count::Star)
+            }
+            _ => Some(Count::Fixed(parse_count(
+                bytes,
+                &mut i,
+                CountKind::Precision,
+            )?)),
+        }
+    } else {
+        None
+    };
+
+    // OpenCL writes the vector modifier before the length modifier (`%v4hlf`); C habit
+    // puts length modifiers right before the conversion, so both orders are accepted.
+    let mut length = Length::None;
+    let mut length_at = i;
+    let mut vector = None;
+    let mut vector_at = i;
+    loop {
+        let Some(&b) = bytes.get(i) else {
+            return Err(unterminated());
+        };
+        let next = bytes.get(i + 1).copied();
+        let (found, size) = match (b, next) {
+            (b'v', _) => {
+                if vector.is_some() {
+                    return Err(err(i, ParseErrorKind::RepeatedModifier { what: "vector" }));
+                }
+                vector_at = i;
+                let digits_at = i + 1;
+                let mut j = digits_at;
+                let mut n: u32 = 0;
+                while let Some(&d) = bytes.get(j) {
+                    if !d.is_ascii_digit() {
+                        break;
+                    }
+                    n = n.saturating_mul(10).saturating_add(u32::from(d - b'0'));
+                    j += 1;
+                }
+                let found = (j > digits_at).then_some(n);
+                match found {
+                    Some(n @ (2 | 3 | 4 | 8 | 16)) => vector = Some(n as u8),
+                    _ => return Err(err(i, ParseErrorKind::VectorLength { found })),
+                }
+                i = j;
+                continue;
+            }
+            (b'h', Some(b'h')) => (Length::Hh, 2),
+            (b'h', Some(b'l')) => (Length::Hl, 2),
+            (b'h', _) => (Length::H, 1),
+            (b'l', Some(b'l')) => (Length::Ll, 2),
+            (b'l', _) => (Length::L, 1),
+            (b'j', _) => (Length::J, 1),
+            (b'z', _) => (Length::Z, 1),
+            (b't', _) => (Length::T, 1),
+            (b'L', _) => (Length::BigL, 1),
+            _ => break,
+        };
+        if length != Length::None {
+            return Err(err(i, ParseErrorKind::RepeatedModifier { what: "length" }));
+        }
+        length = found;
+        length_at = i;
+        i += size;
+    }
+
+    let conv_at = i;
+    let byte = bytes[conv_at];
+    let end = conv_at + 1;
+    if byte == b'%' {
+        if any_flag
+            || width.is_some()
+            || precision.is_some()
+            || length != Length::None
+            || vector.is_some()
+        {
+            return Err(err(start, ParseErrorKind::ModifiedPercent));
+        }
+        return Ok((Piece::Percent, end));
+    }
+    if byte == b'n' {
+        return Err(err(conv_at, ParseErrorKind::WriteBack));
+    }
+    let Some(conversion) = Conversion::from_byte(byte) else {
+        return Err(err(conv_at, ParseErrorKind::UnknownConversion { byte }));
+    };
+
+    if vector.is_some() && !(conversion.is_integer() || conversion.is_float()) {
+        return Err(err(
+            vector_at,
+            ParseErrorKind::VectorNotApplicable { conversion },
+        ));
+    }
+    let in_vector = vector.is_some();
+    let length_ok = match length {
+        Length::None => true,
+        _ if conversion.is_integer() => match length {
+            Length::Hh | Length::H | Length::L => true,
+            Length::Hl => in_vector,
+            Length::Ll | Length::J | Length::Z | Length::T => !in_vector,
+            _ => false,
+        },
+        _ if conversion.is_float() => match length {
+            Length::L => true,
+            Length::H | Length::Hl => in_vector,
+            Length::BigL => !in_vector,
+            _ => false,
+        },
+        Length::L if matches!(conversion, Conversion::C | Conversion::S) => {
+            return Err(err(
+                length_at,
+                ParseErrorKind::WideUnsupported { conversion },
+            ));
+        }
+        _ => false,
+    };
+    if !length_ok {
+        return Err(err(
+            length_at,
+            ParseErrorKind::LengthNotApplicable {
+                length,
+                conversion,
+                vector: in_vector,
+            },
+        ));
+    }
+
+    let spec = Spec {
+        offset: start,
+        len: end - start,
+        flags,
+        width,
+        precision,
+        length,
+        vector,
+        conversion,
+    };
+    Ok((Piece::Spec(spec), end))
+}

@@ -1,0 +1,128 @@
+//! Integers: digits, precision zeros, prefixes and padding, without allocating.
+
+use super::{push_repeat, Field};
+
+/// The digit alphabet of an integer conversion.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Radix {
+    Decimal,
+    Octal,
+    LowerHex,
+    UpperHex,
+}
+
+const DECIMAL_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Enough for 22 octal digits of a u64.
+const DIGITS_MAX: usize = 24;
+
+/// Writes the digits of `value` at the end of `buf`; returns where they start.
+#[inline]
+fn digits(mut value: u64, radix: Radix, buf: &mut [u8; DIGITS_MAX]) -> usize {
+    let mut at = DIGITS_MAX;
+    match radix {
+        Radix::Decimal => {
+            while value >= 100 {
+                let pair = (value % 100) as usize * 2;
+                value /= 100;
+                at -= 2;
+                buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
+            }
+            if value >= 10 {
+                let pair = value as usize * 2;
+                at -= 2;
+                buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
+            } else {
+                at -= 1;
+                buf[at] = b'0' + value as u8;
+            }
+        }
+        Radix::Octal => loop {
+            at -= 1;
+            buf[at] = b'0' + (value & 7) as u8;
+            value >>= 3;
+            if value == 0 {
+                break;
+            }
+        },
+        Radix::LowerHex | Radix::UpperHex => {
+            let alphabet: &[u8; 16] = if radix == Radix::LowerHex {
+                b"0123456789abcdef"
+            } else {
+                b"0123456789ABCDEF"
+            };
+            loop {
+                at -= 1;
+                buf[at] = alphabet[(value & 15) as usize];
+                value >>= 4;
+                if value == 0 {
+                    break;
+                }
+            }
+        }
+    }
+    at
+}
+
+/// Renders an integer magnitude with an optional sign character, the way glibc does for
+/// `d i u o x X` (and `p`, which arrives here as `%#x` with its sign flags kept).
+pub(crate) fn render(out: &mut Vec<u8>, field: &Field, value: u64, sign: Option<u8>, radix: Radix) {
+    let flags = field.flags;
+    let mut buf = [0u8; DIGITS_MAX];
+    // C: a zero value with precision zero prints no digits at all.
+    let start = if value == 0 && field.precision == Some(0) {
+        DIGITS_MAX
+    } else {
+        digits(value, radix, &mut buf)
+    };
+    let digits = &buf[start..];
+
+    let mut prefix = [0u8; 3];
+    let mut prefix_len = 0;
+    if let Some(sign) = sign {
+        prefix[0] = sign;
+        prefix_len = 1;
+    }
+    if flags.alt && value != 0 {
+        match radix {
+            Radix::LowerHex => {
+                prefix[prefix_len..prefix_len + 2].copy_from_slice(b"0x");
+                prefix_len += 2;
+            }
+            Radix::UpperHex => {
+                prefix[prefix_len..prefix_len + 2].copy_from_slice(b"0X");
+                prefix_len += 2;
+            }
+            _ => {}
+        }
+    }
+
+    let mut zeros = field.precision.unwrap_or(1).saturating_sub(digits.len());
+    // `#o` raises the precision just enough that the first digit is a zero.
+    if flags.alt && radix == Radix::Octal && zeros == 0 && digits.first() != Some(&b'0') {
+        zeros = 1;
+    }
+    let body = prefix_len + zeros + digits.len();
+    let pad = field.width.saturating_sub(body);
+    out.reserve(body + pad);
+    if flags.left {
+        out.extend_from_slice(&prefix[..prefix_len]);
+        push_repeat(out, b'0', zeros);
+        out.extend_from_slice(digits);
+        push_repeat(out, b' ', pad);
+    } else if flags.zero && field.precision.is_none() {
+        out.extend_from_slice(&prefix[..prefix_len]);
+        push_repeat(out, b'0', zeros + pad);
+        out.extend_from_slice(digits);
+    } else {
+        push_repeat(out, b' ', pad);
+        out.extend_from_slice(&prefix[..prefix_len]);
+        push_repeat(out, b'0', zeros);
+        out.extend_from_slice(digits);
+    }
+}
