@@ -9,6 +9,7 @@ mod bench_format;
 mod bench_ir;
 mod ci;
 mod corpus;
+mod demo;
 mod oracles;
 mod process;
 mod samples;
@@ -22,6 +23,8 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Task {
+    /// Set up (the oracles) and run the bundled sample end to end against C's printf.
+    Demo,
     /// Install LLVM 19 and NVIDIA's nvcc/ptxas wheels (idempotent), then prove each tool runs.
     Oracles,
     /// What CI runs: fmt check, clippy -D warnings, the oracles, every test (with CI=true).
@@ -53,6 +56,7 @@ enum Bench {
 
 fn main() -> anyhow::Result<()> {
     match Cli::parse().task {
+        Task::Demo => demo::run(),
         Task::Oracles => oracles::run(),
         Task::Ci => ci::run(),
         Task::Samples => samples::run(),

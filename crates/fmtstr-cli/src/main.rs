@@ -9,6 +9,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod check;
+mod diagnostics;
 mod elf;
 mod hash;
 mod output;

@@ -1,6 +1,92 @@
-use crate::Outcome;
+//! `fmtstr printf`: render a format with typed arguments exactly as C's printf would.
+
+use std::io::Write;
+
+use anyhow::{bail, Context};
+use fmtstr_format::{check, ArgSlot, Format};
+
+use crate::typed_args::{self, Declared, TYPE_NAMES};
+use crate::{diagnostics, Outcome};
+
+/// Render FORMAT with ARGs exactly as C's printf would (glibc's output, byte for byte).
+///
+/// Each ARG is TYPE:VALUE or a bare VALUE. TYPE is one of i8 i16 i32 i64 u8 u16 u32 u64 f32 f64
+/// str ptr, or a vector vN<type> (N = 2, 3, 4, 8, 16) whose VALUE lists the components
+/// separated by commas. Integers are decimal, 0x hex or 0b binary; floats are decimal, inf, nan,
+/// -nan or hex floats (0x1.8p3). Arguments undergo C's default promotions (f32 becomes double).
+/// A bare VALUE takes the type its conversion expects; for %c it is a character (`%c A`).
+/// A '*' width or precision takes one i32 argument before the value.
+///
+/// Mismatches between the format and typed arguments are reported on stderr as warnings, like
+/// clang's -Wformat; arguments the format cannot consume at all are an error.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
-pub fn run(_args: Args) -> anyhow::Result<Outcome> {
-    anyhow::bail!("soon")
+#[command(after_help = "Examples:
+  fmtstr printf 'x=%d y=%f\\n' i32:7 f32:1.5           x=7 y=1.500000
+  fmtstr printf '[%-6.2e] [%#o] [%+.3d]\\n' 1234.5 8 7 [1.23e+03] [010] [+007]
+  fmtstr printf '%.1a|%g|%G\\n' 1.96875 0.0001 1e-5      0x2.0p+0|0.0001|1E-05
+  fmtstr printf '%v4hlf\\n' v4f32:1,2,3,4              1.000000,2.000000,3.000000,4.000000
+  fmtstr printf '%*d|%-*s|\\n' 5 42 4 ab               '   42|ab  |'")]
+pub struct Args {
+    /// The format, read as a C string-literal body (`\n`, `\t`, `\xHH`, ...) unless --raw.
+    format: String,
+    /// The arguments: TYPE:VALUE or a bare VALUE.
+    #[arg(value_name = "ARG", allow_hyphen_values = true)]
+    args: Vec<String>,
+    /// Take FORMAT's bytes literally instead of reading C escapes.
+    #[arg(long)]
+    raw: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let bytes = diagnostics::format_bytes(&args.format, args.raw)?;
+    let format = Format::parse(&bytes).map_err(|error| diagnostics::parse_error(&bytes, &error))?;
+    let specs: Vec<_> = format.specs().collect();
+    let slots = format.arguments();
+
+    let mut values = Vec::new();
+    let mut types = Vec::new();
+    for (index, text) in args.args.iter().enumerate() {
+        let (declared, value) = typed_args::split(text);
+        let slot = slots.get(index);
+        let expected = slot.map(|slot| match *slot {
+            ArgSlot::Star { .. } => (Declared::STAR, false),
+            ArgSlot::Value { spec } => {
+                let spec = specs[spec];
+                (
+                    Declared::expected_by(spec),
+                    spec.class() == fmtstr_format::ArgClass::Char,
+                )
+            }
+        });
+        let (declared, bare_char) = match (declared, expected) {
+            (Some(declared), _) => (declared, false),
+            (None, Some((expected, is_char))) => (expected, is_char),
+            (None, None) => bail!(
+                "argument {} (`{text}`) has no conversion to consume it and no TYPE: prefix; \
+                 the format takes {} argument(s)",
+                index + 1,
+                slots.len()
+            ),
+        };
+        typed_args::push_values(declared, value, bare_char, &mut values).with_context(|| {
+            format!(
+                "in argument {} (`{text}`); types are {TYPE_NAMES}",
+                index + 1
+            )
+        })?;
+        types.push(declared.arg_type());
+    }
+
+    for finding in check(&format, &types) {
+        diagnostics::print_finding(&bytes, &finding);
+    }
+    let mut rendered = Vec::new();
+    format
+        .render(&values, &mut rendered)
+        .map_err(|error| anyhow::anyhow!("cannot render FORMAT: {error}"))?;
+    std::io::stdout()
+        .lock()
+        .write_all(&rendered)
+        .context("cannot write to stdout")?;
+    Ok(Outcome::Clean)
 }

@@ -94,7 +94,9 @@ pub fn unescape(text: &str) -> Result<Vec<u8>, UnescapeError> {
             index += digits.len();
         } else if kind.is_ascii_digit() && kind < b'8' {
             let digits = take_digits(&bytes[index - 1..], 3, 8);
-            let value = digits.iter().fold(0u16, |acc, d| acc * 8 + u16::from(d - b'0'));
+            let value = digits
+                .iter()
+                .fold(0u16, |acc, d| acc * 8 + u16::from(d - b'0'));
             let Ok(value) = u8::try_from(value) else {
                 return Err(UnescapeError {
                     offset,

@@ -1,0 +1,131 @@
+//! `cargo xtask demo`: the bundled sample, end to end.
+//!
+//! Installs the oracles (idempotent), builds `fmtstr`, renders every case in
+//! `samples/printf/cases.tsv` with `fmtstr printf`, compiles the same calls into a C program with
+//! clang-19 for the host, runs it, and requires the two outputs to be identical, case by case.
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use anyhow::{bail, Context};
+use fmtstr_oracles::Tool;
+
+use crate::{oracles, process};
+
+const CASES: &str = "samples/printf/cases.tsv";
+
+struct Case {
+    line: usize,
+    format: String,
+    args: Vec<String>,
+}
+
+pub fn run() -> anyhow::Result<()> {
+    oracles::run()?;
+    let root = process::root();
+    let cases = read_cases(&std::fs::read_to_string(root.join(CASES)).context(CASES)?)?;
+
+    process::run(
+        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
+            .current_dir(&root)
+            .args(["build", "--release", "--quiet", "-p", "fmtstr-cli"]),
+    )?;
+    let fmtstr = root.join("target/release/fmtstr");
+
+    let scratch = root.join("target/demo");
+    std::fs::create_dir_all(&scratch)?;
+    let program = scratch.join("cases.c");
+    std::fs::write(&program, c_program(&cases)?)?;
+    let binary = scratch.join("cases");
+    let mut clang = Tool::Clang.command().context("clang-19 is missing")?;
+    process::output(clang.args(["-O1", "-w", "-o"]).arg(&binary).arg(&program))?;
+    let c_output = process::output(&mut Command::new(&binary))?.stdout;
+    let c_outputs: Vec<&[u8]> = c_output.split(|byte| *byte == 0).collect();
+
+    let mut failures = 0;
+    for (case, expected) in cases.iter().zip(c_outputs) {
+        let ours = process::output(
+            Command::new(&fmtstr)
+                .arg("printf")
+                .arg(&case.format)
+                .args(&case.args),
+        )?;
+        let shown = String::from_utf8_lossy(&ours.stdout);
+        if ours.stdout == expected {
+            print!("{shown}");
+        } else {
+            failures += 1;
+            println!(
+                "MISMATCH ({CASES}:{}):\n  fmtstr: {shown:?}\n  C:      {:?}",
+                case.line,
+                String::from_utf8_lossy(expected)
+            );
+        }
+    }
+    if failures > 0 {
+        bail!("{failures} of {} cases differ from C's printf", cases.len());
+    }
+    println!(
+        "demo: all {} cases are byte-identical to C's printf (clang-19, glibc)",
+        cases.len()
+    );
+    Ok(())
+}
+
+fn read_cases(text: &str) -> anyhow::Result<Vec<Case>> {
+    let mut cases = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let mut fields = line.split('\t').map(str::to_owned);
+        let format = fields.next().unwrap_or_default();
+        cases.push(Case {
+            line: index + 1,
+            format,
+            args: fields.collect(),
+        });
+    }
+    Ok(cases)
+}
+
+/// A C program that prints each case followed by a NUL, so the outputs can be told apart.
+fn c_program(cases: &[Case]) -> anyhow::Result<String> {
+    let mut program = String::from("#include <stdio.h>\nint main(void) {\n");
+    for case in cases {
+        let mut call = format!("  printf(\"{}\"", case.format);
+        for arg in &case.args {
+            let (kind, value) = arg
+                .split_once(':')
+                .with_context(|| format!("{CASES}:{}: `{arg}` needs a TYPE: prefix", case.line))?;
+            let c_value = match kind {
+                "i32" => format!("(int){value}"),
+                "u32" => format!("(unsigned){value}u"),
+                "i64" => format!("(long long){value}"),
+                "u64" => format!("(unsigned long long){value}ULL"),
+                "f32" => format!("(float){value}"),
+                "f64" => c_double(value),
+                "str" => format!("\"{value}\""),
+                "ptr" => format!("(void *){value}ULL"),
+                _ => bail!(
+                    "{CASES}:{}: the demo has no C spelling for `{kind}`",
+                    case.line
+                ),
+            };
+            let _ = write!(call, ", {c_value}");
+        }
+        let _ = writeln!(program, "{call}); putchar(0);");
+    }
+    program.push_str("  return 0;\n}\n");
+    Ok(program)
+}
+
+fn c_double(value: &str) -> String {
+    match value {
+        "inf" => "__builtin_inf()".to_owned(),
+        "-inf" => "-__builtin_inf()".to_owned(),
+        "nan" => "__builtin_nan(\"\")".to_owned(),
+        "-nan" => "-__builtin_nan(\"\")".to_owned(),
+        _ => format!("(double){value}"),
+    }
+}
