@@ -144,6 +144,20 @@ fn mantissa(out: &mut Vec<u8>, magnitude: f64, precision: usize) -> i32 {
     }
 }
 
+/// Whether the mantissa at `out[m..]` ("1.000...", exponent `rounded`) came from rounding
+/// up a value below that power of ten, i.e. the exponent before rounding was one less.
+fn carried_into_new_decade(out: &mut Vec<u8>, m: usize, magnitude: f64, rounded: i32) -> bool {
+    let digits = &out[m..];
+    if digits.first() != Some(&b'1') || digits.iter().skip(2).any(|&b| b != b'0') {
+        return false;
+    }
+    let end = out.len();
+    // 800 significant digits hold any double exactly, so this exponent is the unrounded one.
+    let exact = mantissa(out, magnitude, 800);
+    out.truncate(end);
+    exact < rounded
+}
+
 /// Appends C's exponent: `e`, a sign, at least two digits.
 fn push_exponent(out: &mut Vec<u8>, exponent: i32, upper: bool) {
     out.push(if upper { b'E' } else { b'e' });
@@ -177,6 +191,19 @@ fn general(out: &mut Vec<u8>, magnitude: f64, precision: Option<usize>, alt: boo
     let exponent = mantissa(out, magnitude, significant - 1);
     // The digits are those `%f` with precision P-1-X would print: same rounding, same count.
     let fixed_style = exponent >= -4 && i64::from(exponent) < significant as i64;
+    if alt
+        && i64::from(exponent) == significant as i64
+        && carried_into_new_decade(out, m, magnitude, exponent)
+    {
+        // glibc picks `%g`'s style from the exponent before rounding. When that said `%f`
+        // with P integer digits and rounding carried into a (P+1)th, glibc switches to `%e`
+        // but keeps `%f`'s count of fractional digits for `#`, which is zero: `%#g` of
+        // 999999.5 is "1.e+06", not "1.00000e+06".
+        out.truncate(m + 1);
+        out.push(b'.');
+        push_exponent(out, exponent, upper);
+        return;
+    }
     if fixed_style {
         let has_point = out.len() > m + 1;
         if exponent >= 0 {
