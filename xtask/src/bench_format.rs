@@ -96,6 +96,17 @@ pub fn run(entries: usize) -> anyhow::Result<()> {
         "  ratio: fmtstr is {:.2}x as fast as glibc snprintf",
         glibc_time.as_secs_f64() / ours_time.as_secs_f64()
     );
+    println!("  by format (ratio glibc/fmtstr):");
+    for (index, (text, _)) in FORMATS.iter().enumerate() {
+        let subset: Vec<(usize, Value)> =
+            work.iter().copied().filter(|(i, _)| *i == index).collect();
+        let (_, ours) = time(|| render_fmtstr(&parsed, &subset));
+        let (_, glibc) = time(|| render_glibc(&c_formats, &subset));
+        println!(
+            "    {text:<10} {:>6.2}x",
+            glibc.as_secs_f64() / ours.as_secs_f64()
+        );
+    }
     Ok(())
 }
 

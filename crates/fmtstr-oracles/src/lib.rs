@@ -143,14 +143,17 @@ pub fn in_ci() -> bool {
 /// The tool's path for an oracle test. When the tool is missing this panics under `CI=true` and
 /// otherwise prints how to install it and returns `None`, so that the test can return early.
 pub fn require(tool: Tool) -> Option<PathBuf> {
-    if let Some(path) = find(tool) {
-        return Some(path);
-    }
+    find(tool).or_else(|| missing(tool, in_ci()))
+}
+
+/// What a test gets for a missing tool: a failure in CI, a skip with the install command
+/// elsewhere.
+fn missing(tool: Tool, ci: bool) -> Option<PathBuf> {
     let message = format!(
         "oracle `{tool}` not found at {}; install the oracles with `{INSTALL_COMMAND}`",
         tool.path().display()
     );
-    if in_ci() {
+    if ci {
         panic!("{message} (CI=true: an oracle test must not skip)");
     }
     eprintln!("skipping: {message}");
@@ -161,4 +164,27 @@ pub fn require(tool: Tool) -> Option<PathBuf> {
 pub fn require_command(tool: Tool) -> Option<Command> {
     require(tool)?;
     tool.command()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "CI=true: an oracle test must not skip")]
+    fn a_missing_tool_fails_in_ci() {
+        missing(Tool::Llc, true);
+    }
+
+    #[test]
+    fn a_missing_tool_skips_outside_ci() {
+        assert_eq!(missing(Tool::Ptxas, false), None);
+    }
+
+    #[test]
+    fn tools_live_where_the_installer_puts_them() {
+        assert!(Tool::Nvcc.path().ends_with("nvidia/cu13/bin/nvcc"));
+        assert!(Tool::Llc.path().ends_with("llc"));
+        assert!(workspace_root().join("Cargo.toml").is_file());
+    }
 }
