@@ -1,0 +1,346 @@
+//! Merging format-string tables (DESIGN.md, "Merge rules").
+//!
+//! - same ID, identical entry: one entry (the first one's bytes are kept);
+//! - same ID, different string: a **collision**, an error by default; `OnCollision::KeepFirst`
+//!   keeps the first entry and reports the collision as a warning;
+//! - same ID and string, different `.argument_count` or 64-bit mask bits: a **conflict**, always
+//!   an error (a decoder would read one of the two shaders' arguments wrongly whichever is kept).
+//!
+//! Every finding names both sources. Unlike LLVM's generic msgpack merge, which combines arrays
+//! element by element, entries are matched by ID.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use crate::mask::Mask;
+use crate::table::{Entry, Table};
+use crate::FormatId;
+
+/// What to do when two entries share an ID but not a string.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OnCollision {
+    /// Report an error; the caller writes nothing.
+    #[default]
+    Error,
+    /// Keep the entry seen first and report a warning.
+    KeepFirst,
+}
+
+/// How two entries with the same ID relate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Relation {
+    /// Same string, argument count and mask bits.
+    Identical,
+    /// Different strings.
+    Collision,
+    /// Same string, different argument count or mask bits.
+    Conflict,
+}
+
+/// How two entries with the same ID relate (their IDs are not compared).
+pub fn relation(first: &Entry<'_>, second: &Entry<'_>) -> Relation {
+    if first.bytes() != second.bytes() {
+        Relation::Collision
+    } else if first.argument_count() != second.argument_count()
+        || !first.mask().same_bits(second.mask())
+    {
+        Relation::Conflict
+    } else {
+        Relation::Identical
+    }
+}
+
+/// Where an entry came from: the index of its source among those given to [`Merger::add`] and
+/// its index in that source's `.strings`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Origin {
+    pub source: usize,
+    pub index: usize,
+}
+
+/// One side of a finding.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Side {
+    pub origin: Origin,
+    pub string: String,
+    pub argument_count: u64,
+    pub mask: Mask,
+}
+
+impl Side {
+    fn of(origin: Origin, entry: &Entry<'_>) -> Side {
+        Side {
+            origin,
+            string: entry.string().to_owned(),
+            argument_count: entry.argument_count(),
+            mask: entry.mask().clone(),
+        }
+    }
+}
+
+/// A collision or conflict found while merging: the entry kept first, and the one that
+/// disagreed with it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MergeFinding {
+    pub id: FormatId,
+    pub relation: Relation,
+    pub first: Side,
+    pub second: Side,
+}
+
+impl MergeFinding {
+    /// Whether this finding stops the merge under `policy` (conflicts always do).
+    pub fn is_error(&self, policy: OnCollision) -> bool {
+        self.relation == Relation::Conflict || policy == OnCollision::Error
+    }
+
+    /// A one-line description naming both sources (`names[origin.source]`).
+    pub fn describe<N: fmt::Display>(&self, names: &[N]) -> String {
+        let name = |side: &Side| {
+            names.get(side.origin.source).map_or_else(
+                || format!("source {}", side.origin.source),
+                ToString::to_string,
+            )
+        };
+        let (first, second) = (&self.first, &self.second);
+        match self.relation {
+            Relation::Collision => format!(
+                "ID {id:#} ({id}) collides: {} .strings[{}] has \"{}\" and {} .strings[{}] has \"{}\"",
+                name(first),
+                first.origin.index,
+                crate::escape::escape(first.string.as_bytes()),
+                name(second),
+                second.origin.index,
+                crate::escape::escape(second.string.as_bytes()),
+                id = self.id,
+            ),
+            _ => format!(
+                "ID {id:#} (\"{}\") conflicts: {} .strings[{}] has {} arguments with 64-bit mask {} \
+                 and {} .strings[{}] has {} arguments with mask {}",
+                crate::escape::escape(first.string.as_bytes()),
+                name(first),
+                first.origin.index,
+                first.argument_count,
+                first.mask,
+                name(second),
+                second.origin.index,
+                second.argument_count,
+                second.mask,
+                id = self.id,
+            ),
+        }
+    }
+}
+
+/// A hasher for IDs, which are hashes already: one multiplication spreads them.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for byte in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(*byte)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_u64(&mut self, value: u64) {
+        self.0 = (value ^ (value >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+/// A `HashMap` keyed by IDs (or other hash values) with [`IdHasher`].
+pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+/// Combines tables one after another.
+#[derive(Debug, Default)]
+pub struct Merger<'a> {
+    table: Table<'a>,
+    origins: Vec<Origin>,
+    by_id: IdMap<u64, usize>,
+    findings: Vec<MergeFinding>,
+}
+
+/// The merged table and what was found on the way.
+#[derive(Debug)]
+pub struct Merged<'a> {
+    pub table: Table<'a>,
+    /// Where each entry of `table` came from.
+    pub origins: Vec<Origin>,
+    pub findings: Vec<MergeFinding>,
+}
+
+impl Merged<'_> {
+    /// Whether any finding stops the merge under `policy`.
+    pub fn has_errors(&self, policy: OnCollision) -> bool {
+        self.findings.iter().any(|finding| finding.is_error(policy))
+    }
+}
+
+impl<'a> Merger<'a> {
+    pub fn new() -> Merger<'a> {
+        Merger::default()
+    }
+
+    /// Reserves room for this many more entries.
+    pub fn reserve(&mut self, entries: usize) {
+        self.table.entries.reserve(entries);
+        self.origins.reserve(entries);
+        self.by_id.reserve(entries);
+    }
+
+    /// Adds a table's entries (source number `source`, for findings) after those added so far.
+    /// Unknown table-level keys are taken from the first table that has each key.
+    pub fn add(&mut self, source: usize, table: Table<'a>) {
+        self.reserve(table.entries.len());
+        for (index, entry) in table.entries.into_iter().enumerate() {
+            let origin = Origin { source, index };
+            match self.by_id.entry(entry.id().get()) {
+                std::collections::hash_map::Entry::Vacant(slot) => {
+                    slot.insert(self.table.entries.len());
+                    self.table.entries.push(entry);
+                    self.origins.push(origin);
+                }
+                std::collections::hash_map::Entry::Occupied(slot) => {
+                    let kept = &self.table.entries[*slot.get()];
+                    let relation = relation(kept, &entry);
+                    if relation != Relation::Identical {
+                        self.findings.push(MergeFinding {
+                            id: entry.id(),
+                            relation,
+                            first: Side::of(self.origins[*slot.get()], kept),
+                            second: Side::of(origin, &entry),
+                        });
+                    }
+                }
+            }
+        }
+        for (key, value) in table.extra {
+            if !self.table.extra.iter().any(|(seen, _)| *seen == key) {
+                self.table.extra.push((key, value));
+            }
+        }
+    }
+
+    /// The merged table and the findings.
+    pub fn finish(self) -> Merged<'a> {
+        Merged {
+            table: self.table,
+            origins: self.origins,
+            findings: self.findings,
+        }
+    }
+}
+
+/// Merges tables in order (findings say which are errors under which policy).
+pub fn merge<'a>(tables: impl IntoIterator<Item = Table<'a>>) -> Merged<'a> {
+    let mut merger = Merger::new();
+    for (source, table) in tables.into_iter().enumerate() {
+        merger.add(source, table);
+    }
+    merger.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmpv::Value;
+
+    fn entry(id: u64, string: &'static str, argc: u64, mask: u64) -> Entry<'static> {
+        Entry::new(
+            FormatId::new(id).unwrap(),
+            string,
+            argc,
+            Mask::from_words(&[mask]),
+        )
+    }
+
+    fn table(entries: Vec<Entry<'static>>) -> Table<'static> {
+        Table {
+            entries,
+            extra: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn identical_entries_collapse_and_order_is_kept() {
+        let merged = merge([
+            table(vec![entry(1, "a", 0, 0), entry(2, "b %d", 1, 0)]),
+            table(vec![
+                entry(3, "c", 0, 0),
+                entry(1, "a", 0, 0),
+                entry(2, "b %d", 1, 0),
+            ]),
+        ]);
+        assert!(merged.findings.is_empty());
+        let ids: Vec<u64> = merged.table.entries.iter().map(|e| e.id().get()).collect();
+        assert_eq!(ids, [1, 2, 3]);
+        assert_eq!(
+            merged.origins[2],
+            Origin {
+                source: 1,
+                index: 0
+            }
+        );
+    }
+
+    #[test]
+    fn mask_words_that_only_differ_in_trailing_zeros_are_identical() {
+        let a = Entry::new(FormatId::new(1).unwrap(), "a", 0, Mask::from_words(&[]));
+        let b = Entry::new(FormatId::new(1).unwrap(), "a", 0, Mask::from_words(&[0]));
+        assert_eq!(relation(&a, &b), Relation::Identical);
+    }
+
+    #[test]
+    fn collisions_and_conflicts_name_both_sources() {
+        let merged = merge([
+            table(vec![entry(1, "a %d", 1, 0), entry(2, "b %ld", 1, 1)]),
+            table(vec![entry(1, "other %d", 1, 0), entry(2, "b %ld", 1, 0)]),
+        ]);
+        assert_eq!(merged.findings.len(), 2);
+        let names = ["base.elf", "input.elf"];
+        let collision = &merged.findings[0];
+        assert_eq!(collision.relation, Relation::Collision);
+        assert!(!collision.is_error(OnCollision::KeepFirst));
+        assert!(collision.is_error(OnCollision::Error));
+        let text = collision.describe(&names);
+        assert!(text.contains("base.elf .strings[0] has \"a %d\""), "{text}");
+        assert!(
+            text.contains("input.elf .strings[0] has \"other %d\""),
+            "{text}"
+        );
+        let conflict = &merged.findings[1];
+        assert_eq!(conflict.relation, Relation::Conflict);
+        assert!(conflict.is_error(OnCollision::KeepFirst));
+        let text = conflict.describe(&names);
+        assert!(
+            text.contains("mask [0x1]") && text.contains("mask [0x0]"),
+            "{text}"
+        );
+        assert!(merged.has_errors(OnCollision::KeepFirst));
+        // The first entry is kept.
+        assert_eq!(merged.table.entries[0].string(), "a %d");
+        assert_eq!(merged.table.entries.len(), 2);
+    }
+
+    #[test]
+    fn table_level_unknown_keys_are_kept_first_wins() {
+        let mut first = table(vec![]);
+        first.extra.push((Value::from(".x"), Value::from(1u64)));
+        let mut second = table(vec![]);
+        second.extra.push((Value::from(".x"), Value::from(2u64)));
+        second.extra.push((Value::from(".y"), Value::from(3u64)));
+        let merged = merge([first, second]);
+        assert_eq!(
+            merged.table.extra,
+            vec![
+                (Value::from(".x"), Value::from(1u64)),
+                (Value::from(".y"), Value::from(3u64))
+            ]
+        );
+    }
+}
