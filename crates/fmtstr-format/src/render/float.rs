@@ -7,6 +7,7 @@
 
 use std::fmt::{self, Write as _};
 
+use super::digits::{self, Decoded};
 use super::{hexfloat, insert_repeat, push_repeat, Field};
 use crate::spec::Conversion;
 
@@ -110,9 +111,22 @@ fn pad(out: &mut Vec<u8>, start: usize, zero_at: usize, field: &Field, zero: boo
 
 /// `%f`: digits of a non-negative finite value with `precision` fractional digits.
 fn fixed(out: &mut Vec<u8>, magnitude: f64, precision: usize, alt: bool) {
-    let std_precision = precision.min(STD_PRECISION_MAX);
-    let _ = write!(Sink(out), "{magnitude:.std_precision$}");
-    push_repeat(out, b'0', precision - std_precision);
+    let fast = match Decoded::new(magnitude) {
+        None => {
+            out.push(b'0');
+            if precision > 0 {
+                out.push(b'.');
+                push_repeat(out, b'0', precision);
+            }
+            Some(())
+        }
+        Some(value) => digits::fixed(out, value, precision),
+    };
+    if fast.is_none() {
+        let std_precision = precision.min(STD_PRECISION_MAX);
+        let _ = write!(Sink(out), "{magnitude:.std_precision$}");
+        push_repeat(out, b'0', precision - std_precision);
+    }
     if alt && precision == 0 {
         out.push(b'.');
     }
@@ -120,6 +134,22 @@ fn fixed(out: &mut Vec<u8>, magnitude: f64, precision: usize, alt: bool) {
 
 /// Writes `d.ddd` (precision digits after the point) and returns the decimal exponent.
 fn mantissa(out: &mut Vec<u8>, magnitude: f64, precision: usize) -> i32 {
+    match Decoded::new(magnitude) {
+        None => {
+            out.push(b'0');
+            if precision > 0 {
+                out.push(b'.');
+                push_repeat(out, b'0', precision);
+            }
+            return 0;
+        }
+        Some(value) => {
+            if let Some((q, exponent)) = digits::scientific(value, precision) {
+                digits::push_mantissa(out, q, precision);
+                return exponent;
+            }
+        }
+    }
     let from = out.len();
     let std_precision = precision.min(STD_PRECISION_MAX);
     let _ = write!(Sink(out), "{magnitude:.std_precision$e}");

@@ -21,27 +21,34 @@ const DECIMAL_PAIRS: &[u8; 200] = b"\
 /// Enough for 22 octal digits of a u64.
 const DIGITS_MAX: usize = 24;
 
+/// Writes the decimal digits of `value` so that they end at `buf[end]`; returns where they
+/// start.
+#[inline]
+pub(crate) fn decimal_digits(mut value: u64, buf: &mut [u8], end: usize) -> usize {
+    let mut at = end;
+    while value >= 100 {
+        let pair = (value % 100) as usize * 2;
+        value /= 100;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
+    }
+    if value >= 10 {
+        let pair = value as usize * 2;
+        at -= 2;
+        buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
+    } else {
+        at -= 1;
+        buf[at] = b'0' + value as u8;
+    }
+    at
+}
+
 /// Writes the digits of `value` at the end of `buf`; returns where they start.
 #[inline]
 fn digits(mut value: u64, radix: Radix, buf: &mut [u8; DIGITS_MAX]) -> usize {
     let mut at = DIGITS_MAX;
     match radix {
-        Radix::Decimal => {
-            while value >= 100 {
-                let pair = (value % 100) as usize * 2;
-                value /= 100;
-                at -= 2;
-                buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
-            }
-            if value >= 10 {
-                let pair = value as usize * 2;
-                at -= 2;
-                buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
-            } else {
-                at -= 1;
-                buf[at] = b'0' + value as u8;
-            }
-        }
+        Radix::Decimal => return decimal_digits(value, buf, DIGITS_MAX),
         Radix::Octal => loop {
             at -= 1;
             buf[at] = b'0' + (value & 7) as u8;

@@ -1,5 +1,6 @@
 //! Rendering: byte-identical to glibc's `snprintf` on LP64 Linux.
 
+mod digits;
 mod float;
 mod hexfloat;
 mod int;

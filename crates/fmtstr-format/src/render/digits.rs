@@ -1,0 +1,254 @@
+//! Exact decimal digits of doubles with integer arithmetic, for the cases that fit.
+//!
+//! `core::fmt` is exact but falls back to a slow bignum algorithm for many values (most
+//! `%f` of large numbers, many `%e`). A double is m·2^e, so for the usual precisions the
+//! rounded digits are a quotient of two integers that fit in a u128, rounded half to even
+//! like glibc in the default rounding mode; large integers for `%f` go through a small
+//! base-10^9 bignum. Everything else returns `None` and the caller uses `core::fmt`.
+
+use std::cmp::Ordering;
+
+use super::int::decimal_digits;
+
+const fn powers_of_ten() -> [u128; 39] {
+    let mut table = [1u128; 39];
+    let mut i = 1;
+    while i < table.len() {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+}
+
+/// 10^0 ..= 10^38, all that fit in a u128.
+const POW10: [u128; 39] = powers_of_ten();
+
+/// A finite, non-zero, non-negative double as `m`·2^`e` with `m` odd.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Decoded {
+    m: u64,
+    e: i32,
+}
+
+impl Decoded {
+    /// `None` for zero.
+    pub(crate) fn new(magnitude: f64) -> Option<Decoded> {
+        let bits = magnitude.to_bits() & !(1 << 63);
+        let biased = (bits >> 52) as i32;
+        let fraction = bits & ((1 << 52) - 1);
+        let (m, e) = if biased == 0 {
+            (fraction, -1074)
+        } else {
+            (fraction | 1 << 52, biased - 1075)
+        };
+        if m == 0 {
+            return None;
+        }
+        let zeros = m.trailing_zeros();
+        Some(Decoded {
+            m: m >> zeros,
+            e: e + zeros as i32,
+        })
+    }
+
+    fn bit_len(self) -> i32 {
+        64 - self.m.leading_zeros() as i32
+    }
+}
+
+/// `round(n / 2^k)` half to even, and for `k == 0` just `n`.
+fn shift_round(n: u128, k: u32) -> u128 {
+    match k {
+        0 => n,
+        // n < 2^128 <= 2^(k-1): below one half.
+        129.. => 0,
+        128 => u128::from(n > 1 << 127),
+        _ => {
+            let q = n >> k;
+            let r = n & ((1 << k) - 1);
+            let half = 1 << (k - 1);
+            if r > half || (r == half && q & 1 == 1) {
+                q + 1
+            } else {
+                q
+            }
+        }
+    }
+}
+
+/// Writes the digits of a u128 so that they end at `buf[end]`; returns where they start.
+fn u128_digits(value: u128, buf: &mut [u8], end: usize) -> usize {
+    if let Ok(small) = u64::try_from(value) {
+        return decimal_digits(small, buf, end);
+    }
+    let chunk = POW10[19];
+    let low = (value % chunk) as u64;
+    let high = value / chunk;
+    let at = end - 19;
+    buf[at..end].fill(b'0');
+    decimal_digits(low, buf, end);
+    if let Ok(high) = u64::try_from(high) {
+        return decimal_digits(high, buf, at);
+    }
+    let middle = (high % chunk) as u64;
+    let top = (high / chunk) as u64;
+    let at2 = at - 19;
+    buf[at2..at].fill(b'0');
+    decimal_digits(middle, buf, at);
+    decimal_digits(top, buf, at2)
+}
+
+/// Enough for any u128 in decimal.
+const U128_DIGITS: usize = 40;
+
+/// `%f` digits: appends `round(v·10^p)` with the point `p` digits from the right (and a
+/// leading `0` when the value is below one), without `#`'s point. `None` if it does not fit.
+pub(crate) fn fixed(out: &mut Vec<u8>, value: Decoded, precision: usize) -> Option<()> {
+    if value.e >= 0 {
+        integer(out, value);
+        if precision > 0 {
+            out.push(b'.');
+            out.resize(out.len() + precision, b'0');
+        }
+        return Some(());
+    }
+    let scaled = u128::from(value.m).checked_mul(*POW10.get(precision)?)?;
+    let q = shift_round(scaled, value.e.unsigned_abs());
+    let mut buf = [0u8; U128_DIGITS];
+    let start = u128_digits(q, &mut buf, U128_DIGITS);
+    let digits = &buf[start..];
+    if precision == 0 {
+        out.extend_from_slice(digits);
+    } else if digits.len() <= precision {
+        out.extend_from_slice(b"0.");
+        out.resize(out.len() + precision - digits.len(), b'0');
+        out.extend_from_slice(digits);
+    } else {
+        let point = digits.len() - precision;
+        out.extend_from_slice(&digits[..point]);
+        out.push(b'.');
+        out.extend_from_slice(&digits[point..]);
+    }
+    Some(())
+}
+
+/// Appends the decimal digits of a value that is an integer (`e >= 0`).
+fn integer(out: &mut Vec<u8>, value: Decoded) {
+    if value.bit_len() + value.e <= 128 {
+        let mut buf = [0u8; U128_DIGITS];
+        let start = u128_digits(u128::from(value.m) << value.e, &mut buf, U128_DIGITS);
+        out.extend_from_slice(&buf[start..]);
+        return;
+    }
+    // m·2^e in base 10^9: limbs stay below 2^30, so a limb shifted by 32 plus the carry fits
+    // a u64. The largest double has 309 digits: 35 limbs.
+    const BASE: u64 = 1_000_000_000;
+    let mut limbs = [0u32; 36];
+    let mut len = 0;
+    let mut m = value.m;
+    while m > 0 {
+        limbs[len] = (m % BASE) as u32;
+        m /= BASE;
+        len += 1;
+    }
+    let mut shift = value.e as u32;
+    while shift > 0 {
+        let step = shift.min(32);
+        shift -= step;
+        let mut carry = 0u64;
+        for limb in &mut limbs[..len] {
+            let x = (u64::from(*limb) << step) + carry;
+            *limb = (x % BASE) as u32;
+            carry = x / BASE;
+        }
+        while carry > 0 {
+            limbs[len] = (carry % BASE) as u32;
+            carry /= BASE;
+            len += 1;
+        }
+    }
+    let mut buf = [0u8; 10];
+    let start = decimal_digits(u64::from(limbs[len - 1]), &mut buf, 10);
+    out.extend_from_slice(&buf[start..]);
+    for &limb in limbs[..len - 1].iter().rev() {
+        buf[1..10].fill(b'0');
+        decimal_digits(u64::from(limb), &mut buf, 10);
+        out.extend_from_slice(&buf[1..10]);
+    }
+}
+
+/// `floor(v / 10^t)` and how the remainder compares with one half of the divisor.
+fn divide_by_pow10(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
+    let mut numerator = u128::from(value.m);
+    let mut shift = 0;
+    if value.e >= 0 {
+        if value.bit_len() + value.e > 128 {
+            return None;
+        }
+        numerator <<= value.e;
+    } else {
+        shift = value.e.unsigned_abs();
+    }
+    if t <= 0 {
+        numerator = numerator.checked_mul(*POW10.get(t.unsigned_abs() as usize)?)?;
+        return Some(match shift {
+            0 => (numerator, Ordering::Less),
+            129.. => (0, Ordering::Less),
+            128 => (0, numerator.cmp(&(1 << 127))),
+            _ => {
+                let r = numerator & ((1 << shift) - 1);
+                (numerator >> shift, r.cmp(&(1 << (shift - 1))))
+            }
+        });
+    }
+    let power = *POW10.get(t as usize)?;
+    if shift >= power.leading_zeros() {
+        return None;
+    }
+    let denominator = power << shift;
+    let q = numerator / denominator;
+    let r = numerator % denominator;
+    Some((q, r.cmp(&(denominator - r))))
+}
+
+/// `%e` digits: the `p + 1` significant digits of `v` rounded half to even, as an integer
+/// of exactly `p + 1` digits, and the decimal exponent. `None` if it does not fit.
+pub(crate) fn scientific(value: Decoded, precision: usize) -> Option<(u128, i32)> {
+    let limit = *POW10.get(precision + 1)?;
+    let floor = *POW10.get(precision)?;
+    // v is in [2^(b-1), 2^b), so floor(log10 v) is floor((b-1)·log10 2) or one more;
+    // 78913 / 2^18 is log10 2 to the precision that needs. A wrong guess is corrected below.
+    let b = value.bit_len() + value.e;
+    let mut exponent = ((i64::from(b - 1) * 78913) >> 18) as i32;
+    for _ in 0..3 {
+        let (truncated, remainder) = divide_by_pow10(value, exponent - precision as i32)?;
+        if truncated >= limit {
+            exponent += 1;
+            continue;
+        }
+        if truncated < floor {
+            exponent -= 1;
+            continue;
+        }
+        let up =
+            remainder == Ordering::Greater || (remainder == Ordering::Equal && truncated & 1 == 1);
+        let q = truncated + u128::from(up);
+        return Some(if q == limit {
+            (floor, exponent + 1)
+        } else {
+            (q, exponent)
+        });
+    }
+    None
+}
+
+/// Appends `d.ddd` for the digits of [`scientific`] (just `d` for precision 0).
+pub(crate) fn push_mantissa(out: &mut Vec<u8>, q: u128, precision: usize) {
+    let mut buf = [0u8; U128_DIGITS];
+    let start = u128_digits(q, &mut buf, U128_DIGITS);
+    out.push(buf[start]);
+    if precision > 0 {
+        out.push(b'.');
+        out.extend_from_slice(&buf[start + 1..]);
+    }
+}
