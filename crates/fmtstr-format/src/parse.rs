@@ -118,6 +118,16 @@ pub enum ParseErrorKind {
         /// The number written (saturated at `u64::MAX`).
         value: u64,
     },
+    /// Flags, width or precision after the vector or length modifier (`%v4.2f`).
+    #[error(
+        "{} after the modifiers; expected flags, width and precision before the vector \
+         and length modifiers, as in '%-8.2v4hlf'",
+        show_byte(*.byte)
+    )]
+    OutOfOrder {
+        /// The misplaced byte.
+        byte: u8,
+    },
     /// A vector modifier written twice, or a length modifier written twice around it.
     #[error("a second {what} modifier; expected the conversion character")]
     RepeatedModifier {
@@ -316,6 +326,10 @@ fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> 
         return Err(err(conv_at, ParseErrorKind::WriteBack));
     }
     let Some(conversion) = Conversion::from_byte(byte) else {
+        let modified = vector.is_some() || length != Length::None;
+        if modified && matches!(byte, b'0'..=b'9' | b'.' | b'*' | b'-' | b'+' | b' ' | b'#') {
+            return Err(err(conv_at, ParseErrorKind::OutOfOrder { byte }));
+        }
         return Err(err(conv_at, ParseErrorKind::UnknownConversion { byte }));
     };
 

@@ -252,3 +252,62 @@ pub(crate) fn push_mantissa(out: &mut Vec<u8>, q: u128, precision: usize) {
         out.extend_from_slice(&buf[start + 1..]);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The fast paths against `core::fmt`, which is exact, on values that reach them.
+
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    fn value(rng: &mut SmallRng) -> f64 {
+        match rng.gen_range(0..4) {
+            0 => f64::from_bits(rng.gen::<u64>() >> 1).min(f64::MAX),
+            1 => rng.gen_range(0..1_000_000) as f64 / (1u64 << rng.gen_range(0..30)) as f64,
+            2 => rng.gen::<f64>() * 10f64.powi(rng.gen_range(-30..30)),
+            _ => f64::from(rng.gen_range(0..100_000u32)) + 0.5,
+        }
+    }
+
+    #[test]
+    fn fixed_matches_std() {
+        let mut rng = SmallRng::seed_from_u64(1);
+        let mut out = Vec::new();
+        for _ in 0..200_000 {
+            let x = value(&mut rng);
+            let precision = rng.gen_range(0..40);
+            out.clear();
+            let Some(decoded) = Decoded::new(x) else {
+                continue;
+            };
+            if fixed(&mut out, decoded, precision).is_some() {
+                assert_eq!(
+                    String::from_utf8_lossy(&out),
+                    format!("{x:.precision$}"),
+                    "{x:e} .{precision}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn scientific_matches_std() {
+        let mut rng = SmallRng::seed_from_u64(2);
+        let mut out = Vec::new();
+        for _ in 0..200_000 {
+            let x = value(&mut rng);
+            let precision = rng.gen_range(0..40);
+            let Some(decoded) = Decoded::new(x) else {
+                continue;
+            };
+            if let Some((q, exponent)) = scientific(decoded, precision) {
+                out.clear();
+                push_mantissa(&mut out, q, precision);
+                let ours = format!("{}e{exponent}", String::from_utf8_lossy(&out));
+                assert_eq!(ours, format!("{x:.precision$e}"), "{x:e} .{precision}");
+            }
+        }
+    }
+}

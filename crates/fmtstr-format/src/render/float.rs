@@ -1,9 +1,10 @@
-//! `%f %e %g` (and the padding of `%a`): Rust's exact decimal conversion with glibc's layout.
+//! `%f %e %g` (and the padding of `%a`): exact decimal digits laid out the way glibc does.
 //!
-//! `core::fmt` prints the exact decimal expansion of a double for `{:.N}` and `{:.Ne}` and
-//! rounds exact ties to even, which is what glibc does in the default rounding mode; so the
-//! digits come from std and this module only arranges them (sign, exponent style, `%g`'s
-//! choice of style and trailing zeros, `#`, padding).
+//! The digits come from `digits` (exact integer arithmetic for the common cases) or else from
+//! `core::fmt`, which prints the exact decimal expansion of a double for `{:.N}` and `{:.Ne}`
+//! and rounds exact ties to even, as glibc does in the default rounding mode. This module only
+//! arranges them: sign, exponent style, `%g`'s choice of style and trailing zeros, `#`, and
+//! padding.
 
 use std::fmt::{self, Write as _};
 
