@@ -13,6 +13,14 @@
 //! format.render(&[Arg::Int(42), Arg::Float(1234.5), Arg::Int(255)], &mut out).unwrap();
 //! assert_eq!(out, b"x=   42 1.234e+03 0xff");
 //! ```
+//!
+//! "Byte-identical to glibc" includes glibc's own choices where C leaves room or glibc
+//! deviates (all checked by the differential test against `snprintf`): `-nan` for NaNs with
+//! the sign bit; `%a` keeps subnormals unnormalised (`0x0.0000000000001p-1022`) and carries a
+//! rounding into the leading digit (`%.1a` of 1.96875 is `0x2.0p+0`); `%s` of a null pointer
+//! is `(null)`, or nothing when the precision is below 6; `%p` of null is `(nil)` and other
+//! pointers keep the `+` and space flags; and `%#g` drops the zeros a rounding carry would
+//! need (`%#g` of 999999.5 is `1.e+06`). Widths and precisions are limited to 65536.
 
 mod check;
 mod format;
