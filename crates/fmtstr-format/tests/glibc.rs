@@ -737,3 +737,45 @@ fn large_counts_match_glibc() {
     }
     assert_eq!(harness.mismatches, 0, "fmtstr and glibc disagree");
 }
+
+/// Around every power of ten: where `%g` switches style and rounding carries a decade.
+#[test]
+fn powers_of_ten_match_glibc() {
+    let mut harness = Harness::new();
+    for k in -323..=308 {
+        let power: f64 = format!("1e{k}").parse().unwrap();
+        let below = f64::from_bits(power.to_bits() - 1);
+        let values = [
+            power,
+            below,
+            f64::from_bits(power.to_bits() + 1),
+            below * 0.9999995,
+            power * 0.95,
+            power * 0.995,
+            power * 9.5,
+            power * 9.9999995,
+        ];
+        for value in values {
+            for conversion in [b'g', b'e', b'f'] {
+                if conversion == b'f' && !(1e-30..1e30).contains(&value.abs()) {
+                    continue;
+                }
+                for precision in 0..=18 {
+                    for flags in ["", "#"] {
+                        let spec = GenSpec {
+                            flags: flags.into(),
+                            width: None,
+                            precision: Some(precision.to_string()),
+                            length: "",
+                            vector: None,
+                            conversion,
+                        };
+                        harness.run(&spec, &[], 0, &[Value::Float(value)], "", "");
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{} cases around powers of ten", harness.cases);
+    assert_eq!(harness.mismatches, 0, "fmtstr and glibc disagree");
+}
