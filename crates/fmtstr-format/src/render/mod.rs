@@ -29,8 +29,9 @@ pub enum Arg<'a> {
 pub enum RenderError {
     /// Fewer arguments than the format consumes.
     #[error(
-        "the conversion at byte {spec_offset} needs argument {index}, \
-         but only {index} arguments were given"
+        "the conversion at byte {spec_offset} needs value {}, but only {index} were given \
+         (a vector takes one value per component, a '*' one more)",
+        .index + 1
     )]
     MissingArgument {
         /// Offset of the spec's `%`.
@@ -40,8 +41,8 @@ pub enum RenderError {
     },
     /// An argument of the wrong kind for its conversion.
     #[error(
-        "argument {index} does not fit the conversion at byte {spec_offset}; \
-         expected a {expected}"
+        "value {} does not fit the conversion at byte {spec_offset}; expected a {expected}",
+        .index + 1
     )]
     ArgumentMismatch {
         /// Offset of the spec's `%`.
