@@ -1,0 +1,649 @@
+//! `fmtstr audit`: check PAL ELF files (a shader cache, a build tree) for format-string
+//! problems, within and across files.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+
+use anyhow::bail;
+use fmtstr_elf::PalElf;
+use fmtstr_format::{ArgSlot, Format};
+use fmtstr_meta::merge::IdMap;
+use fmtstr_meta::{escape, Entry, FormatId, Mask, Table};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::output::print_json;
+use crate::Outcome;
+
+/// Audit PAL ELF files for format-string collisions, conflicts and mistakes.
+///
+/// Walks every PATH (files, and directories recursively; in a directory only files that start
+/// with the ELF magic are read) in parallel and reports:
+///   collision   one ID with different strings, within a file or across files
+///   conflict    one ID and string with different argument counts or 64-bit masks
+///   arguments   an argument count or 64-bit mask that the format string contradicts, or a
+///               format string that does not parse
+///   malformed   a file whose ELF structure or PAL metadata cannot be read
+///   id          (with --verify-ids) an ID that is not fmtstr's hash of its string
+///
+/// The mask check flags only what the format string makes certain: integer conversions (d i u
+/// o x X c) and '*' arguments are 32 bits unless l, ll, j, z or t make them 64 (h and hh are
+/// widened to 32); floats, %s, %p and vectors are not checked, because the format cannot tell
+/// a 32-bit float (which LLPC writes as one dword) from a double.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fmtstr audit shader-cache/                      text, one finding per line
+  fmtstr audit --format github build/*.elf        ::error file=...:: annotations for CI
+  fmtstr audit --format json --verify-ids out/    schemas/audit.schema.json
+
+Exit codes: 0 no findings, 1 findings, 2 an input could not be read at all.")]
+pub struct Args {
+    /// Files and directories to audit.
+    #[arg(required = true, value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// How to print findings.
+    #[arg(long, value_enum, default_value_t = Style::Text)]
+    format: Style,
+    /// Also report IDs that are not fmtstr's 48-bit XXH3 hash of their string (IDs written by
+    /// LLPC are opaque, so use this only for files fmtstr produced).
+    #[arg(long)]
+    verify_ids: bool,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    /// `FILE: error: KIND: message`, then a summary line.
+    Text,
+    /// One JSON report (schemas/audit.schema.json).
+    Json,
+    /// GitHub Actions workflow commands: `::error file=FILE,title=...::message`.
+    Github,
+}
+
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[serde(rename_all = "lowercase")]
+enum Kind {
+    Malformed,
+    Collision,
+    Conflict,
+    Arguments,
+    Id,
+}
+
+impl Kind {
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Malformed => "malformed",
+            Kind::Collision => "collision",
+            Kind::Conflict => "conflict",
+            Kind::Arguments => "arguments",
+            Kind::Id => "id",
+        }
+    }
+}
+
+#[derive(Serialize, Clone, Debug)]
+struct Location {
+    file: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    string: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    argument_count: Option<u64>,
+    #[serde(rename = "64bit_arguments", skip_serializing_if = "Option::is_none")]
+    mask: Option<Vec<u64>>,
+}
+
+#[derive(Serialize, Clone, Debug)]
+struct Finding {
+    kind: Kind,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hex: Option<String>,
+    message: String,
+    locations: Vec<Location>,
+}
+
+#[derive(Serialize, Debug)]
+struct Report {
+    files: usize,
+    skipped: usize,
+    strings: usize,
+    clean: bool,
+    findings: Vec<Finding>,
+}
+
+/// One entry, reduced to what cross-file checks compare.
+#[derive(Clone, Copy, Debug)]
+struct Record {
+    id: u64,
+    string: u128,
+    layout: u64,
+    file: u32,
+    index: u32,
+}
+
+enum FileResult {
+    Skipped,
+    Unreadable(String),
+    Audited {
+        records: Vec<Record>,
+        findings: Vec<Finding>,
+    },
+}
+
+/// A file to read; `named` when the user named it (then it must be an ELF file).
+struct Input {
+    path: PathBuf,
+    named: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let mut inputs = Vec::new();
+    let mut unreadable = Vec::new();
+    for path in &args.paths {
+        walk(path, true, &mut inputs, &mut unreadable);
+    }
+    if let Some(first) = unreadable.first() {
+        bail!("{first}{}", more(unreadable.len()));
+    }
+
+    let progress = progress_bar(inputs.len());
+    let results: Vec<FileResult> = inputs
+        .par_iter()
+        .enumerate()
+        .map(|(file, input)| {
+            let result = audit_file(file as u32, input, args.verify_ids);
+            if let Some(bar) = &progress {
+                bar.inc(1);
+            }
+            result
+        })
+        .collect();
+    if let Some(bar) = progress {
+        bar.finish_and_clear();
+    }
+
+    let mut findings = Vec::new();
+    let mut records = Vec::new();
+    let mut skipped = 0;
+    let mut audited = 0;
+    for (result, input) in results.into_iter().zip(&inputs) {
+        match result {
+            FileResult::Skipped => skipped += 1,
+            FileResult::Unreadable(message) => {
+                unreadable.push(format!("{}: {message}", input.path.display()))
+            }
+            FileResult::Audited {
+                records: file_records,
+                findings: file_findings,
+            } => {
+                audited += 1;
+                records.extend(file_records);
+                findings.extend(file_findings);
+            }
+        }
+    }
+    if let Some(first) = unreadable.first() {
+        bail!("cannot read {first}{}", more(unreadable.len()));
+    }
+    let strings = records.len();
+    findings.extend(cross_check(records, &inputs));
+    findings.sort_by(|a, b| {
+        let key = |f: &Finding| (f.locations.first().map(|l| l.file.clone()), f.kind, f.id);
+        key(a).cmp(&key(b))
+    });
+
+    let report = Report {
+        files: audited,
+        skipped,
+        strings,
+        clean: findings.is_empty(),
+        findings,
+    };
+    match args.format {
+        Style::Json => print_json(&report)?,
+        Style::Text => print_text(&report),
+        Style::Github => print_github(&report),
+    }
+    Ok(if report.clean {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+fn more(count: usize) -> String {
+    if count > 1 {
+        format!(" (and {} more unreadable inputs)", count - 1)
+    } else {
+        String::new()
+    }
+}
+
+fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
+    if !std::io::stderr().is_terminal() || len < 2 {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(len as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("auditing {bar:40} {pos}/{len} files")
+    {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+/// Collects the files under `path`, in a stable order.
+fn walk(path: &Path, named: bool, inputs: &mut Vec<Input>, unreadable: &mut Vec<String>) {
+    let metadata = match std::fs::metadata(path) {
+        Ok(metadata) => metadata,
+        Err(error) => {
+            unreadable.push(format!("cannot read {}: {error}", path.display()));
+            return;
+        }
+    };
+    if metadata.is_file() {
+        inputs.push(Input {
+            path: path.to_path_buf(),
+            named,
+        });
+        return;
+    }
+    if !metadata.is_dir() {
+        if named {
+            unreadable.push(format!(
+                "{} is neither a file nor a directory",
+                path.display()
+            ));
+        }
+        return;
+    }
+    let entries = match std::fs::read_dir(path) {
+        Ok(entries) => entries,
+        Err(error) => {
+            unreadable.push(format!("cannot list {}: {error}", path.display()));
+            return;
+        }
+    };
+    let mut children: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    children.sort();
+    for child in children {
+        // Symbolic links to directories are not followed (no cycles); links to files are.
+        let is_dir_link = std::fs::symlink_metadata(&child)
+            .map(|m| m.file_type().is_symlink() && child.is_dir())
+            .unwrap_or(false);
+        if !is_dir_link {
+            walk(&child, false, inputs, unreadable);
+        }
+    }
+}
+
+fn string_hash(bytes: &[u8]) -> u128 {
+    xxhash_rust::xxh3::xxh3_128(bytes)
+}
+
+/// The argument count and mask bits, hashed (trailing zero mask words do not count).
+fn layout_hash(argument_count: u64, mask: &Mask) -> u64 {
+    let words = mask.words();
+    let used = words
+        .iter()
+        .rposition(|w| *w != 0)
+        .map_or(0, |last| last + 1);
+    let mut bytes = Vec::with_capacity(8 + used * 8);
+    bytes.extend_from_slice(&argument_count.to_le_bytes());
+    for word in &words[..used] {
+        bytes.extend_from_slice(&word.to_le_bytes());
+    }
+    xxhash_rust::xxh3::xxh3_64(&bytes)
+}
+
+fn location(file: &Path, index: usize, entry: &Entry<'_>) -> Location {
+    Location {
+        file: file.display().to_string(),
+        index: Some(index),
+        string: Some(entry.string().to_owned()),
+        argument_count: Some(entry.argument_count()),
+        mask: Some(entry.mask().words().to_vec()),
+    }
+}
+
+fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
+    let bytes = match std::fs::read(&input.path) {
+        Ok(bytes) => bytes,
+        Err(error) => return FileResult::Unreadable(error.to_string()),
+    };
+    if !input.named && !bytes.starts_with(b"\x7fELF") {
+        return FileResult::Skipped;
+    }
+    let malformed = |message: String| FileResult::Audited {
+        records: Vec::new(),
+        findings: vec![Finding {
+            kind: Kind::Malformed,
+            id: None,
+            hex: None,
+            message,
+            locations: vec![Location {
+                file: input.path.display().to_string(),
+                index: None,
+                string: None,
+                argument_count: None,
+                mask: None,
+            }],
+        }],
+    };
+    let table = match PalElf::parse(&bytes).and_then(|elf| elf.format_strings()) {
+        Ok(Some(table)) => table,
+        Ok(None) => {
+            return FileResult::Audited {
+                records: Vec::new(),
+                findings: Vec::new(),
+            }
+        }
+        Err(error) => return malformed(error.to_string()),
+    };
+    let mut records = Vec::with_capacity(table.entries.len());
+    let mut findings = Vec::new();
+    for (index, entry) in table.entries.iter().enumerate() {
+        let string = string_hash(entry.bytes());
+        let layout = layout_hash(entry.argument_count(), entry.mask());
+        records.push(Record {
+            id: entry.id().get(),
+            string,
+            layout,
+            file,
+            index: index as u32,
+        });
+        if let Some(message) = check_arguments_cached(string, layout, entry) {
+            findings.push(Finding {
+                kind: Kind::Arguments,
+                id: Some(entry.id().get()),
+                hex: Some(format!("{:#}", entry.id())),
+                message: format!(
+                    "ID {:#} (\"{}\"): {message}",
+                    entry.id(),
+                    escape::escape(entry.bytes())
+                ),
+                locations: vec![location(&input.path, index, entry)],
+            });
+        }
+        if verify_ids {
+            let expected = FormatId::of(entry.bytes());
+            if expected != entry.id() {
+                findings.push(Finding {
+                    kind: Kind::Id,
+                    id: Some(entry.id().get()),
+                    hex: Some(format!("{:#}", entry.id())),
+                    message: format!(
+                        "ID {:#} of \"{}\" is not fmtstr's ID for that string ({expected:#})",
+                        entry.id(),
+                        escape::escape(entry.bytes())
+                    ),
+                    locations: vec![location(&input.path, index, entry)],
+                });
+            }
+        }
+    }
+    FileResult::Audited { records, findings }
+}
+
+thread_local! {
+    /// Argument-check results by (string, layout): caches see the same strings again and again.
+    static CHECKED: RefCell<HashMap<(u128, u64), Option<String>>> = RefCell::new(HashMap::new());
+}
+
+fn check_arguments_cached(string: u128, layout: u64, entry: &Entry<'_>) -> Option<String> {
+    if let Some(hit) = CHECKED.with(|cache| cache.borrow().get(&(string, layout)).cloned()) {
+        return hit;
+    }
+    let result = check_arguments(entry);
+    CHECKED.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if cache.len() > 1 << 20 {
+            cache.clear();
+        }
+        cache.insert((string, layout), result.clone());
+    });
+    result
+}
+
+/// What the format string says about the entry's argument count and mask, if it disagrees.
+fn check_arguments(entry: &Entry<'_>) -> Option<String> {
+    let format = match Format::parse(entry.bytes()) {
+        Ok(format) => format,
+        Err(error) => return Some(format!("the format string does not parse: {error}")),
+    };
+    let mut problems = Vec::new();
+    let count = entry.argument_count();
+    let needed = format.argument_count() as u64;
+    if needed != count {
+        problems.push(format!(
+            ".argument_count is {count} but the format string takes {needed} argument{}",
+            if needed == 1 { "" } else { "s" }
+        ));
+    }
+    let mask = entry.mask();
+    let words = Mask::words_for(count);
+    if mask.len() as u64 != words {
+        problems.push(format!(
+            ".64bit_arguments has {} word{} but {count} arguments need {words}",
+            mask.len(),
+            if mask.len() == 1 { "" } else { "s" }
+        ));
+    }
+    if let Some(beyond) = mask.set_bits().find(|bit| *bit >= count) {
+        problems.push(format!(
+            "the 64-bit mask marks argument {beyond}, past the last argument"
+        ));
+    }
+    let specs: Vec<_> = format.specs().collect();
+    for (position, slot) in format.arguments().into_iter().enumerate() {
+        let (wide, what) = match slot {
+            ArgSlot::Star { spec } => (false, format!("the '*' of conversion {}", spec + 1)),
+            ArgSlot::Value { spec } => {
+                let spec = specs[spec];
+                let integer =
+                    spec.conversion.is_integer() || spec.conversion == fmtstr_format::Conversion::C;
+                if spec.vector_len().is_some() || !integer {
+                    continue;
+                }
+                let text = &entry.bytes()[spec.offset..spec.offset + spec.len];
+                (
+                    spec.c_width() == 64,
+                    format!("'{}'", String::from_utf8_lossy(text)),
+                )
+            }
+        };
+        let marked = mask.bit(position as u64);
+        if marked != wide && (position as u64) < count {
+            problems.push(format!(
+                "argument {position} ({what}) is {} bits but the 64-bit mask {} it",
+                if wide { 64 } else { 32 },
+                if marked { "marks" } else { "does not mark" }
+            ));
+        }
+    }
+    if problems.is_empty() {
+        None
+    } else {
+        Some(problems.join("; "))
+    }
+}
+
+/// Collisions and conflicts between all entries of all files.
+fn cross_check(mut records: Vec<Record>, inputs: &[Input]) -> Vec<Finding> {
+    records.par_sort_unstable_by_key(|r| (r.id, r.file, r.index));
+    let mut findings = Vec::new();
+    let mut tables = TableCache::default();
+    for group in records.chunk_by(|a, b| a.id == b.id) {
+        let first = group[0];
+        if group
+            .iter()
+            .all(|r| r.string == first.string && r.layout == first.layout)
+        {
+            continue;
+        }
+        // The distinct strings, each with its first record.
+        let mut strings: Vec<Record> = Vec::new();
+        for record in group {
+            if !strings.iter().any(|s| s.string == record.string) {
+                strings.push(*record);
+            }
+        }
+        if strings.len() > 1 {
+            let locations: Vec<Location> = strings
+                .iter()
+                .filter_map(|r| tables.location(inputs, r))
+                .collect();
+            let described: Vec<String> = locations
+                .iter()
+                .map(|l| {
+                    format!(
+                        "\"{}\" in {} .strings[{}]",
+                        escape::escape(l.string.as_deref().unwrap_or_default().as_bytes()),
+                        l.file,
+                        l.index.unwrap_or(0)
+                    )
+                })
+                .collect();
+            findings.push(Finding {
+                kind: Kind::Collision,
+                id: Some(first.id),
+                hex: FormatId::new(first.id).map(|id| format!("{id:#}")),
+                message: format!(
+                    "ID {} has {} different strings: {}",
+                    FormatId::new(first.id)
+                        .map_or_else(|| first.id.to_string(), |id| format!("{id:#}")),
+                    strings.len(),
+                    described.join(", ")
+                ),
+                locations,
+            });
+        }
+        for string in &strings {
+            let mut layouts: Vec<Record> = Vec::new();
+            for record in group.iter().filter(|r| r.string == string.string) {
+                if !layouts.iter().any(|l| l.layout == record.layout) {
+                    layouts.push(*record);
+                }
+            }
+            if layouts.len() < 2 {
+                continue;
+            }
+            let locations: Vec<Location> = layouts
+                .iter()
+                .filter_map(|r| tables.location(inputs, r))
+                .collect();
+            let described: Vec<String> = locations
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} arguments with mask {} in {} .strings[{}]",
+                        l.argument_count.unwrap_or(0),
+                        Mask::from_words(l.mask.as_deref().unwrap_or_default()),
+                        l.file,
+                        l.index.unwrap_or(0)
+                    )
+                })
+                .collect();
+            let text = locations
+                .first()
+                .and_then(|l| l.string.clone())
+                .unwrap_or_default();
+            findings.push(Finding {
+                kind: Kind::Conflict,
+                id: Some(first.id),
+                hex: FormatId::new(first.id).map(|id| format!("{id:#}")),
+                message: format!(
+                    "ID {} (\"{}\") has {} different argument layouts: {}",
+                    FormatId::new(first.id)
+                        .map_or_else(|| first.id.to_string(), |id| format!("{id:#}")),
+                    escape::escape(text.as_bytes()),
+                    layouts.len(),
+                    described.join(", ")
+                ),
+                locations,
+            });
+        }
+    }
+    findings
+}
+
+/// Files read again to describe findings (rare: only files with collisions or conflicts).
+#[derive(Default)]
+struct TableCache {
+    files: IdMap<u32, Option<Vec<u8>>>,
+}
+
+impl TableCache {
+    fn location(&mut self, inputs: &[Input], record: &Record) -> Option<Location> {
+        let input = inputs.get(record.file as usize)?;
+        let bytes = self
+            .files
+            .entry(record.file)
+            .or_insert_with(|| std::fs::read(&input.path).ok());
+        let bytes = bytes.as_deref()?;
+        let table: Table<'_> = PalElf::parse(bytes).ok()?.format_strings().ok()??;
+        let entry = table.entries.get(record.index as usize)?;
+        Some(location(&input.path, record.index as usize, entry))
+    }
+}
+
+fn print_text(report: &Report) {
+    for finding in &report.findings {
+        let file = finding.locations.first().map_or("", |l| l.file.as_str());
+        println!(
+            "{file}: error: {}: {}",
+            finding.kind.name(),
+            finding.message
+        );
+    }
+    println!(
+        "fmtstr audit: {} file{}, {} format string{}, {} finding{}{}",
+        report.files,
+        if report.files == 1 { "" } else { "s" },
+        report.strings,
+        if report.strings == 1 { "" } else { "s" },
+        report.findings.len(),
+        if report.findings.len() == 1 { "" } else { "s" },
+        if report.skipped > 0 {
+            format!(" ({} non-ELF files skipped)", report.skipped)
+        } else {
+            String::new()
+        }
+    );
+}
+
+/// GitHub's escaping for workflow-command data and properties.
+fn github_escape(text: &str, property: bool) -> String {
+    let mut out = text
+        .replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A");
+    if property {
+        out = out.replace(':', "%3A").replace(',', "%2C");
+    }
+    out
+}
+
+fn print_github(report: &Report) {
+    for finding in &report.findings {
+        let file = finding.locations.first().map_or("", |l| l.file.as_str());
+        println!(
+            "::error file={},title={}::{}",
+            github_escape(file, true),
+            github_escape(&format!("fmtstr audit: {}", finding.kind.name()), true),
+            github_escape(&finding.message, false)
+        );
+    }
+    println!(
+        "fmtstr audit: {} files, {} format strings, {} findings",
+        report.files,
+        report.strings,
+        report.findings.len()
+    );
+}

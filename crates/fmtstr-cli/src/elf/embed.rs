@@ -1,0 +1,89 @@
+//! `fmtstr embed`: add or replace format-string entries in a PAL ELF from a JSON table.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use fmtstr_meta::{escape, Table};
+
+use super::Destination;
+use crate::output::write_atomically;
+use crate::Outcome;
+
+/// Add or replace amdpal.format_strings entries in a PAL ELF from a JSON table.
+///
+/// TABLE.json is the JSON-ified amdpal.format_strings map (schemas/format-strings.schema.json),
+/// as `fmtstr dump --json` prints it and `fmtstr lower` writes it. An entry whose .index is
+/// already in the file replaces that entry (a warning says so when the strings differ); other
+/// entries are appended. Every other byte of the PAL metadata and every other section stays as
+/// it was. A file without PAL metadata gets a new note. Nothing is written on any error.
+#[derive(clap::Args, Debug)]
+#[command(after_help = "Examples:
+  fmtstr embed --strings strings.json shader.elf -o shader.with-strings.elf
+  fmtstr embed --strings strings.json shader.elf --in-place
+
+strings.json:
+  {\".version\": 1, \".strings\": [{\".index\": 105725360768662, \".string\": \"x=%d\\n\",
+    \".argument_count\": 1, \".64bit_arguments\": [0]}]}
+  (.index may also be a string: \"0x60281a928696\"; the string is plain JSON text)")]
+pub struct Args {
+    /// The JSON table to embed.
+    #[arg(long, value_name = "TABLE.json")]
+    strings: PathBuf,
+    /// The PAL ELF to add the strings to.
+    #[arg(value_name = "IN.elf")]
+    input: PathBuf,
+    #[command(flatten)]
+    destination: Destination,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let target = args
+        .destination
+        .target(&args.input, &[&args.input, &args.strings])?;
+    let text = std::fs::read_to_string(&args.strings)
+        .with_context(|| format!("cannot read {}", args.strings.display()))?;
+    let json: serde_json::Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not JSON", args.strings.display()))?;
+    let new = Table::from_json(&json).map_err(|error| {
+        anyhow::anyhow!(
+            "{}: {error} (see schemas/format-strings.schema.json)",
+            args.strings.display()
+        )
+    })?;
+
+    let bytes = super::read(&args.input)?;
+    let (elf, mut document) = super::parse(&args.input, &bytes)?;
+    let mut table = document
+        .as_mut()
+        .and_then(|d| d.take_format_strings())
+        .unwrap_or_default();
+    for entry in new.entries {
+        match table.entries.iter_mut().find(|old| old.id() == entry.id()) {
+            Some(old) => {
+                if old.bytes() != entry.bytes() {
+                    eprintln!(
+                        "fmtstr: warning: {}: ID {:#} had \"{}\"; replaced by \"{}\" from {}",
+                        args.input.display(),
+                        entry.id(),
+                        escape::escape(old.bytes()),
+                        escape::escape(entry.bytes()),
+                        args.strings.display()
+                    );
+                }
+                *old = entry;
+            }
+            None => table.entries.push(entry),
+        }
+    }
+    for (key, value) in new.extra {
+        match table.extra.iter_mut().find(|(old, _)| *old == key) {
+            Some(slot) => slot.1 = value,
+            None => table.extra.push((key, value)),
+        }
+    }
+    let out = elf
+        .rewrite(document.as_ref(), &table)
+        .map_err(|error| anyhow::anyhow!("{}: {error}", args.input.display()))?;
+    write_atomically(&target, &out)?;
+    Ok(Outcome::Clean)
+}
