@@ -2,13 +2,12 @@
 //! problems, within and across files.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
 use fmtstr_elf::PalElf;
-use fmtstr_format::{ArgSlot, Format};
+use fmtstr_format::Format;
 use fmtstr_meta::merge::IdMap;
 use fmtstr_meta::{escape, Entry, FormatId, Mask, Table};
 use rayon::prelude::*;
@@ -121,7 +120,7 @@ struct Report {
 #[derive(Clone, Copy, Debug)]
 struct Record {
     id: u64,
-    string: u128,
+    string: u64,
     layout: u64,
     file: u32,
     index: u32,
@@ -169,7 +168,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
 
     let mut findings = Vec::new();
-    let mut records = Vec::new();
+    let total = results
+        .iter()
+        .map(|result| match result {
+            FileResult::Audited { records, .. } => records.len(),
+            _ => 0,
+        })
+        .sum();
+    let mut records = Vec::with_capacity(total);
     let mut skipped = 0;
     let mut audited = 0;
     for (result, input) in results.into_iter().zip(&inputs) {
@@ -283,8 +289,10 @@ fn walk(path: &Path, named: bool, inputs: &mut Vec<Input>, unreadable: &mut Vec<
     }
 }
 
-fn string_hash(bytes: &[u8]) -> u128 {
-    xxhash_rust::xxh3::xxh3_128(bytes)
+/// A string's identity for comparisons: a 64-bit hash with a seed of its own, so it is
+/// independent of IDs that are fmtstr's (seed 0) hashes.
+fn string_hash(bytes: &[u8]) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, 0x6a09_e667_f3bc_c908)
 }
 
 /// The argument count and mask bits, hashed (trailing zero mask words do not count).
@@ -294,12 +302,13 @@ fn layout_hash(argument_count: u64, mask: &Mask) -> u64 {
         .iter()
         .rposition(|w| *w != 0)
         .map_or(0, |last| last + 1);
-    let mut bytes = Vec::with_capacity(8 + used * 8);
-    bytes.extend_from_slice(&argument_count.to_le_bytes());
-    for word in &words[..used] {
-        bytes.extend_from_slice(&word.to_le_bytes());
-    }
-    xxhash_rust::xxh3::xxh3_64(&bytes)
+    let mix =
+        |hash: u64, value: u64| (hash.rotate_left(23) ^ value).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    words[..used]
+        .iter()
+        .fold(mix(0x5851_f42d_4c95_7f2d, argument_count), |hash, word| {
+            mix(hash, *word)
+        })
 }
 
 fn location(file: &Path, index: usize, entry: &Entry<'_>) -> Location {
@@ -312,11 +321,25 @@ fn location(file: &Path, index: usize, entry: &Entry<'_>) -> Location {
     }
 }
 
+thread_local! {
+    /// Each worker reads its files into one buffer that keeps its capacity.
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
 fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
-    let bytes = match std::fs::read(&input.path) {
-        Ok(bytes) => bytes,
-        Err(error) => return FileResult::Unreadable(error.to_string()),
-    };
+    BUFFER.with(|buffer| {
+        let mut buffer = buffer.borrow_mut();
+        buffer.clear();
+        let read =
+            std::fs::File::open(&input.path).and_then(|mut opened| opened.read_to_end(&mut buffer));
+        match read {
+            Ok(_) => audit_bytes(file, input, &buffer, verify_ids),
+            Err(error) => FileResult::Unreadable(error.to_string()),
+        }
+    })
+}
+
+fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> FileResult {
     if !input.named && !bytes.starts_with(b"\x7fELF") {
         return FileResult::Skipped;
     }
@@ -336,7 +359,7 @@ fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
             }],
         }],
     };
-    let table = match PalElf::parse(&bytes).and_then(|elf| elf.format_strings()) {
+    let table = match PalElf::parse(bytes).and_then(|elf| elf.format_strings()) {
         Ok(Some(table)) => table,
         Ok(None) => {
             return FileResult::Audited {
@@ -358,7 +381,7 @@ fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
             file,
             index: index as u32,
         });
-        if let Some(message) = check_arguments_cached(string, layout, entry) {
+        if let Some(message) = check_arguments(entry) {
             findings.push(Finding {
                 kind: Kind::Arguments,
                 id: Some(entry.id().get()),
@@ -391,26 +414,6 @@ fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
     FileResult::Audited { records, findings }
 }
 
-thread_local! {
-    /// Argument-check results by (string, layout): caches see the same strings again and again.
-    static CHECKED: RefCell<HashMap<(u128, u64), Option<String>>> = RefCell::new(HashMap::new());
-}
-
-fn check_arguments_cached(string: u128, layout: u64, entry: &Entry<'_>) -> Option<String> {
-    if let Some(hit) = CHECKED.with(|cache| cache.borrow().get(&(string, layout)).cloned()) {
-        return hit;
-    }
-    let result = check_arguments(entry);
-    CHECKED.with(|cache| {
-        let mut cache = cache.borrow_mut();
-        if cache.len() > 1 << 20 {
-            cache.clear();
-        }
-        cache.insert((string, layout), result.clone());
-    });
-    result
-}
-
 /// What the format string says about the entry's argument count and mask, if it disagrees.
 fn check_arguments(entry: &Entry<'_>) -> Option<String> {
     let format = match Format::parse(entry.bytes()) {
@@ -440,32 +443,34 @@ fn check_arguments(entry: &Entry<'_>) -> Option<String> {
             "the 64-bit mask marks argument {beyond}, past the last argument"
         ));
     }
-    let specs: Vec<_> = format.specs().collect();
-    for (position, slot) in format.arguments().into_iter().enumerate() {
-        let (wide, what) = match slot {
-            ArgSlot::Star { spec } => (false, format!("the '*' of conversion {}", spec + 1)),
-            ArgSlot::Value { spec } => {
-                let spec = specs[spec];
-                let integer =
-                    spec.conversion.is_integer() || spec.conversion == fmtstr_format::Conversion::C;
-                if spec.vector_len().is_some() || !integer {
-                    continue;
-                }
-                let text = &entry.bytes()[spec.offset..spec.offset + spec.len];
-                (
-                    spec.c_width() == 64,
-                    format!("'{}'", String::from_utf8_lossy(text)),
-                )
+    let mut position = 0u64;
+    for (index, spec) in format.specs().enumerate() {
+        // A '*' takes an int: 32 bits.
+        for _ in 0..spec.star_args() {
+            if position < count && mask.bit(position) {
+                problems.push(format!(
+                    "argument {position} (a '*' of conversion {}) is 32 bits but the 64-bit mask marks it",
+                    index + 1
+                ));
             }
-        };
-        let marked = mask.bit(position as u64);
-        if marked != wide && (position as u64) < count {
-            problems.push(format!(
-                "argument {position} ({what}) is {} bits but the 64-bit mask {} it",
-                if wide { 64 } else { 32 },
-                if marked { "marks" } else { "does not mark" }
-            ));
+            position += 1;
         }
+        let integer =
+            spec.conversion.is_integer() || spec.conversion == fmtstr_format::Conversion::C;
+        if integer && spec.vector_len().is_none() && position < count {
+            let wide = spec.c_width() == 64;
+            let marked = mask.bit(position);
+            if marked != wide {
+                let text = &entry.bytes()[spec.offset..spec.offset + spec.len];
+                problems.push(format!(
+                    "argument {position} ('{}') is {} bits but the 64-bit mask {} it",
+                    String::from_utf8_lossy(text),
+                    if wide { 64 } else { 32 },
+                    if marked { "marks" } else { "does not mark" }
+                ));
+            }
+        }
+        position += 1;
     }
     if problems.is_empty() {
         None
@@ -476,7 +481,8 @@ fn check_arguments(entry: &Entry<'_>) -> Option<String> {
 
 /// Collisions and conflicts between all entries of all files.
 fn cross_check(mut records: Vec<Record>, inputs: &[Input]) -> Vec<Finding> {
-    records.par_sort_unstable_by_key(|r| (r.id, r.file, r.index));
+    // Records come in file order; only groups that disagree need that order back.
+    records.par_sort_unstable_by_key(|r| r.id);
     let mut findings = Vec::new();
     let mut tables = TableCache::default();
     for group in records.chunk_by(|a, b| a.id == b.id) {
