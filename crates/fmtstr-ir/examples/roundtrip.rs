@@ -1,0 +1,65 @@
+//! Parses `.ll` files and prints them back: `roundtrip IN [OUT]`.
+//!
+//! Without OUT, checks that the output is byte-identical to the input and reports timings;
+//! with OUT, writes the printed module there (`cargo xtask bench ir` times this).
+
+use std::io::Write;
+use std::time::Instant;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let Some(input) = args.next() else {
+        eprintln!("usage: roundtrip IN.ll [OUT.ll]");
+        std::process::exit(2);
+    };
+    let output = args.next();
+    let start = Instant::now();
+    let text = match std::fs::read(&input) {
+        Ok(text) => text,
+        Err(e) => {
+            eprintln!("{input}: {e}");
+            std::process::exit(1);
+        }
+    };
+    let read = start.elapsed();
+    let module = match fmtstr_ir::Module::parse(&input, text) {
+        Ok(module) => module,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+    };
+    let parsed = start.elapsed();
+    match output {
+        Some(path) => {
+            let file = std::fs::File::create(&path).unwrap_or_else(|e| {
+                eprintln!("{path}: {e}");
+                std::process::exit(1)
+            });
+            let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+            if let Err(e) = module.write_to(&mut writer).and_then(|()| writer.flush()) {
+                eprintln!("{path}: {e}");
+                std::process::exit(1);
+            }
+        }
+        None => {
+            let printed = module.print();
+            if printed != module.source() {
+                let at = printed
+                    .iter()
+                    .zip(module.source())
+                    .position(|(a, b)| a != b)
+                    .unwrap_or(printed.len().min(module.source().len()));
+                eprintln!("{input}: output differs from input at byte {at}");
+                std::process::exit(1);
+            }
+        }
+    }
+    let printed = start.elapsed();
+    eprintln!(
+        "read {:.3}s parse {:.3}s print {:.3}s",
+        read.as_secs_f64(),
+        (parsed - read).as_secs_f64(),
+        (printed - parsed).as_secs_f64()
+    );
+}

@@ -1,0 +1,1064 @@
+//! Edits: the instruction builder and the module-level changes the lowering passes make.
+//!
+//! Every edit keeps the module printable: new instructions get fresh *named* results
+//! (`%printf.buf`, `%printf.buf1`, ...), never numbers, so inserting one never disturbs the
+//! `%N` sequence; removing a numbered value makes the printer renumber the function. Edits
+//! that would leave a dangling reference (removing a used instruction or function) are refused
+//! with an [`EditError`] and change nothing.
+
+use crate::constant::{ConstData, ConstKind};
+use crate::error::EditError;
+use crate::hash::FxHashSet;
+use crate::inst::{
+    Attr, CallData, InstData, Opcode, Predicate, GEP_INBOUNDS, HAS_DEF, IMPLICIT_NUM, NEW, NONE,
+    NO_TEXT, OPS_EDITED, REMOVED,
+};
+use crate::lexer::{Lexer, Tok};
+use crate::module::{
+    ArgData, ArgId, BlockId, FuncData, FuncId, GlobalData, GlobalId, GlobalKindData, InstId,
+    ItemData, ItemKind, MdId, Module, Operand, PackedOp, PackedValue, Value, VarData, BODY_EDITED,
+    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
+};
+use crate::types::{Type, TypeId};
+
+/// Where a [`Builder`] inserts instructions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Position {
+    /// Right before an instruction.
+    Before(InstId),
+    /// Right after an instruction.
+    After(InstId),
+    /// In the entry block, after its leading `alloca`s: where LLVM keeps stack slots.
+    EntryAllocas(FuncId),
+    /// At the end of a block (after its terminator: only for blocks being built).
+    End(BlockId),
+}
+
+/// An `atomicrmw` operation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)] // each is the LLVM keyword of the same name
+pub enum RmwOp {
+    Xchg,
+    Add,
+    Sub,
+    And,
+    Nand,
+    Or,
+    Xor,
+    Max,
+    Min,
+    UMax,
+    UMin,
+    FAdd,
+    FSub,
+    FMax,
+    FMin,
+}
+
+/// An atomic memory ordering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)] // each is the LLVM keyword of the same name
+pub enum Ordering {
+    Unordered,
+    Monotonic,
+    Acquire,
+    Release,
+    AcqRel,
+    SeqCst,
+}
+
+/// Inserts instructions at a position, advancing past each one.
+///
+/// Made by [`Module::builder`]. Every method checks its operand types and returns an error
+/// (inserting nothing) when they do not fit.
+#[derive(Debug)]
+pub struct Builder<'m> {
+    m: &'m mut Module,
+    func: FuncId,
+    block: BlockId,
+    index: usize,
+    attach: Vec<(u32, MdId)>,
+    last: Option<InstId>,
+}
+
+fn invalid<T>(message: impl Into<String>) -> Result<T, EditError> {
+    Err(EditError::Invalid(message.into()))
+}
+
+impl Module {
+    fn live_inst(&self, inst: InstId) -> Result<&InstData, EditError> {
+        match self.insts.get(inst.index()) {
+            Some(d) if d.flags & REMOVED == 0 => Ok(d),
+            _ => invalid("the instruction does not exist or was removed"),
+        }
+    }
+
+    /// A builder inserting at `at`.
+    pub fn builder(&mut self, at: Position) -> Result<Builder<'_>, EditError> {
+        let (block, index) = match at {
+            Position::Before(i) | Position::After(i) => {
+                let block = BlockId(self.live_inst(i)?.block);
+                let Some(pos) = self.blocks[block.index()]
+                    .insts
+                    .iter()
+                    .position(|&x| x == i)
+                else {
+                    return invalid("the instruction is not in its block");
+                };
+                (
+                    block,
+                    if matches!(at, Position::After(_)) {
+                        pos + 1
+                    } else {
+                        pos
+                    },
+                )
+            }
+            Position::EntryAllocas(f) => {
+                let Some(&entry) = self.funcs.get(f.index()).and_then(|d| d.blocks.first()) else {
+                    return invalid("the function has no body");
+                };
+                let insts = &self.blocks[entry.index()].insts;
+                let pos = insts
+                    .iter()
+                    .position(|&i| {
+                        let d = &self.insts[i.index()];
+                        d.opcode != Opcode::Alloca && d.flags & REMOVED == 0
+                    })
+                    .unwrap_or(insts.len());
+                (entry, pos)
+            }
+            Position::End(b) => match self.blocks.get(b.index()) {
+                Some(data) => (b, data.insts.len()),
+                None => return invalid("no such block"),
+            },
+        };
+        let func = self.blocks[block.index()].func;
+        Ok(Builder {
+            m: self,
+            func,
+            block,
+            index,
+            attach: Vec::new(),
+            last: None,
+        })
+    }
+
+    /// A fresh local name in `f` based on `hint`.
+    fn fresh_local(&mut self, f: FuncId, hint: &str) -> Box<[u8]> {
+        if self.funcs[f.index()].names.is_none() {
+            let mut set: FxHashSet<Box<[u8]>> =
+                self.fn_names(f).named_keys().map(|k| k.into()).collect();
+            for (&inst, name) in &self.new_names {
+                if self.owner(Value::Inst(inst)) == Some(f) {
+                    set.insert(name.clone());
+                }
+            }
+            self.funcs[f.index()].names = Some(set);
+        }
+        let base: String = if hint.is_empty() || hint.bytes().all(|b| b.is_ascii_digit()) {
+            format!("v{hint}")
+        } else {
+            hint.to_string()
+        };
+        let names = self.funcs[f.index()]
+            .names
+            .get_or_insert_with(Default::default);
+        let mut candidate = base.clone();
+        let separator = if base.ends_with(|c: char| c.is_ascii_digit()) {
+            "."
+        } else {
+            ""
+        };
+        let mut k = 1u64;
+        while names.contains(candidate.as_bytes()) {
+            candidate = format!("{base}{separator}{k}");
+            k += 1;
+        }
+        let name: Box<[u8]> = candidate.into_bytes().into();
+        names.insert(name.clone());
+        name
+    }
+
+    fn describe(&self, value: Value) -> String {
+        let mut out = Vec::new();
+        if let Some(op) = self.operand_of(value) {
+            self.write_typed(None, op, &mut out);
+        }
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    fn type_name(&self, ty: TypeId) -> String {
+        self.types.display(ty).to_string()
+    }
+
+    /// Replaces every use of a local value (instruction result or parameter) in its function
+    /// with `new`, debug records included. Returns how many instructions changed.
+    pub fn replace_all_uses(&mut self, old: Value, new: Operand) -> Result<usize, EditError> {
+        let Some(f) = self
+            .owner(old)
+            .filter(|_| matches!(old, Value::Inst(_) | Value::Arg(_)))
+        else {
+            return invalid("only instruction results and parameters can be replaced");
+        };
+        let ty = self.value_type(old).unwrap_or(TypeId::VOID);
+        if ty != new.ty {
+            return Err(EditError::TypeMismatch {
+                expected: self.type_name(ty),
+                found: self.type_name(new.ty),
+            });
+        }
+        let users = self.uses(old);
+        for &inst in &users {
+            self.rewrite_operands(inst, old, new);
+        }
+        // Debug records are text: log the replacement for the printer.
+        let data = &mut self.funcs[f.index()];
+        for entry in data.record_subst.iter_mut() {
+            if entry.1 == old {
+                entry.1 = new.value;
+            }
+        }
+        if !data.record_subst.iter().any(|e| e.0 == old) && old != new.value {
+            data.record_subst.push((old, new.value));
+        }
+        data.state |= BODY_EDITED;
+        Ok(users.len())
+    }
+
+    /// Replaces the uses of `old` in one instruction. Returns how many operands changed.
+    pub fn replace_uses_in(
+        &mut self,
+        inst: InstId,
+        old: Value,
+        new: Operand,
+    ) -> Result<usize, EditError> {
+        self.live_inst(inst)?;
+        if !matches!(old, Value::Inst(_) | Value::Arg(_)) {
+            return invalid("only instruction results and parameters can be replaced");
+        }
+        let ty = self.value_type(old).unwrap_or(TypeId::VOID);
+        if ty != new.ty {
+            return Err(EditError::TypeMismatch {
+                expected: self.type_name(ty),
+                found: self.type_name(new.ty),
+            });
+        }
+        let count = self.rewrite_operands(inst, old, new);
+        if count > 0 {
+            let f = self.blocks[self.insts[inst.index()].block as usize].func;
+            self.funcs[f.index()].state |= BODY_EDITED;
+        }
+        Ok(count)
+    }
+
+    fn rewrite_operands(&mut self, inst: InstId, old: Value, new: Operand) -> usize {
+        let old = PackedValue::pack(old);
+        let new = PackedOp::new(new);
+        let d = self.insts[inst.index()];
+        if !self.inst_ops(inst).iter().any(|op| op.value == old) {
+            return 0;
+        }
+        let (start, len) = if d.flags & NEW != 0 {
+            (d.ops, d.ops_len)
+        } else if d.flags & OPS_EDITED != 0 {
+            self.edited_ops
+                .get(&inst)
+                .copied()
+                .unwrap_or((d.ops, d.ops_len))
+        } else {
+            // Copy on write: the source operands stay, for the printer to compare against.
+            let start = self.ops.len() as u32;
+            let copy: Vec<PackedOp> = self.inst_ops(inst).to_vec();
+            self.ops.extend(copy);
+            self.edited_ops.insert(inst, (start, d.ops_len));
+            self.insts[inst.index()].flags |= OPS_EDITED;
+            (start, d.ops_len)
+        };
+        let mut count = 0;
+        for op in &mut self.ops[start as usize..(start + len) as usize] {
+            if op.value == old {
+                *op = new;
+                count += 1;
+            }
+        }
+        count
+    }
+
+    /// Removes an instruction. Refused while other instructions use its result.
+    pub fn remove_inst(&mut self, inst: InstId) -> Result<(), EditError> {
+        let d = *self.live_inst(inst)?;
+        let users: Vec<InstId> = self
+            .uses(Value::Inst(inst))
+            .into_iter()
+            .filter(|&u| u != inst)
+            .collect();
+        if !users.is_empty() {
+            return Err(EditError::StillUsed {
+                what: self.describe(Value::Inst(inst)),
+                uses: users.len(),
+            });
+        }
+        let block = d.block as usize;
+        let f = self.blocks[block].func;
+        if d.flags & NEW != 0 {
+            self.blocks[block].insts.retain(|&i| i != inst);
+        } else if d.flags & IMPLICIT_NUM != 0 || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d)
+        {
+            self.funcs[f.index()].state |= RENUMBER;
+        }
+        self.insts[inst.index()].flags |= REMOVED;
+        self.funcs[f.index()].state |= BODY_EDITED;
+        Ok(())
+    }
+
+    fn def_is_numbered(&self, d: &InstData) -> bool {
+        let mut lexer = Lexer::at(&self.src, d.start as usize);
+        lexer.next_token().kind == Tok::LocalId
+    }
+
+    /// Replaces every use of `old`'s result with `new`, then removes `old`.
+    pub fn replace_inst(&mut self, old: InstId, new: Operand) -> Result<(), EditError> {
+        self.replace_all_uses(Value::Inst(old), new)?;
+        self.remove_inst(old)
+    }
+
+    /// Declares `name` with a function type, or returns the function already declared or
+    /// defined under that name with that type.
+    pub fn declare_function(&mut self, name: &str, fn_ty: TypeId) -> Result<FuncId, EditError> {
+        let Some((_, params, _)) = self.types.function_parts(fn_ty) else {
+            return invalid(format!(
+                "`{}` is not a function type",
+                self.type_name(fn_ty)
+            ));
+        };
+        let params = params.to_vec();
+        if let Some(g) = self.global_by_name(name) {
+            return match self.global(g).as_function() {
+                Some(f) if self.funcs[f.index()].fn_ty == fn_ty => Ok(f),
+                _ => Err(EditError::NameTaken {
+                    name: format!("@{name}"),
+                }),
+            };
+        }
+        let f = FuncId(self.funcs.len() as u32);
+        let g = self.new_global(
+            name,
+            GlobalKindData::Func(f),
+            self.layout.program_addrspace(),
+        );
+        let params_start = self.args.len() as u32;
+        for ty in &params {
+            self.args.push(ArgData {
+                func: f,
+                ty: *ty,
+                attrs: (0, 0),
+                name: NO_TEXT,
+                numbered: true,
+            });
+        }
+        let item = self.push_item(ItemKind::Function(f), None);
+        self.funcs.push(FuncData {
+            global: g,
+            item,
+            fn_ty,
+            ret_attrs: (0, 0),
+            params: (params_start, params.len() as u32),
+            prefix: NO_TEXT,
+            cconv: NO_TEXT,
+            suffix: NO_TEXT,
+            is_def: false,
+            body_start: NONE,
+            header_end: NONE,
+            close: NONE,
+            blocks: Vec::new(),
+            state: 0,
+            record_subst: Vec::new(),
+            names: None,
+        });
+        self.globals[g.index()].item = item;
+        // LLVM prints declarations after the definitions: after the last function.
+        let last_function = self.order.iter().rposition(|&i| {
+            matches!(self.items[i as usize].kind, ItemKind::Function(_)) && i != item
+        });
+        self.place_item(item, last_function);
+        Ok(f)
+    }
+
+    fn new_global(&mut self, name: &str, kind: GlobalKindData, addrspace: u32) -> GlobalId {
+        let g = GlobalId(self.globals.len() as u32);
+        let ptr_ty = self.types.ptr(addrspace);
+        self.globals.push(GlobalData {
+            name: name.as_bytes().into(),
+            numbered: false,
+            kind,
+            item: NONE,
+            addrspace,
+            ptr_ty,
+            removed: false,
+        });
+        self.global_map.insert(name.as_bytes().into(), g);
+        g
+    }
+
+    fn push_item(&mut self, kind: ItemKind, text: Option<Vec<u8>>) -> u32 {
+        let index = self.items.len() as u32;
+        self.items.push(ItemData {
+            kind,
+            start: NONE,
+            end: NONE,
+            state: ITEM_NEW,
+            text: text.map(Into::into),
+        });
+        index
+    }
+
+    /// Puts a new item after the item at `after` in print order (at the end when none).
+    fn place_item(&mut self, item: u32, after: Option<usize>) {
+        match after {
+            Some(pos) => self.order.insert(pos + 1, item),
+            None => self.order.push(item),
+        }
+    }
+
+    /// How many instructions, initializers and aliases refer to a global.
+    pub fn global_uses(&self, g: GlobalId) -> usize {
+        let target = PackedValue::pack(Value::Global(g));
+        let mut seen = FxHashSet::default();
+        let mut count = 0;
+        for f in self.functions() {
+            for inst in f.instructions() {
+                if self
+                    .inst_ops(inst.id())
+                    .iter()
+                    .any(|op| self.op_mentions(*op, target, &mut seen, 0))
+                {
+                    count += 1;
+                }
+            }
+        }
+        for (i, global) in self.globals.iter().enumerate() {
+            if global.removed || i == g.index() {
+                continue;
+            }
+            let op = match global.kind {
+                GlobalKindData::Var(v) => self.vars.get(v as usize).and_then(|v| v.init),
+                GlobalKindData::Alias(a) => self.aliases.get(a as usize).map(|a| a.aliasee),
+                _ => None,
+            };
+            if let Some(op) = op {
+                if self.op_mentions(op, target, &mut seen, 0) {
+                    count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    fn op_mentions(
+        &self,
+        op: PackedOp,
+        target: PackedValue,
+        seen: &mut FxHashSet<u32>,
+        depth: u32,
+    ) -> bool {
+        if op.value == target {
+            return true;
+        }
+        let Value::Const(c) = op.value.unpack() else {
+            return false;
+        };
+        if depth > 64 || !seen.insert(c.0) {
+            return false;
+        }
+        let data = self.const_data(c);
+        if data.kind == ConstKind::Opaque {
+            // Text-only constants (blockaddress, dso_local_equivalent): look for the name.
+            let g = &self.globals[(target.0 & crate::module::MAX_INDEX) as usize];
+            let text = self
+                .src
+                .get(data.start as usize..data.end as usize)
+                .unwrap_or(&[]);
+            let mut lexer = Lexer::new(text);
+            loop {
+                let t = lexer.next_token();
+                match t.kind {
+                    Tok::Eof | Tok::Error => return false,
+                    Tok::GlobalVar | Tok::GlobalId => {
+                        let raw = &text[t.start as usize..t.end as usize];
+                        let key = crate::lexer::name_key(raw, t.kind == Tok::GlobalId);
+                        let matches = match key {
+                            crate::lexer::NameKey::Named(n) => !g.numbered && *n == *g.name,
+                            crate::lexer::NameKey::Numbered(n) => {
+                                g.numbered && n.to_string().as_bytes() == &*g.name
+                            }
+                        };
+                        if matches {
+                            return true;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let ops: Vec<PackedOp> = self.const_ops(c).to_vec();
+        ops.into_iter()
+            .any(|op| self.op_mentions(op, target, seen, depth + 1))
+    }
+
+    /// Removes a function (declaration or definition). Refused while anything refers to it.
+    pub fn remove_function(&mut self, f: FuncId) -> Result<(), EditError> {
+        let Some(data) = self.funcs.get(f.index()) else {
+            return invalid("no such function");
+        };
+        let g = data.global;
+        let item = data.item;
+        if self.globals[g.index()].removed {
+            return invalid("the function was already removed");
+        }
+        let uses = self.global_uses(g);
+        if uses > 0 {
+            return Err(EditError::StillUsed {
+                what: format!("@{}", self.global(g).name_str()),
+                uses,
+            });
+        }
+        self.globals[g.index()].removed = true;
+        let name = self.globals[g.index()].name.clone();
+        if self.global_map.get(&name) == Some(&g) {
+            self.global_map.remove(&name);
+        }
+        if let Some(it) = self.items.get_mut(item as usize) {
+            if it.state == ITEM_NEW {
+                self.order.retain(|&i| i != item);
+            } else {
+                it.state = ITEM_REMOVED;
+            }
+        }
+        Ok(())
+    }
+
+    /// Changes a parameter's type (the function header is printed anew). The uses of the
+    /// parameter in the body are the caller's to fix, as are the calls to the function.
+    pub fn set_param_type(&mut self, param: ArgId, ty: TypeId) -> Result<(), EditError> {
+        let Some(arg) = self.args.get_mut(param.index()) else {
+            return invalid("no such parameter");
+        };
+        arg.ty = ty;
+        let f = arg.func;
+        let data = &self.funcs[f.index()];
+        let (start, len) = data.params;
+        let (ret, _, vararg) = self
+            .types
+            .function_parts(data.fn_ty)
+            .map(|(r, p, v)| (r, p.to_vec(), v))
+            .unwrap_or((TypeId::VOID, Vec::new(), false));
+        let params: Vec<TypeId> = (start..start + len)
+            .map(|i| self.args[i as usize].ty)
+            .collect();
+        let fn_ty = self.types.function(ret, &params, vararg);
+        let data = &mut self.funcs[f.index()];
+        data.fn_ty = fn_ty;
+        data.state |= HEADER_EDITED;
+        Ok(())
+    }
+
+    /// Replaces a parameter's attributes (`byval(T)`, `align N`, `noundef`, ...).
+    pub fn set_param_attrs(&mut self, param: ArgId, attrs: &[Attr]) -> Result<(), EditError> {
+        if param.index() >= self.args.len() {
+            return invalid("no such parameter");
+        }
+        let start = self.attrs.len() as u32;
+        self.attrs.extend_from_slice(attrs);
+        let arg = &mut self.args[param.index()];
+        arg.attrs = (start, attrs.len() as u32);
+        let f = arg.func;
+        self.funcs[f.index()].state |= HEADER_EDITED;
+        Ok(())
+    }
+
+    /// Adds `@name = private unnamed_addr [addrspace(N)] constant [len x i8] c"...", align 1`
+    /// (`bytes` should end in NUL for a C string). A taken name gets a numeric suffix.
+    pub fn add_string_global(&mut self, name: &str, bytes: &[u8], addrspace: u32) -> GlobalId {
+        let mut candidate = name.to_string();
+        let mut k = 1;
+        while self.global_map.contains_key(candidate.as_bytes()) {
+            candidate = format!("{name}.{k}");
+            k += 1;
+        }
+        let ty = self.types.array(bytes.len() as u64, TypeId::I8);
+        self.byte_strings.push(bytes.into());
+        let init = self.new_const(ConstKind::NewBytes(self.byte_strings.len() as u32 - 1));
+        let var = self.vars.len() as u32;
+        self.vars.push(VarData {
+            value_ty: ty,
+            init: Some(PackedOp::new(Operand {
+                ty,
+                value: Value::Const(init),
+            })),
+            constant: true,
+        });
+        let g = self.new_global(&candidate, GlobalKindData::Var(var), addrspace);
+        let mut text = Vec::new();
+        crate::types::write_name(b'@', candidate.as_bytes(), false, &mut text);
+        text.extend_from_slice(b" = private unnamed_addr ");
+        if addrspace != 0 {
+            text.extend_from_slice(format!("addrspace({addrspace}) ").as_bytes());
+        }
+        text.extend_from_slice(b"constant ");
+        self.types.write(ty, &mut text);
+        text.extend_from_slice(b" c\"");
+        crate::lexer::escape_into(bytes, &mut text);
+        text.extend_from_slice(b"\", align 1\n");
+        let item = self.push_item(ItemKind::Global(g), Some(text));
+        self.globals[g.index()].item = item;
+        // After the last global variable, else before the first function.
+        let after = self.order.iter().rposition(|&i| {
+            matches!(self.items[i as usize].kind, ItemKind::Global(_)) && i != item
+        });
+        let after = after.or_else(|| {
+            self.order
+                .iter()
+                .position(|&i| matches!(self.items[i as usize].kind, ItemKind::Function(_)))
+                .and_then(|p| p.checked_sub(1))
+        });
+        self.place_item(item, after);
+        g
+    }
+
+    fn new_const(&mut self, kind: ConstKind) -> crate::module::ConstId {
+        let id = crate::module::ConstId(self.consts.len() as u32);
+        self.consts.push(ConstData {
+            kind,
+            start: NONE,
+            end: NONE,
+        });
+        id
+    }
+
+    /// An integer constant of type `ty`.
+    pub fn const_int(&mut self, ty: TypeId, value: i64) -> Operand {
+        let c = self.new_const(ConstKind::Int(value));
+        Operand {
+            ty,
+            value: Value::Const(c),
+        }
+    }
+
+    /// A floating constant of type `ty` (printed as LLVM prints doubles).
+    pub fn const_f64(&mut self, ty: TypeId, value: f64) -> Operand {
+        let c = self.new_const(ConstKind::F64(value.to_bits()));
+        Operand {
+            ty,
+            value: Value::Const(c),
+        }
+    }
+
+    /// `null` of a pointer type.
+    pub fn const_null(&self, ty: TypeId) -> Operand {
+        Operand {
+            ty,
+            value: Value::Const(crate::constant::C_NULL),
+        }
+    }
+
+    /// `zeroinitializer` of any type.
+    pub fn const_zero(&self, ty: TypeId) -> Operand {
+        Operand {
+            ty,
+            value: Value::Const(crate::constant::C_ZERO),
+        }
+    }
+
+    /// `poison` of any type.
+    pub fn const_poison(&self, ty: TypeId) -> Operand {
+        Operand {
+            ty,
+            value: Value::Const(crate::constant::C_POISON),
+        }
+    }
+}
+
+impl<'m> Builder<'m> {
+    /// The module being edited.
+    pub fn module(&self) -> &Module {
+        self.m
+    }
+
+    /// The type table (to make types while building).
+    pub fn types_mut(&mut self) -> &mut crate::types::Types {
+        &mut self.m.types
+    }
+
+    /// The function being edited.
+    pub fn function(&self) -> FuncId {
+        self.func
+    }
+
+    /// The instruction inserted last.
+    pub fn last(&self) -> Option<InstId> {
+        self.last
+    }
+
+    /// Gives every instruction built from now on the `!dbg` location of `inst` (a no-op when
+    /// it has none): diagnostics and debuggers then point at the original call.
+    pub fn debug_loc_from(&mut self, inst: InstId) -> &mut Self {
+        self.attach.clear();
+        if let Some(&kind) = self.m.md.kind_map.get(&b"dbg"[..]) {
+            if let Some(node) = self.m.inst_metadata(inst, "dbg") {
+                self.attach.push((kind, node.id()));
+            }
+        }
+        self
+    }
+
+    fn insert(
+        &mut self,
+        mut data: InstData,
+        ops: &[Operand],
+        name: &str,
+    ) -> Result<InstId, EditError> {
+        if self.m.insts.len() >= crate::module::MAX_INDEX as usize {
+            return invalid("too many instructions");
+        }
+        let id = InstId(self.m.insts.len() as u32);
+        data.ops = self.m.ops.len() as u32;
+        data.ops_len = ops.len() as u32;
+        self.m.ops.extend(ops.iter().map(|&op| PackedOp::new(op)));
+        data.md = self.m.md_attach.len() as u32;
+        data.md_len = self.attach.len() as u8;
+        self.m.md_attach.extend_from_slice(&self.attach);
+        data.flags = NEW;
+        data.start = NONE;
+        data.end = NONE;
+        data.block = self.block.0;
+        self.m.insts.push(data);
+        if data.ty != TypeId::VOID {
+            let name = self.m.fresh_local(self.func, name);
+            self.m.new_names.insert(id, name);
+        }
+        let insts = &mut self.m.blocks[self.block.index()].insts;
+        let index = self.index.min(insts.len());
+        insts.insert(index, id);
+        self.index = index + 1;
+        self.m.funcs[self.func.index()].state |= BODY_EDITED;
+        self.last = Some(id);
+        Ok(id)
+    }
+
+    fn blank(opcode: Opcode, ty: TypeId) -> InstData {
+        InstData {
+            opcode,
+            flags: 0,
+            aux: 0,
+            md_len: 0,
+            ty,
+            ops: 0,
+            ops_len: 0,
+            start: NONE,
+            end: NONE,
+            extra: NONE,
+            block: 0,
+            md: 0,
+        }
+    }
+
+    fn result(&self, id: InstId) -> Operand {
+        Operand {
+            ty: self.m.insts[id.index()].ty,
+            value: Value::Inst(id),
+        }
+    }
+
+    fn align_code(align: u64) -> Result<u8, EditError> {
+        if align == 0 {
+            return Ok(0);
+        }
+        if !align.is_power_of_two() || align > 1 << 32 {
+            return invalid(format!("alignment {align} is not a power of two"));
+        }
+        Ok(align.trailing_zeros() as u8 + 1)
+    }
+
+    fn want_ptr(&self, op: Operand) -> Result<u32, EditError> {
+        match self.m.types.ptr_addrspace(op.ty) {
+            Some(a) => Ok(a),
+            None => Err(EditError::TypeMismatch {
+                expected: "ptr".into(),
+                found: self.m.type_name(op.ty),
+            }),
+        }
+    }
+
+    fn same(&self, a: TypeId, b: TypeId) -> Result<(), EditError> {
+        if a == b {
+            Ok(())
+        } else {
+            Err(EditError::TypeMismatch {
+                expected: self.m.type_name(a),
+                found: self.m.type_name(b),
+            })
+        }
+    }
+
+    /// `%name = alloca T, align A` in the data layout's alloca address space.
+    pub fn alloca(&mut self, ty: TypeId, align: u64, name: &str) -> Result<Operand, EditError> {
+        if self.m.layout.alloc_size(&self.m.types, ty).is_err() {
+            return invalid(format!("cannot allocate `{}`", self.m.type_name(ty)));
+        }
+        let addrspace = self.m.layout.alloca_addrspace();
+        let ptr = self.m.types.ptr(addrspace);
+        let mut data = Self::blank(Opcode::Alloca, ptr);
+        data.extra = ty.0;
+        data.aux = Self::align_code(align)?;
+        let id = self.insert(data, &[], name)?;
+        Ok(self.result(id))
+    }
+
+    /// `%name = load T, ptr %p, align A`.
+    pub fn load(
+        &mut self,
+        ty: TypeId,
+        ptr: Operand,
+        align: u64,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        self.want_ptr(ptr)?;
+        let mut data = Self::blank(Opcode::Load, ty);
+        data.aux = Self::align_code(align)?;
+        let id = self.insert(data, &[ptr], name)?;
+        Ok(self.result(id))
+    }
+
+    /// `store T %v, ptr %p, align A`.
+    pub fn store(&mut self, value: Operand, ptr: Operand, align: u64) -> Result<InstId, EditError> {
+        self.want_ptr(ptr)?;
+        let mut data = Self::blank(Opcode::Store, TypeId::VOID);
+        data.aux = Self::align_code(align)?;
+        self.insert(data, &[value, ptr], "")
+    }
+
+    /// `%name = getelementptr [inbounds] T, ptr %base, indices...`.
+    pub fn gep(
+        &mut self,
+        source: TypeId,
+        base: Operand,
+        indices: &[Operand],
+        inbounds: bool,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        let addrspace = self.want_ptr(base)?;
+        for index in indices {
+            if self.m.types.int_bits(index.ty).is_none() {
+                return Err(EditError::TypeMismatch {
+                    expected: "an integer index".into(),
+                    found: self.m.type_name(index.ty),
+                });
+            }
+        }
+        let ty = self.m.types.ptr(addrspace);
+        let mut data = Self::blank(Opcode::GetElementPtr, ty);
+        data.extra = source.0;
+        if inbounds {
+            data.aux = GEP_INBOUNDS;
+        }
+        let mut ops = vec![base];
+        ops.extend_from_slice(indices);
+        let id = self.insert(data, &ops, name)?;
+        Ok(self.result(id))
+    }
+
+    /// `getelementptr inbounds T, ptr %base, i32 0, i32 field`: the address of a struct field.
+    pub fn struct_gep(
+        &mut self,
+        source: TypeId,
+        base: Operand,
+        field: u32,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        match self.m.types.get(source) {
+            Type::Struct(s) if (field as usize) < s.fields.len() => {}
+            _ => {
+                return invalid(format!(
+                    "`{}` has no field {field}",
+                    self.m.type_name(source)
+                ))
+            }
+        }
+        let zero = self.m.const_int(TypeId::I32, 0);
+        let index = self.m.const_int(TypeId::I32, i64::from(field));
+        self.gep(source, base, &[zero, index], true, name)
+    }
+
+    /// A call to a function, with per-argument attributes. Returns the call instruction.
+    pub fn call(
+        &mut self,
+        callee: FuncId,
+        args: &[(Operand, &[Attr])],
+        name: &str,
+    ) -> Result<InstId, EditError> {
+        let Some(f) = self.m.funcs.get(callee.index()) else {
+            return invalid("no such function");
+        };
+        let fn_ty = f.fn_ty;
+        let operand = self.m.global(f.global).operand();
+        self.call_indirect(fn_ty, operand, args, name)
+    }
+
+    /// A call through any callee operand with an explicit function type.
+    pub fn call_indirect(
+        &mut self,
+        fn_ty: TypeId,
+        callee: Operand,
+        args: &[(Operand, &[Attr])],
+        name: &str,
+    ) -> Result<InstId, EditError> {
+        let Some((ret, params, vararg)) = self.m.types.function_parts(fn_ty) else {
+            return invalid(format!(
+                "`{}` is not a function type",
+                self.m.type_name(fn_ty)
+            ));
+        };
+        let params = params.to_vec();
+        if args.len() < params.len() || !vararg && args.len() != params.len() {
+            return invalid(format!(
+                "`{}` takes {} argument(s), {} given",
+                self.m.type_name(fn_ty),
+                params.len(),
+                args.len()
+            ));
+        }
+        for (param, (arg, _)) in params.iter().zip(args) {
+            self.same(*param, arg.ty)?;
+        }
+        let mut data = Self::blank(Opcode::Call, ret);
+        let arg_attrs = self.m.attr_sets.len() as u32;
+        for (_, attrs) in args {
+            let start = self.m.attrs.len() as u32;
+            self.m.attrs.extend_from_slice(attrs);
+            self.m.attr_sets.push((start, attrs.len() as u32));
+        }
+        data.extra = self.m.calls.len() as u32;
+        self.m.calls.push(CallData {
+            fn_ty,
+            arg_attrs,
+            ret_attrs: (0, 0),
+            nargs: args.len() as u32,
+            cconv: NO_TEXT,
+            fn_attrs: NO_TEXT,
+            bundles: NO_TEXT,
+            tail: NO_TEXT,
+        });
+        let mut ops = vec![callee];
+        ops.extend(args.iter().map(|(op, _)| *op));
+        self.insert(data, &ops, name)
+    }
+
+    /// A cast (`zext`, `sext`, `fpext`, `bitcast`, `addrspacecast`, `ptrtoint`, ...).
+    pub fn cast(
+        &mut self,
+        opcode: Opcode,
+        value: Operand,
+        to: TypeId,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        if !opcode.is_cast() {
+            return invalid(format!("`{}` is not a cast", opcode.keyword()));
+        }
+        let id = self.insert(Self::blank(opcode, to), &[value], name)?;
+        Ok(self.result(id))
+    }
+
+    /// A two-operand arithmetic or bitwise operation.
+    pub fn binary(
+        &mut self,
+        opcode: Opcode,
+        a: Operand,
+        b: Operand,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        if !opcode.is_binary() {
+            return invalid(format!("`{}` is not a binary operation", opcode.keyword()));
+        }
+        self.same(a.ty, b.ty)?;
+        let id = self.insert(Self::blank(opcode, a.ty), &[a, b], name)?;
+        Ok(self.result(id))
+    }
+
+    /// `icmp pred T a, b`.
+    pub fn icmp(
+        &mut self,
+        pred: Predicate,
+        a: Operand,
+        b: Operand,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        self.same(a.ty, b.ty)?;
+        if pred.0 >= 10 {
+            return invalid("not an integer predicate");
+        }
+        let mut data = Self::blank(Opcode::ICmp, TypeId::I1);
+        data.aux = pred.0;
+        let id = self.insert(data, &[a, b], name)?;
+        Ok(self.result(id))
+    }
+
+    /// `select i1 c, T a, T b`.
+    pub fn select(
+        &mut self,
+        cond: Operand,
+        a: Operand,
+        b: Operand,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        self.same(TypeId::I1, cond.ty)?;
+        self.same(a.ty, b.ty)?;
+        let id = self.insert(Self::blank(Opcode::Select, a.ty), &[cond, a, b], name)?;
+        Ok(self.result(id))
+    }
+
+    /// `atomicrmw op ptr %p, T v ordering`.
+    pub fn atomic_rmw(
+        &mut self,
+        op: RmwOp,
+        ptr: Operand,
+        value: Operand,
+        ordering: Ordering,
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        self.want_ptr(ptr)?;
+        let mut data = Self::blank(Opcode::AtomicRmw, value.ty);
+        data.aux = op as u8;
+        data.extra = ordering as u32;
+        let id = self.insert(data, &[ptr, value], name)?;
+        Ok(self.result(id))
+    }
+
+    /// `extractvalue T agg, indices...`.
+    pub fn extract_value(
+        &mut self,
+        agg: Operand,
+        indices: &[u32],
+        name: &str,
+    ) -> Result<Operand, EditError> {
+        let mut ty = agg.ty;
+        for &i in indices {
+            ty = match self.m.types.member(ty, u64::from(i)) {
+                Some(t) => t,
+                None => return invalid(format!("index {i} is out of range")),
+            };
+        }
+        let mut data = Self::blank(Opcode::ExtractValue, ty);
+        data.extra = self.m.index_lists.len() as u32;
+        self.m.index_lists.push(indices.len() as u32);
+        self.m.index_lists.extend_from_slice(indices);
+        let id = self.insert(data, &[agg], name)?;
+        Ok(self.result(id))
+    }
+
+    /// `ret void` or `ret T v`.
+    pub fn ret(&mut self, value: Option<Operand>) -> Result<InstId, EditError> {
+        let ops: Vec<Operand> = value.into_iter().collect();
+        self.insert(Self::blank(Opcode::Ret, TypeId::VOID), &ops, "")
+    }
+}

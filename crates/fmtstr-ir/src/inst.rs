@@ -1,0 +1,429 @@
+//! Instruction opcodes, attributes and the per-instruction records.
+
+use crate::types::TypeId;
+
+/// An instruction's opcode, as LLVM 19 spells it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+#[allow(missing_docs)] // each variant is the LLVM keyword of the same name
+pub enum Opcode {
+    Ret,
+    Br,
+    Switch,
+    IndirectBr,
+    Invoke,
+    Resume,
+    Unreachable,
+    CleanupRet,
+    CatchRet,
+    CatchSwitch,
+    CallBr,
+    FNeg,
+    Add,
+    FAdd,
+    Sub,
+    FSub,
+    Mul,
+    FMul,
+    UDiv,
+    SDiv,
+    FDiv,
+    URem,
+    SRem,
+    FRem,
+    Shl,
+    LShr,
+    AShr,
+    And,
+    Or,
+    Xor,
+    Alloca,
+    Load,
+    Store,
+    GetElementPtr,
+    Fence,
+    CmpXchg,
+    AtomicRmw,
+    Trunc,
+    ZExt,
+    SExt,
+    FPToUI,
+    FPToSI,
+    UIToFP,
+    SIToFP,
+    FPTrunc,
+    FPExt,
+    PtrToInt,
+    IntToPtr,
+    BitCast,
+    AddrSpaceCast,
+    CleanupPad,
+    CatchPad,
+    ICmp,
+    FCmp,
+    Phi,
+    Call,
+    Select,
+    VAArg,
+    ExtractElement,
+    InsertElement,
+    ShuffleVector,
+    ExtractValue,
+    InsertValue,
+    LandingPad,
+    Freeze,
+}
+
+const OPCODES: [(Opcode, &str); 65] = [
+    (Opcode::Ret, "ret"),
+    (Opcode::Br, "br"),
+    (Opcode::Switch, "switch"),
+    (Opcode::IndirectBr, "indirectbr"),
+    (Opcode::Invoke, "invoke"),
+    (Opcode::Resume, "resume"),
+    (Opcode::Unreachable, "unreachable"),
+    (Opcode::CleanupRet, "cleanupret"),
+    (Opcode::CatchRet, "catchret"),
+    (Opcode::CatchSwitch, "catchswitch"),
+    (Opcode::CallBr, "callbr"),
+    (Opcode::FNeg, "fneg"),
+    (Opcode::Add, "add"),
+    (Opcode::FAdd, "fadd"),
+    (Opcode::Sub, "sub"),
+    (Opcode::FSub, "fsub"),
+    (Opcode::Mul, "mul"),
+    (Opcode::FMul, "fmul"),
+    (Opcode::UDiv, "udiv"),
+    (Opcode::SDiv, "sdiv"),
+    (Opcode::FDiv, "fdiv"),
+    (Opcode::URem, "urem"),
+    (Opcode::SRem, "srem"),
+    (Opcode::FRem, "frem"),
+    (Opcode::Shl, "shl"),
+    (Opcode::LShr, "lshr"),
+    (Opcode::AShr, "ashr"),
+    (Opcode::And, "and"),
+    (Opcode::Or, "or"),
+    (Opcode::Xor, "xor"),
+    (Opcode::Alloca, "alloca"),
+    (Opcode::Load, "load"),
+    (Opcode::Store, "store"),
+    (Opcode::GetElementPtr, "getelementptr"),
+    (Opcode::Fence, "fence"),
+    (Opcode::CmpXchg, "cmpxchg"),
+    (Opcode::AtomicRmw, "atomicrmw"),
+    (Opcode::Trunc, "trunc"),
+    (Opcode::ZExt, "zext"),
+    (Opcode::SExt, "sext"),
+    (Opcode::FPToUI, "fptoui"),
+    (Opcode::FPToSI, "fptosi"),
+    (Opcode::UIToFP, "uitofp"),
+    (Opcode::SIToFP, "sitofp"),
+    (Opcode::FPTrunc, "fptrunc"),
+    (Opcode::FPExt, "fpext"),
+    (Opcode::PtrToInt, "ptrtoint"),
+    (Opcode::IntToPtr, "inttoptr"),
+    (Opcode::BitCast, "bitcast"),
+    (Opcode::AddrSpaceCast, "addrspacecast"),
+    (Opcode::CleanupPad, "cleanuppad"),
+    (Opcode::CatchPad, "catchpad"),
+    (Opcode::ICmp, "icmp"),
+    (Opcode::FCmp, "fcmp"),
+    (Opcode::Phi, "phi"),
+    (Opcode::Call, "call"),
+    (Opcode::Select, "select"),
+    (Opcode::VAArg, "va_arg"),
+    (Opcode::ExtractElement, "extractelement"),
+    (Opcode::InsertElement, "insertelement"),
+    (Opcode::ShuffleVector, "shufflevector"),
+    (Opcode::ExtractValue, "extractvalue"),
+    (Opcode::InsertValue, "insertvalue"),
+    (Opcode::LandingPad, "landingpad"),
+    (Opcode::Freeze, "freeze"),
+];
+
+impl Opcode {
+    /// The LLVM keyword.
+    pub fn keyword(self) -> &'static str {
+        OPCODES[self as usize].1
+    }
+
+    /// The opcode for an LLVM keyword.
+    pub fn from_keyword(word: &[u8]) -> Option<Opcode> {
+        // A match on the bytes compiles to a length switch plus short compares, which is what
+        // the per-instruction dispatch wants.
+        Some(match word {
+            b"ret" => Opcode::Ret,
+            b"br" => Opcode::Br,
+            b"switch" => Opcode::Switch,
+            b"indirectbr" => Opcode::IndirectBr,
+            b"invoke" => Opcode::Invoke,
+            b"resume" => Opcode::Resume,
+            b"unreachable" => Opcode::Unreachable,
+            b"cleanupret" => Opcode::CleanupRet,
+            b"catchret" => Opcode::CatchRet,
+            b"catchswitch" => Opcode::CatchSwitch,
+            b"callbr" => Opcode::CallBr,
+            b"fneg" => Opcode::FNeg,
+            b"add" => Opcode::Add,
+            b"fadd" => Opcode::FAdd,
+            b"sub" => Opcode::Sub,
+            b"fsub" => Opcode::FSub,
+            b"mul" => Opcode::Mul,
+            b"fmul" => Opcode::FMul,
+            b"udiv" => Opcode::UDiv,
+            b"sdiv" => Opcode::SDiv,
+            b"fdiv" => Opcode::FDiv,
+            b"urem" => Opcode::URem,
+            b"srem" => Opcode::SRem,
+            b"frem" => Opcode::FRem,
+            b"shl" => Opcode::Shl,
+            b"lshr" => Opcode::LShr,
+            b"ashr" => Opcode::AShr,
+            b"and" => Opcode::And,
+            b"or" => Opcode::Or,
+            b"xor" => Opcode::Xor,
+            b"alloca" => Opcode::Alloca,
+            b"load" => Opcode::Load,
+            b"store" => Opcode::Store,
+            b"getelementptr" => Opcode::GetElementPtr,
+            b"fence" => Opcode::Fence,
+            b"cmpxchg" => Opcode::CmpXchg,
+            b"atomicrmw" => Opcode::AtomicRmw,
+            b"trunc" => Opcode::Trunc,
+            b"zext" => Opcode::ZExt,
+            b"sext" => Opcode::SExt,
+            b"fptoui" => Opcode::FPToUI,
+            b"fptosi" => Opcode::FPToSI,
+            b"uitofp" => Opcode::UIToFP,
+            b"sitofp" => Opcode::SIToFP,
+            b"fptrunc" => Opcode::FPTrunc,
+            b"fpext" => Opcode::FPExt,
+            b"ptrtoint" => Opcode::PtrToInt,
+            b"inttoptr" => Opcode::IntToPtr,
+            b"bitcast" => Opcode::BitCast,
+            b"addrspacecast" => Opcode::AddrSpaceCast,
+            b"cleanuppad" => Opcode::CleanupPad,
+            b"catchpad" => Opcode::CatchPad,
+            b"icmp" => Opcode::ICmp,
+            b"fcmp" => Opcode::FCmp,
+            b"phi" => Opcode::Phi,
+            b"call" | b"tail" | b"musttail" | b"notail" => Opcode::Call,
+            b"select" => Opcode::Select,
+            b"va_arg" => Opcode::VAArg,
+            b"extractelement" => Opcode::ExtractElement,
+            b"insertelement" => Opcode::InsertElement,
+            b"shufflevector" => Opcode::ShuffleVector,
+            b"extractvalue" => Opcode::ExtractValue,
+            b"insertvalue" => Opcode::InsertValue,
+            b"landingpad" => Opcode::LandingPad,
+            b"freeze" => Opcode::Freeze,
+            _ => return None,
+        })
+    }
+
+    /// Whether it ends a basic block.
+    pub fn is_terminator(self) -> bool {
+        (self as u8) <= (Opcode::CallBr as u8)
+    }
+
+    /// Whether it is a cast (`trunc` ... `addrspacecast`).
+    pub fn is_cast(self) -> bool {
+        (Opcode::Trunc as u8..=Opcode::AddrSpaceCast as u8).contains(&(self as u8))
+    }
+
+    /// Whether it is a two-operand arithmetic or bitwise operation.
+    pub fn is_binary(self) -> bool {
+        (Opcode::Add as u8..=Opcode::Xor as u8).contains(&(self as u8))
+    }
+}
+
+/// An integer or floating comparison predicate (`icmp eq`, `fcmp olt`, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Predicate(pub(crate) u8);
+
+const PREDICATES: [&str; 26] = [
+    "eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle", "false", "oeq", "ogt",
+    "oge", "olt", "ole", "one", "ord", "ueq", "une", "uno", "true", "ugt", "uge", "ult", "ule",
+];
+
+impl Predicate {
+    pub(crate) fn parse(word: &[u8], float: bool) -> Option<Predicate> {
+        let range = if float { 10..26 } else { 0..10 };
+        let index = PREDICATES[range.clone()]
+            .iter()
+            .position(|p| p.as_bytes() == word)?;
+        Some(Predicate((range.start + index) as u8))
+    }
+
+    /// The keyword (`eq`, `slt`, `olt`, ...).
+    pub fn keyword(self) -> &'static str {
+        PREDICATES.get(self.0 as usize).copied().unwrap_or("eq")
+    }
+
+    /// `icmp eq`.
+    pub const EQ: Predicate = Predicate(0);
+    /// `icmp ne`.
+    pub const NE: Predicate = Predicate(1);
+    /// `icmp ult`.
+    pub const ULT: Predicate = Predicate(4);
+    /// `icmp slt`.
+    pub const SLT: Predicate = Predicate(8);
+}
+
+/// A parameter or return attribute of a function or call.
+///
+/// Attributes no pass needs to understand are kept as their exact text ([`Attr::Other`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Attr {
+    /// `zeroext`.
+    ZeroExt,
+    /// `signext`.
+    SignExt,
+    /// `inreg`.
+    InReg,
+    /// `noundef`.
+    NoUndef,
+    /// `nonnull`.
+    NonNull,
+    /// `noalias`.
+    NoAlias,
+    /// `nocapture`.
+    NoCapture,
+    /// `readonly`.
+    ReadOnly,
+    /// `writeonly`.
+    WriteOnly,
+    /// `readnone`.
+    ReadNone,
+    /// `returned`.
+    Returned,
+    /// `nest`.
+    Nest,
+    /// `immarg`.
+    ImmArg,
+    /// `align N`.
+    Align(u64),
+    /// `dereferenceable(N)`.
+    Dereferenceable(u64),
+    /// `dereferenceable_or_null(N)`.
+    DereferenceableOrNull(u64),
+    /// `byval(T)`.
+    ByVal(TypeId),
+    /// `byref(T)`.
+    ByRef(TypeId),
+    /// `sret(T)`.
+    SRet(TypeId),
+    /// `inalloca(T)`.
+    InAlloca(TypeId),
+    /// `preallocated(T)`.
+    Preallocated(TypeId),
+    /// `elementtype(T)`.
+    ElementType(TypeId),
+    /// Anything else, kept as its source text (`range(i32 0, 8)`, `"key"="value"`, ...).
+    Other(Text),
+}
+
+/// A piece of a module's source text (see [`crate::Module::text`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Text {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
+pub(crate) const FLAG_ATTRS: [(Attr, &str); 13] = [
+    (Attr::ZeroExt, "zeroext"),
+    (Attr::SignExt, "signext"),
+    (Attr::InReg, "inreg"),
+    (Attr::NoUndef, "noundef"),
+    (Attr::NonNull, "nonnull"),
+    (Attr::NoAlias, "noalias"),
+    (Attr::NoCapture, "nocapture"),
+    (Attr::ReadOnly, "readonly"),
+    (Attr::WriteOnly, "writeonly"),
+    (Attr::ReadNone, "readnone"),
+    (Attr::Returned, "returned"),
+    (Attr::Nest, "nest"),
+    (Attr::ImmArg, "immarg"),
+];
+
+pub(crate) const TYPE_ATTRS: [&str; 6] = [
+    "byval",
+    "byref",
+    "sret",
+    "inalloca",
+    "preallocated",
+    "elementtype",
+];
+
+impl Attr {
+    pub(crate) fn type_attr(index: usize, ty: TypeId) -> Attr {
+        match index {
+            0 => Attr::ByVal(ty),
+            1 => Attr::ByRef(ty),
+            2 => Attr::SRet(ty),
+            3 => Attr::InAlloca(ty),
+            4 => Attr::Preallocated(ty),
+            _ => Attr::ElementType(ty),
+        }
+    }
+}
+
+pub(crate) const NONE: u32 = u32::MAX;
+
+/// Instruction state bits.
+pub(crate) const HAS_DEF: u8 = 1; // the text starts with `%name =`
+pub(crate) const IMPLICIT_NUM: u8 = 2; // non-void without `%N =`: takes a number silently
+pub(crate) const NEW: u8 = 4; // made by an edit: printed from its fields
+pub(crate) const REMOVED: u8 = 8;
+pub(crate) const OPS_EDITED: u8 = 16; // operands replaced: current list in `Module::edited_ops`
+pub(crate) const GEP_INBOUNDS: u8 = 1; // in `aux` of a new GEP
+
+/// One instruction. 36 bytes: a 50 MB module holds over a million of these.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct InstData {
+    pub opcode: Opcode,
+    pub flags: u8,
+    /// Per opcode: log2(align)+1 for memory operations, the predicate for compares, the
+    /// operation for atomicrmw, GEP flags for new GEPs.
+    pub aux: u8,
+    pub md_len: u8,
+    pub ty: TypeId,
+    pub ops: u32,
+    pub ops_len: u32,
+    /// The instruction's text: first token to the end of its line (newline included).
+    pub start: u32,
+    pub end: u32,
+    /// Per opcode: the call record (call, invoke, callbr), the source element type (GEP),
+    /// the allocated type (alloca), the index list (extractvalue, insertvalue).
+    pub extra: u32,
+    pub block: u32,
+    pub md: u32,
+}
+
+/// The parts of a call that its operands do not hold.
+#[derive(Clone, Debug)]
+pub(crate) struct CallData {
+    pub fn_ty: TypeId,
+    /// One attribute range per argument, in `Module::attr_sets`.
+    pub arg_attrs: u32,
+    pub ret_attrs: (u32, u32),
+    pub nargs: u32,
+    /// Source text kept as is: calling convention, function attributes, operand bundles,
+    /// `tail`/`musttail`, fast-math flags. `NONE` spans for new calls.
+    pub cconv: Text,
+    pub fn_attrs: Text,
+    pub bundles: Text,
+    pub tail: Text,
+}
+
+pub(crate) const NO_TEXT: Text = Text {
+    start: NONE,
+    end: NONE,
+};
+
+impl Text {
+    pub(crate) fn is_none(self) -> bool {
+        self.start == NONE
+    }
+}

@@ -1,0 +1,674 @@
+//! The lexer: LLVM 19's assembly language as a stream of byte spans.
+//!
+//! Tokens are `(kind, start, end)` over the source bytes; nothing is copied or decoded here, so
+//! that lexing a 50 MB module costs one pass over its bytes. Names keep their sigil and quotes;
+//! [`local_key`] and friends decode them when a name is compared. The token set follows LLVM's
+//! `LLLexer` (identifiers, labels, metadata, attribute groups, comdats, summary entries, C and
+//! line comments), with one convenience: `!N` is a single [`Tok::MetadataId`] token.
+
+/// What a token is. Keywords and primitive type names are all [`Tok::Ident`]: the parser knows
+/// which words it expects where, and LLVM adds keywords in every release.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Tok {
+    Eof,
+    /// Bytes that start no token; `Lexer::error` says why.
+    Error,
+    Equal,
+    Comma,
+    Star,
+    LSquare,
+    RSquare,
+    LBrace,
+    RBrace,
+    Less,
+    Greater,
+    LParen,
+    RParen,
+    /// `!` not followed by a name or number (`!{`, `!"..."`).
+    Exclaim,
+    Bar,
+    DotDotDot,
+    /// `%name` or `%"quoted"`.
+    LocalVar,
+    /// `%12`.
+    LocalId,
+    /// `@name` or `@"quoted"`.
+    GlobalVar,
+    /// `@12`.
+    GlobalId,
+    /// `$name` or `$"quoted"`.
+    ComdatVar,
+    /// `!name` (metadata kinds, named metadata, specialized node names such as `!DILocation`).
+    MetadataVar,
+    /// `!12`.
+    MetadataId,
+    /// `#12`.
+    AttrGroupId,
+    /// `#dbg_value` and the other debug record kinds.
+    DbgRecord,
+    /// `^12`.
+    SummaryId,
+    /// `name:` or `"quoted":` (block labels, and the field names of specialized metadata).
+    LabelStr,
+    /// `12:`.
+    LabelId,
+    /// Keywords and type names: `define`, `i32`, `ptr`, `x`, `DW_TAG_member`, ...
+    Ident,
+    /// A decimal integer, possibly negative, or an `s0x`/`u0x` hexadecimal integer.
+    Int,
+    /// A decimal floating literal or a `0x`, `0xK`, `0xL`, `0xM`, `0xH`, `0xR` hex literal.
+    Float,
+    /// `"..."`.
+    Str,
+    /// `c"..."`.
+    CStr,
+}
+
+/// One token: its kind and the byte range it covers in the source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Token {
+    pub kind: Tok,
+    pub start: u32,
+    pub end: u32,
+}
+
+const NAME: u8 = 1; // may appear in `%name`, `@name`, `!name`, labels: [-a-zA-Z$._0-9]
+const NAME_START: u8 = 2; // may start such a name: [-a-zA-Z$._]
+const WORD: u8 = 4; // keyword characters: [a-zA-Z0-9_]
+const DIGIT: u8 = 8;
+const HEX: u8 = 16;
+
+static CLASS: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        let mut k = 0;
+        let alpha = b.is_ascii_alphabetic();
+        if alpha || b.is_ascii_digit() || matches!(b, b'-' | b'$' | b'.' | b'_') {
+            k |= NAME;
+        }
+        if alpha || matches!(b, b'-' | b'$' | b'.' | b'_') {
+            k |= NAME_START;
+        }
+        if alpha || b.is_ascii_digit() || b == b'_' {
+            k |= WORD;
+        }
+        if b.is_ascii_digit() {
+            k |= DIGIT;
+        }
+        if b.is_ascii_hexdigit() {
+            k |= HEX;
+        }
+        table[c] = k;
+        c += 1;
+    }
+    table
+};
+
+#[inline]
+fn is(class: u8, b: u8) -> bool {
+    CLASS[b as usize] & class != 0
+}
+
+/// A cursor over the source. Cloning it is how the parser looks ahead.
+#[derive(Clone, Debug)]
+pub(crate) struct Lexer<'s> {
+    src: &'s [u8],
+    pos: usize,
+    /// Why the last [`Tok::Error`] token was produced.
+    pub error: &'static str,
+}
+
+impl<'s> Lexer<'s> {
+    pub fn new(src: &'s [u8]) -> Self {
+        Lexer {
+            src,
+            pos: 0,
+            error: "",
+        }
+    }
+
+    pub fn at(src: &'s [u8], pos: usize) -> Self {
+        Lexer {
+            src,
+            pos: pos.min(src.len()),
+            error: "",
+        }
+    }
+
+    #[inline]
+    fn peek(&self, ahead: usize) -> u8 {
+        self.src.get(self.pos + ahead).copied().unwrap_or(0)
+    }
+
+    fn eat_while(&mut self, class: u8) {
+        while let Some(&b) = self.src.get(self.pos) {
+            if !is(class, b) {
+                break;
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Skips whitespace and comments. Returns false on an unterminated block comment.
+    fn skip_trivia(&mut self) -> bool {
+        loop {
+            match self.src.get(self.pos) {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
+                Some(b';') => {
+                    self.pos = match memchr(b'\n', &self.src[self.pos..]) {
+                        Some(i) => self.pos + i,
+                        None => self.src.len(),
+                    };
+                }
+                Some(b'/') if self.peek(1) == b'*' => {
+                    let body = &self.src[self.pos + 2..];
+                    match body.windows(2).position(|w| w == b"*/") {
+                        Some(i) => self.pos += 2 + i + 2,
+                        None => {
+                            self.pos = self.src.len();
+                            return false;
+                        }
+                    }
+                }
+                _ => return true,
+            }
+        }
+    }
+
+    /// Scans a `"..."` string whose opening quote is at `self.pos`; false if unterminated.
+    fn scan_string(&mut self) -> bool {
+        match memchr(b'"', &self.src[self.pos + 1..]) {
+            Some(i) => {
+                self.pos += i + 2;
+                true
+            }
+            None => {
+                self.pos = self.src.len();
+                false
+            }
+        }
+    }
+
+    fn error(&mut self, start: usize, why: &'static str) -> Token {
+        self.error = why;
+        if self.pos <= start {
+            // Always make progress, whatever the input.
+            self.pos = (start + 1).min(self.src.len());
+        }
+        make(Tok::Error, start, self.pos)
+    }
+
+    /// The next token.
+    pub fn next_token(&mut self) -> Token {
+        if !self.skip_trivia() {
+            let end = self.src.len();
+            self.error = "unterminated comment";
+            return make(Tok::Error, end, end);
+        }
+        let start = self.pos;
+        let Some(&b) = self.src.get(start) else {
+            return make(Tok::Eof, start, start);
+        };
+        self.pos += 1;
+        let kind = match b {
+            b'=' => Tok::Equal,
+            b',' => Tok::Comma,
+            b'*' => Tok::Star,
+            b'[' => Tok::LSquare,
+            b']' => Tok::RSquare,
+            b'{' => Tok::LBrace,
+            b'}' => Tok::RBrace,
+            b'<' => Tok::Less,
+            b'>' => Tok::Greater,
+            b'(' => Tok::LParen,
+            b')' => Tok::RParen,
+            b'|' => Tok::Bar,
+            b'%' => return self.sigil(start, Tok::LocalVar, Tok::LocalId),
+            b'@' => return self.sigil(start, Tok::GlobalVar, Tok::GlobalId),
+            b'$' => {
+                if self.peek(0) == b'"' {
+                    if !self.scan_string() {
+                        return self.error(start, "unterminated quoted name");
+                    }
+                    return make(Tok::ComdatVar, start, self.pos);
+                }
+                if is(NAME_START, self.peek(0)) {
+                    self.eat_while(NAME);
+                    if self.peek(0) == b':' {
+                        self.pos += 1;
+                        return make(Tok::LabelStr, start, self.pos);
+                    }
+                    return make(Tok::ComdatVar, start, self.pos);
+                }
+                return self.error(start, "expected a name after '$'");
+            }
+            b'!' => {
+                let c = self.peek(0);
+                if is(DIGIT, c) {
+                    self.eat_while(DIGIT);
+                    return make(Tok::MetadataId, start, self.pos);
+                }
+                if is(NAME_START, c) || c == b'\\' {
+                    while let Some(&b) = self.src.get(self.pos) {
+                        if !(is(NAME, b) || b == b'\\') {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                    return make(Tok::MetadataVar, start, self.pos);
+                }
+                Tok::Exclaim
+            }
+            b'#' => {
+                if is(DIGIT, self.peek(0)) {
+                    self.eat_while(DIGIT);
+                    return make(Tok::AttrGroupId, start, self.pos);
+                }
+                if self.src[self.pos..].starts_with(b"dbg_") {
+                    self.eat_while(WORD);
+                    return make(Tok::DbgRecord, start, self.pos);
+                }
+                return self.error(start, "expected an attribute group number after '#'");
+            }
+            b'^' => {
+                if is(DIGIT, self.peek(0)) {
+                    self.eat_while(DIGIT);
+                    return make(Tok::SummaryId, start, self.pos);
+                }
+                return self.error(start, "expected a summary entry number after '^'");
+            }
+            b'"' => {
+                self.pos = start;
+                if !self.scan_string() {
+                    return self.error(start, "unterminated string");
+                }
+                if self.peek(0) == b':' {
+                    self.pos += 1;
+                    return make(Tok::LabelStr, start, self.pos);
+                }
+                Tok::Str
+            }
+            b'.' => {
+                if self.peek(0) == b'.' && self.peek(1) == b'.' {
+                    self.pos += 2;
+                    Tok::DotDotDot
+                } else {
+                    return self.word(start);
+                }
+            }
+            b'-' | b'0'..=b'9' => return self.number(start),
+            b'+' => {
+                if is(DIGIT, self.peek(0)) {
+                    return self.number(start);
+                }
+                return self.error(start, "expected a number after '+'");
+            }
+            b'c' if self.peek(0) == b'"' => {
+                if !self.scan_string() {
+                    return self.error(start, "unterminated string");
+                }
+                Tok::CStr
+            }
+            _ if is(NAME_START, b) => return self.word(start),
+            _ => return self.error(start, "unexpected character"),
+        };
+        make(kind, start, self.pos)
+    }
+
+    /// `%`/`@` followed by a name, a quoted name or a number.
+    fn sigil(&mut self, start: usize, named: Tok, numbered: Tok) -> Token {
+        let c = self.peek(0);
+        if c == b'"' {
+            if !self.scan_string() {
+                return self.error(start, "unterminated quoted name");
+            }
+            return make(named, start, self.pos);
+        }
+        if is(DIGIT, c) {
+            self.eat_while(DIGIT);
+            if is(NAME, self.peek(0)) {
+                // `%1a` is a name in LLVM only when it does not start with a digit.
+                return self.error(start, "a name that starts with a digit must be quoted");
+            }
+            return make(numbered, start, self.pos);
+        }
+        if is(NAME_START, c) {
+            self.eat_while(NAME);
+            return make(named, start, self.pos);
+        }
+        self.error(start, "expected a name or number after the sigil")
+    }
+
+    /// A keyword, a label (`name:`) or a `c"..."` string.
+    fn word(&mut self, start: usize) -> Token {
+        self.pos = start;
+        self.eat_while(NAME);
+        if self.peek(0) == b':' {
+            self.pos += 1;
+            return make(Tok::LabelStr, start, self.pos);
+        }
+        // Keywords are the [a-zA-Z0-9_] prefix; the rest (for example `.` in `x.y`) is lexed
+        // again as the next token, as LLVM does.
+        self.pos = start;
+        self.eat_while(WORD);
+        if self.pos == start {
+            self.pos = start + 1;
+            self.error = "unexpected character";
+            return make(Tok::Error, start, self.pos);
+        }
+        make(Tok::Ident, start, self.pos)
+    }
+
+    /// Integers, floats, hex floats, `s0x`/`u0x` integers and numeric labels (`12:`).
+    fn number(&mut self, start: usize) -> Token {
+        self.pos = start;
+        let first = self.peek(0);
+        if first == b'-' || first == b'+' {
+            self.pos += 1;
+            if !is(DIGIT, self.peek(0)) {
+                // `-name:` is a label in LLVM.
+                self.pos = start;
+                self.eat_while(NAME);
+                if self.peek(0) == b':' && self.pos > start + 1 {
+                    self.pos += 1;
+                    return make(Tok::LabelStr, start, self.pos);
+                }
+                return self.error(start, "expected a number after '-'");
+            }
+        }
+        if first == b'0' && self.peek(1) == b'x' {
+            self.pos += 2;
+            if matches!(self.peek(0), b'K' | b'L' | b'M' | b'H' | b'R') {
+                self.pos += 1;
+            }
+            let digits = self.pos;
+            self.eat_while(HEX);
+            if self.pos == digits {
+                return self.error(start, "expected hexadecimal digits");
+            }
+            return make(Tok::Float, start, self.pos);
+        }
+        let digits = self.pos;
+        self.eat_while(DIGIT);
+        if self.pos == digits {
+            return self.error(start, "expected digits");
+        }
+        match self.peek(0) {
+            b'.' => {
+                self.pos += 1;
+                self.eat_while(DIGIT);
+                if matches!(self.peek(0), b'e' | b'E') {
+                    let save = self.pos;
+                    self.pos += 1;
+                    if matches!(self.peek(0), b'-' | b'+') {
+                        self.pos += 1;
+                    }
+                    if is(DIGIT, self.peek(0)) {
+                        self.eat_while(DIGIT);
+                    } else {
+                        self.pos = save;
+                    }
+                }
+                make(Tok::Float, start, self.pos)
+            }
+            b':' if first != b'-' && first != b'+' => {
+                self.pos += 1;
+                make(Tok::LabelId, start, self.pos)
+            }
+            c if is(NAME, c) && first != b'+' => {
+                // `1abc:` is a label; anything else glued to a number is an error.
+                self.eat_while(NAME);
+                if self.peek(0) == b':' {
+                    self.pos += 1;
+                    return make(Tok::LabelStr, start, self.pos);
+                }
+                self.error(start, "unexpected characters after a number")
+            }
+            _ => make(Tok::Int, start, self.pos),
+        }
+    }
+}
+
+/// Also handles `s0x`/`u0x` integers, which start like words.
+pub(crate) fn is_hex_int(text: &[u8]) -> bool {
+    text.len() > 3 && matches!(text[0], b's' | b'u') && text[1] == b'0' && text[2] == b'x'
+}
+
+#[inline]
+fn make(kind: Tok, start: usize, end: usize) -> Token {
+    // The parser rejects inputs of 4 GiB or more before lexing, so offsets fit.
+    Token {
+        kind,
+        start: start as u32,
+        end: end as u32,
+    }
+}
+
+/// The first index of `needle` in `haystack`.
+#[inline]
+pub(crate) fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+/// Decodes a quoted string body (without quotes): `\\` and `\XX` escapes.
+pub(crate) fn unescape(body: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len());
+    let mut i = 0;
+    while i < body.len() {
+        let b = body[i];
+        if b == b'\\' {
+            if body.get(i + 1) == Some(&b'\\') {
+                out.push(b'\\');
+                i += 2;
+                continue;
+            }
+            if let (Some(&h), Some(&l)) = (body.get(i + 1), body.get(i + 2)) {
+                if let (Some(h), Some(l)) = (hex_value(h), hex_value(l)) {
+                    out.push(h << 4 | l);
+                    i += 3;
+                    continue;
+                }
+            }
+        }
+        out.push(b);
+        i += 1;
+    }
+    out
+}
+
+pub(crate) fn hex_value(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+/// Writes `bytes` as LLVM writes a quoted string body: printable ASCII except `"` and `\` as
+/// is, everything else as `\XX` with upper-case hex digits.
+pub(crate) fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
+    const HEX_DIGITS: &[u8; 16] = b"0123456789ABCDEF";
+    for &b in bytes {
+        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+            out.push(b);
+        } else {
+            out.extend_from_slice(&[
+                b'\\',
+                HEX_DIGITS[(b >> 4) as usize],
+                HEX_DIGITS[(b & 15) as usize],
+            ]);
+        }
+    }
+}
+
+/// Whether LLVM prints `name` without quotes after a sigil.
+pub(crate) fn is_bare_name(name: &[u8]) -> bool {
+    match name.first() {
+        // A name that starts with a digit would read back as a number: LLVM quotes it.
+        Some(&first) => is(NAME_START, first) && name.iter().all(|&b| is(NAME, b)),
+        None => false,
+    }
+}
+
+/// A local or global name as the program means it: numbered, or the decoded bytes of a name.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub(crate) enum NameKey<'a> {
+    Numbered(u32),
+    Named(std::borrow::Cow<'a, [u8]>),
+}
+
+/// Decodes the name of a `%`/`@`/`$` token (with its sigil) or a label token (with its colon).
+pub(crate) fn name_key(token_text: &[u8], numbered: bool) -> NameKey<'_> {
+    let body = match token_text.first() {
+        Some(b'%' | b'@' | b'$') => &token_text[1..],
+        _ => token_text,
+    };
+    let body = body.strip_suffix(b":").unwrap_or(body);
+    if numbered {
+        return NameKey::Numbered(parse_u32(body).unwrap_or(u32::MAX));
+    }
+    if body.len() >= 2 && body[0] == b'"' && body[body.len() - 1] == b'"' {
+        let inner = &body[1..body.len() - 1];
+        if inner.contains(&b'\\') {
+            return NameKey::Named(std::borrow::Cow::Owned(unescape(inner)));
+        }
+        return NameKey::Named(std::borrow::Cow::Borrowed(inner));
+    }
+    NameKey::Named(std::borrow::Cow::Borrowed(body))
+}
+
+pub(crate) fn parse_u32(digits: &[u8]) -> Option<u32> {
+    if digits.is_empty() || digits.len() > 10 {
+        return None;
+    }
+    let mut value: u64 = 0;
+    for &d in digits {
+        if !d.is_ascii_digit() {
+            return None;
+        }
+        value = value * 10 + u64::from(d - b'0');
+    }
+    u32::try_from(value).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<(Tok, &str)> {
+        let mut lexer = Lexer::new(src.as_bytes());
+        let mut out = Vec::new();
+        loop {
+            let t = lexer.next_token();
+            if t.kind == Tok::Eof {
+                return out;
+            }
+            out.push((t.kind, &src[t.start as usize..t.end as usize]));
+        }
+    }
+
+    #[test]
+    fn identifiers_and_sigils() {
+        assert_eq!(
+            kinds(r#"%x %12 %"a b" @g @3 @"q\22" $c !dbg !12 #0 #dbg_value ^4"#),
+            vec![
+                (Tok::LocalVar, "%x"),
+                (Tok::LocalId, "%12"),
+                (Tok::LocalVar, "%\"a b\""),
+                (Tok::GlobalVar, "@g"),
+                (Tok::GlobalId, "@3"),
+                (Tok::GlobalVar, "@\"q\\22\""),
+                (Tok::ComdatVar, "$c"),
+                (Tok::MetadataVar, "!dbg"),
+                (Tok::MetadataId, "!12"),
+                (Tok::AttrGroupId, "#0"),
+                (Tok::DbgRecord, "#dbg_value"),
+                (Tok::SummaryId, "^4"),
+            ]
+        );
+    }
+
+    #[test]
+    fn labels_numbers_strings() {
+        assert_eq!(
+            kinds("entry: 12: \"x y\": -1 42 1.5e+10 -0.0 0x3FF0000000000000 0xK4000 c\"hi\\00\" \"s\" ... ; c\n/* b */ x"),
+            vec![
+                (Tok::LabelStr, "entry:"),
+                (Tok::LabelId, "12:"),
+                (Tok::LabelStr, "\"x y\":"),
+                (Tok::Int, "-1"),
+                (Tok::Int, "42"),
+                (Tok::Float, "1.5e+10"),
+                (Tok::Float, "-0.0"),
+                (Tok::Float, "0x3FF0000000000000"),
+                (Tok::Float, "0xK4000"),
+                (Tok::CStr, "c\"hi\\00\""),
+                (Tok::Str, "\"s\""),
+                (Tok::DotDotDot, "..."),
+                (Tok::Ident, "x"),
+            ]
+        );
+    }
+
+    #[test]
+    fn metadata_punctuation() {
+        assert_eq!(
+            kinds("!{!\"a\", null} !DILocation(line: 3)"),
+            vec![
+                (Tok::Exclaim, "!"),
+                (Tok::LBrace, "{"),
+                (Tok::Exclaim, "!"),
+                (Tok::Str, "\"a\""),
+                (Tok::Comma, ","),
+                (Tok::Ident, "null"),
+                (Tok::RBrace, "}"),
+                (Tok::MetadataVar, "!DILocation"),
+                (Tok::LParen, "("),
+                (Tok::LabelStr, "line:"),
+                (Tok::Int, "3"),
+                (Tok::RParen, ")"),
+            ]
+        );
+    }
+
+    #[test]
+    fn errors_always_progress() {
+        for src in [
+            "\"open", "%", "@\"x", "/* open", "#x", "^", "\u{1}", "-", "0x", "1a",
+        ] {
+            let mut lexer = Lexer::new(src.as_bytes());
+            let mut steps = 0;
+            loop {
+                let t = lexer.next_token();
+                steps += 1;
+                assert!(steps < 20, "no progress on {src:?}");
+                if t.kind == Tok::Eof {
+                    break;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn names_decode() {
+        assert_eq!(name_key(b"%12", true), NameKey::Numbered(12));
+        assert_eq!(
+            name_key(b"%x", false),
+            NameKey::Named(b"x".as_slice().into())
+        );
+        assert_eq!(
+            name_key(b"@\"a\\22b\"", false),
+            NameKey::Named(b"a\"b".as_slice().into())
+        );
+        assert_eq!(
+            name_key(b"bb1:", false),
+            NameKey::Named(b"bb1".as_slice().into())
+        );
+        assert!(is_bare_name(b"x.y-z$"));
+        assert!(!is_bare_name(b"a b"));
+        assert!(!is_bare_name(b"1a"));
+    }
+}

@@ -1,0 +1,327 @@
+//! Metadata: numbered and inline nodes, attachments, and debug locations.
+//!
+//! Tuples (`!{i8 1, !"x", !3}`) are parsed into operands; specialized nodes
+//! (`!DILocation(line: 3, column: 7, scope: !12)`) into `key: value` fields whose values stay
+//! text, since the passes read only a few of them (line, column, scope, file). Forward
+//! references (`!dbg !40` before `!40 = ...`) are resolved by number.
+
+use crate::hash::FxHashMap;
+use crate::inst::{Text, NONE};
+use crate::lexer::{Lexer, Tok};
+use crate::module::{InstId, MdId, Module, Operand, PackedOp};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MdKindData {
+    /// Referenced by number, not (yet) defined: the offset of the first reference.
+    Undefined(u32),
+    Tuple,
+    /// `!Name(...)`: `name` is the `!Name` token.
+    Specialized,
+    /// `!"..."`.
+    String,
+    /// A value used as metadata (`ptr %x` in `metadata ptr %x`).
+    Value,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct MdNodeData {
+    pub kind: MdKindData,
+    pub distinct: bool,
+    pub ops: u32,
+    pub len: u32,
+    /// The node's text (from `!` or `distinct` to its end); none for new nodes.
+    pub text: Text,
+    /// The `!Name` token of a specialized node, or the string token of a string.
+    pub name: Text,
+    /// `!N`'s number, or NONE for inline nodes.
+    pub number: u32,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum MdOp {
+    Null,
+    Node(MdId),
+    Value(PackedOp),
+    /// A field of a specialized node: `key:` (none for positional values) and the value text.
+    Field(Text, Text),
+}
+
+#[derive(Clone, Debug, Default)]
+pub(crate) struct MdData {
+    pub nodes: Vec<MdNodeData>,
+    pub ops: Vec<MdOp>,
+    pub by_number: FxHashMap<u32, MdId>,
+    pub kinds: Vec<Box<[u8]>>,
+    pub kind_map: FxHashMap<Box<[u8]>, u32>,
+    pub named: Vec<(Box<[u8]>, Vec<MdId>)>,
+    pub next_number: u32,
+}
+
+impl MdData {
+    pub fn kind_id(&mut self, name: &[u8]) -> u32 {
+        if let Some(&id) = self.kind_map.get(name) {
+            return id;
+        }
+        let id = self.kinds.len() as u32;
+        self.kinds.push(name.into());
+        self.kind_map.insert(name.into(), id);
+        id
+    }
+
+    /// The node for `!number`, created undefined on first mention.
+    pub fn numbered(&mut self, number: u32, offset: u32) -> MdId {
+        if let Some(&id) = self.by_number.get(&number) {
+            return id;
+        }
+        let id = MdId(self.nodes.len() as u32);
+        self.nodes.push(MdNodeData {
+            kind: MdKindData::Undefined(offset),
+            distinct: false,
+            ops: 0,
+            len: 0,
+            text: crate::module::none_text(),
+            name: crate::module::none_text(),
+            number,
+        });
+        self.by_number.insert(number, id);
+        self.next_number = self.next_number.max(number.saturating_add(1));
+        id
+    }
+}
+
+/// A metadata operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MdOperand<'m> {
+    /// `null`.
+    Null,
+    /// Another node (`!3`, `!"text"`, `!{...}`).
+    Node(MdId),
+    /// A typed value (`i8 1`, `ptr @g`).
+    Value(Operand),
+    /// A field of a specialized node (`line: 3`): the key (without the colon; empty for
+    /// positional operands such as DIExpression's) and the value's text.
+    Field(&'m [u8], &'m [u8]),
+}
+
+/// What kind of node a metadata node is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MdNodeKind<'m> {
+    /// `!{...}`.
+    Tuple,
+    /// `!Name(...)`, with the name without `!` (`DILocation`).
+    Specialized(&'m [u8]),
+    /// `!"..."`, decoded bytes are in [`MdNode::string`].
+    String,
+    /// A value wrapped as metadata.
+    Value,
+}
+
+/// A view of one metadata node.
+#[derive(Clone, Copy, Debug)]
+pub struct MdNode<'m> {
+    module: &'m Module,
+    id: MdId,
+}
+
+impl<'m> MdNode<'m> {
+    fn data(&self) -> MdNodeData {
+        self.module.md.nodes[self.id.index()]
+    }
+
+    /// The node's id.
+    pub fn id(&self) -> MdId {
+        self.id
+    }
+
+    /// `N` for a numbered node `!N`.
+    pub fn number(&self) -> Option<u32> {
+        let n = self.data().number;
+        (n != NONE).then_some(n)
+    }
+
+    /// Whether it was written `distinct`.
+    pub fn is_distinct(&self) -> bool {
+        self.data().distinct
+    }
+
+    /// What kind of node it is.
+    pub fn kind(&self) -> MdNodeKind<'m> {
+        let data = self.data();
+        match data.kind {
+            MdKindData::Specialized => {
+                let name = self.module.text(data.name);
+                MdNodeKind::Specialized(name.get(1..).unwrap_or(&[]))
+            }
+            MdKindData::String => MdNodeKind::String,
+            MdKindData::Value => MdNodeKind::Value,
+            MdKindData::Tuple | MdKindData::Undefined(_) => MdNodeKind::Tuple,
+        }
+    }
+
+    /// The decoded bytes of a string node.
+    pub fn string(&self) -> Option<Vec<u8>> {
+        let data = self.data();
+        if data.kind != MdKindData::String {
+            return None;
+        }
+        let raw = self.module.text(data.name);
+        let body = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
+        Some(crate::lexer::unescape(body))
+    }
+
+    /// The operands (tuple elements, or the fields of a specialized node).
+    pub fn operands(&self) -> impl Iterator<Item = MdOperand<'m>> + 'm {
+        let data = self.data();
+        let module = self.module;
+        module
+            .md
+            .ops
+            .get(data.ops as usize..(data.ops as usize).saturating_add(data.len as usize))
+            .unwrap_or(&[])
+            .iter()
+            .map(move |op| match *op {
+                MdOp::Null => MdOperand::Null,
+                MdOp::Node(id) => MdOperand::Node(id),
+                MdOp::Value(op) => MdOperand::Value(op.get()),
+                MdOp::Field(key, value) => {
+                    let key = module.text(key);
+                    MdOperand::Field(key.strip_suffix(b":").unwrap_or(key), module.text(value))
+                }
+            })
+    }
+
+    /// Operand `index` as an integer constant (`i8 1` in `!{i8 1}`).
+    pub fn int_operand(&self, index: usize) -> Option<i128> {
+        match self.operands().nth(index)? {
+            MdOperand::Value(Operand {
+                value: crate::module::Value::Const(c),
+                ..
+            }) => self.module.int_value(c),
+            _ => None,
+        }
+    }
+
+    /// The value text of field `key` of a specialized node.
+    pub fn field(&self, key: &str) -> Option<&'m [u8]> {
+        self.operands().find_map(|op| match op {
+            MdOperand::Field(k, v) if k == key.as_bytes() => Some(v),
+            _ => None,
+        })
+    }
+
+    /// Field `key` as an integer (`line: 12`).
+    pub fn field_int(&self, key: &str) -> Option<i128> {
+        crate::constant::parse_int(self.field(key)?)
+    }
+
+    /// Field `key` as a node reference (`scope: !12`).
+    pub fn field_node(&self, key: &str) -> Option<MdNode<'m>> {
+        let text = self.field(key)?;
+        let mut lexer = Lexer::new(text);
+        let token = lexer.next_token();
+        if token.kind != Tok::MetadataId || token.end as usize != text.len() {
+            return None;
+        }
+        let number = crate::lexer::parse_u32(&text[1..])?;
+        let id = *self.module.md.by_number.get(&number)?;
+        Some(self.module.md_node(id))
+    }
+
+    /// Field `key` as a string (`filename: "a.c"`), decoded.
+    pub fn field_str(&self, key: &str) -> Option<Vec<u8>> {
+        let text = self.field(key)?;
+        let body = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
+        Some(crate::lexer::unescape(body))
+    }
+}
+
+/// Where an instruction came from in the program's source, from its `!dbg` location.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DebugLoc {
+    /// Line, from 1 (0 when unknown).
+    pub line: u32,
+    /// Column, from 1 (0 when unknown).
+    pub column: u32,
+    /// The file name from the location's scope chain, when there is one.
+    pub file: Option<String>,
+}
+
+impl Module {
+    /// A view of a metadata node.
+    pub fn md_node(&self, id: MdId) -> MdNode<'_> {
+        let id = if id.index() < self.md.nodes.len() {
+            id
+        } else {
+            MdId(0)
+        };
+        MdNode { module: self, id }
+    }
+
+    /// The node `!N`, when the module defines it.
+    pub fn md_numbered(&self, number: u32) -> Option<MdNode<'_>> {
+        self.md.by_number.get(&number).map(|&id| self.md_node(id))
+    }
+
+    /// The nodes a named metadata (`!llvm.ident = !{!0}`) lists.
+    pub fn named_metadata(&self, name: &str) -> Option<&[MdId]> {
+        self.md
+            .named
+            .iter()
+            .find(|(n, _)| &**n == name.as_bytes())
+            .map(|(_, ids)| ids.as_slice())
+    }
+
+    /// The metadata attached to an instruction under `kind` (`"dbg"`, `"printf.form"`).
+    pub fn inst_metadata(&self, inst: InstId, kind: &str) -> Option<MdNode<'_>> {
+        let kind = *self.md.kind_map.get(kind.as_bytes())?;
+        let data = self.insts.get(inst.index())?;
+        self.md_attach
+            .get(data.md as usize..data.md as usize + data.md_len as usize)?
+            .iter()
+            .find(|(k, _)| *k == kind)
+            .map(|&(_, id)| self.md_node(id))
+    }
+
+    /// Every attachment of an instruction: kind name (without `!`) and node.
+    pub fn inst_metadata_all(&self, inst: InstId) -> Vec<(&[u8], MdId)> {
+        let Some(data) = self.insts.get(inst.index()) else {
+            return Vec::new();
+        };
+        self.md_attach
+            .get(data.md as usize..data.md as usize + data.md_len as usize)
+            .unwrap_or(&[])
+            .iter()
+            .map(|&(k, id)| (self.md.kinds.get(k as usize).map_or(&[][..], |k| k), id))
+            .collect()
+    }
+
+    /// The source position an instruction's `!dbg` location names.
+    pub fn debug_loc(&self, inst: InstId) -> Option<DebugLoc> {
+        let loc = self.inst_metadata(inst, "dbg")?;
+        if loc.kind() != MdNodeKind::Specialized(b"DILocation") {
+            return None;
+        }
+        let line = loc.field_int("line").and_then(|v| u32::try_from(v).ok());
+        let column = loc.field_int("column").and_then(|v| u32::try_from(v).ok());
+        // Walk scope -> ... until a node with a `file:` field names a DIFile.
+        let mut file = None;
+        let mut scope = loc.field_node("scope");
+        for _ in 0..64 {
+            let Some(node) = scope else { break };
+            if node.kind() == MdNodeKind::Specialized(b"DIFile") {
+                file = node.field_str("filename");
+                break;
+            }
+            if let Some(f) = node.field_node("file") {
+                file = f.field_str("filename");
+                break;
+            }
+            scope = node.field_node("scope");
+        }
+        Some(DebugLoc {
+            line: line.unwrap_or(0),
+            column: column.unwrap_or(0),
+            file: file.map(|f| String::from_utf8_lossy(&f).into_owned()),
+        })
+    }
+}

@@ -1,0 +1,436 @@
+//! The module model: ids, values, and the records the parser fills in.
+//!
+//! Everything lives in flat arenas indexed by typed ids, so that a million instructions cost a
+//! few dozen bytes each and no pointer chasing. Source-backed records keep byte spans into the
+//! module's text; the printer copies those spans for everything an edit did not touch.
+
+use std::sync::OnceLock;
+
+use crate::datalayout::DataLayout;
+use crate::hash::{FxHashMap, FxHashSet};
+use crate::inst::{Attr, CallData, InstData, Text, NONE};
+use crate::metadata::MdData;
+use crate::types::{TypeId, Types};
+
+macro_rules! id_type {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(pub(crate) u32);
+
+        impl $name {
+            /// The index in the module's table (stable across edits).
+            pub fn index(self) -> usize {
+                self.0 as usize
+            }
+        }
+    };
+}
+
+id_type!(
+    /// A global symbol: a global variable, function, alias or ifunc.
+    GlobalId
+);
+id_type!(
+    /// A function (declaration or definition).
+    FuncId
+);
+id_type!(
+    /// A basic block.
+    BlockId
+);
+id_type!(
+    /// An instruction.
+    InstId
+);
+id_type!(
+    /// A function parameter.
+    ArgId
+);
+id_type!(
+    /// A constant (literal, aggregate or constant expression).
+    ConstId
+);
+id_type!(
+    /// A metadata node (numbered `!N`, inline `!{...}`, or a string `!"..."`).
+    MdId
+);
+
+/// A value an operand refers to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Value {
+    /// The result of an instruction.
+    Inst(InstId),
+    /// A function parameter.
+    Arg(ArgId),
+    /// A basic block (as `label %bb`).
+    Block(BlockId),
+    /// A global variable, function, alias or ifunc (a pointer).
+    Global(GlobalId),
+    /// A constant.
+    Const(ConstId),
+    /// Metadata passed as a value (`metadata !12`).
+    Metadata(MdId),
+}
+
+impl Value {
+    /// Whether the value belongs to one function (an instruction, parameter or block).
+    pub fn is_local(self) -> bool {
+        matches!(self, Value::Inst(_) | Value::Arg(_) | Value::Block(_))
+    }
+}
+
+/// A typed value: what an instruction operand, call argument or initializer is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Operand {
+    /// The value's type.
+    pub ty: TypeId,
+    /// The value.
+    pub value: Value,
+}
+
+const TAG_SHIFT: u32 = 29;
+pub(crate) const MAX_INDEX: u32 = (1 << TAG_SHIFT) - 1;
+const TAG_FORWARD: u32 = 6;
+
+/// A value packed into 32 bits: 3 tag bits and a 29-bit index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub(crate) struct PackedValue(pub u32);
+
+impl PackedValue {
+    pub fn pack(value: Value) -> PackedValue {
+        let (tag, index) = match value {
+            Value::Inst(id) => (0, id.0),
+            Value::Arg(id) => (1, id.0),
+            Value::Block(id) => (2, id.0),
+            Value::Global(id) => (3, id.0),
+            Value::Const(id) => (4, id.0),
+            Value::Metadata(id) => (5, id.0),
+        };
+        PackedValue(tag << TAG_SHIFT | (index & MAX_INDEX))
+    }
+
+    /// A placeholder for a local used before its definition: `index` into the parser's list.
+    pub fn forward(index: u32) -> PackedValue {
+        PackedValue(TAG_FORWARD << TAG_SHIFT | (index & MAX_INDEX))
+    }
+
+    pub fn forward_index(self) -> Option<u32> {
+        (self.0 >> TAG_SHIFT == TAG_FORWARD).then_some(self.0 & MAX_INDEX)
+    }
+
+    pub fn unpack(self) -> Value {
+        let index = self.0 & MAX_INDEX;
+        match self.0 >> TAG_SHIFT {
+            0 => Value::Inst(InstId(index)),
+            1 => Value::Arg(ArgId(index)),
+            2 => Value::Block(BlockId(index)),
+            3 => Value::Global(GlobalId(index)),
+            5 => Value::Metadata(MdId(index)),
+            // Forward references are all resolved before the parser returns.
+            _ => Value::Const(ConstId(index)),
+        }
+    }
+}
+
+/// An operand as the arenas store it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PackedOp {
+    pub ty: TypeId,
+    pub value: PackedValue,
+}
+
+impl PackedOp {
+    pub fn new(op: Operand) -> PackedOp {
+        PackedOp {
+            ty: op.ty,
+            value: PackedValue::pack(op.value),
+        }
+    }
+
+    pub fn get(self) -> Operand {
+        Operand {
+            ty: self.ty,
+            value: self.value.unpack(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ItemKind {
+    SourceFilename,
+    DataLayout,
+    Triple,
+    TypeDef,
+    Global(GlobalId),
+    Function(FuncId),
+    Comdat,
+    AttrGroup,
+    NamedMd,
+    Md,
+    ModuleAsm,
+    Other,
+}
+
+pub(crate) const ITEM_SOURCE: u8 = 0;
+pub(crate) const ITEM_NEW: u8 = 1;
+pub(crate) const ITEM_REMOVED: u8 = 2;
+
+/// A top-level entity, printed from `[start, end)` (its first token to the end of its last
+/// line) after whatever text precedes it.
+#[derive(Clone, Debug)]
+pub(crate) struct ItemData {
+    pub kind: ItemKind,
+    pub start: u32,
+    pub end: u32,
+    pub state: u8,
+    /// The text of a new item (without the newline).
+    pub text: Option<Box<[u8]>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum GlobalKindData {
+    /// Mentioned but not defined (yet): the offset of the first mention.
+    Undefined(u32),
+    Var(u32),
+    Func(FuncId),
+    Alias(u32),
+    IFunc,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct GlobalData {
+    pub name: Box<[u8]>,
+    pub numbered: bool,
+    pub kind: GlobalKindData,
+    pub item: u32,
+    pub addrspace: u32,
+    /// `ptr addrspace(N)`: the type of the global as a value.
+    pub ptr_ty: TypeId,
+    pub removed: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct VarData {
+    pub value_ty: TypeId,
+    pub init: Option<PackedOp>,
+    pub constant: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct AliasData {
+    pub value_ty: TypeId,
+    pub aliasee: PackedOp,
+}
+
+pub(crate) const HEADER_EDITED: u8 = 1;
+pub(crate) const BODY_EDITED: u8 = 2;
+pub(crate) const RENUMBER: u8 = 4;
+
+#[derive(Clone, Debug)]
+pub(crate) struct FuncData {
+    pub global: GlobalId,
+    pub item: u32,
+    pub fn_ty: TypeId,
+    pub ret_attrs: (u32, u32),
+    pub params: (u32, u32),
+    /// `define`/`declare` keyword end to the return type (linkage, visibility, calling
+    /// convention, return attributes), kept as text.
+    pub prefix: Text,
+    pub cconv: Text,
+    /// After `)` up to (not including) `{` or the end of a declaration.
+    pub suffix: Text,
+    pub is_def: bool,
+    /// Offset just past `{`.
+    pub body_start: u32,
+    /// The end of the header's text: past `{` for a definition, past the last token of a
+    /// declaration.
+    pub header_end: u32,
+    /// Offset of the closing `}`.
+    pub close: u32,
+    pub blocks: Vec<BlockId>,
+    pub state: u8,
+    /// Substitutions applied to debug records (which are text, not instructions): the RAUW log.
+    pub record_subst: Vec<(Value, Value)>,
+    /// Every local name, built on the first request for a fresh name.
+    pub names: Option<FxHashSet<Box<[u8]>>>,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct ArgData {
+    pub func: FuncId,
+    pub ty: TypeId,
+    pub attrs: (u32, u32),
+    /// The name token (`%x`, `%0`), or none for an unnamed parameter.
+    pub name: Text,
+    pub numbered: bool,
+}
+
+#[derive(Clone, Debug)]
+pub(crate) struct BlockData {
+    pub func: FuncId,
+    /// The label token (`entry:`, `12:`), or none for an unlabeled entry block.
+    pub label: Text,
+    pub numbered: bool,
+    /// The end of the label line (newline included).
+    pub line_end: u32,
+    pub insts: Vec<InstId>,
+}
+
+/// A parsed LLVM module. Owns its source text; see the crate documentation.
+#[derive(Debug)]
+pub struct Module {
+    pub(crate) file: String,
+    pub(crate) src: Box<[u8]>,
+    pub(crate) types: Types,
+    pub(crate) layout: DataLayout,
+    pub(crate) source_filename: Text,
+    pub(crate) datalayout_text: Text,
+    pub(crate) triple: Text,
+    pub(crate) items: Vec<ItemData>,
+    pub(crate) order: Vec<u32>,
+    pub(crate) globals: Vec<GlobalData>,
+    /// Globals by decoded name, and numbered ones (`@0`) by number.
+    pub(crate) global_map: FxHashMap<Box<[u8]>, GlobalId>,
+    pub(crate) global_numbered: FxHashMap<u32, GlobalId>,
+    pub(crate) vars: Vec<VarData>,
+    pub(crate) aliases: Vec<AliasData>,
+    pub(crate) funcs: Vec<FuncData>,
+    pub(crate) args: Vec<ArgData>,
+    pub(crate) blocks: Vec<BlockData>,
+    pub(crate) insts: Vec<InstData>,
+    pub(crate) ops: Vec<PackedOp>,
+    pub(crate) consts: Vec<crate::constant::ConstData>,
+    pub(crate) attrs: Vec<Attr>,
+    pub(crate) attr_sets: Vec<(u32, u32)>,
+    pub(crate) calls: Vec<CallData>,
+    pub(crate) index_lists: Vec<u32>,
+    pub(crate) md: MdData,
+    pub(crate) md_attach: Vec<(u32, MdId)>,
+    /// Offsets of every local-value token in function bodies, ascending: the printer rewrites
+    /// exactly these when names change, and leaves `%struct.T` type names alone.
+    pub(crate) sites: Vec<u32>,
+    /// Current operands of instructions whose operands an edit replaced.
+    pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
+    /// Names of instructions made by edits.
+    pub(crate) new_names: FxHashMap<InstId, Box<[u8]>>,
+    /// Contents of string globals made by edits.
+    pub(crate) byte_strings: Vec<Box<[u8]>>,
+    pub(crate) line_starts: OnceLock<Vec<u32>>,
+}
+
+pub(crate) fn text_of(src: &[u8], text: Text) -> &[u8] {
+    if text.is_none() {
+        return &[];
+    }
+    src.get(text.start as usize..text.end as usize)
+        .unwrap_or(&[])
+}
+
+impl Module {
+    /// The name the module was parsed under (used in error messages).
+    pub fn file_name(&self) -> &str {
+        &self.file
+    }
+
+    /// The module's source text, as parsed.
+    pub fn source(&self) -> &[u8] {
+        &self.src
+    }
+
+    /// A piece of the source text ([`Attr::Other`] and the like).
+    pub fn text(&self, text: Text) -> &[u8] {
+        text_of(&self.src, text)
+    }
+
+    /// The type table.
+    pub fn types(&self) -> &Types {
+        &self.types
+    }
+
+    /// The type table, to build types for edits.
+    pub fn types_mut(&mut self) -> &mut Types {
+        &mut self.types
+    }
+
+    /// The module's data layout (`target datalayout`, with LLVM's defaults for the rest).
+    pub fn data_layout(&self) -> &DataLayout {
+        &self.layout
+    }
+
+    /// The `target triple` string, when present.
+    pub fn target_triple(&self) -> Option<String> {
+        self.string_of(self.triple)
+    }
+
+    /// The `source_filename` string, when present.
+    pub fn source_filename(&self) -> Option<String> {
+        self.string_of(self.source_filename)
+    }
+
+    fn string_of(&self, text: Text) -> Option<String> {
+        if text.is_none() {
+            return None;
+        }
+        let raw = self.text(text);
+        let body = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
+        Some(String::from_utf8_lossy(&crate::lexer::unescape(body)).into_owned())
+    }
+
+    /// The operands an instruction has now (after edits).
+    pub(crate) fn inst_ops(&self, id: InstId) -> &[PackedOp] {
+        let data = &self.insts[id.index()];
+        let (start, len) = if data.flags & crate::inst::OPS_EDITED != 0 {
+            self.edited_ops
+                .get(&id)
+                .copied()
+                .unwrap_or((data.ops, data.ops_len))
+        } else {
+            (data.ops, data.ops_len)
+        };
+        self.ops
+            .get(start as usize..(start as usize).saturating_add(len as usize))
+            .unwrap_or(&[])
+    }
+
+    /// The operands an instruction was parsed with.
+    pub(crate) fn source_ops(&self, id: InstId) -> &[PackedOp] {
+        let data = &self.insts[id.index()];
+        self.ops
+            .get(data.ops as usize..(data.ops as usize).saturating_add(data.ops_len as usize))
+            .unwrap_or(&[])
+    }
+
+    pub(crate) fn attr_range(&self, range: (u32, u32)) -> &[Attr] {
+        self.attrs
+            .get(range.0 as usize..(range.0 as usize).saturating_add(range.1 as usize))
+            .unwrap_or(&[])
+    }
+
+    /// Line and column (both from 1) of a byte offset in the source.
+    pub(crate) fn line_col(&self, offset: u32) -> (u32, u32) {
+        let starts = self.line_starts.get_or_init(|| {
+            let mut starts = vec![0u32];
+            for (i, &b) in self.src.iter().enumerate() {
+                if b == b'\n' {
+                    starts.push(i as u32 + 1);
+                }
+            }
+            starts
+        });
+        let line = starts.partition_point(|&s| s <= offset).max(1);
+        let start = starts[line - 1];
+        let column =
+            String::from_utf8_lossy(self.src.get(start as usize..offset as usize).unwrap_or(&[]))
+                .chars()
+                .count();
+        (line as u32, column as u32 + 1)
+    }
+}
+
+pub(crate) fn none_text() -> Text {
+    Text {
+        start: NONE,
+        end: NONE,
+    }
+}

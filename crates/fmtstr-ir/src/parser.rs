@@ -1,0 +1,2736 @@
+//! The parser: LLVM 19 assembly into the module model, in one pass.
+//!
+//! It follows `LLParser`'s grammar closely enough to read everything LLVM 19 writes, and keeps
+//! what no pass needs (linkage, flags, function attributes, operand bundles, specialized
+//! metadata fields) as source spans rather than modelling it. It checks what the model relies
+//! on: names resolve, numbered values come in order, brackets balance. It is not a verifier:
+//! types are not checked against each other (`llvm-as` does that).
+//!
+//! Hostile input can only produce an error: every loop consumes a token or stops, recursion
+//! is bounded by [`MAX_DEPTH`], and all slicing goes through checked spans.
+
+use std::borrow::Cow;
+
+use crate::constant::{self, ConstData, ConstKind};
+use crate::datalayout::DataLayout;
+use crate::error::ParseError;
+use crate::hash::FxHashMap;
+use crate::inst::{
+    Attr, CallData, InstData, Opcode, Predicate, Text, FLAG_ATTRS, HAS_DEF, IMPLICIT_NUM, NONE,
+    NO_TEXT, TYPE_ATTRS,
+};
+use crate::lexer::{name_key, parse_u32, Lexer, NameKey, Tok, Token};
+use crate::metadata::{MdData, MdKindData, MdNodeData, MdOp};
+use crate::module::{
+    none_text, AliasData, ArgData, BlockData, BlockId, ConstId, FuncData, FuncId, GlobalData,
+    GlobalId, GlobalKindData, InstId, ItemData, ItemKind, MdId, Module, PackedOp, PackedValue,
+    Value, VarData, ITEM_SOURCE, MAX_INDEX,
+};
+use crate::types::{NamedBody, Type, TypeData, TypeId, Types};
+
+/// How deeply types, constants and metadata may nest.
+pub(crate) const MAX_DEPTH: u32 = 200;
+
+/// Inputs at or above this size are refused: offsets are 32-bit and ids have 29 bits.
+pub const MAX_INPUT: usize = 1 << 30;
+
+type PResult<T> = Result<T, ParseError>;
+
+struct Forward<'s> {
+    key: NameKey<'s>,
+    offset: u32,
+}
+
+struct FnState<'s> {
+    numbered: Vec<Value>,
+    named: FxHashMap<Cow<'s, [u8]>, Value>,
+    forward: Vec<Forward<'s>>,
+    ops_start: usize,
+    md_ops_start: usize,
+}
+
+pub(crate) struct Parser<'s> {
+    file: &'s str,
+    src: &'s [u8],
+    lex: Lexer<'s>,
+    tok: Token,
+    prev_end: u32,
+    m: Module,
+    depth: u32,
+    f: Option<FnState<'s>>,
+    /// Operands of lists being parsed; nested lists push above and drain their part first.
+    scratch: Vec<PackedOp>,
+    md_scratch: Vec<MdOp>,
+    small_ints: Vec<u32>,
+    type_mentions: FxHashMap<u32, u32>,
+}
+
+const SMALL_MIN: i64 = -64;
+const SMALL_MAX: i64 = 1023;
+
+/// Parses a module. See [`crate::Module::parse`].
+pub(crate) fn parse(file: &str, text: Vec<u8>) -> PResult<Module> {
+    if text.len() >= MAX_INPUT {
+        return Err(ParseError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
+            line_text: String::new(),
+            offset: 0,
+        });
+    }
+    let mut module = {
+        let mut parser = Parser::new(file, &text);
+        parser.module()?;
+        parser.m
+    };
+    module.src = text.into_boxed_slice();
+    Ok(module)
+}
+
+pub(crate) fn empty_module(file: &str) -> Module {
+    Module {
+        file: file.to_string(),
+        src: Box::default(),
+        types: Types::new(),
+        layout: DataLayout::default(),
+        source_filename: none_text(),
+        datalayout_text: none_text(),
+        triple: none_text(),
+        items: Vec::new(),
+        order: Vec::new(),
+        globals: Vec::new(),
+        global_map: FxHashMap::default(),
+        global_numbered: FxHashMap::default(),
+        vars: Vec::new(),
+        aliases: Vec::new(),
+        funcs: Vec::new(),
+        args: Vec::new(),
+        blocks: Vec::new(),
+        insts: Vec::new(),
+        ops: Vec::new(),
+        consts: constant::fixed_consts(),
+        attrs: Vec::new(),
+        attr_sets: Vec::new(),
+        calls: Vec::new(),
+        index_lists: Vec::new(),
+        md: MdData::default(),
+        md_attach: Vec::new(),
+        sites: Vec::new(),
+        edited_ops: FxHashMap::default(),
+        new_names: FxHashMap::default(),
+        byte_strings: Vec::new(),
+        line_starts: std::sync::OnceLock::new(),
+    }
+}
+
+const LINKAGE_WORDS: &[&[u8]] = &[
+    b"private",
+    b"internal",
+    b"available_externally",
+    b"linkonce",
+    b"weak",
+    b"common",
+    b"appending",
+    b"extern_weak",
+    b"linkonce_odr",
+    b"weak_odr",
+    b"external",
+    b"dso_local",
+    b"dso_preemptable",
+    b"default",
+    b"hidden",
+    b"protected",
+    b"dllimport",
+    b"dllexport",
+    b"unnamed_addr",
+    b"local_unnamed_addr",
+    b"externally_initialized",
+];
+
+const VALUE_WORDS: &[&[u8]] = &[
+    b"null",
+    b"undef",
+    b"poison",
+    b"true",
+    b"false",
+    b"zeroinitializer",
+    b"none",
+    b"getelementptr",
+    b"blockaddress",
+    b"dso_local_equivalent",
+    b"no_cfi",
+    b"ptrauth",
+    b"asm",
+    b"splat",
+    b"trunc",
+    b"zext",
+    b"sext",
+    b"fptrunc",
+    b"fpext",
+    b"fptoui",
+    b"fptosi",
+    b"uitofp",
+    b"sitofp",
+    b"ptrtoint",
+    b"inttoptr",
+    b"bitcast",
+    b"addrspacecast",
+    b"add",
+    b"sub",
+    b"mul",
+    b"shl",
+    b"xor",
+    b"and",
+    b"or",
+    b"lshr",
+    b"ashr",
+    b"icmp",
+    b"fcmp",
+    b"select",
+    b"extractelement",
+    b"insertelement",
+    b"shufflevector",
+];
+
+const FAST_MATH: &[&[u8]] = &[
+    b"fast",
+    b"nnan",
+    b"ninf",
+    b"nsz",
+    b"arcp",
+    b"contract",
+    b"afn",
+    b"reassoc",
+];
+
+const TOP_LEVEL: &[&[u8]] = &[
+    b"define",
+    b"declare",
+    b"attributes",
+    b"target",
+    b"source_filename",
+    b"module",
+    b"uselistorder",
+    b"uselistorder_bb",
+];
+
+fn is_cconv(word: &[u8]) -> bool {
+    word == b"cc"
+        || word.ends_with(b"cc") && word.len() > 2
+        || [
+            &b"ptx_"[..],
+            b"amdgpu_",
+            b"spir_",
+            b"aarch64_",
+            b"arm_",
+            b"msp430_",
+            b"avr_",
+            b"riscv_",
+            b"m68k_",
+            b"x86_",
+            b"win64",
+        ]
+        .iter()
+        .any(|p| word.starts_with(p))
+            && !matches!(word, b"x86_fp80" | b"x86_amx" | b"x86_mmx")
+}
+
+fn int_type_bits(word: &[u8]) -> Option<u32> {
+    let digits = word.strip_prefix(b"i")?;
+    let bits = parse_u32(digits)?;
+    (1..=(1 << 23)).contains(&bits).then_some(bits)
+}
+
+impl<'s> Parser<'s> {
+    fn new(file: &'s str, src: &'s [u8]) -> Self {
+        let mut lex = Lexer::new(src);
+        let tok = lex.next_token();
+        Parser {
+            file,
+            src,
+            lex,
+            tok,
+            prev_end: 0,
+            m: empty_module(file),
+            depth: 0,
+            f: None,
+            scratch: Vec::new(),
+            md_scratch: Vec::new(),
+            small_ints: vec![NONE; (SMALL_MAX - SMALL_MIN + 1) as usize],
+            type_mentions: FxHashMap::default(),
+        }
+    }
+
+    // ---- tokens -------------------------------------------------------------------------
+
+    #[inline]
+    fn bump(&mut self) -> Token {
+        let t = self.tok;
+        self.prev_end = t.end;
+        self.tok = self.lex.next_token();
+        t
+    }
+
+    #[inline]
+    fn text(&self, t: Token) -> &'s [u8] {
+        self.src
+            .get(t.start as usize..t.end as usize)
+            .unwrap_or(&[])
+    }
+
+    #[inline]
+    fn word(&self) -> &'s [u8] {
+        if self.tok.kind == Tok::Ident {
+            self.text(self.tok)
+        } else {
+            &[]
+        }
+    }
+
+    #[inline]
+    fn is_word(&self, w: &[u8]) -> bool {
+        self.tok.kind == Tok::Ident && self.text(self.tok) == w
+    }
+
+    fn eat_word(&mut self, w: &[u8]) -> bool {
+        if self.is_word(w) {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn eat(&mut self, kind: Tok) -> bool {
+        if self.tok.kind == kind {
+            self.bump();
+            true
+        } else {
+            false
+        }
+    }
+
+    fn peek(&self) -> Token {
+        self.lex.clone().next_token()
+    }
+
+    fn expect(&mut self, kind: Tok, what: &str) -> PResult<Token> {
+        if self.tok.kind == kind {
+            Ok(self.bump())
+        } else {
+            self.expected(what)
+        }
+    }
+
+    fn expect_word(&mut self, w: &str) -> PResult<()> {
+        if self.eat_word(w.as_bytes()) {
+            Ok(())
+        } else {
+            self.expected(&format!("'{w}'"))
+        }
+    }
+
+    fn error_at<T>(&self, offset: u32, message: String) -> PResult<T> {
+        Err(ParseError::at(
+            self.file,
+            self.src,
+            offset as usize,
+            message,
+        ))
+    }
+
+    fn expected<T>(&self, what: &str) -> PResult<T> {
+        let found = match self.tok.kind {
+            Tok::Eof => "end of file".to_string(),
+            Tok::Error => {
+                return self.error_at(
+                    self.tok.start,
+                    format!("{} (expected {what})", self.lex.error),
+                )
+            }
+            _ => {
+                let text = String::from_utf8_lossy(self.text(self.tok));
+                let short: String = text.chars().take(40).collect();
+                format!("'{short}'")
+            }
+        };
+        self.error_at(self.tok.start, format!("expected {what}, found {found}"))
+    }
+
+    fn newline_before_tok(&self) -> bool {
+        self.src
+            .get(self.prev_end as usize..self.tok.start as usize)
+            .is_some_and(|gap| gap.contains(&b'\n'))
+    }
+
+    /// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise
+    /// `pos` itself (another token follows on the same line).
+    fn rest_of_line(&self, pos: u32) -> u32 {
+        let mut i = pos as usize;
+        while let Some(&b) = self.src.get(i) {
+            if b == b' ' || b == b'\t' || b == b'\r' {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        match self.src.get(i) {
+            Some(b';') => match crate::lexer::memchr(b'\n', &self.src[i..]) {
+                Some(n) => (i + n + 1) as u32,
+                None => self.src.len() as u32,
+            },
+            Some(b'\n') => (i + 1) as u32,
+            None => i as u32,
+            _ => pos,
+        }
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return self.error_at(self.tok.start, format!("nesting deeper than {MAX_DEPTH}"));
+        }
+        Ok(())
+    }
+
+    fn leave(&mut self) {
+        self.depth = self.depth.saturating_sub(1);
+    }
+
+    /// Skips a bracketed group starting at the current opening token.
+    fn skip_group(&mut self) -> PResult<()> {
+        let open = self.tok.start;
+        let mut depth: u32 = 0;
+        loop {
+            match self.tok.kind {
+                Tok::LParen | Tok::LBrace | Tok::LSquare => depth += 1,
+                Tok::RParen | Tok::RBrace | Tok::RSquare => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        self.bump();
+                        return Ok(());
+                    }
+                }
+                Tok::Eof => return self.error_at(open, "unbalanced bracket".into()),
+                Tok::Error => return self.expected("a closing bracket"),
+                Tok::GlobalVar | Tok::GlobalId => {
+                    let t = self.tok;
+                    self.global_ref(t)?;
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// Skips tokens to the end of the line (brackets may span lines).
+    fn skip_line(&mut self) -> PResult<()> {
+        let mut depth: u32 = 0;
+        loop {
+            match self.tok.kind {
+                Tok::LParen | Tok::LBrace | Tok::LSquare => depth += 1,
+                Tok::RParen | Tok::RBrace | Tok::RSquare => {
+                    if depth == 0 {
+                        return self.expected("a matching opening bracket");
+                    }
+                    depth -= 1;
+                }
+                Tok::Eof => {
+                    if depth > 0 {
+                        return self.expected("a closing bracket");
+                    }
+                    return Ok(());
+                }
+                Tok::Error => return self.expected("a token"),
+                _ => {}
+            }
+            self.bump();
+            if depth == 0 && (self.tok.kind == Tok::Eof || self.newline_before_tok()) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn int_value(&self, t: Token) -> PResult<i128> {
+        match constant::parse_int(self.text(t)) {
+            Some(v) => Ok(v),
+            None => self.error_at(t.start, "integer out of range".into()),
+        }
+    }
+
+    fn expect_u64(&mut self, what: &str) -> PResult<u64> {
+        if self.tok.kind != Tok::Int {
+            return self.expected(what);
+        }
+        let t = self.bump();
+        match u64::try_from(self.int_value(t)?) {
+            Ok(v) => Ok(v),
+            Err(_) => self.error_at(t.start, format!("{what} must not be negative")),
+        }
+    }
+
+    fn expect_u32(&mut self, what: &str) -> PResult<u32> {
+        let start = self.tok.start;
+        let v = self.expect_u64(what)?;
+        match u32::try_from(v) {
+            Ok(v) => Ok(v),
+            Err(_) => self.error_at(start, format!("{what} is too large")),
+        }
+    }
+
+    fn check_capacity(&self, len: usize, what: &str) -> PResult<()> {
+        if len >= MAX_INDEX as usize {
+            return self.error_at(self.tok.start, format!("too many {what}"));
+        }
+        Ok(())
+    }
+
+    // ---- module ---------------------------------------------------------------------------
+
+    fn module(&mut self) -> PResult<()> {
+        loop {
+            let start = self.tok.start;
+            let kind = match self.tok.kind {
+                Tok::Eof => break,
+                Tok::Ident => match self.word() {
+                    b"source_filename" => {
+                        self.bump();
+                        self.expect(Tok::Equal, "'='")?;
+                        let s = self.expect(Tok::Str, "a string")?;
+                        self.m.source_filename = text(s);
+                        ItemKind::SourceFilename
+                    }
+                    b"target" => {
+                        self.bump();
+                        if self.eat_word(b"datalayout") {
+                            self.expect(Tok::Equal, "'='")?;
+                            let s = self.expect(Tok::Str, "a string")?;
+                            self.datalayout(s)?;
+                            ItemKind::DataLayout
+                        } else if self.eat_word(b"triple") {
+                            self.expect(Tok::Equal, "'='")?;
+                            let s = self.expect(Tok::Str, "a string")?;
+                            self.m.triple = text(s);
+                            ItemKind::Triple
+                        } else {
+                            return self.expected("'datalayout' or 'triple'");
+                        }
+                    }
+                    b"module" => {
+                        self.bump();
+                        self.expect_word("asm")?;
+                        self.expect(Tok::Str, "a string")?;
+                        ItemKind::ModuleAsm
+                    }
+                    b"define" => self.function(true)?,
+                    b"declare" => self.function(false)?,
+                    b"attributes" => {
+                        self.bump();
+                        self.expect(Tok::AttrGroupId, "an attribute group id")?;
+                        self.expect(Tok::Equal, "'='")?;
+                        if self.tok.kind != Tok::LBrace {
+                            return self.expected("'{'");
+                        }
+                        self.skip_group()?;
+                        ItemKind::AttrGroup
+                    }
+                    b"uselistorder" | b"uselistorder_bb" => {
+                        self.skip_line()?;
+                        ItemKind::Other
+                    }
+                    _ => return self.expected("a top-level entity"),
+                },
+                Tok::LocalVar | Tok::LocalId => self.type_def()?,
+                Tok::GlobalVar | Tok::GlobalId => self.global_def()?,
+                Tok::ComdatVar => {
+                    self.bump();
+                    self.expect(Tok::Equal, "'='")?;
+                    self.expect_word("comdat")?;
+                    self.expect(Tok::Ident, "a comdat selection kind")?;
+                    ItemKind::Comdat
+                }
+                Tok::MetadataVar => self.named_md()?,
+                Tok::MetadataId => self.md_def()?,
+                Tok::SummaryId => {
+                    self.skip_line()?;
+                    ItemKind::Other
+                }
+                _ => return self.expected("a top-level entity"),
+            };
+            let end = self.rest_of_line(self.prev_end);
+            let index = self.m.items.len() as u32;
+            match kind {
+                ItemKind::Function(f) => self.m.funcs[f.index()].item = index,
+                ItemKind::Global(g) => self.m.globals[g.index()].item = index,
+                _ => {}
+            }
+            self.m.items.push(ItemData {
+                kind,
+                start,
+                end,
+                state: ITEM_SOURCE,
+                text: None,
+            });
+            self.m.order.push(index);
+        }
+        self.finish()
+    }
+
+    fn datalayout(&mut self, s: Token) -> PResult<()> {
+        self.m.datalayout_text = text(s);
+        let raw = self.text(s);
+        let body = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
+        let decoded = crate::lexer::unescape(body);
+        let string = String::from_utf8_lossy(&decoded);
+        match DataLayout::parse(&string) {
+            Ok(layout) => {
+                self.m.layout = layout;
+                Ok(())
+            }
+            Err(e) => self.error_at(s.start, e.to_string()),
+        }
+    }
+
+    fn finish(&mut self) -> PResult<()> {
+        for g in &self.m.globals {
+            if let GlobalKindData::Undefined(offset) = g.kind {
+                let mut name = Vec::new();
+                crate::types::write_name(b'@', &g.name, g.numbered, &mut name);
+                return self.error_at(
+                    offset,
+                    format!(
+                        "use of undefined value '{}'",
+                        String::from_utf8_lossy(&name)
+                    ),
+                );
+            }
+        }
+        for node in &self.m.md.nodes {
+            if let MdKindData::Undefined(offset) = node.kind {
+                return self.error_at(
+                    offset,
+                    format!("use of undefined metadata '!{}'", node.number),
+                );
+            }
+        }
+        let mut undefined: Vec<(u32, u32)> = self
+            .type_mentions
+            .iter()
+            .map(|(&index, &offset)| (offset, index))
+            .filter(|&(_, index)| self.m.types.named_body(index) == Some(&NamedBody::Undefined))
+            .collect();
+        undefined.sort_unstable();
+        if let Some(&(offset, _)) = undefined.first() {
+            return self.error_at(offset, "use of undefined type".into());
+        }
+        Ok(())
+    }
+
+    // ---- types ----------------------------------------------------------------------------
+
+    fn is_type_start(&self) -> bool {
+        match self.tok.kind {
+            Tok::LocalVar | Tok::LocalId | Tok::LBrace | Tok::Less | Tok::LSquare => true,
+            Tok::Ident => {
+                let w = self.text(self.tok);
+                matches!(
+                    w,
+                    b"void"
+                        | b"half"
+                        | b"bfloat"
+                        | b"float"
+                        | b"double"
+                        | b"x86_fp80"
+                        | b"fp128"
+                        | b"ppc_fp128"
+                        | b"x86_amx"
+                        | b"x86_mmx"
+                        | b"label"
+                        | b"metadata"
+                        | b"token"
+                        | b"ptr"
+                        | b"target"
+                ) || int_type_bits(w).is_some()
+            }
+            _ => false,
+        }
+    }
+
+    fn addrspace(&mut self) -> PResult<u32> {
+        self.expect_word("addrspace")?;
+        self.expect(Tok::LParen, "'('")?;
+        let n = self.expect_u32("an address space")?;
+        if n >= 1 << 24 {
+            return self.error_at(self.prev_end, "address space out of range".into());
+        }
+        self.expect(Tok::RParen, "')'")?;
+        Ok(n)
+    }
+
+    fn named_type_ref(&mut self, t: Token) -> TypeId {
+        let numbered = t.kind == Tok::LocalId;
+        let key = name_key(self.text(t), numbered);
+        let (id, index) = match key {
+            NameKey::Numbered(n) => self.m.types.named_ref(true, n.to_string().as_bytes()),
+            NameKey::Named(name) => self.m.types.named_ref(false, &name),
+        };
+        if self.m.types.named_body(index) == Some(&NamedBody::Undefined) {
+            self.type_mentions.entry(index).or_insert(t.start);
+        }
+        id
+    }
+
+    pub(crate) fn parse_type(&mut self) -> PResult<TypeId> {
+        self.enter()?;
+        let t = self.tok;
+        let mut ty = match t.kind {
+            Tok::Ident => {
+                let w = self.text(t);
+                self.bump();
+                match w {
+                    b"void" => TypeId::VOID,
+                    b"ptr" => {
+                        if self.is_word(b"addrspace") {
+                            let n = self.addrspace()?;
+                            self.m.types.ptr(n)
+                        } else {
+                            TypeId::PTR
+                        }
+                    }
+                    b"half" => TypeId::HALF,
+                    b"bfloat" => self.m.types.intern(TypeData::BFloat),
+                    b"float" => TypeId::FLOAT,
+                    b"double" => TypeId::DOUBLE,
+                    b"x86_fp80" => self.m.types.intern(TypeData::X86Fp80),
+                    b"fp128" => self.m.types.intern(TypeData::Fp128),
+                    b"ppc_fp128" => self.m.types.intern(TypeData::PpcFp128),
+                    b"x86_amx" => self.m.types.intern(TypeData::X86Amx),
+                    b"x86_mmx" => self.m.types.intern(TypeData::X86Mmx),
+                    b"label" => TypeId::LABEL,
+                    b"metadata" => TypeId::METADATA,
+                    b"token" => TypeId::TOKEN,
+                    b"target" => self.target_type()?,
+                    _ => match int_type_bits(w) {
+                        Some(bits) => self.m.types.int(bits),
+                        None => {
+                            return self.error_at(
+                                t.start,
+                                format!("expected type, found '{}'", String::from_utf8_lossy(w)),
+                            )
+                        }
+                    },
+                }
+            }
+            Tok::LocalVar | Tok::LocalId => {
+                self.bump();
+                self.named_type_ref(t)
+            }
+            Tok::LBrace => {
+                let fields = self.struct_fields()?;
+                self.m.types.struct_literal(&fields, false)
+            }
+            Tok::Less => {
+                if self.peek().kind == Tok::LBrace {
+                    self.bump();
+                    let fields = self.struct_fields()?;
+                    self.expect(Tok::Greater, "'>'")?;
+                    self.m.types.struct_literal(&fields, true)
+                } else {
+                    self.bump();
+                    let scalable = self.eat_word(b"vscale");
+                    if scalable {
+                        self.expect_word("x")?;
+                    }
+                    let len = self.expect_u32("a vector length")?;
+                    self.expect_word("x")?;
+                    let elem = self.parse_type()?;
+                    self.expect(Tok::Greater, "'>'")?;
+                    self.m.types.intern(TypeData::Vector {
+                        len,
+                        elem,
+                        scalable,
+                    })
+                }
+            }
+            Tok::LSquare => {
+                self.bump();
+                let len = self.expect_u64("an array length")?;
+                self.expect_word("x")?;
+                let elem = self.parse_type()?;
+                self.expect(Tok::RSquare, "']'")?;
+                self.m.types.array(len, elem)
+            }
+            _ => return self.expected("type"),
+        };
+        loop {
+            match self.tok.kind {
+                // Typed pointers (`i8*`, `i8 addrspace(1)*`) are read as opaque pointers.
+                Tok::Star => {
+                    self.bump();
+                    ty = TypeId::PTR;
+                }
+                Tok::Ident if self.is_word(b"addrspace") && self.peek().kind == Tok::LParen => {
+                    let n = self.addrspace()?;
+                    self.expect(Tok::Star, "'*'")?;
+                    ty = self.m.types.ptr(n);
+                }
+                Tok::LParen => {
+                    self.bump();
+                    let mut params = Vec::new();
+                    let mut vararg = false;
+                    if self.tok.kind != Tok::RParen {
+                        loop {
+                            if self.eat(Tok::DotDotDot) {
+                                vararg = true;
+                                break;
+                            }
+                            params.push(self.parse_type()?);
+                            if !self.eat(Tok::Comma) {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(Tok::RParen, "')'")?;
+                    ty = self.m.types.function(ty, &params, vararg);
+                }
+                _ => break,
+            }
+        }
+        self.leave();
+        Ok(ty)
+    }
+
+    fn struct_fields(&mut self) -> PResult<Vec<TypeId>> {
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut fields = Vec::new();
+        if self.tok.kind != Tok::RBrace {
+            loop {
+                fields.push(self.parse_type()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RBrace, "'}'")?;
+        Ok(fields)
+    }
+
+    fn target_type(&mut self) -> PResult<TypeId> {
+        self.expect(Tok::LParen, "'('")?;
+        let name = self.expect(Tok::Str, "a target type name")?;
+        let raw = self.text(name);
+        let name = crate::lexer::unescape(raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]));
+        let mut types = Vec::new();
+        let mut ints = Vec::new();
+        while self.eat(Tok::Comma) {
+            if self.tok.kind == Tok::Int {
+                ints.push(self.expect_u32("an integer parameter")?);
+            } else {
+                if !ints.is_empty() {
+                    return self.expected("an integer parameter");
+                }
+                types.push(self.parse_type()?);
+            }
+        }
+        self.expect(Tok::RParen, "')'")?;
+        Ok(self.m.types.intern(TypeData::TargetExt {
+            name: name.into(),
+            types: types.into(),
+            ints: ints.into(),
+        }))
+    }
+
+    fn type_def(&mut self) -> PResult<ItemKind> {
+        let t = self.bump();
+        self.expect(Tok::Equal, "'='")?;
+        self.expect_word("type")?;
+        let numbered = t.kind == Tok::LocalId;
+        let (_, index) = match name_key(self.text(t), numbered) {
+            NameKey::Numbered(n) => self.m.types.named_ref(true, n.to_string().as_bytes()),
+            NameKey::Named(name) => self.m.types.named_ref(false, &name),
+        };
+        if self.m.types.named_body(index) != Some(&NamedBody::Undefined) {
+            return self.error_at(t.start, "redefinition of type".into());
+        }
+        let body = if self.eat_word(b"opaque") {
+            NamedBody::Opaque
+        } else if self.tok.kind == Tok::LBrace {
+            NamedBody::Struct {
+                fields: self.struct_fields()?.into(),
+                packed: false,
+            }
+        } else if self.tok.kind == Tok::Less && self.peek().kind == Tok::LBrace {
+            self.bump();
+            let fields = self.struct_fields()?;
+            self.expect(Tok::Greater, "'>'")?;
+            NamedBody::Struct {
+                fields: fields.into(),
+                packed: true,
+            }
+        } else {
+            return self.expected("a struct body or 'opaque'");
+        };
+        self.m.types.set_named_body(index, body);
+        Ok(ItemKind::TypeDef)
+    }
+
+    // ---- globals --------------------------------------------------------------------------
+
+    fn global_ref(&mut self, t: Token) -> PResult<GlobalId> {
+        let numbered = t.kind == Tok::GlobalId;
+        let key = name_key(self.text(t), numbered);
+        let found = match &key {
+            NameKey::Numbered(n) => self.m.global_numbered.get(n),
+            NameKey::Named(name) => self.m.global_map.get(&**name),
+        };
+        if let Some(&id) = found {
+            return Ok(id);
+        }
+        self.check_capacity(self.m.globals.len(), "globals")?;
+        let id = GlobalId(self.m.globals.len() as u32);
+        let name: Box<[u8]> = match &key {
+            NameKey::Numbered(n) => n.to_string().into_bytes().into(),
+            NameKey::Named(name) => (**name).into(),
+        };
+        match key {
+            NameKey::Numbered(n) => {
+                self.m.global_numbered.insert(n, id);
+            }
+            NameKey::Named(_) => {
+                self.m.global_map.insert(name.clone(), id);
+            }
+        }
+        self.m.globals.push(GlobalData {
+            name,
+            numbered,
+            kind: GlobalKindData::Undefined(t.start),
+            item: NONE,
+            addrspace: 0,
+            ptr_ty: TypeId::PTR,
+            removed: false,
+        });
+        Ok(id)
+    }
+
+    fn define_global(
+        &mut self,
+        t: Token,
+        kind: GlobalKindData,
+        addrspace: u32,
+    ) -> PResult<GlobalId> {
+        let id = self.global_ref(t)?;
+        let ptr_ty = self.m.types.ptr(addrspace);
+        let g = &mut self.m.globals[id.index()];
+        if !matches!(g.kind, GlobalKindData::Undefined(_)) {
+            return self.error_at(
+                t.start,
+                format!(
+                    "redefinition of global '{}'",
+                    String::from_utf8_lossy(self.text(t))
+                ),
+            );
+        }
+        g.kind = kind;
+        g.addrspace = addrspace;
+        g.ptr_ty = ptr_ty;
+        Ok(id)
+    }
+
+    fn global_def(&mut self) -> PResult<ItemKind> {
+        let name = self.bump();
+        self.expect(Tok::Equal, "'='")?;
+        let mut has_linkage = false;
+        let mut declaration = false;
+        let mut addrspace = None;
+        loop {
+            let w = self.word();
+            match w {
+                b"global" | b"constant" | b"alias" | b"ifunc" => break,
+                b"addrspace" => addrspace = Some(self.addrspace()?),
+                b"thread_local" => {
+                    self.bump();
+                    if self.tok.kind == Tok::LParen {
+                        self.skip_group()?;
+                    }
+                }
+                _ if LINKAGE_WORDS.contains(&w) => {
+                    if matches!(
+                        w,
+                        b"private"
+                            | b"internal"
+                            | b"available_externally"
+                            | b"linkonce"
+                            | b"weak"
+                            | b"common"
+                            | b"appending"
+                            | b"extern_weak"
+                            | b"linkonce_odr"
+                            | b"weak_odr"
+                            | b"external"
+                    ) {
+                        has_linkage = true;
+                        declaration = matches!(w, b"external" | b"extern_weak");
+                    }
+                    self.bump();
+                }
+                _ => return self.expected("'global', 'constant', 'alias' or 'ifunc'"),
+            }
+        }
+        let kw = self.bump();
+        let is_alias = matches!(self.text(kw), b"alias" | b"ifunc");
+        let id = if is_alias {
+            let value_ty = self.parse_type()?;
+            self.expect(Tok::Comma, "','")?;
+            let ty = self.parse_type()?;
+            let value = self.parse_value(ty)?;
+            let index = self.m.aliases.len() as u32;
+            self.m.aliases.push(AliasData {
+                value_ty,
+                aliasee: PackedOp { ty, value },
+            });
+            let kind = if self.text(kw) == b"alias" {
+                GlobalKindData::Alias(index)
+            } else {
+                GlobalKindData::IFunc
+            };
+            let addrspace =
+                addrspace.unwrap_or_else(|| self.m.types.ptr_addrspace(ty).unwrap_or(0));
+            self.define_global(name, kind, addrspace)?
+        } else {
+            let constant = self.text(kw) == b"constant";
+            let value_ty = self.parse_type()?;
+            let init = if !has_linkage || !declaration {
+                let value = self.parse_value(value_ty)?;
+                Some(PackedOp {
+                    ty: value_ty,
+                    value,
+                })
+            } else {
+                None
+            };
+            let index = self.m.vars.len() as u32;
+            self.m.vars.push(VarData {
+                value_ty,
+                init,
+                constant,
+            });
+            let addrspace = addrspace.unwrap_or(self.m.layout.globals_addrspace());
+            self.define_global(name, GlobalKindData::Var(index), addrspace)?
+        };
+        while self.tok.kind == Tok::Comma {
+            self.bump();
+            if self.tok.kind == Tok::MetadataVar {
+                self.bump();
+                self.md_ref()?;
+                continue;
+            }
+            self.expect(Tok::Ident, "a global attribute")?;
+            match self.tok.kind {
+                Tok::Str | Tok::Int => {
+                    self.bump();
+                }
+                Tok::LParen => self.skip_group()?,
+                _ => {}
+            }
+        }
+        while self.tok.kind == Tok::AttrGroupId && !self.newline_before_tok() {
+            self.bump();
+        }
+        Ok(ItemKind::Global(id))
+    }
+
+    // ---- functions ------------------------------------------------------------------------
+
+    fn function(&mut self, is_def: bool) -> PResult<ItemKind> {
+        self.bump();
+        let prefix_start = self.tok.start;
+        let mut cconv = NO_TEXT;
+        let ret_attrs_start = self.m.attrs.len() as u32;
+        let mut consumed = false;
+        while !self.is_type_start() {
+            let w = self.word();
+            if self.tok.kind == Tok::MetadataVar {
+                // Declarations carry their attachments up front: `declare !dbg !7 i32 @f()`.
+                self.bump();
+                self.md_ref()?;
+            } else if LINKAGE_WORDS.contains(&w) {
+                self.bump();
+            } else if is_cconv(w) {
+                let t = self.bump();
+                cconv = text(t);
+                if w == b"cc" {
+                    let n = self.expect(Tok::Int, "a calling convention number")?;
+                    cconv.end = n.end;
+                }
+            } else if !self.parse_one_attr()? {
+                return self.expected("a return type");
+            }
+            consumed = true;
+        }
+        let prefix = if consumed {
+            Text {
+                start: prefix_start,
+                end: self.prev_end,
+            }
+        } else {
+            NO_TEXT
+        };
+        let ret_attrs = (ret_attrs_start, self.m.attrs.len() as u32 - ret_attrs_start);
+        let ret = self.parse_type()?;
+        if !matches!(self.tok.kind, Tok::GlobalVar | Tok::GlobalId) {
+            return self.expected("a function name");
+        }
+        let name = self.bump();
+        self.check_capacity(self.m.funcs.len(), "functions")?;
+        let fid = FuncId(self.m.funcs.len() as u32);
+        let addrspace = self.m.layout.program_addrspace();
+        let global = self.define_global(name, GlobalKindData::Func(fid), addrspace)?;
+        self.expect(Tok::LParen, "'('")?;
+        let params_start = self.m.args.len() as u32;
+        let mut param_types = Vec::new();
+        let mut vararg = false;
+        if self.tok.kind != Tok::RParen {
+            loop {
+                if self.eat(Tok::DotDotDot) {
+                    vararg = true;
+                    break;
+                }
+                let ty = self.parse_type()?;
+                let attrs = self.parse_attrs()?;
+                let (name, numbered) = match self.tok.kind {
+                    Tok::LocalVar | Tok::LocalId => {
+                        let t = self.bump();
+                        (text(t), t.kind == Tok::LocalId)
+                    }
+                    _ => (NO_TEXT, true),
+                };
+                self.check_capacity(self.m.args.len(), "parameters")?;
+                self.m.args.push(ArgData {
+                    func: fid,
+                    ty,
+                    attrs,
+                    name,
+                    numbered,
+                });
+                param_types.push(ty);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RParen, "')'")?;
+        let params = (params_start, self.m.args.len() as u32 - params_start);
+        let suffix_start = self.tok.start;
+        let mut consumed = false;
+        loop {
+            match self.tok.kind {
+                Tok::LBrace if is_def => break,
+                Tok::Ident => {
+                    let w = self.word();
+                    if TOP_LEVEL.contains(&w) {
+                        break;
+                    }
+                    self.bump();
+                    if matches!(w, b"prefix" | b"prologue" | b"personality") {
+                        let ty = self.parse_type()?;
+                        self.parse_value(ty)?;
+                    } else if self.tok.kind == Tok::LParen {
+                        self.skip_group()?;
+                    } else if matches!(w, b"section" | b"partition" | b"gc" | b"align")
+                        && matches!(self.tok.kind, Tok::Str | Tok::Int)
+                    {
+                        self.bump();
+                    }
+                }
+                Tok::AttrGroupId => {
+                    self.bump();
+                }
+                Tok::Str => {
+                    self.bump();
+                    if self.eat(Tok::Equal) {
+                        self.expect(Tok::Str, "a string")?;
+                    }
+                }
+                Tok::MetadataVar if self.peek().kind != Tok::Equal => {
+                    self.bump();
+                    self.md_ref()?;
+                }
+                _ => break,
+            }
+            consumed = true;
+        }
+        let suffix = if consumed {
+            Text {
+                start: suffix_start,
+                end: self.prev_end,
+            }
+        } else {
+            NO_TEXT
+        };
+        let fn_ty = self.m.types.function(ret, &param_types, vararg);
+        self.m.funcs.push(FuncData {
+            global,
+            item: NONE,
+            fn_ty,
+            ret_attrs,
+            params,
+            prefix,
+            cconv,
+            suffix,
+            is_def,
+            body_start: NONE,
+            header_end: self.prev_end,
+            close: NONE,
+            blocks: Vec::new(),
+            state: 0,
+            record_subst: Vec::new(),
+            names: None,
+        });
+        if is_def {
+            self.expect(Tok::LBrace, "'{'")?;
+            self.m.funcs[fid.index()].body_start = self.prev_end;
+            self.m.funcs[fid.index()].header_end = self.prev_end;
+            self.body(fid)?;
+            let close = self.expect(Tok::RBrace, "'}'")?;
+            self.m.funcs[fid.index()].close = close.start;
+        }
+        Ok(ItemKind::Function(fid))
+    }
+
+    /// One parameter or return attribute; false when the token is not one.
+    fn parse_one_attr(&mut self) -> PResult<bool> {
+        let t = self.tok;
+        let attr = match t.kind {
+            Tok::Ident => {
+                let w = self.text(t);
+                if let Some(&(attr, _)) = FLAG_ATTRS.iter().find(|(_, name)| name.as_bytes() == w) {
+                    self.bump();
+                    attr
+                } else if w == b"align" {
+                    self.bump();
+                    let n = if self.eat(Tok::LParen) {
+                        let n = self.expect_u64("an alignment")?;
+                        self.expect(Tok::RParen, "')'")?;
+                        n
+                    } else {
+                        self.expect_u64("an alignment")?
+                    };
+                    Attr::Align(n)
+                } else if w == b"dereferenceable" || w == b"dereferenceable_or_null" {
+                    self.bump();
+                    self.expect(Tok::LParen, "'('")?;
+                    let n = self.expect_u64("a byte count")?;
+                    self.expect(Tok::RParen, "')'")?;
+                    if w == b"dereferenceable" {
+                        Attr::Dereferenceable(n)
+                    } else {
+                        Attr::DereferenceableOrNull(n)
+                    }
+                } else if let Some(index) = TYPE_ATTRS.iter().position(|name| name.as_bytes() == w)
+                {
+                    self.bump();
+                    if self.eat(Tok::LParen) {
+                        let ty = self.parse_type()?;
+                        self.expect(Tok::RParen, "')'")?;
+                        Attr::type_attr(index, ty)
+                    } else {
+                        Attr::Other(text(t))
+                    }
+                } else if VALUE_WORDS.contains(&w) || self.is_type_start() {
+                    return Ok(false);
+                } else {
+                    self.bump();
+                    if self.tok.kind == Tok::LParen {
+                        self.skip_group()?;
+                    }
+                    Attr::Other(Text {
+                        start: t.start,
+                        end: self.prev_end,
+                    })
+                }
+            }
+            Tok::Str => {
+                self.bump();
+                if self.eat(Tok::Equal) {
+                    self.expect(Tok::Str, "a string")?;
+                }
+                Attr::Other(Text {
+                    start: t.start,
+                    end: self.prev_end,
+                })
+            }
+            _ => return Ok(false),
+        };
+        self.check_capacity(self.m.attrs.len(), "attributes")?;
+        self.m.attrs.push(attr);
+        Ok(true)
+    }
+
+    fn parse_attrs(&mut self) -> PResult<(u32, u32)> {
+        let start = self.m.attrs.len() as u32;
+        while self.parse_one_attr()? {}
+        Ok((start, self.m.attrs.len() as u32 - start))
+    }
+
+    // ---- function bodies ------------------------------------------------------------------
+
+    fn body(&mut self, fid: FuncId) -> PResult<()> {
+        let mut state = FnState {
+            numbered: Vec::new(),
+            named: FxHashMap::default(),
+            forward: Vec::new(),
+            ops_start: self.m.ops.len(),
+            md_ops_start: self.m.md.ops.len(),
+        };
+        let (start, len) = self.m.funcs[fid.index()].params;
+        for i in start..start + len {
+            let arg = &self.m.args[i as usize];
+            let value = Value::Arg(crate::module::ArgId(i));
+            if arg.name.is_none() {
+                state.numbered.push(value);
+                continue;
+            }
+            let raw = self
+                .src
+                .get(arg.name.start as usize..arg.name.end as usize)
+                .unwrap_or(&[]);
+            match name_key(raw, arg.numbered) {
+                NameKey::Numbered(n) => {
+                    if n as usize != state.numbered.len() {
+                        return self.error_at(
+                            arg.name.start,
+                            format!(
+                                "argument expected to be numbered '%{}'",
+                                state.numbered.len()
+                            ),
+                        );
+                    }
+                    state.numbered.push(value);
+                }
+                NameKey::Named(name) => {
+                    if state.named.insert(name, value).is_some() {
+                        return self.error_at(arg.name.start, "redefinition of an argument".into());
+                    }
+                }
+            }
+        }
+        self.f = Some(state);
+        let mut first = true;
+        let mut after_terminator = false;
+        loop {
+            match self.tok.kind {
+                Tok::RBrace => {
+                    if first {
+                        return self.expected("a basic block");
+                    }
+                    break;
+                }
+                Tok::Ident if self.is_word(b"uselistorder") && !first => {
+                    self.use_list_order()?;
+                    continue;
+                }
+                Tok::Eof => return self.expected("'}'"),
+                _ => {}
+            }
+            let block = BlockId(self.m.blocks.len() as u32);
+            self.check_capacity(self.m.blocks.len(), "blocks")?;
+            let (label, numbered, line_end) = match self.tok.kind {
+                Tok::LabelStr | Tok::LabelId => {
+                    let t = self.bump();
+                    self.m.sites.push(t.start);
+                    self.define_local(t, Value::Block(block))?;
+                    (text(t), t.kind == Tok::LabelId, self.rest_of_line(t.end))
+                }
+                _ => {
+                    if !first && !after_terminator {
+                        return self.expected("a label");
+                    }
+                    self.define_implicit(Value::Block(block));
+                    (NO_TEXT, true, self.prev_end)
+                }
+            };
+            first = false;
+            self.m.blocks.push(BlockData {
+                func: fid,
+                label,
+                numbered,
+                line_end,
+                insts: Vec::new(),
+            });
+            self.m.funcs[fid.index()].blocks.push(block);
+            after_terminator = false;
+            loop {
+                match self.tok.kind {
+                    Tok::RBrace | Tok::LabelStr | Tok::LabelId | Tok::Eof => break,
+                    Tok::DbgRecord => self.debug_record()?,
+                    _ => {
+                        if self.is_word(b"uselistorder") {
+                            break;
+                        }
+                        let inst = self.instruction(block)?;
+                        self.m.blocks[block.index()].insts.push(inst);
+                        if self.m.insts[inst.index()].opcode.is_terminator() {
+                            after_terminator = true;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        self.finish_function()
+    }
+
+    fn use_list_order(&mut self) -> PResult<()> {
+        self.bump();
+        let ty = self.parse_type()?;
+        self.parse_value(ty)?;
+        self.expect(Tok::Comma, "','")?;
+        if self.tok.kind != Tok::LBrace {
+            return self.expected("'{'");
+        }
+        self.skip_group()
+    }
+
+    fn finish_function(&mut self) -> PResult<()> {
+        let Some(state) = self.f.take() else {
+            return Ok(());
+        };
+        let mut resolved = Vec::with_capacity(state.forward.len());
+        for fwd in &state.forward {
+            let found = match &fwd.key {
+                NameKey::Numbered(n) => state.numbered.get(*n as usize).copied(),
+                NameKey::Named(name) => state.named.get(&**name).copied(),
+            };
+            match found {
+                Some(v) => resolved.push(PackedValue::pack(v)),
+                None => {
+                    let name = match &fwd.key {
+                        NameKey::Numbered(n) => format!("%{n}"),
+                        NameKey::Named(name) => format!("%{}", String::from_utf8_lossy(name)),
+                    };
+                    return self.error_at(fwd.offset, format!("use of undefined value '{name}'"));
+                }
+            }
+        }
+        if resolved.is_empty() {
+            return Ok(());
+        }
+        let patch = |v: &mut PackedValue| {
+            if let Some(i) = v.forward_index() {
+                if let Some(&r) = resolved.get(i as usize) {
+                    *v = r;
+                }
+            }
+        };
+        for op in self.m.ops.get_mut(state.ops_start..).unwrap_or(&mut []) {
+            patch(&mut op.value);
+        }
+        for op in self
+            .m
+            .md
+            .ops
+            .get_mut(state.md_ops_start..)
+            .unwrap_or(&mut [])
+        {
+            if let MdOp::Value(op) = op {
+                patch(&mut op.value);
+            }
+        }
+        Ok(())
+    }
+
+    fn define_local(&mut self, t: Token, value: Value) -> PResult<()> {
+        let numbered = matches!(t.kind, Tok::LocalId | Tok::LabelId);
+        let key = name_key(self.text(t), numbered);
+        let Some(state) = self.f.as_mut() else {
+            return self.error_at(t.start, "local value outside a function".into());
+        };
+        match key {
+            NameKey::Numbered(n) => {
+                if n as usize != state.numbered.len() {
+                    let expected = state.numbered.len();
+                    return self.error_at(
+                        t.start,
+                        format!("value expected to be numbered '%{expected}'"),
+                    );
+                }
+                state.numbered.push(value);
+            }
+            NameKey::Named(name) => {
+                if state.named.insert(name, value).is_some() {
+                    return self.error_at(
+                        t.start,
+                        format!(
+                            "multiple definition of local value named '{}'",
+                            String::from_utf8_lossy(self.text(t))
+                        ),
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn define_implicit(&mut self, value: Value) {
+        if let Some(state) = self.f.as_mut() {
+            state.numbered.push(value);
+        }
+    }
+
+    fn local_ref(&mut self, t: Token) -> PResult<PackedValue> {
+        let numbered = t.kind == Tok::LocalId;
+        let key = name_key(self.text(t), numbered);
+        let Some(state) = self.f.as_mut() else {
+            return self.error_at(t.start, "local value used outside a function".into());
+        };
+        self.m.sites.push(t.start);
+        let found = match &key {
+            NameKey::Numbered(n) => state.numbered.get(*n as usize),
+            NameKey::Named(name) => state.named.get(&**name),
+        };
+        if let Some(&v) = found {
+            return Ok(PackedValue::pack(v));
+        }
+        let index = state.forward.len() as u32;
+        state.forward.push(Forward {
+            key,
+            offset: t.start,
+        });
+        Ok(PackedValue::forward(index))
+    }
+
+    // ---- instructions ---------------------------------------------------------------------
+
+    fn typed_value(&mut self) -> PResult<PackedOp> {
+        let ty = self.parse_type()?;
+        let value = self.parse_value(ty)?;
+        Ok(PackedOp { ty, value })
+    }
+
+    fn push_typed(&mut self) -> PResult<PackedOp> {
+        let op = self.typed_value()?;
+        self.scratch.push(op);
+        Ok(op)
+    }
+
+    fn push_value(&mut self, ty: TypeId) -> PResult<PackedOp> {
+        let value = self.parse_value(ty)?;
+        let op = PackedOp { ty, value };
+        self.scratch.push(op);
+        Ok(op)
+    }
+
+    /// Moves `scratch[mark..]` into the operand arena; returns (start, len).
+    fn flush(&mut self, mark: usize) -> PResult<(u32, u32)> {
+        self.check_capacity(self.m.ops.len() + self.scratch.len(), "operands")?;
+        let start = self.m.ops.len() as u32;
+        let len = self.scratch.len().saturating_sub(mark) as u32;
+        self.m.ops.extend(self.scratch.drain(mark..));
+        Ok((start, len))
+    }
+
+    fn comma_then(&self, w: &[u8]) -> bool {
+        if self.tok.kind != Tok::Comma {
+            return false;
+        }
+        let next = self.peek();
+        next.kind == Tok::Ident && self.text(next) == w
+    }
+
+    fn align_suffix(&mut self, inst: &mut InstData) -> PResult<()> {
+        if self.comma_then(b"align") {
+            self.bump();
+            self.bump();
+            let start = self.tok.start;
+            let n = self.expect_u64("an alignment")?;
+            if !n.is_power_of_two() || n > 1 << 32 {
+                return self.error_at(start, "alignment is not a power of two".into());
+            }
+            inst.aux = n.trailing_zeros() as u8 + 1;
+        }
+        Ok(())
+    }
+
+    fn skip_words(&mut self, words: &[&[u8]]) {
+        while self.tok.kind == Tok::Ident && words.contains(&self.text(self.tok)) {
+            self.bump();
+        }
+    }
+
+    fn vector_like(&mut self, ty: TypeId, elem: TypeId) -> TypeId {
+        match self.m.types.get(ty) {
+            Type::Vector { len, scalable, .. } => self.m.types.intern(TypeData::Vector {
+                len,
+                elem,
+                scalable,
+            }),
+            _ => elem,
+        }
+    }
+
+    fn instruction(&mut self, block: BlockId) -> PResult<InstId> {
+        let start = self.tok.start;
+        self.check_capacity(self.m.insts.len(), "instructions")?;
+        let id = InstId(self.m.insts.len() as u32);
+        let def = if matches!(self.tok.kind, Tok::LocalVar | Tok::LocalId) {
+            let t = self.bump();
+            self.m.sites.push(t.start);
+            self.expect(Tok::Equal, "'='")?;
+            Some(t)
+        } else {
+            None
+        };
+        let op_tok = self.tok;
+        let opcode = match self.tok.kind {
+            Tok::Ident => Opcode::from_keyword(self.text(op_tok)),
+            _ => None,
+        };
+        let Some(opcode) = opcode else {
+            return self.expected("an instruction opcode");
+        };
+        let mut inst = InstData {
+            opcode,
+            flags: 0,
+            aux: 0,
+            md_len: 0,
+            ty: TypeId::VOID,
+            ops: 0,
+            ops_len: 0,
+            start,
+            end: 0,
+            extra: NONE,
+            block: block.0,
+            md: self.m.md_attach.len() as u32,
+        };
+        let mark = self.scratch.len();
+        self.inst_body(&mut inst)?;
+        let (ops, len) = self.flush(mark)?;
+        inst.ops = ops;
+        inst.ops_len = len;
+        // Metadata attachments: `, !kind !node`.
+        while self.tok.kind == Tok::Comma && self.peek().kind == Tok::MetadataVar {
+            self.bump();
+            let kind_tok = self.bump();
+            let kind = self
+                .m
+                .md
+                .kind_id(self.text(kind_tok).get(1..).unwrap_or(&[]));
+            let node = self.md_ref()?;
+            if inst.md_len == u8::MAX {
+                return self.error_at(kind_tok.start, "too many metadata attachments".into());
+            }
+            self.m.md_attach.push((kind, node));
+            inst.md_len += 1;
+        }
+        inst.end = self.rest_of_line(self.prev_end);
+        if let Some(d) = def {
+            if inst.ty == TypeId::VOID {
+                return self.error_at(
+                    d.start,
+                    "instructions returning void cannot have a name".into(),
+                );
+            }
+            inst.flags |= HAS_DEF;
+            self.define_local(d, Value::Inst(id))?;
+        } else if inst.ty != TypeId::VOID {
+            inst.flags |= IMPLICIT_NUM;
+            self.define_implicit(Value::Inst(id));
+        }
+        self.m.insts.push(inst);
+        Ok(id)
+    }
+
+    fn inst_body(&mut self, inst: &mut InstData) -> PResult<()> {
+        use Opcode::*;
+        let opcode = inst.opcode;
+        if matches!(opcode, Call | Invoke | CallBr) {
+            return self.call(inst);
+        }
+        self.bump();
+        match opcode {
+            Ret => {
+                if !self.eat_word(b"void") {
+                    self.push_typed()?;
+                }
+            }
+            Br => {
+                if self.is_word(b"label") {
+                    self.bump();
+                    self.push_value(TypeId::LABEL)?;
+                } else {
+                    self.push_typed()?;
+                    for _ in 0..2 {
+                        self.expect(Tok::Comma, "','")?;
+                        self.expect_word("label")?;
+                        self.push_value(TypeId::LABEL)?;
+                    }
+                }
+            }
+            Switch => {
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.expect_word("label")?;
+                self.push_value(TypeId::LABEL)?;
+                self.expect(Tok::LSquare, "'['")?;
+                while self.tok.kind != Tok::RSquare {
+                    self.push_typed()?;
+                    self.expect(Tok::Comma, "','")?;
+                    self.expect_word("label")?;
+                    self.push_value(TypeId::LABEL)?;
+                }
+                self.bump();
+            }
+            IndirectBr => {
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.expect(Tok::LSquare, "'['")?;
+                if self.tok.kind != Tok::RSquare {
+                    loop {
+                        self.expect_word("label")?;
+                        self.push_value(TypeId::LABEL)?;
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Tok::RSquare, "']'")?;
+            }
+            Unreachable => {}
+            Resume => {
+                self.push_typed()?;
+            }
+            FNeg => {
+                self.skip_words(FAST_MATH);
+                inst.ty = self.push_typed()?.ty;
+            }
+            Add | Sub | Mul | Shl | UDiv | SDiv | LShr | AShr | URem | SRem | And | Or | Xor
+            | FAdd | FSub | FMul | FDiv | FRem => {
+                self.skip_words(&[b"nuw", b"nsw", b"exact", b"disjoint"]);
+                self.skip_words(FAST_MATH);
+                let a = self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_value(a.ty)?;
+                inst.ty = a.ty;
+            }
+            ICmp | FCmp => {
+                self.skip_words(&[b"samesign"]);
+                self.skip_words(FAST_MATH);
+                let p = self.expect(Tok::Ident, "a comparison predicate")?;
+                match Predicate::parse(self.text(p), opcode == FCmp) {
+                    Some(pred) => inst.aux = pred.0,
+                    None => {
+                        return self.error_at(p.start, "expected a comparison predicate".into())
+                    }
+                }
+                let a = self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_value(a.ty)?;
+                inst.ty = self.vector_like(a.ty, TypeId::I1);
+            }
+            Trunc | ZExt | SExt | FPToUI | FPToSI | UIToFP | SIToFP | FPTrunc | FPExt
+            | PtrToInt | IntToPtr | BitCast | AddrSpaceCast => {
+                self.skip_words(&[b"nuw", b"nsw", b"nneg"]);
+                self.push_typed()?;
+                self.expect_word("to")?;
+                inst.ty = self.parse_type()?;
+            }
+            Select => {
+                self.skip_words(FAST_MATH);
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                let a = self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_typed()?;
+                inst.ty = a.ty;
+            }
+            VAArg => {
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                inst.ty = self.parse_type()?;
+            }
+            ExtractElement => {
+                let v = self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_typed()?;
+                inst.ty = self.m.types.element(v.ty).unwrap_or(TypeId::VOID);
+            }
+            InsertElement => {
+                let v = self.push_typed()?;
+                for _ in 0..2 {
+                    self.expect(Tok::Comma, "','")?;
+                    self.push_typed()?;
+                }
+                inst.ty = v.ty;
+            }
+            ShuffleVector => {
+                let v = self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                let mask = self.push_typed()?;
+                let elem = self.m.types.element(v.ty).unwrap_or(TypeId::VOID);
+                inst.ty = self.vector_like(mask.ty, elem);
+            }
+            ExtractValue | InsertValue => {
+                let agg = self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                if opcode == InsertValue {
+                    self.push_typed()?;
+                    self.expect(Tok::Comma, "','")?;
+                }
+                let list_start = self.m.index_lists.len();
+                self.m.index_lists.push(0);
+                let mut ty = agg.ty;
+                loop {
+                    let index = self.expect_u32("an index")?;
+                    self.m.index_lists.push(index);
+                    ty = self
+                        .m
+                        .types
+                        .member(ty, u64::from(index))
+                        .unwrap_or(TypeId::VOID);
+                    if !(self.tok.kind == Tok::Comma && self.peek().kind == Tok::Int) {
+                        break;
+                    }
+                    self.bump();
+                }
+                let count = (self.m.index_lists.len() - list_start - 1) as u32;
+                self.m.index_lists[list_start] = count;
+                inst.extra = list_start as u32;
+                inst.ty = if opcode == ExtractValue { ty } else { agg.ty };
+            }
+            Phi => {
+                self.skip_words(FAST_MATH);
+                let ty = self.parse_type()?;
+                inst.ty = ty;
+                loop {
+                    self.expect(Tok::LSquare, "'['")?;
+                    self.push_value(ty)?;
+                    self.expect(Tok::Comma, "','")?;
+                    self.push_value(TypeId::LABEL)?;
+                    self.expect(Tok::RSquare, "']'")?;
+                    if !(self.tok.kind == Tok::Comma && self.peek().kind == Tok::LSquare) {
+                        break;
+                    }
+                    self.bump();
+                }
+            }
+            Freeze => {
+                inst.ty = self.push_typed()?.ty;
+            }
+            Alloca => {
+                self.skip_words(&[b"inalloca", b"swifterror"]);
+                let ty = self.parse_type()?;
+                inst.extra = ty.0;
+                let mut addrspace = self.m.layout.alloca_addrspace();
+                if self.tok.kind == Tok::Comma
+                    && !matches!(self.peek().kind, Tok::MetadataVar)
+                    && !self.comma_then(b"align")
+                    && !self.comma_then(b"addrspace")
+                {
+                    self.bump();
+                    self.push_typed()?;
+                }
+                self.align_suffix(inst)?;
+                if self.comma_then(b"addrspace") {
+                    self.bump();
+                    addrspace = self.addrspace()?;
+                }
+                inst.ty = self.m.types.ptr(addrspace);
+            }
+            Load => {
+                let atomic = self.eat_word(b"atomic");
+                self.eat_word(b"volatile");
+                inst.ty = self.parse_type()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_typed()?;
+                if atomic {
+                    self.atomic_ordering(1)?;
+                }
+                self.align_suffix(inst)?;
+            }
+            Store => {
+                let atomic = self.eat_word(b"atomic");
+                self.eat_word(b"volatile");
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_typed()?;
+                if atomic {
+                    self.atomic_ordering(1)?;
+                }
+                self.align_suffix(inst)?;
+            }
+            Fence => {
+                self.atomic_ordering(1)?;
+            }
+            CmpXchg => {
+                self.eat_word(b"weak");
+                self.eat_word(b"volatile");
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                let cmp = self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                self.push_typed()?;
+                self.atomic_ordering(2)?;
+                self.align_suffix(inst)?;
+                inst.ty = self.m.types.struct_literal(&[cmp.ty, TypeId::I1], false);
+            }
+            AtomicRmw => {
+                self.eat_word(b"volatile");
+                let op = self.expect(Tok::Ident, "an atomicrmw operation")?;
+                inst.aux = RMW_OPS
+                    .iter()
+                    .position(|w| w.as_bytes() == self.text(op))
+                    .map_or(u8::MAX, |i| i as u8);
+                self.push_typed()?;
+                self.expect(Tok::Comma, "','")?;
+                inst.ty = self.push_typed()?.ty;
+                self.atomic_ordering(1)?;
+                let op = inst.aux;
+                self.align_suffix(inst)?;
+                inst.aux = op;
+            }
+            GetElementPtr => {
+                self.skip_words(&[b"inbounds", b"nuw", b"nusw"]);
+                let source = self.parse_type()?;
+                inst.extra = source.0;
+                self.expect(Tok::Comma, "','")?;
+                let base = self.push_typed()?;
+                let mut ty = base.ty;
+                while self.tok.kind == Tok::Comma && self.peek().kind != Tok::MetadataVar {
+                    self.bump();
+                    let index = self.push_typed()?;
+                    if let Type::Vector { len, scalable, .. } = self.m.types.get(index.ty) {
+                        if self.m.types.ptr_addrspace(ty).is_some() {
+                            ty = self.m.types.intern(TypeData::Vector {
+                                len,
+                                elem: ty,
+                                scalable,
+                            });
+                        }
+                    }
+                }
+                inst.ty = ty;
+            }
+            LandingPad | CleanupPad | CatchPad | CatchSwitch | CleanupRet | CatchRet => {
+                // Exception handling: no pass reads it. Keep the text, but still record the
+                // local values it names so that renumbering and removal stay correct.
+                if opcode == LandingPad {
+                    inst.ty = self.parse_type()?;
+                } else if matches!(opcode, CleanupPad | CatchPad | CatchSwitch) {
+                    inst.ty = TypeId::TOKEN;
+                }
+                self.opaque_operands()?;
+            }
+            Call | Invoke | CallBr => {}
+        }
+        Ok(())
+    }
+
+    /// The rest of an exception-handling instruction: local names become operands.
+    fn opaque_operands(&mut self) -> PResult<()> {
+        let mut depth: u32 = 0;
+        loop {
+            if depth == 0
+                && (self.newline_before_tok()
+                    || self.tok.kind == Tok::Eof
+                    || self.tok.kind == Tok::Comma && self.peek().kind == Tok::MetadataVar)
+            {
+                return Ok(());
+            }
+            let t = self.tok;
+            match t.kind {
+                Tok::LParen | Tok::LBrace | Tok::LSquare => depth += 1,
+                Tok::RParen | Tok::RBrace | Tok::RSquare => {
+                    if depth == 0 {
+                        return self.expected("a matching opening bracket");
+                    }
+                    depth -= 1;
+                }
+                Tok::LocalVar | Tok::LocalId => {
+                    let is_type = match name_key(self.text(t), t.kind == Tok::LocalId) {
+                        NameKey::Named(name) => self
+                            .m
+                            .types
+                            .named(std::str::from_utf8(&name).unwrap_or(""))
+                            .is_some(),
+                        NameKey::Numbered(_) => false,
+                    };
+                    if !is_type {
+                        self.bump();
+                        let value = self.local_ref(t)?;
+                        self.scratch.push(PackedOp {
+                            ty: TypeId::LABEL,
+                            value,
+                        });
+                        continue;
+                    }
+                }
+                Tok::GlobalVar | Tok::GlobalId => {
+                    self.global_ref(t)?;
+                }
+                Tok::Error => return self.expected("a token"),
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// `[syncscope("x")] ordering...`.
+    fn atomic_ordering(&mut self, count: usize) -> PResult<()> {
+        if self.eat_word(b"syncscope") {
+            self.expect(Tok::LParen, "'('")?;
+            self.expect(Tok::Str, "a sync scope")?;
+            self.expect(Tok::RParen, "')'")?;
+        }
+        for _ in 0..count {
+            if !matches!(
+                self.word(),
+                b"unordered" | b"monotonic" | b"acquire" | b"release" | b"acq_rel" | b"seq_cst"
+            ) {
+                return self.expected("an atomic ordering");
+            }
+            self.bump();
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, inst: &mut InstData) -> PResult<()> {
+        let first = self.bump();
+        let mut tail = NO_TEXT;
+        if inst.opcode == Opcode::Call && self.text(first) != b"call" {
+            tail = text(first);
+            self.expect_word("call")?;
+        }
+        self.skip_words(FAST_MATH);
+        let mut cconv = NO_TEXT;
+        if is_cconv(self.word()) {
+            let t = self.bump();
+            cconv = text(t);
+            if self.text(t) == b"cc" {
+                let n = self.expect(Tok::Int, "a calling convention number")?;
+                cconv.end = n.end;
+            }
+        }
+        let ret_attrs_start = self.m.attrs.len() as u32;
+        while !self.is_type_start() && !self.is_word(b"addrspace") {
+            if !self.parse_one_attr()? {
+                return self.expected("a type");
+            }
+        }
+        let ret_attrs = (ret_attrs_start, self.m.attrs.len() as u32 - ret_attrs_start);
+        let mut callee_ty = TypeId::PTR;
+        if self.is_word(b"addrspace") {
+            let n = self.addrspace()?;
+            callee_ty = self.m.types.ptr(n);
+        }
+        let ty = self.parse_type()?;
+        self.push_value(callee_ty)?;
+        self.expect(Tok::LParen, "'('")?;
+        let mut arg_sets = Vec::new();
+        let mut arg_types = Vec::new();
+        if self.tok.kind != Tok::RParen {
+            loop {
+                if self.eat(Tok::DotDotDot) {
+                    break;
+                }
+                let aty = self.parse_type()?;
+                let attrs = if aty == TypeId::METADATA {
+                    (self.m.attrs.len() as u32, 0)
+                } else {
+                    self.parse_attrs()?
+                };
+                self.push_value(aty)?;
+                arg_sets.push(attrs);
+                arg_types.push(aty);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RParen, "')'")?;
+        // Function attributes run to the end of the line (LLVM writes one call per line).
+        let attrs_start = self.tok.start;
+        let mut fn_attrs = NO_TEXT;
+        while !self.newline_before_tok() {
+            match self.tok.kind {
+                Tok::AttrGroupId => {
+                    self.bump();
+                }
+                Tok::Str => {
+                    self.bump();
+                    if self.eat(Tok::Equal) {
+                        self.expect(Tok::Str, "a string")?;
+                    }
+                }
+                Tok::Ident if !self.is_word(b"to") => {
+                    self.bump();
+                    if self.tok.kind == Tok::LParen {
+                        self.skip_group()?;
+                    }
+                }
+                _ => break,
+            }
+            fn_attrs = Text {
+                start: attrs_start,
+                end: self.prev_end,
+            };
+        }
+        let mut bundles = NO_TEXT;
+        if self.tok.kind == Tok::LSquare {
+            let start = self.tok.start;
+            self.bundles()?;
+            bundles = Text {
+                start,
+                end: self.prev_end,
+            };
+        }
+        let fn_ty = match self.m.types.function_parts(ty) {
+            Some(_) => ty,
+            None => self.m.types.function(ty, &arg_types, false),
+        };
+        inst.ty = self
+            .m
+            .types
+            .function_parts(fn_ty)
+            .map_or(ty, |(ret, _, _)| ret);
+        match inst.opcode {
+            Opcode::Invoke => {
+                self.expect_word("to")?;
+                self.expect_word("label")?;
+                self.push_value(TypeId::LABEL)?;
+                self.expect_word("unwind")?;
+                self.expect_word("label")?;
+                self.push_value(TypeId::LABEL)?;
+            }
+            Opcode::CallBr => {
+                self.expect_word("to")?;
+                self.expect_word("label")?;
+                self.push_value(TypeId::LABEL)?;
+                self.expect(Tok::LSquare, "'['")?;
+                if self.tok.kind != Tok::RSquare {
+                    loop {
+                        self.expect_word("label")?;
+                        self.push_value(TypeId::LABEL)?;
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Tok::RSquare, "']'")?;
+            }
+            _ => {}
+        }
+        let arg_attrs = self.m.attr_sets.len() as u32;
+        self.m.attr_sets.extend(arg_sets);
+        self.check_capacity(self.m.calls.len(), "calls")?;
+        inst.extra = self.m.calls.len() as u32;
+        self.m.calls.push(CallData {
+            fn_ty,
+            arg_attrs,
+            ret_attrs,
+            nargs: arg_types.len() as u32,
+            cconv,
+            fn_attrs,
+            bundles,
+            tail,
+        });
+        Ok(())
+    }
+
+    /// `[ "tag"(ty val, ...), ... ]`: values inside are operands of nobody, but locals in
+    /// them must resolve and be renamed with the rest.
+    fn bundles(&mut self) -> PResult<()> {
+        self.expect(Tok::LSquare, "'['")?;
+        if self.tok.kind != Tok::RSquare {
+            loop {
+                self.expect(Tok::Str, "an operand bundle tag")?;
+                self.expect(Tok::LParen, "'('")?;
+                if self.tok.kind != Tok::RParen {
+                    loop {
+                        let mark = self.scratch.len();
+                        self.push_typed()?;
+                        self.scratch.truncate(mark);
+                        if !self.eat(Tok::Comma) {
+                            break;
+                        }
+                    }
+                }
+                self.expect(Tok::RParen, "')'")?;
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RSquare, "']'")?;
+        Ok(())
+    }
+
+    fn debug_record(&mut self) -> PResult<()> {
+        self.bump();
+        self.expect(Tok::LParen, "'('")?;
+        if self.tok.kind != Tok::RParen {
+            loop {
+                if self.is_type_start() {
+                    let mark = self.scratch.len();
+                    self.push_typed()?;
+                    self.scratch.truncate(mark);
+                } else {
+                    self.md_ref()?;
+                }
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RParen, "')'")?;
+        Ok(())
+    }
+
+    // ---- values and constants -------------------------------------------------------------
+
+    fn new_const(&mut self, kind: ConstKind, start: u32) -> PResult<PackedValue> {
+        self.check_capacity(self.m.consts.len(), "constants")?;
+        let id = ConstId(self.m.consts.len() as u32);
+        self.m.consts.push(ConstData {
+            kind,
+            start,
+            end: self.prev_end,
+        });
+        Ok(PackedValue::pack(Value::Const(id)))
+    }
+
+    fn int_const(&mut self, t: Token) -> PResult<PackedValue> {
+        let Some(v) = constant::parse_int(self.text(t)) else {
+            return self.new_const(ConstKind::BigInt, t.start);
+        };
+        let Ok(v) = i64::try_from(v) else {
+            return self.new_const(ConstKind::BigInt, t.start);
+        };
+        if (SMALL_MIN..=SMALL_MAX).contains(&v) {
+            let slot = (v - SMALL_MIN) as usize;
+            if self.small_ints[slot] == NONE {
+                let id = self.m.consts.len() as u32;
+                self.m.consts.push(ConstData {
+                    kind: ConstKind::Int(v),
+                    start: NONE,
+                    end: NONE,
+                });
+                self.small_ints[slot] = id;
+            }
+            return Ok(PackedValue::pack(Value::Const(ConstId(
+                self.small_ints[slot],
+            ))));
+        }
+        self.new_const(ConstKind::Int(v), t.start)
+    }
+
+    pub(crate) fn parse_value(&mut self, ty: TypeId) -> PResult<PackedValue> {
+        if ty == TypeId::METADATA {
+            let id = self.md_value()?;
+            return Ok(PackedValue::pack(Value::Metadata(id)));
+        }
+        self.enter()?;
+        let t = self.tok;
+        let value = match t.kind {
+            Tok::LocalVar | Tok::LocalId => {
+                self.bump();
+                self.local_ref(t)?
+            }
+            Tok::GlobalVar | Tok::GlobalId => {
+                self.bump();
+                PackedValue::pack(Value::Global(self.global_ref(t)?))
+            }
+            Tok::Int => {
+                self.bump();
+                self.int_const(t)?
+            }
+            Tok::Float => {
+                self.bump();
+                self.new_const(ConstKind::FloatText, t.start)?
+            }
+            Tok::CStr => {
+                self.bump();
+                self.new_const(ConstKind::CString, t.start)?
+            }
+            Tok::LBrace => {
+                let (ops, len) = self.const_list(Tok::LBrace, Tok::RBrace, "'}'")?;
+                self.new_const(
+                    ConstKind::Struct {
+                        ops,
+                        len,
+                        packed: false,
+                    },
+                    t.start,
+                )?
+            }
+            Tok::Less => {
+                if self.peek().kind == Tok::LBrace {
+                    self.bump();
+                    let (ops, len) = self.const_list(Tok::LBrace, Tok::RBrace, "'}'")?;
+                    self.expect(Tok::Greater, "'>'")?;
+                    self.new_const(
+                        ConstKind::Struct {
+                            ops,
+                            len,
+                            packed: true,
+                        },
+                        t.start,
+                    )?
+                } else {
+                    let (ops, len) = self.const_list(Tok::Less, Tok::Greater, "'>'")?;
+                    self.new_const(ConstKind::Vector { ops, len }, t.start)?
+                }
+            }
+            Tok::LSquare => {
+                let (ops, len) = self.const_list(Tok::LSquare, Tok::RSquare, "']'")?;
+                self.new_const(ConstKind::Array { ops, len }, t.start)?
+            }
+            Tok::Ident => self.keyword_value(t)?,
+            _ => return self.expected("a value"),
+        };
+        self.leave();
+        Ok(value)
+    }
+
+    fn const_list(&mut self, open: Tok, close: Tok, what: &str) -> PResult<(u32, u32)> {
+        self.expect(open, "a bracket")?;
+        let mark = self.scratch.len();
+        if self.tok.kind != close {
+            loop {
+                self.push_typed()?;
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(close, what)?;
+        self.flush(mark)
+    }
+
+    fn keyword_value(&mut self, t: Token) -> PResult<PackedValue> {
+        let w = self.text(t);
+        let fixed = match w {
+            b"true" => Some(constant::C_TRUE),
+            b"false" => Some(constant::C_FALSE),
+            b"null" => Some(constant::C_NULL),
+            b"undef" => Some(constant::C_UNDEF),
+            b"poison" => Some(constant::C_POISON),
+            b"zeroinitializer" => Some(constant::C_ZERO),
+            b"none" => Some(constant::C_NONE),
+            _ => None,
+        };
+        if let Some(id) = fixed {
+            self.bump();
+            return Ok(PackedValue::pack(Value::Const(id)));
+        }
+        if crate::lexer::is_hex_int(w) {
+            self.bump();
+            return self.int_const(t);
+        }
+        self.bump();
+        match w {
+            b"getelementptr" => {
+                let mut inbounds = false;
+                loop {
+                    match self.word() {
+                        b"inbounds" => {
+                            inbounds = true;
+                            self.bump();
+                        }
+                        b"nuw" | b"nusw" => {
+                            self.bump();
+                        }
+                        b"inrange" => {
+                            self.bump();
+                            if self.tok.kind != Tok::LParen {
+                                return self.expected("'('");
+                            }
+                            self.skip_group()?;
+                        }
+                        _ => break,
+                    }
+                }
+                self.expect(Tok::LParen, "'('")?;
+                let source = self.parse_type()?;
+                let mark = self.scratch.len();
+                while self.eat(Tok::Comma) {
+                    self.eat_word(b"inrange");
+                    self.push_typed()?;
+                }
+                self.expect(Tok::RParen, "')'")?;
+                let (ops, len) = self.flush(mark)?;
+                self.new_const(
+                    ConstKind::Expr {
+                        opcode: Opcode::GetElementPtr,
+                        ty: source,
+                        ops,
+                        len,
+                        inbounds,
+                    },
+                    t.start,
+                )
+            }
+            b"trunc" | b"zext" | b"sext" | b"fptrunc" | b"fpext" | b"fptoui" | b"fptosi"
+            | b"uitofp" | b"sitofp" | b"ptrtoint" | b"inttoptr" | b"bitcast" | b"addrspacecast" => {
+                let opcode = Opcode::from_keyword(w).unwrap_or(Opcode::BitCast);
+                self.expect(Tok::LParen, "'('")?;
+                let mark = self.scratch.len();
+                self.push_typed()?;
+                self.expect_word("to")?;
+                let to = self.parse_type()?;
+                self.expect(Tok::RParen, "')'")?;
+                let (ops, len) = self.flush(mark)?;
+                self.new_const(
+                    ConstKind::Expr {
+                        opcode,
+                        ty: to,
+                        ops,
+                        len,
+                        inbounds: false,
+                    },
+                    t.start,
+                )
+            }
+            b"add" | b"sub" | b"mul" | b"shl" | b"xor" | b"and" | b"or" | b"lshr" | b"ashr"
+            | b"icmp" | b"fcmp" | b"select" | b"extractelement" | b"insertelement"
+            | b"shufflevector" => {
+                let opcode = Opcode::from_keyword(w).unwrap_or(Opcode::Add);
+                // Flags and predicates (`nuw`, `eq`) stay in the text.
+                while self.tok.kind == Tok::Ident {
+                    self.bump();
+                }
+                let (ops, len) = self.const_list(Tok::LParen, Tok::RParen, "')'")?;
+                self.new_const(
+                    ConstKind::Expr {
+                        opcode,
+                        ty: TypeId::VOID,
+                        ops,
+                        len,
+                        inbounds: false,
+                    },
+                    t.start,
+                )
+            }
+            b"splat" => {
+                self.expect(Tok::LParen, "'('")?;
+                let mark = self.scratch.len();
+                self.push_typed()?;
+                self.expect(Tok::RParen, "')'")?;
+                let (ops, _) = self.flush(mark)?;
+                self.new_const(ConstKind::Splat(ops), t.start)
+            }
+            b"blockaddress" | b"ptrauth" => {
+                if self.tok.kind != Tok::LParen {
+                    return self.expected("'('");
+                }
+                self.skip_group()?;
+                self.new_const(ConstKind::Opaque, t.start)
+            }
+            b"dso_local_equivalent" | b"no_cfi" => {
+                if !matches!(self.tok.kind, Tok::GlobalVar | Tok::GlobalId) {
+                    return self.expected("a global");
+                }
+                let g = self.bump();
+                self.global_ref(g)?;
+                self.new_const(ConstKind::Opaque, t.start)
+            }
+            b"asm" => {
+                self.skip_words(&[b"sideeffect", b"alignstack", b"inteldialect", b"unwind"]);
+                self.expect(Tok::Str, "an assembly string")?;
+                self.expect(Tok::Comma, "','")?;
+                self.expect(Tok::Str, "a constraint string")?;
+                self.new_const(ConstKind::Opaque, t.start)
+            }
+            _ => self.error_at(
+                t.start,
+                format!("expected a value, found '{}'", String::from_utf8_lossy(w)),
+            ),
+        }
+    }
+
+    // ---- metadata -------------------------------------------------------------------------
+
+    fn new_md(&mut self, data: MdNodeData) -> PResult<MdId> {
+        self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+        let id = MdId(self.m.md.nodes.len() as u32);
+        self.m.md.nodes.push(data);
+        Ok(id)
+    }
+
+    fn flush_md(&mut self, mark: usize) -> PResult<(u32, u32)> {
+        self.check_capacity(
+            self.m.md.ops.len() + self.md_scratch.len(),
+            "metadata operands",
+        )?;
+        let start = self.m.md.ops.len() as u32;
+        let len = self.md_scratch.len().saturating_sub(mark) as u32;
+        self.m.md.ops.extend(self.md_scratch.drain(mark..));
+        Ok((start, len))
+    }
+
+    /// Metadata where a value is expected (`metadata ...` arguments).
+    fn md_value(&mut self) -> PResult<MdId> {
+        if self.is_type_start() {
+            let start = self.tok.start;
+            let op = self.typed_value()?;
+            let mark = self.md_scratch.len();
+            self.md_scratch.push(MdOp::Value(op));
+            let (ops, len) = self.flush_md(mark)?;
+            return self.new_md(MdNodeData {
+                kind: MdKindData::Value,
+                distinct: false,
+                ops,
+                len,
+                text: Text {
+                    start,
+                    end: self.prev_end,
+                },
+                name: NO_TEXT,
+                number: NONE,
+            });
+        }
+        self.md_ref()
+    }
+
+    /// A metadata node reference or inline node: `!3`, `!{...}`, `!"..."`, `!DIx(...)`.
+    fn md_ref(&mut self) -> PResult<MdId> {
+        let t = self.tok;
+        match t.kind {
+            Tok::MetadataId => {
+                self.bump();
+                let Some(number) = parse_u32(self.text(t).get(1..).unwrap_or(&[])) else {
+                    return self.error_at(t.start, "metadata number out of range".into());
+                };
+                self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+                Ok(self.m.md.numbered(number, t.start))
+            }
+            Tok::Exclaim | Tok::MetadataVar => self.md_node(false),
+            Tok::Ident if self.is_word(b"distinct") => {
+                self.bump();
+                self.md_node(true)
+            }
+            _ => self.expected("metadata"),
+        }
+    }
+
+    /// An inline node at `!{`, `!"`, or `!Name(`.
+    fn md_node(&mut self, distinct: bool) -> PResult<MdId> {
+        self.enter()?;
+        let start = self.tok.start;
+        let t = self.bump();
+        let id = if t.kind == Tok::MetadataVar {
+            let name = text(t);
+            self.expect(Tok::LParen, "'('")?;
+            let mark = self.md_scratch.len();
+            let arg_list = self.text(t) == b"!DIArgList";
+            if self.tok.kind != Tok::RParen {
+                loop {
+                    if arg_list {
+                        let op = self.typed_value()?;
+                        self.md_scratch.push(MdOp::Value(op));
+                    } else {
+                        let key = if self.tok.kind == Tok::LabelStr {
+                            text(self.bump())
+                        } else {
+                            NO_TEXT
+                        };
+                        let value_start = self.tok.start;
+                        self.field_value()?;
+                        let value = if self.prev_end > value_start {
+                            Text {
+                                start: value_start,
+                                end: self.prev_end,
+                            }
+                        } else {
+                            Text {
+                                start: value_start,
+                                end: value_start,
+                            }
+                        };
+                        self.md_scratch.push(MdOp::Field(key, value));
+                    }
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::RParen, "')'")?;
+            let (ops, len) = self.flush_md(mark)?;
+            self.new_md(MdNodeData {
+                kind: MdKindData::Specialized,
+                distinct,
+                ops,
+                len,
+                text: Text {
+                    start,
+                    end: self.prev_end,
+                },
+                name,
+                number: NONE,
+            })?
+        } else if self.tok.kind == Tok::Str {
+            let s = self.bump();
+            self.new_md(MdNodeData {
+                kind: MdKindData::String,
+                distinct,
+                ops: 0,
+                len: 0,
+                text: Text {
+                    start,
+                    end: self.prev_end,
+                },
+                name: text(s),
+                number: NONE,
+            })?
+        } else if self.tok.kind == Tok::LBrace {
+            self.bump();
+            let mark = self.md_scratch.len();
+            if self.tok.kind != Tok::RBrace {
+                loop {
+                    if self.eat_word(b"null") {
+                        self.md_scratch.push(MdOp::Null);
+                    } else if matches!(
+                        self.tok.kind,
+                        Tok::MetadataId | Tok::Exclaim | Tok::MetadataVar
+                    ) || self.is_word(b"distinct")
+                    {
+                        let node = self.md_ref()?;
+                        self.md_scratch.push(MdOp::Node(node));
+                    } else {
+                        let op = self.typed_value()?;
+                        self.md_scratch.push(MdOp::Value(op));
+                    }
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+            }
+            self.expect(Tok::RBrace, "'}'")?;
+            let (ops, len) = self.flush_md(mark)?;
+            self.new_md(MdNodeData {
+                kind: MdKindData::Tuple,
+                distinct,
+                ops,
+                len,
+                text: Text {
+                    start,
+                    end: self.prev_end,
+                },
+                name: NO_TEXT,
+                number: NONE,
+            })?
+        } else {
+            return self.expected("'{' or a string after '!'");
+        };
+        self.leave();
+        Ok(id)
+    }
+
+    /// The value of a specialized node field: tokens up to `,` or `)` at depth 0.
+    fn field_value(&mut self) -> PResult<()> {
+        let mut depth: u32 = 0;
+        loop {
+            match self.tok.kind {
+                Tok::Comma | Tok::RParen if depth == 0 => return Ok(()),
+                Tok::LParen | Tok::LBrace | Tok::LSquare => depth += 1,
+                Tok::RParen | Tok::RBrace | Tok::RSquare => depth = depth.saturating_sub(1),
+                Tok::MetadataId => {
+                    let t = self.tok;
+                    if let Some(n) = parse_u32(self.text(t).get(1..).unwrap_or(&[])) {
+                        self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+                        self.m.md.numbered(n, t.start);
+                    }
+                }
+                Tok::GlobalVar | Tok::GlobalId => {
+                    let t = self.tok;
+                    self.global_ref(t)?;
+                }
+                Tok::Eof | Tok::Error => return self.expected("',' or ')'"),
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    fn md_def(&mut self) -> PResult<ItemKind> {
+        let t = self.bump();
+        let Some(number) = parse_u32(self.text(t).get(1..).unwrap_or(&[])) else {
+            return self.error_at(t.start, "metadata number out of range".into());
+        };
+        self.expect(Tok::Equal, "'='")?;
+        let distinct = self.eat_word(b"distinct");
+        if !matches!(self.tok.kind, Tok::Exclaim | Tok::MetadataVar) {
+            return self.expected("a metadata node");
+        }
+        self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+        let slot = self.m.md.numbered(number, t.start);
+        let node = self.md_node(distinct)?;
+        let mut data = self.m.md.nodes[node.index()];
+        if !matches!(self.m.md.nodes[slot.index()].kind, MdKindData::Undefined(_)) {
+            return self.error_at(t.start, format!("redefinition of metadata '!{number}'"));
+        }
+        data.number = number;
+        data.text = Text {
+            start: t.start,
+            end: self.prev_end,
+        };
+        self.m.md.nodes[slot.index()] = data;
+        // The inline record was the last node made; reuse its slot.
+        if node.index() + 1 == self.m.md.nodes.len() && node != slot {
+            self.m.md.nodes.pop();
+        }
+        Ok(ItemKind::Md)
+    }
+
+    fn named_md(&mut self) -> PResult<ItemKind> {
+        let t = self.bump();
+        self.expect(Tok::Equal, "'='")?;
+        self.expect(Tok::Exclaim, "'!'")?;
+        self.expect(Tok::LBrace, "'{'")?;
+        let mut nodes = Vec::new();
+        if self.tok.kind != Tok::RBrace {
+            loop {
+                nodes.push(self.md_ref()?);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+        }
+        self.expect(Tok::RBrace, "'}'")?;
+        let name = self.text(t).get(1..).unwrap_or(&[]);
+        self.m.md.named.push((name.into(), nodes));
+        Ok(ItemKind::NamedMd)
+    }
+}
+
+fn text(t: Token) -> Text {
+    Text {
+        start: t.start,
+        end: t.end,
+    }
+}
+
+pub(crate) const RMW_OPS: [&str; 19] = [
+    "xchg",
+    "add",
+    "sub",
+    "and",
+    "nand",
+    "or",
+    "xor",
+    "max",
+    "min",
+    "umax",
+    "umin",
+    "fadd",
+    "fsub",
+    "fmax",
+    "fmin",
+    "uinc_wrap",
+    "udec_wrap",
+    "usub_cond",
+    "usub_sat",
+];

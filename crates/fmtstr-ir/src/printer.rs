@@ -1,0 +1,1002 @@
+//! The printer: source spans for what no edit touched, LLVM's style for the rest.
+//!
+//! Output is produced as a sequence of "keep source up to here" and "write these bytes"
+//! steps; consecutive kept spans are written with one call, so printing an untouched module
+//! is one `write_all` of its text. In a function an edit touched, three things can differ from
+//! the source: new instructions (printed from their fields), removed ones (skipped), and the
+//! names of local values (renumbered after a removal, or replaced by `replace_all_uses`).
+//! Names are rewritten at the exact token offsets the parser recorded as value references
+//! ([`Module::sites`]), which is what keeps `%struct.T` type names and comments intact.
+
+use std::io::{self, Write};
+
+use crate::constant::ConstKind;
+use crate::hash::FxHashMap;
+use crate::inst::{Attr, InstData, Opcode, HAS_DEF, IMPLICIT_NUM, NEW, OPS_EDITED, REMOVED};
+use crate::lexer::{name_key, Lexer, NameKey, Tok};
+use crate::metadata::MdKindData;
+use crate::module::{
+    text_of, BlockId, FuncId, InstId, Module, Operand, Value, BODY_EDITED, HEADER_EDITED, ITEM_NEW,
+    ITEM_REMOVED, RENUMBER,
+};
+use crate::types::{write_name, TypeId};
+
+struct Out<'a, W: Write> {
+    src: &'a [u8],
+    w: &'a mut W,
+    /// Source offset up to which output is decided.
+    pos: usize,
+    /// Start of the source span kept but not yet written (it ends at `pos`).
+    pending: usize,
+}
+
+impl<W: Write> Out<'_, W> {
+    fn flush(&mut self) -> io::Result<()> {
+        if self.pos > self.pending {
+            self.w
+                .write_all(self.src.get(self.pending..self.pos).unwrap_or(&[]))?;
+        }
+        self.pending = self.pos;
+        Ok(())
+    }
+
+    /// Keeps the source up to `to`.
+    fn keep(&mut self, to: usize) {
+        if to > self.pos {
+            self.pos = to.min(self.src.len());
+        }
+    }
+
+    /// Drops the source up to `to`.
+    fn skip(&mut self, to: usize) -> io::Result<()> {
+        self.flush()?;
+        if to > self.pos {
+            self.pos = to.min(self.src.len());
+        }
+        self.pending = self.pos;
+        Ok(())
+    }
+
+    fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.flush()?;
+        self.w.write_all(bytes)
+    }
+}
+
+/// Names of one function's local values as the source spelled them, and as printed now.
+pub(crate) struct FnNames {
+    numbered: Vec<Value>,
+    named: FxHashMap<Vec<u8>, Value>,
+    /// Current numbers of unnamed values (after removals).
+    numbers: FxHashMap<Value, u32>,
+    record_subst: FxHashMap<Value, Value>,
+}
+
+impl Module {
+    /// The module as text: byte-identical to the input where no edit reached.
+    pub fn print(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.src.len() + 256);
+        // Writing to a Vec cannot fail.
+        let _ = self.write_to(&mut out);
+        out
+    }
+
+    /// Writes the module as text (see [`Module::print`]).
+    pub fn write_to<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        let mut out = Out {
+            src: &self.src,
+            w,
+            pos: 0,
+            pending: 0,
+        };
+        for &index in &self.order {
+            let Some(item) = self.items.get(index as usize) else {
+                continue;
+            };
+            match item.state {
+                ITEM_REMOVED => out.skip(item.end as usize)?,
+                ITEM_NEW => {
+                    let mut text = Vec::new();
+                    match item.kind {
+                        crate::module::ItemKind::Function(f) => {
+                            text.push(b'\n');
+                            self.write_header(f, &mut text);
+                            text.push(b'\n');
+                        }
+                        _ => text.extend_from_slice(item.text.as_deref().unwrap_or(&[])),
+                    }
+                    out.emit(&text)?;
+                }
+                _ => match item.kind {
+                    crate::module::ItemKind::Function(f) if self.funcs[f.index()].state != 0 => {
+                        out.keep(item.start as usize);
+                        self.print_function(f, &mut out)?;
+                        out.keep(item.end as usize);
+                    }
+                    _ => out.keep(item.end as usize),
+                },
+            }
+        }
+        out.keep(self.src.len());
+        out.flush()
+    }
+
+    fn print_function<W: Write>(&self, f: FuncId, out: &mut Out<'_, W>) -> io::Result<()> {
+        let data = &self.funcs[f.index()];
+        if data.state & HEADER_EDITED != 0 {
+            out.skip(data.header_end as usize)?;
+            let mut header = Vec::new();
+            self.write_header(f, &mut header);
+            out.emit(&header)?;
+        } else {
+            out.keep(data.header_end as usize);
+        }
+        if !data.is_def || data.state & (BODY_EDITED | RENUMBER) == 0 {
+            return Ok(());
+        }
+        let names = self.fn_names(f);
+        for &block in &data.blocks {
+            let b = &self.blocks[block.index()];
+            if !b.label.is_none() {
+                self.subst_region(&names, None, b.label.start as usize, out)?;
+                self.label_line(&names, block, out)?;
+            }
+            for &inst in &b.insts {
+                let d = &self.insts[inst.index()];
+                if d.flags & NEW != 0 {
+                    let mut text = b"  ".to_vec();
+                    self.write_inst(Some(&names), inst, &mut text);
+                    text.push(b'\n');
+                    out.emit(&text)?;
+                    continue;
+                }
+                // Debug records and comments before the instruction belong to it; they
+                // stay when it is removed, as LLVM moves a removed instruction's records on.
+                let lead_end = if d.flags & REMOVED != 0 {
+                    let lead = self.src.get(out.pos..d.start as usize).unwrap_or(&[]);
+                    match lead.iter().rposition(|&b| b == b'\n') {
+                        Some(i) => out.pos + i + 1,
+                        None => out.pos,
+                    }
+                } else {
+                    d.start as usize
+                };
+                self.subst_region(&names, None, lead_end, out)?;
+                if d.flags & REMOVED != 0 {
+                    out.skip(d.end as usize)?;
+                } else {
+                    self.subst_region(&names, Some(inst), d.end as usize, out)?;
+                }
+            }
+        }
+        self.subst_region(&names, None, data.close as usize, out)
+    }
+
+    /// Prints the source from `out.pos` to `to`, rewriting value names at the recorded sites.
+    fn subst_region<W: Write>(
+        &self,
+        names: &FnNames,
+        inst: Option<InstId>,
+        to: usize,
+        out: &mut Out<'_, W>,
+    ) -> io::Result<()> {
+        let edited = inst.and_then(|i| self.operand_map(i));
+        let first = self.sites.partition_point(|&s| (s as usize) < out.pos);
+        for &site in self.sites.get(first..).unwrap_or(&[]) {
+            let site = site as usize;
+            if site >= to {
+                break;
+            }
+            out.keep(site);
+            let mut lexer = Lexer::at(&self.src, site);
+            let token = lexer.next_token();
+            let raw = self.src.get(site..token.end as usize).unwrap_or(&[]);
+            let label = matches!(token.kind, Tok::LabelStr | Tok::LabelId);
+            let numbered = matches!(token.kind, Tok::LocalId | Tok::LabelId);
+            let Some(orig) = names.lookup(raw, numbered) else {
+                out.keep(token.end as usize);
+                continue;
+            };
+            let mut current = Operand {
+                ty: self.value_type(orig).unwrap_or(TypeId::VOID),
+                value: orig,
+            };
+            if let Some(map) = &edited {
+                if let Some(&(_, to)) = map.iter().find(|(from, _)| *from == orig) {
+                    current = to;
+                }
+            } else if inst.is_none() {
+                if let Some(&to) = names.record_subst.get(&orig) {
+                    current.value = to;
+                }
+            }
+            let mut text = Vec::new();
+            if label {
+                self.write_local(Some(names), current.value, &mut text);
+                // Labels are written without the sigil.
+                text.remove(0);
+                text.push(b':');
+            } else {
+                self.write_value(Some(names), current, &mut text);
+            }
+            if text == raw {
+                out.keep(token.end as usize);
+            } else {
+                out.skip(token.end as usize)?;
+                out.emit(&text)?;
+            }
+        }
+        out.keep(to);
+        Ok(())
+    }
+
+    /// The label line after the label token: its `; preds = ...` comment names blocks too.
+    fn label_line<W: Write>(
+        &self,
+        names: &FnNames,
+        block: BlockId,
+        out: &mut Out<'_, W>,
+    ) -> io::Result<()> {
+        let b = &self.blocks[block.index()];
+        let line = self
+            .src
+            .get(b.label.start as usize..b.line_end as usize)
+            .unwrap_or(&[]);
+        let Some(comment_at) = line.windows(10).position(|w| w == b"; preds = ") else {
+            return self.subst_region(names, None, b.line_end as usize, out);
+        };
+        let mut label = Vec::new();
+        self.write_local(Some(names), Value::Block(block), &mut label);
+        label.remove(0);
+        label.push(b':');
+        let comment = &line[comment_at + 10..];
+        let mut rewritten = Vec::new();
+        let mut lexer = Lexer::new(comment);
+        loop {
+            let t = lexer.next_token();
+            match t.kind {
+                Tok::LocalVar | Tok::LocalId => {
+                    let raw = &comment[t.start as usize..t.end as usize];
+                    match names.lookup(raw, t.kind == Tok::LocalId) {
+                        Some(v) => self.write_local(Some(names), v, &mut rewritten),
+                        None => rewritten.extend_from_slice(raw),
+                    }
+                }
+                Tok::Comma => rewritten.extend_from_slice(b", "),
+                _ => break,
+            }
+        }
+        let mut text = label.clone();
+        // LLVM pads the comment to column 50.
+        let width = text.len();
+        text.resize(width.max(49) + 1, b' ');
+        text.extend_from_slice(b"; preds = ");
+        text.extend_from_slice(&rewritten);
+        text.push(b'\n');
+        let original = line;
+        if text == original {
+            out.keep(b.line_end as usize);
+        } else {
+            out.skip(b.line_end as usize)?;
+            out.emit(&text)?;
+        }
+        Ok(())
+    }
+
+    /// For an instruction whose operands were replaced: original value -> current value.
+    fn operand_map(&self, inst: InstId) -> Option<Vec<(Value, Operand)>> {
+        let d = &self.insts[inst.index()];
+        if d.flags & OPS_EDITED == 0 {
+            return None;
+        }
+        let map = self
+            .source_ops(inst)
+            .iter()
+            .zip(self.inst_ops(inst))
+            .filter(|(a, b)| a.value != b.value)
+            .map(|(a, b)| (a.value.unpack(), b.get()))
+            .collect();
+        Some(map)
+    }
+
+    pub(crate) fn fn_names(&self, f: FuncId) -> FnNames {
+        let data = &self.funcs[f.index()];
+        let mut names = FnNames {
+            numbered: Vec::new(),
+            named: FxHashMap::default(),
+            numbers: FxHashMap::default(),
+            record_subst: data.record_subst.iter().copied().collect(),
+        };
+        let mut next = 0u32;
+        let mut def =
+            |names: &mut FnNames, raw: &[u8], numbered: bool, value: Value, live: bool| {
+                match name_key(raw, numbered) {
+                    NameKey::Named(name) if !raw.is_empty() => {
+                        names.named.insert(name.into_owned(), value);
+                    }
+                    _ => {
+                        names.numbered.push(value);
+                        if live {
+                            names.numbers.insert(value, next);
+                            next += 1;
+                        }
+                    }
+                }
+            };
+        let (start, len) = data.params;
+        for i in start..start + len {
+            let arg = &self.args[i as usize];
+            let raw = text_of(&self.src, arg.name);
+            def(
+                &mut names,
+                raw,
+                arg.numbered || raw.is_empty(),
+                Value::Arg(crate::module::ArgId(i)),
+                true,
+            );
+        }
+        for &block in &data.blocks {
+            let b = &self.blocks[block.index()];
+            let raw = text_of(&self.src, b.label);
+            def(&mut names, raw, b.numbered, Value::Block(block), true);
+            for &inst in &b.insts {
+                let d = &self.insts[inst.index()];
+                if d.flags & NEW != 0 {
+                    continue;
+                }
+                let live = d.flags & REMOVED == 0;
+                if d.flags & HAS_DEF != 0 {
+                    let mut lexer = Lexer::at(&self.src, d.start as usize);
+                    let t = lexer.next_token();
+                    let raw = self
+                        .src
+                        .get(t.start as usize..t.end as usize)
+                        .unwrap_or(&[]);
+                    def(
+                        &mut names,
+                        raw,
+                        t.kind == Tok::LocalId,
+                        Value::Inst(inst),
+                        live,
+                    );
+                } else if d.flags & IMPLICIT_NUM != 0 {
+                    def(&mut names, &[], true, Value::Inst(inst), live);
+                }
+            }
+        }
+        names
+    }
+
+    // ---- LLVM-style printing of values, constants, instructions, headers ----------------
+
+    /// The type of a local or global value (constants carry theirs in the operand).
+    pub(crate) fn value_type(&self, value: Value) -> Option<TypeId> {
+        match value {
+            Value::Inst(i) => self.insts.get(i.index()).map(|d| d.ty),
+            Value::Arg(a) => self.args.get(a.index()).map(|d| d.ty),
+            Value::Block(_) => Some(TypeId::LABEL),
+            Value::Global(g) => self.globals.get(g.index()).map(|g| g.ptr_ty),
+            Value::Const(_) => None,
+            Value::Metadata(_) => Some(TypeId::METADATA),
+        }
+    }
+
+    /// Writes `%name` / `%N` for a local value.
+    pub(crate) fn write_local(&self, names: Option<&FnNames>, value: Value, out: &mut Vec<u8>) {
+        let (raw, numbered): (&[u8], bool) = match value {
+            Value::Inst(i) => {
+                if let Some(name) = self.new_names.get(&i) {
+                    write_name(b'%', name, false, out);
+                    return;
+                }
+                let d = &self.insts[i.index()];
+                if d.flags & HAS_DEF != 0 {
+                    let mut lexer = Lexer::at(&self.src, d.start as usize);
+                    let t = lexer.next_token();
+                    (
+                        self.src
+                            .get(t.start as usize..t.end as usize)
+                            .unwrap_or(&[]),
+                        t.kind == Tok::LocalId,
+                    )
+                } else {
+                    (&[], true)
+                }
+            }
+            Value::Arg(a) => {
+                let d = &self.args[a.index()];
+                let raw = text_of(&self.src, d.name);
+                (raw, d.numbered || raw.is_empty())
+            }
+            Value::Block(b) => {
+                let d = &self.blocks[b.index()];
+                let raw = text_of(&self.src, d.label);
+                (raw, d.numbered || raw.is_empty())
+            }
+            _ => (&[], false),
+        };
+        if numbered {
+            let number = names
+                .and_then(|n| n.numbers.get(&value).copied())
+                .or_else(|| self.source_number(value));
+            match number {
+                Some(n) => out.extend_from_slice(format!("%{n}").as_bytes()),
+                None => out.extend_from_slice(b"poison"),
+            }
+            return;
+        }
+        match name_key(raw, false) {
+            NameKey::Named(name) => write_name(b'%', &name, false, out),
+            NameKey::Numbered(n) => out.extend_from_slice(format!("%{n}").as_bytes()),
+        }
+    }
+
+    /// The number a numbered value has when nothing was renumbered.
+    fn source_number(&self, value: Value) -> Option<u32> {
+        let f = match value {
+            Value::Inst(i) => {
+                self.blocks
+                    .get(self.insts.get(i.index())?.block as usize)?
+                    .func
+            }
+            Value::Arg(a) => {
+                // Parameters come first: a numbered one's number is its rank among them.
+                let f = self.args.get(a.index())?.func;
+                let (start, _) = self.funcs[f.index()].params;
+                let rank = (start..a.0)
+                    .filter(|&i| {
+                        let arg = &self.args[i as usize];
+                        arg.numbered || arg.name.is_none()
+                    })
+                    .count();
+                return Some(rank as u32);
+            }
+            Value::Block(b) => self.blocks.get(b.index())?.func,
+            _ => return None,
+        };
+        self.fn_names(f).numbers.get(&value).copied()
+    }
+
+    /// Writes a value without its type.
+    pub(crate) fn write_value(&self, names: Option<&FnNames>, op: Operand, out: &mut Vec<u8>) {
+        match op.value {
+            Value::Inst(i) if self.insts[i.index()].flags & REMOVED != 0 => {
+                out.extend_from_slice(b"poison")
+            }
+            Value::Inst(_) | Value::Arg(_) | Value::Block(_) => {
+                self.write_local(names, op.value, out)
+            }
+            Value::Global(g) => {
+                let data = &self.globals[g.index()];
+                write_name(b'@', &data.name, data.numbered, out);
+            }
+            Value::Const(c) => self.write_const(names, op.ty, c, out),
+            Value::Metadata(md) => {
+                let node = self.md.nodes[md.index()];
+                if node.number != crate::inst::NONE {
+                    out.extend_from_slice(format!("!{}", node.number).as_bytes());
+                } else if node.kind == MdKindData::Value {
+                    if let Some(crate::metadata::MdOp::Value(inner)) =
+                        self.md.ops.get(node.ops as usize)
+                    {
+                        self.write_typed(names, inner.get(), out);
+                    }
+                } else {
+                    out.extend_from_slice(text_of(&self.src, node.text));
+                }
+            }
+        }
+    }
+
+    /// Writes `type value`.
+    pub(crate) fn write_typed(&self, names: Option<&FnNames>, op: Operand, out: &mut Vec<u8>) {
+        self.types.write(op.ty, out);
+        out.push(b' ');
+        self.write_value(names, op, out);
+    }
+
+    fn write_const(
+        &self,
+        names: Option<&FnNames>,
+        ty: TypeId,
+        c: crate::module::ConstId,
+        out: &mut Vec<u8>,
+    ) {
+        let data = self.const_data(c);
+        if data.start != crate::inst::NONE {
+            out.extend_from_slice(
+                self.src
+                    .get(data.start as usize..data.end as usize)
+                    .unwrap_or(&[]),
+            );
+            return;
+        }
+        let list = |out: &mut Vec<u8>, ops: &[crate::module::PackedOp]| {
+            for (i, op) in ops.iter().enumerate() {
+                if i > 0 {
+                    out.extend_from_slice(b", ");
+                }
+                self.write_typed(names, op.get(), out);
+            }
+        };
+        match data.kind {
+            ConstKind::Int(v) => {
+                if ty == TypeId::I1 {
+                    out.extend_from_slice(if v != 0 { b"true" } else { b"false" });
+                } else {
+                    out.extend_from_slice(v.to_string().as_bytes());
+                }
+            }
+            ConstKind::F64(bits) => write_f64(f64::from_bits(bits), out),
+            ConstKind::Null => out.extend_from_slice(b"null"),
+            ConstKind::Undef => out.extend_from_slice(b"undef"),
+            ConstKind::Poison => out.extend_from_slice(b"poison"),
+            ConstKind::Zero => out.extend_from_slice(b"zeroinitializer"),
+            ConstKind::NoneToken => out.extend_from_slice(b"none"),
+            ConstKind::Struct { packed, .. } => {
+                let ops = self.const_ops(c);
+                out.extend_from_slice(if packed { b"<{ " } else { b"{ " });
+                list(out, ops);
+                out.extend_from_slice(if packed { b" }>" } else { b" }" });
+            }
+            ConstKind::Array { .. } => {
+                out.push(b'[');
+                list(out, self.const_ops(c));
+                out.push(b']');
+            }
+            ConstKind::Vector { .. } => {
+                out.push(b'<');
+                list(out, self.const_ops(c));
+                out.push(b'>');
+            }
+            ConstKind::Expr {
+                opcode,
+                ty: expr_ty,
+                inbounds,
+                ..
+            } => {
+                let ops = self.const_ops(c);
+                out.extend_from_slice(opcode.keyword().as_bytes());
+                if opcode == Opcode::GetElementPtr {
+                    if inbounds {
+                        out.extend_from_slice(b" inbounds");
+                    }
+                    out.extend_from_slice(b" (");
+                    self.types.write(expr_ty, out);
+                    for op in ops {
+                        out.extend_from_slice(b", ");
+                        self.write_typed(names, op.get(), out);
+                    }
+                    out.push(b')');
+                } else if opcode.is_cast() {
+                    out.extend_from_slice(b" (");
+                    if let Some(op) = ops.first() {
+                        self.write_typed(names, op.get(), out);
+                    }
+                    out.extend_from_slice(b" to ");
+                    self.types.write(expr_ty, out);
+                    out.push(b')');
+                } else {
+                    out.extend_from_slice(b" (");
+                    list(out, ops);
+                    out.push(b')');
+                }
+            }
+            ConstKind::Splat(_) => {
+                out.extend_from_slice(b"splat (");
+                list(out, self.const_ops(c));
+                out.push(b')');
+            }
+            ConstKind::NewBytes(i) => {
+                out.extend_from_slice(b"c\"");
+                crate::lexer::escape_into(
+                    self.byte_strings.get(i as usize).map_or(&[][..], |b| b),
+                    out,
+                );
+                out.push(b'"');
+            }
+            ConstKind::BigInt | ConstKind::FloatText | ConstKind::CString | ConstKind::Opaque => {
+                out.extend_from_slice(b"poison")
+            }
+        }
+    }
+
+    fn write_attrs(&self, attrs: &[Attr], out: &mut Vec<u8>) {
+        for attr in attrs {
+            self.write_attr(*attr, out);
+            out.push(b' ');
+        }
+    }
+
+    /// Writes one attribute as LLVM does.
+    pub(crate) fn write_attr(&self, attr: Attr, out: &mut Vec<u8>) {
+        let typed = |name: &str, ty: TypeId, out: &mut Vec<u8>| {
+            out.extend_from_slice(name.as_bytes());
+            out.push(b'(');
+            self.types.write(ty, out);
+            out.push(b')');
+        };
+        match attr {
+            Attr::Align(n) => out.extend_from_slice(format!("align {n}").as_bytes()),
+            Attr::Dereferenceable(n) => {
+                out.extend_from_slice(format!("dereferenceable({n})").as_bytes())
+            }
+            Attr::DereferenceableOrNull(n) => {
+                out.extend_from_slice(format!("dereferenceable_or_null({n})").as_bytes())
+            }
+            Attr::ByVal(t) => typed("byval", t, out),
+            Attr::ByRef(t) => typed("byref", t, out),
+            Attr::SRet(t) => typed("sret", t, out),
+            Attr::InAlloca(t) => typed("inalloca", t, out),
+            Attr::Preallocated(t) => typed("preallocated", t, out),
+            Attr::ElementType(t) => typed("elementtype", t, out),
+            Attr::Other(text) => out.extend_from_slice(self.text(text)),
+            flag => {
+                if let Some((_, name)) = crate::inst::FLAG_ATTRS.iter().find(|(a, _)| *a == flag) {
+                    out.extend_from_slice(name.as_bytes());
+                }
+            }
+        }
+    }
+
+    /// Writes a function's header as LLVM does: `define ... {` or `declare ...`.
+    pub(crate) fn write_header(&self, f: FuncId, out: &mut Vec<u8>) {
+        let data = &self.funcs[f.index()];
+        out.extend_from_slice(if data.is_def { b"define " } else { b"declare " });
+        let prefix = self.text(data.prefix);
+        if !prefix.is_empty() {
+            out.extend_from_slice(prefix);
+            out.push(b' ');
+        } else {
+            if !data.cconv.is_none() {
+                out.extend_from_slice(self.text(data.cconv));
+                out.push(b' ');
+            }
+            self.write_attrs(self.attr_range(data.ret_attrs), out);
+        }
+        let (ret, _, vararg) =
+            self.types
+                .function_parts(data.fn_ty)
+                .unwrap_or((TypeId::VOID, &[], false));
+        self.types.write(ret, out);
+        out.push(b' ');
+        let g = &self.globals[data.global.index()];
+        write_name(b'@', &g.name, g.numbered, out);
+        out.push(b'(');
+        let (start, len) = data.params;
+        for i in start..start + len {
+            if i > start {
+                out.extend_from_slice(b", ");
+            }
+            let arg = &self.args[i as usize];
+            self.types.write(arg.ty, out);
+            for attr in self.attr_range(arg.attrs) {
+                out.push(b' ');
+                self.write_attr(*attr, out);
+            }
+            if data.is_def {
+                out.push(b' ');
+                self.write_local(None, Value::Arg(crate::module::ArgId(i)), out);
+            } else if !arg.name.is_none() {
+                out.push(b' ');
+                out.extend_from_slice(self.text(arg.name));
+            }
+        }
+        if vararg {
+            if len > 0 {
+                out.extend_from_slice(b", ");
+            }
+            out.extend_from_slice(b"...");
+        }
+        out.push(b')');
+        let suffix = self.text(data.suffix);
+        if !suffix.is_empty() {
+            out.push(b' ');
+            out.extend_from_slice(suffix);
+        }
+        if data.is_def {
+            out.extend_from_slice(b" {");
+        }
+    }
+
+    /// Writes an instruction made by an edit (or any instruction, from its fields).
+    pub(crate) fn write_inst(&self, names: Option<&FnNames>, inst: InstId, out: &mut Vec<u8>) {
+        let d: InstData = self.insts[inst.index()];
+        let ops: Vec<Operand> = self.inst_ops(inst).iter().map(|o| o.get()).collect();
+        let typed = |i: usize, out: &mut Vec<u8>| {
+            if let Some(&op) = ops.get(i) {
+                self.write_typed(names, op, out);
+            }
+        };
+        let value = |i: usize, out: &mut Vec<u8>| {
+            if let Some(&op) = ops.get(i) {
+                self.write_value(names, op, out);
+            }
+        };
+        if d.ty != TypeId::VOID {
+            self.write_local(names, Value::Inst(inst), out);
+            out.extend_from_slice(b" = ");
+        }
+        let opcode = d.opcode;
+        match opcode {
+            Opcode::Call => {
+                let Some(call) = self.calls.get(d.extra as usize) else {
+                    return;
+                };
+                if !call.tail.is_none() {
+                    out.extend_from_slice(self.text(call.tail));
+                    out.push(b' ');
+                }
+                out.extend_from_slice(b"call ");
+                if !call.cconv.is_none() {
+                    out.extend_from_slice(self.text(call.cconv));
+                    out.push(b' ');
+                }
+                self.write_attrs(self.attr_range(call.ret_attrs), out);
+                let (ret, _, vararg) =
+                    self.types
+                        .function_parts(call.fn_ty)
+                        .unwrap_or((TypeId::VOID, &[], false));
+                // The short form names only the return type, unless the callee is varargs.
+                self.types.write(if vararg { call.fn_ty } else { ret }, out);
+                out.push(b' ');
+                value(0, out);
+                out.push(b'(');
+                for i in 0..call.nargs as usize {
+                    if i > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    let Some(&op) = ops.get(i + 1) else { break };
+                    self.types.write(op.ty, out);
+                    out.push(b' ');
+                    let set = self
+                        .attr_sets
+                        .get(call.arg_attrs as usize + i)
+                        .copied()
+                        .unwrap_or((0, 0));
+                    self.write_attrs(self.attr_range(set), out);
+                    self.write_value(names, op, out);
+                }
+                out.push(b')');
+                if !call.fn_attrs.is_none() {
+                    out.push(b' ');
+                    out.extend_from_slice(self.text(call.fn_attrs));
+                }
+                if !call.bundles.is_none() {
+                    out.push(b' ');
+                    out.extend_from_slice(self.text(call.bundles));
+                }
+            }
+            Opcode::Alloca => {
+                out.extend_from_slice(b"alloca ");
+                self.types.write(TypeId(d.extra), out);
+                if !ops.is_empty() {
+                    out.extend_from_slice(b", ");
+                    typed(0, out);
+                }
+                write_align(d.aux, out);
+                if let Some(addrspace) = self.types.ptr_addrspace(d.ty) {
+                    if addrspace != 0 {
+                        out.extend_from_slice(format!(", addrspace({addrspace})").as_bytes());
+                    }
+                }
+            }
+            Opcode::Load => {
+                out.extend_from_slice(b"load ");
+                self.types.write(d.ty, out);
+                out.extend_from_slice(b", ");
+                typed(0, out);
+                write_align(d.aux, out);
+            }
+            Opcode::Store => {
+                out.extend_from_slice(b"store ");
+                typed(0, out);
+                out.extend_from_slice(b", ");
+                typed(1, out);
+                write_align(d.aux, out);
+            }
+            Opcode::GetElementPtr => {
+                out.extend_from_slice(b"getelementptr ");
+                if d.aux & crate::inst::GEP_INBOUNDS != 0 {
+                    out.extend_from_slice(b"inbounds ");
+                }
+                self.types.write(TypeId(d.extra), out);
+                for i in 0..ops.len() {
+                    out.extend_from_slice(b", ");
+                    typed(i, out);
+                }
+            }
+            Opcode::Ret => {
+                out.extend_from_slice(b"ret ");
+                if ops.is_empty() {
+                    out.extend_from_slice(b"void");
+                } else {
+                    typed(0, out);
+                }
+            }
+            Opcode::Br => {
+                out.extend_from_slice(b"br ");
+                for i in 0..ops.len() {
+                    if i > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    typed(i, out);
+                }
+            }
+            Opcode::ICmp | Opcode::FCmp => {
+                out.extend_from_slice(opcode.keyword().as_bytes());
+                out.push(b' ');
+                out.extend_from_slice(crate::inst::Predicate(d.aux).keyword().as_bytes());
+                out.push(b' ');
+                typed(0, out);
+                out.extend_from_slice(b", ");
+                value(1, out);
+            }
+            Opcode::AtomicRmw => {
+                out.extend_from_slice(b"atomicrmw ");
+                out.extend_from_slice(
+                    crate::parser::RMW_OPS
+                        .get(d.aux as usize)
+                        .unwrap_or(&"add")
+                        .as_bytes(),
+                );
+                out.push(b' ');
+                typed(0, out);
+                out.extend_from_slice(b", ");
+                typed(1, out);
+                out.push(b' ');
+                out.extend_from_slice(
+                    ORDERINGS
+                        .get(d.extra as usize)
+                        .unwrap_or(&"seq_cst")
+                        .as_bytes(),
+                );
+            }
+            Opcode::ExtractValue | Opcode::InsertValue => {
+                out.extend_from_slice(opcode.keyword().as_bytes());
+                out.push(b' ');
+                for i in 0..ops.len() {
+                    if i > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    typed(i, out);
+                }
+                for index in self.index_list(d.extra) {
+                    out.extend_from_slice(format!(", {index}").as_bytes());
+                }
+            }
+            Opcode::Phi => {
+                out.extend_from_slice(b"phi ");
+                self.types.write(d.ty, out);
+                for (i, pair) in ops.chunks(2).enumerate() {
+                    out.extend_from_slice(if i == 0 { b" [ " } else { b", [ " });
+                    if let [v, b] = pair {
+                        self.write_value(names, *v, out);
+                        out.extend_from_slice(b", ");
+                        self.write_value(names, *b, out);
+                    }
+                    out.extend_from_slice(b" ]");
+                }
+            }
+            _ if opcode.is_cast() => {
+                out.extend_from_slice(opcode.keyword().as_bytes());
+                out.push(b' ');
+                typed(0, out);
+                out.extend_from_slice(b" to ");
+                self.types.write(d.ty, out);
+            }
+            _ if opcode.is_binary() => {
+                out.extend_from_slice(opcode.keyword().as_bytes());
+                out.push(b' ');
+                typed(0, out);
+                out.extend_from_slice(b", ");
+                value(1, out);
+            }
+            _ => {
+                // select, freeze, fneg, extractelement, insertelement, shufflevector, va_arg,
+                // unreachable, resume: keyword then typed operands.
+                out.extend_from_slice(opcode.keyword().as_bytes());
+                for i in 0..ops.len() {
+                    out.extend_from_slice(if i == 0 { b" " } else { b", " });
+                    typed(i, out);
+                }
+                if opcode == Opcode::VAArg {
+                    out.extend_from_slice(b", ");
+                    self.types.write(d.ty, out);
+                }
+            }
+        }
+        let attachments = self
+            .md_attach
+            .get(d.md as usize..d.md as usize + d.md_len as usize)
+            .unwrap_or(&[]);
+        for &(kind, md) in attachments {
+            out.extend_from_slice(b", !");
+            out.extend_from_slice(self.md.kinds.get(kind as usize).map_or(&[][..], |k| k));
+            out.push(b' ');
+            self.write_value(
+                names,
+                Operand {
+                    ty: TypeId::METADATA,
+                    value: Value::Metadata(md),
+                },
+                out,
+            );
+        }
+    }
+
+    pub(crate) fn index_list(&self, at: u32) -> &[u32] {
+        let at = at as usize;
+        let count = self.index_lists.get(at).copied().unwrap_or(0) as usize;
+        self.index_lists.get(at + 1..at + 1 + count).unwrap_or(&[])
+    }
+}
+
+impl FnNames {
+    pub(crate) fn named_keys(&self) -> impl Iterator<Item = &[u8]> {
+        self.named.keys().map(|k| k.as_slice())
+    }
+
+    fn lookup(&self, raw: &[u8], numbered: bool) -> Option<Value> {
+        match name_key(raw, numbered) {
+            NameKey::Numbered(n) => self.numbered.get(n as usize).copied(),
+            NameKey::Named(name) => self.named.get(&*name).copied(),
+        }
+    }
+}
+
+/// Atomic orderings, in the order `Ordering` lists them.
+pub(crate) const ORDERINGS: [&str; 6] = [
+    "unordered",
+    "monotonic",
+    "acquire",
+    "release",
+    "acq_rel",
+    "seq_cst",
+];
+
+fn write_align(aux: u8, out: &mut Vec<u8>) {
+    if aux > 0 && aux <= 64 {
+        out.extend_from_slice(format!(", align {}", 1u64 << (aux - 1)).as_bytes());
+    }
+}
+
+/// Writes a double as LLVM does: `%e` with six digits when that reads back exactly, the
+/// IEEE bits in hex otherwise.
+pub(crate) fn write_f64(v: f64, out: &mut Vec<u8>) {
+    if v.is_finite() {
+        let s = format!("{v:.6e}");
+        if let Some((mantissa, exponent)) = s.split_once('e') {
+            let exp: i32 = exponent.parse().unwrap_or(0);
+            let text = format!(
+                "{mantissa}e{}{:02}",
+                if exp < 0 { '-' } else { '+' },
+                exp.unsigned_abs()
+            );
+            if text.parse::<f64>().ok() == Some(v) {
+                out.extend_from_slice(text.as_bytes());
+                return;
+            }
+        }
+    }
+    out.extend_from_slice(format!("0x{:016X}", v.to_bits()).as_bytes());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::write_f64;
+
+    #[test]
+    fn doubles_print_like_llvm() {
+        let show = |v: f64| {
+            let mut out = Vec::new();
+            write_f64(v, &mut out);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(show(1.0), "1.000000e+00");
+        assert_eq!(show(-2.5e-10), "-2.500000e-10");
+        assert_eq!(show(0.1), "1.000000e-01");
+        assert_eq!(show(1.0 / 3.0), "0x3FD5555555555555");
+        assert_eq!(show(f64::INFINITY), "0x7FF0000000000000");
+    }
+}
