@@ -503,6 +503,9 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Vec<Entry
     Ok(entries)
 }
 
+/// The keys of an entry, in the order fmtstr writes them.
+const ENTRY_KEYS: [&str; 4] = [keys::INDEX, keys::STRING, keys::ARGUMENT_COUNT, keys::MASK];
+
 fn decode_entry<'a>(
     reader: &mut Reader<'a>,
     depth: usize,
@@ -529,13 +532,14 @@ fn decode_entry<'a>(
     for _ in 0..pairs {
         let key_offset = reader.position();
         let key = read_key(reader, depth + 1, &here)?;
+        // Which known key (0 .index, 1 .string, 2 .argument_count, 3 .64bit_arguments).
         let known = match &key {
-            Key::Str(name) => [keys::INDEX, keys::STRING, keys::ARGUMENT_COUNT, keys::MASK]
-                .into_iter()
-                .find(|known| known.as_bytes() == *name),
+            Key::Str(name) => ENTRY_KEYS
+                .iter()
+                .position(|known| known.as_bytes() == *name),
             Key::Other(_) => None,
         };
-        let Some(name) = known else {
+        let Some(slot) = known else {
             let key = match key {
                 Key::Str(bytes) => msgpack::string_value(bytes),
                 Key::Other(value) => value,
@@ -547,19 +551,20 @@ fn decode_entry<'a>(
             extra.push((key, value));
             continue;
         };
+        let name = ENTRY_KEYS[slot];
         let path = || format!("{}{name}", here());
-        let duplicate = match name {
-            keys::INDEX => id.is_some(),
-            keys::STRING => string.is_some(),
-            keys::ARGUMENT_COUNT => argument_count.is_some(),
+        let duplicate = match slot {
+            0 => id.is_some(),
+            1 => string.is_some(),
+            2 => argument_count.is_some(),
             _ => mask.is_some(),
         };
         if duplicate {
             return fail(key_offset, here(), Problem::DuplicateKey(name.into()));
         }
         let (offset, value) = token(reader, &path)?;
-        match name {
-            keys::INDEX => {
+        match slot {
+            0 => {
                 let Some(raw) = value.as_u64() else {
                     return fail(
                         offset,
@@ -575,7 +580,7 @@ fn decode_entry<'a>(
                 };
                 id = Some(valid);
             }
-            keys::STRING => {
+            1 => {
                 let Token::Str(bytes) = value else {
                     return fail(
                         offset,
@@ -599,7 +604,7 @@ fn decode_entry<'a>(
                     }
                 }
             }
-            keys::ARGUMENT_COUNT => {
+            2 => {
                 let Some(count) = value.as_u64() else {
                     return fail(
                         offset,

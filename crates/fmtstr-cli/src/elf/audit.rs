@@ -416,6 +416,109 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
 
 /// What the format string says about the entry's argument count and mask, if it disagrees.
 fn check_arguments(entry: &Entry<'_>) -> Option<String> {
+    // Most strings use only plain conversions: judge those without building a `Format`, and
+    // let the full check explain anything that is not clean.
+    if let Some(layout) = SimpleLayout::of(entry.bytes()) {
+        if layout.agrees_with(entry.argument_count(), entry.mask()) {
+            return None;
+        }
+    }
+    full_check(entry)
+}
+
+/// The arguments of a format that uses only plain conversions (flags, digit widths and
+/// precisions, one of hh h l ll j z t, no '*', vectors or L), as `fmtstr_format` reads them.
+#[derive(Debug, PartialEq, Eq)]
+struct SimpleLayout {
+    count: u64,
+    /// Bit i: argument i is certainly 64 bits wide.
+    wide: u64,
+    /// Bit i: argument i's width is certain (an integer conversion).
+    certain: u64,
+}
+
+impl SimpleLayout {
+    /// `None` when the format uses anything else (then `Format::parse` decides).
+    fn of(bytes: &[u8]) -> Option<SimpleLayout> {
+        let mut layout = SimpleLayout {
+            count: 0,
+            wide: 0,
+            certain: 0,
+        };
+        let mut i = 0;
+        while i < bytes.len() {
+            if bytes[i] != b'%' {
+                i += 1;
+                continue;
+            }
+            let start = i;
+            i += 1;
+            while matches!(bytes.get(i), Some(b'-' | b'+' | b' ' | b'#' | b'0')) {
+                i += 1;
+            }
+            let digits = |i: &mut usize| -> Option<()> {
+                let from = *i;
+                while bytes.get(*i).is_some_and(u8::is_ascii_digit) {
+                    *i += 1;
+                }
+                (*i - from <= 4).then_some(())
+            };
+            digits(&mut i)?;
+            if bytes.get(i) == Some(&b'.') {
+                i += 1;
+                digits(&mut i)?;
+            }
+            let (length, size) = match (bytes.get(i), bytes.get(i + 1)) {
+                (Some(b'h'), Some(b'h')) => (b'H', 2),
+                (Some(b'l'), Some(b'l')) => (b'q', 2),
+                (Some(&b @ (b'h' | b'l' | b'j' | b'z' | b't')), _) => (b, 1),
+                _ => (0, 0),
+            };
+            i += size;
+            let conversion = *bytes.get(i)?;
+            i += 1;
+            let certain = match conversion {
+                b'%' if i == start + 2 => continue,
+                b'd' | b'i' | b'u' | b'o' | b'x' | b'X' => {
+                    let wide = matches!(length, b'l' | b'q' | b'j' | b'z' | b't');
+                    if wide && layout.count < 64 {
+                        layout.wide |= 1 << layout.count;
+                    }
+                    true
+                }
+                b'c' if length == 0 => true,
+                b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A'
+                    if matches!(length, 0 | b'l') =>
+                {
+                    false
+                }
+                b's' | b'p' if length == 0 => false,
+                _ => return None,
+            };
+            if layout.count >= 64 {
+                return None;
+            }
+            if certain {
+                layout.certain |= 1 << layout.count;
+            }
+            layout.count += 1;
+        }
+        Some(layout)
+    }
+
+    /// Whether the entry's count and mask are what the format says.
+    fn agrees_with(&self, count: u64, mask: &Mask) -> bool {
+        let words = mask.words();
+        let word = words.first().copied().unwrap_or(0);
+        count == self.count
+            && words.len() as u64 == Mask::words_for(count)
+            && (count == 64 || word >> count == 0)
+            && word & self.certain == self.wide
+    }
+}
+
+/// The full check with `fmtstr_format`, explaining every disagreement.
+fn full_check(entry: &Entry<'_>) -> Option<String> {
     let format = match Format::parse(entry.bytes()) {
         Ok(format) => format,
         Err(error) => return Some(format!("the format string does not parse: {error}")),
@@ -652,4 +755,69 @@ fn print_github(report: &Report) {
         report.strings,
         report.findings.len()
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path never calls clean what the full check with `fmtstr_format` reports, and
+    /// accepts only what `Format::parse` accepts.
+    #[test]
+    fn simple_layouts_agree_with_the_full_check() {
+        let flags = ["", "-", "0", "+ #"];
+        let widths = ["", "5", "12", "9999", "12345", ".", ".3", "8.2"];
+        let lengths = ["", "hh", "h", "l", "ll", "j", "z", "t", "L", "hl", "v4"];
+        let conversions = [
+            "d", "i", "u", "o", "x", "X", "c", "s", "p", "f", "e", "G", "a", "%", "n", "y",
+        ];
+        let mut specs = Vec::new();
+        for flag in flags {
+            for width in widths {
+                for length in lengths {
+                    for conversion in conversions {
+                        specs.push(format!("%{flag}{width}{length}{conversion}"));
+                    }
+                }
+            }
+        }
+        let mut checked = 0;
+        for (index, spec) in specs.iter().enumerate() {
+            let other = &specs[(index * 7 + 3) % specs.len()];
+            for text in [
+                format!("a {spec} b"),
+                format!("{spec}{other} %ld|"),
+                format!("%d{spec}"),
+            ] {
+                let parsed = Format::parse(text.as_bytes());
+                let Some(layout) = SimpleLayout::of(text.as_bytes()) else {
+                    continue;
+                };
+                let format = parsed.unwrap_or_else(|e| panic!("fast path accepted {text:?}: {e}"));
+                assert_eq!(layout.count, format.argument_count() as u64, "{text:?}");
+                for wide in [0u64, layout.wide, layout.wide ^ 1, layout.wide | 2] {
+                    let count = layout.count;
+                    let mask = Mask::from_words(&if count == 0 {
+                        vec![]
+                    } else {
+                        vec![wide & (u64::MAX >> (64 - count))]
+                    });
+                    let entry = Entry::new(
+                        FormatId::new(1).unwrap(),
+                        text.as_str(),
+                        count,
+                        mask.clone(),
+                    );
+                    assert_eq!(
+                        layout.agrees_with(count, &mask),
+                        full_check(&entry).is_none(),
+                        "{text:?} with mask {mask}: {:?}",
+                        full_check(&entry)
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked}");
+    }
 }
