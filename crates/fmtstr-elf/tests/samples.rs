@@ -413,3 +413,43 @@ fn bad_headers_are_clear_errors() {
         ElfError::SeveralMetadataNotes { .. }
     ));
 }
+
+#[test]
+fn a_loaded_note_is_rewritten_in_place_or_not_at_all() {
+    // A metadata note with room to spare, in a .note section marked SHF_ALLOC (as in HSA code
+    // objects, where it sits in a PT_NOTE segment).
+    let big = Table {
+        entries: (0..20)
+            .map(|i| Entry::for_format(format!("string {i} %d"), 1, Mask::from_words(&[0])))
+            .collect(),
+        extra: vec![],
+    };
+    let plain = tiny_elf(Class::Elf64, None);
+    let with_note = PalElf::parse(&plain)
+        .unwrap()
+        .with_format_strings(&big)
+        .unwrap();
+    let mut loaded = with_note.clone();
+    let elf = PalElf::parse(&with_note).unwrap();
+    let section = elf.metadata_note().unwrap().section;
+    let shoff = u64::from_le_bytes(with_note[40..48].try_into().unwrap()) as usize;
+    let header = shoff + section * 64;
+    loaded[header + 8..header + 16].copy_from_slice(&2u64.to_le_bytes());
+    let elf = PalElf::parse(&loaded).unwrap();
+
+    let small = Table {
+        entries: big.entries[..5].to_vec(),
+        extra: vec![],
+    };
+    let out = elf.with_format_strings(&small).expect("fits in place");
+    assert_eq!(out.len(), loaded.len());
+    check_rewrite(&loaded, &out, &small, &[section]);
+
+    let mut bigger = big.clone();
+    bigger
+        .entries
+        .push(Entry::for_format("one more %d", 1, Mask::from_words(&[0])));
+    let error = elf.with_format_strings(&bigger).unwrap_err();
+    assert!(matches!(error, ElfError::LoadedNoteGrows { .. }), "{error}");
+    assert!(error.to_string().contains("in place"), "{error}");
+}
