@@ -105,6 +105,7 @@ fn prove() -> anyhow::Result<()> {
         let version = text
             .lines()
             .find(|line| line.contains("version") || line.contains("release"))
+            .or_else(|| text.lines().next())
             .unwrap_or_default()
             .trim();
         println!(

@@ -96,7 +96,7 @@ pub fn run() -> anyhow::Result<()> {
                 .arg(&elf_path),
         )?;
     }
-    let lld = fmtstr_oracles::llvm_bindir().join("ld.lld");
+    let lld = Tool::Lld.path();
     process::run(
         Command::new(&lld)
             .arg("-shared")

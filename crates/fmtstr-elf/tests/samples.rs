@@ -96,8 +96,7 @@ fn committed_elfs_are_what_llc_produces() {
             "samples/pal/{name}.elf differs from what llc produces: run cargo xtask samples"
         );
     }
-    let lld = fmtstr_oracles::llvm_bindir().join("ld.lld");
-    if lld.exists() {
+    if let Some(lld) = fmtstr_oracles::require(fmtstr_oracles::Tool::Lld) {
         let out = temp.join("compute-linked.elf");
         let status = std::process::Command::new(lld)
             .arg("-shared")

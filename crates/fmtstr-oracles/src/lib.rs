@@ -28,13 +28,14 @@ pub enum Tool {
     LlvmReadobj,
     LlvmReadelf,
     LlvmObjcopy,
+    Lld,
     Nvcc,
     Ptxas,
 }
 
 impl Tool {
     /// Every tool, in the order `cargo xtask oracles` reports them.
-    pub const ALL: [Tool; 10] = [
+    pub const ALL: [Tool; 11] = [
         Tool::Clang,
         Tool::Llc,
         Tool::Opt,
@@ -43,6 +44,7 @@ impl Tool {
         Tool::LlvmReadobj,
         Tool::LlvmReadelf,
         Tool::LlvmObjcopy,
+        Tool::Lld,
         Tool::Nvcc,
         Tool::Ptxas,
     ];
@@ -58,6 +60,7 @@ impl Tool {
             Tool::LlvmReadobj => "llvm-readobj",
             Tool::LlvmReadelf => "llvm-readelf",
             Tool::LlvmObjcopy => "llvm-objcopy",
+            Tool::Lld => "ld.lld",
             Tool::Nvcc => "nvcc",
             Tool::Ptxas => "ptxas",
         }

@@ -543,7 +543,8 @@ fn full_check(entry: &Entry<'_>) -> Option<String> {
     }
     if let Some(beyond) = mask.set_bits().find(|bit| *bit >= count) {
         problems.push(format!(
-            "the 64-bit mask marks argument {beyond}, past the last argument"
+            "the 64-bit mask sets bit {beyond} (argument {}), past the last argument",
+            beyond + 1
         ));
     }
     let mut position = 0u64;
@@ -552,7 +553,9 @@ fn full_check(entry: &Entry<'_>) -> Option<String> {
         for _ in 0..spec.star_args() {
             if position < count && mask.bit(position) {
                 problems.push(format!(
-                    "argument {position} (a '*' of conversion {}) is 32 bits but the 64-bit mask marks it",
+                    "argument {} (a '*' of conversion {}) is 32 bits but the 64-bit mask sets \
+                     its bit {position}",
+                    position + 1,
                     index + 1
                 ));
             }
@@ -566,10 +569,11 @@ fn full_check(entry: &Entry<'_>) -> Option<String> {
             if marked != wide {
                 let text = &entry.bytes()[spec.offset..spec.offset + spec.len];
                 problems.push(format!(
-                    "argument {position} ('{}') is {} bits but the 64-bit mask {} it",
+                    "argument {} ('{}') is {} bits but the 64-bit mask {} its bit {position}",
+                    position + 1,
                     String::from_utf8_lossy(text),
                     if wide { 64 } else { 32 },
-                    if marked { "marks" } else { "does not mark" }
+                    if marked { "sets" } else { "does not set" }
                 ));
             }
         }

@@ -568,8 +568,8 @@ fn audit_reports_every_kind_of_finding() {
             "no finding says {needle:?}: {messages:#?}"
         )
     };
-    expect("argument 0 ('%ld') is 64 bits but the 64-bit mask does not mark it");
-    expect("argument 0 ('%d') is 32 bits but the 64-bit mask marks it");
+    expect("argument 1 ('%ld') is 64 bits but the 64-bit mask does not set its bit 0");
+    expect("argument 1 ('%d') is 32 bits but the 64-bit mask sets its bit 0");
     expect(".argument_count is 1 but the format string takes 2 arguments");
     expect("does not parse");
     // The 70-argument entry and "%lld %d" are right and not reported.
