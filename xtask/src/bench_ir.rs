@@ -1,5 +1,216 @@
-//! Not built yet: issue 4.
+//! `cargo xtask bench ir`: fmtstr-ir's parse + print against `opt-19 -S` on a large module.
+//!
+//! The module is built from the corpus (`cargo xtask corpus`): the corpus module with the most
+//! function text, followed by renamed copies of its function definitions until it exceeds
+//! 50 MB. Both tools read the same file and write it back as text: fmtstr-ir through the
+//! release build of `crates/fmtstr-ir/examples/roundtrip.rs` (parse, print to a file), opt
+//! with no passes (parse, verify, print). fmtstr's output must be byte-identical to its
+//! input before any figure is reported. Each is run three times; the best time and the peak
+//! resident memory of that run (wait4's rusage) are printed, with the ratios against the
+//! targets: at least 10x faster than opt, at most 3x the file size in memory.
+#![allow(unsafe_code)] // wait4(2) for the children's peak memory
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context};
+use fmtstr_ir::Module;
+use fmtstr_oracles::Tool;
+
+use crate::{corpus, process};
+
+const TARGET_BYTES: usize = 50 * 1000 * 1000;
+const RUNS: usize = 3;
 
 pub fn run() -> anyhow::Result<()> {
-    anyhow::bail!("not built yet: see issue 4")
+    let Some(opt) = Tool::Opt.command().map(|c| PathBuf::from(c.get_program())) else {
+        bail!("opt-19 is not installed: run `cargo xtask oracles` first");
+    };
+    let files = corpus::files()?;
+    let roundtrip = build_roundtrip()?;
+    let dir = tempfile::Builder::new()
+        .prefix("fmtstr-bench-ir-")
+        .tempdir()
+        .context("cannot create a temporary directory")?;
+    let input = dir.path().join("bench.ll");
+    let (base, copies) = generate(&files, &input)?;
+    let size = std::fs::metadata(&input)?.len();
+    eprintln!(
+        "bench module: {:.1} MB, {} with {copies} renamed copies of its functions",
+        size as f64 / 1e6,
+        process::relative(&base)
+    );
+    // Warm the page cache for both alike.
+    std::fs::read(&input)?;
+
+    let ours_out = dir.path().join("fmtstr.ll");
+    let (ours_time, ours_rss) =
+        best_of(|| run_measured(Command::new(&roundtrip).arg(&input).arg(&ours_out)))?;
+    let (original, printed) = (std::fs::read(&input)?, std::fs::read(&ours_out)?);
+    if original != printed {
+        let at = original
+            .iter()
+            .zip(&printed)
+            .position(|(a, b)| a != b)
+            .unwrap_or(original.len().min(printed.len()));
+        bail!("fmtstr-ir's output differs from its input at byte {at}");
+    }
+    drop((original, printed));
+    std::fs::remove_file(&ours_out)?;
+
+    let opt_out = dir.path().join("opt.ll");
+    let (opt_time, opt_rss) = best_of(|| {
+        run_measured(
+            Command::new(&opt)
+                .arg("-S")
+                .arg(&input)
+                .arg("-o")
+                .arg(&opt_out),
+        )
+    })?;
+
+    let mb = |bytes: u64| bytes as f64 / 1e6;
+    let speedup = opt_time.as_secs_f64() / ours_time.as_secs_f64();
+    let memory = ours_rss as f64 / size as f64;
+    println!("file:            {:.1} MB", mb(size));
+    println!(
+        "fmtstr-ir:       {:.3} s ({:.0} MB/s), peak RSS {:.1} MB ({memory:.2}x the file)",
+        ours_time.as_secs_f64(),
+        mb(size) / ours_time.as_secs_f64(),
+        mb(ours_rss)
+    );
+    println!(
+        "opt-19 -S:       {:.3} s ({:.0} MB/s), peak RSS {:.1} MB ({:.2}x the file)",
+        opt_time.as_secs_f64(),
+        mb(size) / opt_time.as_secs_f64(),
+        mb(opt_rss),
+        opt_rss as f64 / size as f64
+    );
+    println!("speedup:         {speedup:.1}x (target >= 10x)");
+    println!("output:          byte-identical to the input");
+    if speedup < 10.0 || memory > 3.0 {
+        eprintln!("warning: below target (speed >= 10x opt, memory <= 3x the file)");
+    }
+    Ok(())
+}
+
+/// Writes the bench module; returns the corpus file it is built from and the copy count.
+fn generate(files: &[PathBuf], out: &Path) -> anyhow::Result<(PathBuf, usize)> {
+    // The debug-info builds are left out: a DISubprogram may belong to only one function.
+    let mut best: Option<(usize, PathBuf, Module)> = None;
+    for path in files
+        .iter()
+        .filter(|p| !p.to_string_lossy().contains(".g."))
+    {
+        let text = std::fs::read(path)?;
+        let module =
+            Module::parse(&path.to_string_lossy(), text).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let bytes: usize = module
+            .functions()
+            .filter(|f| !f.is_declaration())
+            .map(|f| f.source_text().len())
+            .sum();
+        if best.as_ref().is_none_or(|(b, _, _)| bytes > *b) {
+            best = Some((bytes, path.clone(), module));
+        }
+    }
+    let Some((bytes, path, module)) = best else {
+        bail!("the corpus has no modules without debug info");
+    };
+    if bytes == 0 {
+        bail!("{} has no function definitions", path.display());
+    }
+    let mut text = module.source().to_vec();
+    let definitions: Vec<(String, &[u8])> = module
+        .functions()
+        .filter(|f| !f.is_declaration())
+        .map(|f| (f.name_str().into_owned(), f.source_text()))
+        .collect();
+    let mut copies = 0;
+    while text.len() < TARGET_BYTES {
+        copies += 1;
+        for (name, definition) in &definitions {
+            let from = format!("@{name}(");
+            let to = format!("@{name}.copy{copies}(");
+            let Some(at) = find(definition, from.as_bytes()) else {
+                bail!("cannot find `{from}` in its definition");
+            };
+            text.push(b'\n');
+            text.extend_from_slice(&definition[..at]);
+            text.extend_from_slice(to.as_bytes());
+            text.extend_from_slice(&definition[at + from.len()..]);
+        }
+    }
+    std::fs::write(out, &text).with_context(|| format!("cannot write {}", out.display()))?;
+    Ok((path, copies))
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+fn build_roundtrip() -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    process::run(Command::new(cargo).current_dir(process::root()).args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "fmtstr-ir",
+        "--example",
+        "roundtrip",
+    ]))?;
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .map(|dir| {
+            if dir.is_absolute() {
+                dir
+            } else {
+                process::root().join(dir)
+            }
+        })
+        .unwrap_or_else(|| process::root().join("target"));
+    let binary = target.join("release/examples/roundtrip");
+    if !binary.exists() {
+        bail!("{} was not built", binary.display());
+    }
+    Ok(binary)
+}
+
+fn best_of(
+    mut run: impl FnMut() -> anyhow::Result<(Duration, u64)>,
+) -> anyhow::Result<(Duration, u64)> {
+    let mut best: Option<(Duration, u64)> = None;
+    for _ in 0..RUNS {
+        let result = run()?;
+        if best.is_none_or(|b| result.0 < b.0) {
+            best = Some(result);
+        }
+    }
+    best.ok_or_else(|| anyhow::anyhow!("no runs"))
+}
+
+/// Runs a command to completion; returns its wall time and peak resident memory in bytes.
+fn run_measured(command: &mut Command) -> anyhow::Result<(Duration, u64)> {
+    eprintln!("$ {}", process::show(command));
+    command.stdout(Stdio::null());
+    let started = Instant::now();
+    let child = command.spawn().context("cannot start the command")?;
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value, and wait4 writes into the one we own.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: `pid` is our child, not yet waited for; the pointers are valid for the call.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let elapsed = started.elapsed();
+    if waited != pid {
+        bail!("wait4 failed: {}", std::io::Error::last_os_error());
+    }
+    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        bail!("`{}` failed (status {status})", process::show(command));
+    }
+    // The child is reaped; dropping the handle does not wait again.
+    drop(child);
+    Ok((elapsed, usage.ru_maxrss as u64 * 1024))
 }

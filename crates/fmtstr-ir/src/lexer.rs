@@ -77,6 +77,7 @@ const NAME_START: u8 = 2; // may start such a name: [-a-zA-Z$._]
 const WORD: u8 = 4; // keyword characters: [a-zA-Z0-9_]
 const DIGIT: u8 = 8;
 const HEX: u8 = 16;
+const SPACE: u8 = 32; // ' ', '\t', '\n', '\r'
 
 static CLASS: [u8; 256] = {
     let mut table = [0u8; 256];
@@ -99,6 +100,9 @@ static CLASS: [u8; 256] = {
         }
         if b.is_ascii_hexdigit() {
             k |= HEX;
+        }
+        if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            k |= SPACE;
         }
         table[c] = k;
         c += 1;
@@ -137,44 +141,19 @@ impl<'s> Lexer<'s> {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn peek(&self, ahead: usize) -> u8 {
         self.src.get(self.pos + ahead).copied().unwrap_or(0)
     }
 
+    #[inline]
     fn eat_while(&mut self, class: u8) {
-        while let Some(&b) = self.src.get(self.pos) {
-            if !is(class, b) {
-                break;
-            }
-            self.pos += 1;
+        let src = self.src;
+        let mut i = self.pos;
+        while i < src.len() && CLASS[src[i] as usize] & class != 0 {
+            i += 1;
         }
-    }
-
-    /// Skips whitespace and comments. Returns false on an unterminated block comment.
-    fn skip_trivia(&mut self) -> bool {
-        loop {
-            match self.src.get(self.pos) {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
-                Some(b';') => {
-                    self.pos = match memchr(b'\n', &self.src[self.pos..]) {
-                        Some(i) => self.pos + i,
-                        None => self.src.len(),
-                    };
-                }
-                Some(b'/') if self.peek(1) == b'*' => {
-                    let body = &self.src[self.pos + 2..];
-                    match body.windows(2).position(|w| w == b"*/") {
-                        Some(i) => self.pos += 2 + i + 2,
-                        None => {
-                            self.pos = self.src.len();
-                            return false;
-                        }
-                    }
-                }
-                _ => return true,
-            }
-        }
+        self.pos = i;
     }
 
     /// Scans a `"..."` string whose opening quote is at `self.pos`; false if unterminated.
@@ -202,16 +181,90 @@ impl<'s> Lexer<'s> {
 
     /// The next token.
     pub fn next_token(&mut self) -> Token {
-        if !self.skip_trivia() {
-            let end = self.src.len();
-            self.error = "unterminated comment";
-            return make(Tok::Error, end, end);
+        let src = self.src;
+        let len = src.len();
+        let mut i = self.pos;
+        // Whitespace and comments. Single spaces and newlines dominate; runs of spaces
+        // (indentation, the padding before `; preds`) are skipped eight at a time.
+        loop {
+            let Some(&b) = src.get(i) else {
+                self.pos = len;
+                return make(Tok::Eof, len, len);
+            };
+            if CLASS[b as usize] & SPACE != 0 {
+                i += 1;
+                if b == b' ' {
+                    while let Some(chunk) = src.get(i..i + 8) {
+                        if chunk != b"        " {
+                            break;
+                        }
+                        i += 8;
+                    }
+                }
+                continue;
+            }
+            if b == b';' {
+                i = match memchr(b'\n', &src[i..]) {
+                    Some(n) => i + n,
+                    None => len,
+                };
+                continue;
+            }
+            if b == b'/' && src.get(i + 1) == Some(&b'*') {
+                match src[i + 2..].windows(2).position(|w| w == b"*/") {
+                    Some(n) => {
+                        i += 2 + n + 2;
+                        continue;
+                    }
+                    None => {
+                        self.pos = len;
+                        self.error = "unterminated comment";
+                        return make(Tok::Error, len, len);
+                    }
+                }
+            }
+            break;
         }
-        let start = self.pos;
-        let Some(&b) = self.src.get(start) else {
-            return make(Tok::Eof, start, start);
-        };
-        self.pos += 1;
+        let start = i;
+        let b = src[i];
+        // Fast paths for the most common tokens: keywords and types, `%N`/`%name`, `,`.
+        if b.is_ascii_alphabetic() && !(b == b'c' && src.get(i + 1) == Some(&b'"')) {
+            let mut j = i + 1;
+            while j < len && CLASS[src[j] as usize] & WORD != 0 {
+                j += 1;
+            }
+            let next = src.get(j).copied().unwrap_or(b' ');
+            if next != b':' && CLASS[next as usize] & NAME == 0 {
+                self.pos = j;
+                return make(Tok::Ident, start, j);
+            }
+            return self.word(start);
+        }
+        if b == b'%' {
+            let mut j = i + 1;
+            if j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+                while j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+                    j += 1;
+                }
+                if j >= len || CLASS[src[j] as usize] & NAME == 0 {
+                    self.pos = j;
+                    return make(Tok::LocalId, start, j);
+                }
+            } else if j < len && CLASS[src[j] as usize] & NAME_START != 0 {
+                while j < len && CLASS[src[j] as usize] & NAME != 0 {
+                    j += 1;
+                }
+                self.pos = j;
+                return make(Tok::LocalVar, start, j);
+            }
+            self.pos = i + 1;
+            return self.sigil(start, Tok::LocalVar, Tok::LocalId);
+        }
+        if b == b',' {
+            self.pos = i + 1;
+            return make(Tok::Comma, start, i + 1);
+        }
+        self.pos = i + 1;
         let kind = match b {
             b'=' => Tok::Equal,
             b',' => Tok::Comma,
@@ -341,18 +394,24 @@ impl<'s> Lexer<'s> {
         self.error(start, "expected a name or number after the sigil")
     }
 
-    /// A keyword, a label (`name:`) or a `c"..."` string.
+    /// A keyword or a label (`name:`).
+    #[inline]
     fn word(&mut self, start: usize) -> Token {
-        self.pos = start;
-        self.eat_while(NAME);
-        if self.peek(0) == b':' {
-            self.pos += 1;
-            return make(Tok::LabelStr, start, self.pos);
-        }
-        // Keywords are the [a-zA-Z0-9_] prefix; the rest (for example `.` in `x.y`) is lexed
-        // again as the next token, as LLVM does.
+        // Keywords are [a-zA-Z0-9_]; labels may also hold `-$.` and end in `:`. Scan the
+        // keyword first (the common case), and go on as a label only if it continues.
         self.pos = start;
         self.eat_while(WORD);
+        let keyword_end = self.pos;
+        let next = self.peek(0);
+        if next == b':' || is(NAME, next) {
+            self.eat_while(NAME);
+            if self.peek(0) == b':' {
+                self.pos += 1;
+                return make(Tok::LabelStr, start, self.pos);
+            }
+            // Not a label: the rest (for example `.` in `x.y`) is lexed again, as LLVM does.
+            self.pos = keyword_end;
+        }
         if self.pos == start {
             self.pos = start + 1;
             self.error = "unexpected character";

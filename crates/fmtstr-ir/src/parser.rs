@@ -41,6 +41,7 @@ struct Forward<'s> {
     offset: u32,
 }
 
+#[derive(Default)]
 struct FnState<'s> {
     numbered: Vec<Value>,
     named: FxHashMap<Cow<'s, [u8]>, Value>,
@@ -58,6 +59,13 @@ pub(crate) struct Parser<'s> {
     m: Module,
     depth: u32,
     f: Option<FnState<'s>>,
+    spare: Option<FnState<'s>>,
+    /// Instructions of the block being parsed, blocks of the function being parsed.
+    block_insts: Vec<InstId>,
+    fn_blocks: Vec<BlockId>,
+    /// Argument attributes and types of the call being parsed.
+    call_attrs: Vec<(u32, u32)>,
+    call_types: Vec<TypeId>,
     /// Operands of lists being parsed; nested lists push above and drain their part first.
     scratch: Vec<PackedOp>,
     md_scratch: Vec<MdOp>,
@@ -247,15 +255,28 @@ impl<'s> Parser<'s> {
     fn new(file: &'s str, src: &'s [u8]) -> Self {
         let mut lex = Lexer::new(src);
         let tok = lex.next_token();
+        let mut m = empty_module(file);
+        // Typical densities of compiler output; an estimate off either way only costs a
+        // reallocation (or untouched reserved pages, which take no memory).
+        let n = src.len();
+        m.insts.reserve(n / 48);
+        m.ops.reserve(n / 20);
+        m.sites.reserve(n / 16);
+        m.blocks.reserve(n / 512);
         Parser {
             file,
             src,
             lex,
             tok,
             prev_end: 0,
-            m: empty_module(file),
+            m,
             depth: 0,
             f: None,
+            spare: None,
+            block_insts: Vec::new(),
+            fn_blocks: Vec::new(),
+            call_attrs: Vec::new(),
+            call_types: Vec::new(),
             scratch: Vec::new(),
             md_scratch: Vec::new(),
             small_ints: vec![NONE; (SMALL_MAX - SMALL_MIN + 1) as usize],
@@ -683,9 +704,29 @@ impl<'s> Parser<'s> {
     }
 
     pub(crate) fn parse_type(&mut self) -> PResult<TypeId> {
+        // The common case first: `iN` or `ptr` with nothing after it.
+        if self.tok.kind == Tok::Ident {
+            let w = self.text(self.tok);
+            let simple = match w {
+                b"ptr" => Some(TypeId::PTR),
+                [b'i', b'0'..=b'9', ..] => int_type_bits(w).map(|bits| self.m.types.int(bits)),
+                _ => None,
+            };
+            if let Some(mut ty) = simple {
+                self.bump();
+                if !matches!(self.tok.kind, Tok::Star | Tok::LParen | Tok::Ident) {
+                    return Ok(ty);
+                }
+                if ty == TypeId::PTR && self.is_word(b"addrspace") {
+                    let n = self.addrspace()?;
+                    ty = self.m.types.ptr(n);
+                }
+                return self.type_suffix(ty);
+            }
+        }
         self.enter()?;
         let t = self.tok;
-        let mut ty = match t.kind {
+        let ty = match t.kind {
             Tok::Ident => {
                 let w = self.text(t);
                 self.bump();
@@ -764,6 +805,13 @@ impl<'s> Parser<'s> {
             }
             _ => return self.expected("type"),
         };
+        let ty = self.type_suffix(ty)?;
+        self.leave();
+        Ok(ty)
+    }
+
+    /// `*`, `addrspace(N)*` and function parameter lists after a type.
+    fn type_suffix(&mut self, mut ty: TypeId) -> PResult<TypeId> {
         loop {
             match self.tok.kind {
                 // Typed pointers (`i8*`, `i8 addrspace(1)*`) are read as opaque pointers.
@@ -798,7 +846,6 @@ impl<'s> Parser<'s> {
                 _ => break,
             }
         }
-        self.leave();
         Ok(ty)
     }
 
@@ -1277,13 +1324,13 @@ impl<'s> Parser<'s> {
     // ---- function bodies ------------------------------------------------------------------
 
     fn body(&mut self, fid: FuncId) -> PResult<()> {
-        let mut state = FnState {
-            numbered: Vec::new(),
-            named: FxHashMap::default(),
-            forward: Vec::new(),
-            ops_start: self.m.ops.len(),
-            md_ops_start: self.m.md.ops.len(),
-        };
+        // One function's tables at a time; their allocations are reused for the next.
+        let mut state = self.spare.take().unwrap_or_default();
+        state.numbered.clear();
+        state.named.clear();
+        state.forward.clear();
+        state.ops_start = self.m.ops.len();
+        state.md_ops_start = self.m.md.ops.len();
         let (start, len) = self.m.funcs[fid.index()].params;
         for i in start..start + len {
             let arg = &self.m.args[i as usize];
@@ -1359,7 +1406,7 @@ impl<'s> Parser<'s> {
                 line_end,
                 insts: Vec::new(),
             });
-            self.m.funcs[fid.index()].blocks.push(block);
+            self.fn_blocks.push(block);
             after_terminator = false;
             loop {
                 match self.tok.kind {
@@ -1370,7 +1417,7 @@ impl<'s> Parser<'s> {
                             break;
                         }
                         let inst = self.instruction(block)?;
-                        self.m.blocks[block.index()].insts.push(inst);
+                        self.block_insts.push(inst);
                         if self.m.insts[inst.index()].opcode.is_terminator() {
                             after_terminator = true;
                             break;
@@ -1378,7 +1425,12 @@ impl<'s> Parser<'s> {
                     }
                 }
             }
+            // One exact allocation per block rather than growing as instructions come.
+            self.m.blocks[block.index()].insts = self.block_insts.as_slice().into();
+            self.block_insts.clear();
         }
+        self.m.funcs[fid.index()].blocks = self.fn_blocks.as_slice().into();
+        self.fn_blocks.clear();
         self.finish_function()
     }
 
@@ -1397,6 +1449,7 @@ impl<'s> Parser<'s> {
         let Some(state) = self.f.take() else {
             return Ok(());
         };
+        let (ops_start, md_ops_start) = (state.ops_start, state.md_ops_start);
         let mut resolved = Vec::with_capacity(state.forward.len());
         for fwd in &state.forward {
             let found = match &fwd.key {
@@ -1414,6 +1467,7 @@ impl<'s> Parser<'s> {
                 }
             }
         }
+        self.spare = Some(state);
         if resolved.is_empty() {
             return Ok(());
         }
@@ -1424,16 +1478,10 @@ impl<'s> Parser<'s> {
                 }
             }
         };
-        for op in self.m.ops.get_mut(state.ops_start..).unwrap_or(&mut []) {
+        for op in self.m.ops.get_mut(ops_start..).unwrap_or(&mut []) {
             patch(&mut op.value);
         }
-        for op in self
-            .m
-            .md
-            .ops
-            .get_mut(state.md_ops_start..)
-            .unwrap_or(&mut [])
-        {
+        for op in self.m.md.ops.get_mut(md_ops_start..).unwrap_or(&mut []) {
             if let MdOp::Value(op) = op {
                 patch(&mut op.value);
             }
@@ -1443,6 +1491,16 @@ impl<'s> Parser<'s> {
 
     fn define_local(&mut self, t: Token, value: Value) -> PResult<()> {
         let numbered = matches!(t.kind, Tok::LocalId | Tok::LabelId);
+        if numbered {
+            // The common case, without building a key.
+            let n = token_number(self.text(t));
+            if let Some(state) = self.f.as_mut() {
+                if n == state.numbered.len() {
+                    state.numbered.push(value);
+                    return Ok(());
+                }
+            }
+        }
         let key = name_key(self.text(t), numbered);
         let Some(state) = self.f.as_mut() else {
             return self.error_at(t.start, "local value outside a function".into());
@@ -1481,11 +1539,17 @@ impl<'s> Parser<'s> {
 
     fn local_ref(&mut self, t: Token) -> PResult<PackedValue> {
         let numbered = t.kind == Tok::LocalId;
-        let key = name_key(self.text(t), numbered);
+        let raw = self.text(t);
         let Some(state) = self.f.as_mut() else {
             return self.error_at(t.start, "local value used outside a function".into());
         };
         self.m.sites.push(t.start);
+        if numbered {
+            if let Some(&v) = state.numbered.get(token_number(raw)) {
+                return Ok(PackedValue::pack(v));
+            }
+        }
+        let key = name_key(raw, numbered);
         let found = match &key {
             NameKey::Numbered(n) => state.numbered.get(*n as usize),
             NameKey::Named(name) => state.named.get(&**name),
@@ -2029,8 +2093,8 @@ impl<'s> Parser<'s> {
         let ty = self.parse_type()?;
         self.push_value(callee_ty)?;
         self.expect(Tok::LParen, "'('")?;
-        let mut arg_sets = Vec::new();
-        let mut arg_types = Vec::new();
+        self.call_attrs.clear();
+        self.call_types.clear();
         if self.tok.kind != Tok::RParen {
             loop {
                 if self.eat(Tok::DotDotDot) {
@@ -2043,8 +2107,8 @@ impl<'s> Parser<'s> {
                     self.parse_attrs()?
                 };
                 self.push_value(aty)?;
-                arg_sets.push(attrs);
-                arg_types.push(aty);
+                self.call_attrs.push(attrs);
+                self.call_types.push(aty);
                 if !self.eat(Tok::Comma) {
                     break;
                 }
@@ -2089,7 +2153,7 @@ impl<'s> Parser<'s> {
         }
         let fn_ty = match self.m.types.function_parts(ty) {
             Some(_) => ty,
-            None => self.m.types.function(ty, &arg_types, false),
+            None => self.m.types.function(ty, &self.call_types, false),
         };
         inst.ty = self
             .m
@@ -2124,14 +2188,15 @@ impl<'s> Parser<'s> {
             _ => {}
         }
         let arg_attrs = self.m.attr_sets.len() as u32;
-        self.m.attr_sets.extend(arg_sets);
+        self.m.attr_sets.extend_from_slice(&self.call_attrs);
+        let nargs = self.call_types.len() as u32;
         self.check_capacity(self.m.calls.len(), "calls")?;
         inst.extra = self.m.calls.len() as u32;
         self.m.calls.push(CallData {
             fn_ty,
             arg_attrs,
             ret_attrs,
-            nargs: arg_types.len() as u32,
+            nargs,
             cconv,
             fn_attrs,
             bundles,
@@ -2203,12 +2268,28 @@ impl<'s> Parser<'s> {
     }
 
     fn int_const(&mut self, t: Token) -> PResult<PackedValue> {
+        let text = self.text(t);
+        let (negative, digits) = match text.split_first() {
+            Some((b'-', rest)) => (true, rest),
+            _ => (false, text),
+        };
+        if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
+            let magnitude = digits
+                .iter()
+                .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+            let v = if negative { -magnitude } else { magnitude };
+            return self.int_value_const(v, t.start);
+        }
         let Some(v) = constant::parse_int(self.text(t)) else {
             return self.new_const(ConstKind::BigInt, t.start);
         };
         let Ok(v) = i64::try_from(v) else {
             return self.new_const(ConstKind::BigInt, t.start);
         };
+        self.int_value_const(v, t.start)
+    }
+
+    fn int_value_const(&mut self, v: i64, start: u32) -> PResult<PackedValue> {
         if (SMALL_MIN..=SMALL_MAX).contains(&v) {
             let slot = (v - SMALL_MIN) as usize;
             if self.small_ints[slot] == NONE {
@@ -2224,7 +2305,7 @@ impl<'s> Parser<'s> {
                 self.small_ints[slot],
             ))));
         }
-        self.new_const(ConstKind::Int(v), t.start)
+        self.new_const(ConstKind::Int(v), start)
     }
 
     pub(crate) fn parse_value(&mut self, ty: TypeId) -> PResult<PackedValue> {
@@ -2704,6 +2785,21 @@ impl<'s> Parser<'s> {
         self.m.md.named.push((name.into(), nodes));
         Ok(ItemKind::NamedMd)
     }
+}
+
+/// The number of a `%N` or `N:` token (the lexer guarantees the digits).
+#[inline]
+fn token_number(text: &[u8]) -> usize {
+    let digits = match text.first() {
+        Some(b'%' | b'@') => &text[1..],
+        _ => text.strip_suffix(b":").unwrap_or(text),
+    };
+    if digits.len() > 9 {
+        return usize::MAX;
+    }
+    digits
+        .iter()
+        .fold(0usize, |n, &d| n * 10 + usize::from(d.wrapping_sub(b'0')))
 }
 
 fn text(t: Token) -> Text {

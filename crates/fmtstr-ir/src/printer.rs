@@ -57,6 +57,25 @@ impl<W: Write> Out<'_, W> {
         Ok(())
     }
 
+    /// Before a new line of output: ends the current source line when only blanks remain on
+    /// it (the newline after `{` or a label), or starts a new one.
+    fn start_line(&mut self) -> io::Result<()> {
+        if self.pos == 0 || self.src.get(self.pos - 1) == Some(&b'\n') {
+            return Ok(());
+        }
+        let rest = self.src.get(self.pos..).unwrap_or(&[]);
+        match rest
+            .iter()
+            .position(|&b| b != b' ' && b != b'\t' && b != b'\r')
+        {
+            Some(i) if rest[i] == b'\n' => {
+                self.keep(self.pos + i + 1);
+                Ok(())
+            }
+            _ => self.emit(b"\n"),
+        }
+    }
+
     fn emit(&mut self, bytes: &[u8]) -> io::Result<()> {
         self.flush()?;
         self.w.write_all(bytes)
@@ -144,6 +163,7 @@ impl Module {
             for &inst in &b.insts {
                 let d = &self.insts[inst.index()];
                 if d.flags & NEW != 0 {
+                    out.start_line()?;
                     let mut text = b"  ".to_vec();
                     self.write_inst(Some(&names), inst, &mut text);
                     text.push(b'\n');

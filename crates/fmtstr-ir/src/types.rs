@@ -205,6 +205,7 @@ pub(crate) enum NamedBody {
 pub struct Types {
     data: Vec<TypeData>,
     map: FxHashMap<TypeData, TypeId>,
+    composites: FxHashMap<u64, Vec<TypeId>>,
     named: Vec<NamedType>,
     /// Named structs by decoded name, and numbered ones (`%0 = type ...`) by number.
     named_map: FxHashMap<Box<[u8]>, u32>,
@@ -224,6 +225,7 @@ impl Types {
         let mut types = Types {
             data: Vec::new(),
             map: FxHashMap::default(),
+            composites: FxHashMap::default(),
             named: Vec::new(),
             named_map: FxHashMap::default(),
             numbered_map: FxHashMap::default(),
@@ -250,6 +252,17 @@ impl Types {
     }
 
     pub(crate) fn intern(&mut self, data: TypeData) -> TypeId {
+        match &data {
+            TypeData::Struct { fields, packed } => {
+                return self.struct_literal(&fields.clone(), *packed)
+            }
+            TypeData::Function {
+                ret,
+                params,
+                vararg,
+            } => return self.function(*ret, &params.clone(), *vararg),
+            _ => {}
+        }
         if let Some(&id) = self.map.get(&data) {
             return id;
         }
@@ -370,19 +383,60 @@ impl Types {
 
     /// `{ fields }` or, when packed, `<{ fields }>`.
     pub fn struct_literal(&mut self, fields: &[TypeId], packed: bool) -> TypeId {
-        self.intern(TypeData::Struct {
-            fields: fields.into(),
-            packed,
-        })
+        self.composite(0, TypeId::VOID, fields, packed)
     }
 
     /// `ret (params)` or `ret (params, ...)`.
     pub fn function(&mut self, ret: TypeId, params: &[TypeId], vararg: bool) -> TypeId {
-        self.intern(TypeData::Function {
-            ret,
-            params: params.into(),
-            vararg,
-        })
+        self.composite(1, ret, params, vararg)
+    }
+
+    /// Struct and function types are looked up by a hash of their parts, so that finding an
+    /// existing one (every call instruction names a function type) allocates nothing.
+    fn composite(&mut self, tag: u8, head: TypeId, items: &[TypeId], flag: bool) -> TypeId {
+        use std::hash::Hasher;
+        let mut hasher = crate::hash::FxHasher::default();
+        hasher.write_u8(tag);
+        hasher.write_u32(head.0);
+        for item in items {
+            hasher.write_u32(item.0);
+        }
+        hasher.write_u8(u8::from(flag));
+        let hash = hasher.finish();
+        let matches = |data: &TypeData| match data {
+            TypeData::Struct { fields, packed } => {
+                tag == 0 && **fields == *items && *packed == flag
+            }
+            TypeData::Function {
+                ret,
+                params,
+                vararg,
+            } => tag == 1 && *ret == head && **params == *items && *vararg == flag,
+            _ => false,
+        };
+        if let Some(candidates) = self.composites.get(&hash) {
+            if let Some(&id) = candidates
+                .iter()
+                .find(|&&id| matches(&self.data[id.index()]))
+            {
+                return id;
+            }
+        }
+        let id = TypeId(self.data.len() as u32);
+        self.data.push(if tag == 0 {
+            TypeData::Struct {
+                fields: items.into(),
+                packed: flag,
+            }
+        } else {
+            TypeData::Function {
+                ret: head,
+                params: items.into(),
+                vararg: flag,
+            }
+        });
+        self.composites.entry(hash).or_default().push(id);
+        id
     }
 
     /// The named struct `%name`, if the module mentions it.

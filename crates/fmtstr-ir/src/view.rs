@@ -230,6 +230,19 @@ impl<'m> Function<'m> {
         self.blocks().next()
     }
 
+    /// The function's source text, from `define`/`declare` to the end of its last line
+    /// (empty for a function made by an edit).
+    pub fn source_text(&self) -> &'m [u8] {
+        match self.module.items.get(self.data().item as usize) {
+            Some(item) if item.state != crate::module::ITEM_NEW => self
+                .module
+                .src
+                .get(item.start as usize..item.end as usize)
+                .unwrap_or(&[]),
+            _ => &[],
+        }
+    }
+
     /// Every instruction, block by block.
     pub fn instructions(&self) -> impl Iterator<Item = Inst<'m>> + 'm {
         self.blocks().flat_map(|b| b.instructions())

@@ -1,0 +1,102 @@
+//! Shared by the integration tests: the corpus `cargo xtask corpus` builds, and `llvm-as`.
+
+#![allow(dead_code)] // each test binary uses a different part
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// Every `.ll` file under `target/corpus`. Missing corpus: a failure under `CI=true` (CI runs
+/// `cargo xtask corpus` first), a skip elsewhere.
+pub fn corpus() -> Option<Vec<PathBuf>> {
+    let dir = fmtstr_oracles::workspace_root().join("target/corpus");
+    let mut files = Vec::new();
+    collect(&dir, &mut files);
+    files.sort();
+    if files.is_empty() {
+        let message = format!(
+            "no IR corpus in {}: run `cargo xtask corpus`",
+            dir.display()
+        );
+        if fmtstr_oracles::in_ci() {
+            panic!("{message} (CI=true: the corpus tests must not skip)");
+        }
+        eprintln!("skipping: {message}");
+        return None;
+    }
+    Some(files)
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect(&path, files);
+        } else if path.extension().is_some_and(|e| e == "ll") {
+            files.push(path);
+        }
+    }
+}
+
+/// A short name for messages: `x86_64/control.O2.g.ll`.
+pub fn short(path: &Path) -> String {
+    let parent = path
+        .parent()
+        .and_then(Path::file_name)
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    format!("{parent}/{name}")
+}
+
+/// Runs `llvm-as` on each text (in parallel); returns the failures with llvm-as's message.
+pub fn llvm_as_failures(tool: &Path, texts: &[(String, Vec<u8>)]) -> Vec<String> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let failures = std::sync::Mutex::new(Vec::new());
+    let threads = std::thread::available_parallelism()
+        .map_or(2, |n| n.get())
+        .max(2);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some((name, text)) = texts.get(i) else {
+                    break;
+                };
+                if let Some(error) = llvm_as(tool, text) {
+                    failures.lock().unwrap().push(format!("{name}: {error}"));
+                }
+            });
+        }
+    });
+    failures.into_inner().unwrap()
+}
+
+/// `llvm-as` on one text: None when accepted, else its stderr.
+pub fn llvm_as(llvm_as: &Path, text: &[u8]) -> Option<String> {
+    use std::io::Write;
+    let mut child = Command::new(llvm_as)
+        .args(["-", "-o", "/dev/null"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start llvm-as");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let text = text.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&text);
+    });
+    let output = child.wait_with_output().expect("llvm-as");
+    let _ = writer.join();
+    if output.status.success() {
+        None
+    } else {
+        Some(String::from_utf8_lossy(&output.stderr).into_owned())
+    }
+}
