@@ -1073,7 +1073,16 @@ impl<'s> Parser<'s> {
                 self.md_ref()?;
                 continue;
             }
-            self.expect(Tok::Ident, "a global attribute")?;
+            let attr = self.expect(Tok::Ident, "a global attribute")?;
+            if self.text(attr) == b"align" {
+                let start = self.tok.start;
+                let n = self.expect_u64("an alignment")?;
+                if !n.is_power_of_two() || n > 1 << 32 {
+                    return self
+                        .error_at(start, "alignment is not a power of two up to 2^32".into());
+                }
+                continue;
+            }
             match self.tok.kind {
                 Tok::Str | Tok::Int => {
                     self.bump();
@@ -1509,9 +1518,14 @@ impl<'s> Parser<'s> {
             NameKey::Numbered(n) => {
                 if n as usize != state.numbered.len() {
                     let expected = state.numbered.len();
+                    let what = if t.kind == Tok::LabelId {
+                        "label"
+                    } else {
+                        "instruction"
+                    };
                     return self.error_at(
                         t.start,
-                        format!("value expected to be numbered '%{expected}'"),
+                        format!("{what} expected to be numbered '%{expected}'"),
                     );
                 }
                 state.numbered.push(value);
