@@ -14,12 +14,26 @@ use crate::inst::{
     NO_TEXT, OPS_EDITED, REMOVED,
 };
 use crate::lexer::{Lexer, Tok};
+use crate::metadata::{MdKindData, MdNodeData, MdOp};
 use crate::module::{
     ArgData, ArgId, BlockId, FuncData, FuncId, GlobalData, GlobalId, GlobalKindData, InstId,
     ItemData, ItemKind, MdId, Module, Operand, PackedOp, PackedValue, Value, VarData, BODY_EDITED,
     HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
 };
 use crate::types::{Type, TypeId};
+
+/// An operand of a new metadata node (see [`Module::add_metadata`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MdInput<'a> {
+    /// `null`.
+    Null,
+    /// A reference to a node.
+    Node(MdId),
+    /// A typed constant or global (`i8 1`, `ptr @g`).
+    Value(Operand),
+    /// A string (`!"..."`).
+    String(&'a [u8]),
+}
 
 /// Where a [`Builder`] inserts instructions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -511,11 +525,19 @@ impl Module {
         let Some(data) = self.funcs.get(f.index()) else {
             return invalid("no such function");
         };
-        let g = data.global;
-        let item = data.item;
-        if self.globals[g.index()].removed {
-            return invalid("the function was already removed");
+        self.remove_global(data.global)
+    }
+
+    /// Removes a global variable, function, alias or ifunc. Refused while anything refers to
+    /// it (instructions, initializers, aliases).
+    pub fn remove_global(&mut self, g: GlobalId) -> Result<(), EditError> {
+        let Some(global) = self.globals.get(g.index()) else {
+            return invalid("no such global");
+        };
+        if global.removed {
+            return invalid("the global was already removed");
         }
+        let item = global.item;
         let uses = self.global_uses(g);
         if uses > 0 {
             return Err(EditError::StillUsed {
@@ -528,6 +550,11 @@ impl Module {
         if self.global_map.get(&name) == Some(&g) {
             self.global_map.remove(&name);
         }
+        self.remove_item(item);
+        Ok(())
+    }
+
+    fn remove_item(&mut self, item: u32) {
         if let Some(it) = self.items.get_mut(item as usize) {
             if it.state == ITEM_NEW {
                 self.order.retain(|&i| i != item);
@@ -535,6 +562,121 @@ impl Module {
                 it.state = ITEM_REMOVED;
             }
         }
+    }
+
+    /// Adds a numbered metadata node `!N = !{...}` (N one past the highest number in use) at
+    /// the end of the module, and returns it.
+    pub fn add_metadata(&mut self, operands: &[MdInput<'_>]) -> MdId {
+        let mut ops = Vec::with_capacity(operands.len());
+        for input in operands {
+            ops.push(match *input {
+                MdInput::Null => MdOp::Null,
+                MdInput::Node(id) => MdOp::Node(id),
+                MdInput::Value(op) => MdOp::Value(PackedOp::new(op)),
+                MdInput::String(bytes) => {
+                    self.byte_strings.push(bytes.into());
+                    let index = self.byte_strings.len() as u32 - 1;
+                    let id = MdId(self.md.nodes.len() as u32);
+                    self.md.nodes.push(MdNodeData {
+                        kind: MdKindData::NewString(index),
+                        distinct: false,
+                        ops: 0,
+                        len: 0,
+                        text: NO_TEXT,
+                        name: NO_TEXT,
+                        number: NONE,
+                    });
+                    MdOp::Node(id)
+                }
+            });
+        }
+        let start = self.md.ops.len() as u32;
+        self.md.ops.extend(ops);
+        let number = self.md.next_number;
+        self.md.next_number = number.saturating_add(1);
+        let id = MdId(self.md.nodes.len() as u32);
+        self.md.nodes.push(MdNodeData {
+            kind: MdKindData::Tuple,
+            distinct: false,
+            ops: start,
+            len: operands.len() as u32,
+            text: NO_TEXT,
+            name: NO_TEXT,
+            number,
+        });
+        self.md.by_number.insert(number, id);
+        let mut text = format!("!{number} = ").into_bytes();
+        self.write_md_node(id, &mut text);
+        text.push(b'\n');
+        let item = self.push_item(ItemKind::Md, Some(text));
+        self.place_item(item, None);
+        id
+    }
+
+    /// Adds `!name = !{!a, !b, ...}` at the end of the module.
+    pub fn add_named_metadata(&mut self, name: &str, nodes: &[MdId]) -> Result<(), EditError> {
+        if self.named_metadata(name).is_some() {
+            return Err(EditError::NameTaken {
+                name: format!("!{name}"),
+            });
+        }
+        let mut text = Vec::new();
+        crate::types::write_name(b'!', name.as_bytes(), false, &mut text);
+        text.extend_from_slice(b" = !{");
+        for (i, &node) in nodes.iter().enumerate() {
+            if i > 0 {
+                text.extend_from_slice(b", ");
+            }
+            self.write_md_ref(node, &mut text);
+        }
+        text.extend_from_slice(b"}\n");
+        let item = self.push_item(ItemKind::NamedMd, Some(text));
+        self.place_item(item, None);
+        self.md
+            .named
+            .push((name.as_bytes().into(), nodes.to_vec(), item));
+        Ok(())
+    }
+
+    /// Removes a named metadata (`!llvm.ident = ...`). Returns whether there was one.
+    pub fn remove_named_metadata(&mut self, name: &str) -> bool {
+        let Some(index) = self
+            .md
+            .named
+            .iter()
+            .position(|(n, _, _)| &**n == name.as_bytes())
+        else {
+            return false;
+        };
+        let (_, _, item) = self.md.named.remove(index);
+        self.remove_item(item);
+        true
+    }
+
+    /// Attaches `!kind !node` to an instruction made by an edit (source instructions keep
+    /// their attachments as written).
+    pub fn set_metadata(&mut self, inst: InstId, kind: &str, node: MdId) -> Result<(), EditError> {
+        let d = *self.live_inst(inst)?;
+        if d.flags & NEW == 0 {
+            return invalid("metadata can only be attached to instructions made by edits");
+        }
+        let kind = self.md.kind_id(kind.as_bytes());
+        let mut list: Vec<(u32, MdId)> = self
+            .md_attach
+            .get(d.md as usize..d.md as usize + d.md_len as usize)
+            .unwrap_or(&[])
+            .iter()
+            .copied()
+            .filter(|&(k, _)| k != kind)
+            .collect();
+        list.push((kind, node));
+        if list.len() > usize::from(u8::MAX) {
+            return invalid("too many metadata attachments");
+        }
+        let data = &mut self.insts[inst.index()];
+        data.md = self.md_attach.len() as u32;
+        data.md_len = list.len() as u8;
+        self.md_attach.extend(list);
         Ok(())
     }
 
@@ -700,11 +842,19 @@ impl<'m> Builder<'m> {
         self.last
     }
 
+    /// Attaches `!kind !node` to every instruction built from now on.
+    pub fn attach(&mut self, kind: &str, node: MdId) -> &mut Self {
+        let kind = self.m.md.kind_id(kind.as_bytes());
+        self.attach.retain(|&(k, _)| k != kind);
+        self.attach.push((kind, node));
+        self
+    }
+
     /// Gives every instruction built from now on the `!dbg` location of `inst` (a no-op when
     /// it has none): diagnostics and debuggers then point at the original call.
     pub fn debug_loc_from(&mut self, inst: InstId) -> &mut Self {
-        self.attach.clear();
         if let Some(&kind) = self.m.md.kind_map.get(&b"dbg"[..]) {
+            self.attach.retain(|&(k, _)| k != kind);
             if let Some(node) = self.m.inst_metadata(inst, "dbg") {
                 self.attach.push((kind, node.id()));
             }

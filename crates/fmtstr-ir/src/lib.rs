@@ -44,7 +44,7 @@ mod view;
 
 pub use constant::Constant;
 pub use datalayout::{DataLayout, DataLayoutError, LayoutError, PointerSpec, StructLayout};
-pub use edit::{Builder, Position};
+pub use edit::{Builder, MdInput, Ordering, Position, RmwOp};
 pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};

@@ -21,6 +21,8 @@ pub(crate) enum MdKindData {
     String,
     /// A value used as metadata (`ptr %x` in `metadata ptr %x`).
     Value,
+    /// A string made by an edit: its bytes are `Module::byte_strings[i]`.
+    NewString(u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -53,7 +55,8 @@ pub(crate) struct MdData {
     pub by_number: FxHashMap<u32, MdId>,
     pub kinds: Vec<Box<[u8]>>,
     pub kind_map: FxHashMap<Box<[u8]>, u32>,
-    pub named: Vec<(Box<[u8]>, Vec<MdId>)>,
+    /// Named metadata: name, nodes, item.
+    pub named: Vec<(Box<[u8]>, Vec<MdId>, u32)>,
     pub next_number: u32,
 }
 
@@ -152,7 +155,7 @@ impl<'m> MdNode<'m> {
                 let name = self.module.text(data.name);
                 MdNodeKind::Specialized(name.get(1..).unwrap_or(&[]))
             }
-            MdKindData::String => MdNodeKind::String,
+            MdKindData::String | MdKindData::NewString(_) => MdNodeKind::String,
             MdKindData::Value => MdNodeKind::Value,
             MdKindData::Tuple | MdKindData::Undefined(_) => MdNodeKind::Tuple,
         }
@@ -161,6 +164,9 @@ impl<'m> MdNode<'m> {
     /// The decoded bytes of a string node.
     pub fn string(&self) -> Option<Vec<u8>> {
         let data = self.data();
+        if let MdKindData::NewString(i) = data.kind {
+            return self.module.byte_strings.get(i as usize).map(|b| b.to_vec());
+        }
         if data.kind != MdKindData::String {
             return None;
         }
@@ -267,8 +273,8 @@ impl Module {
         self.md
             .named
             .iter()
-            .find(|(n, _)| &**n == name.as_bytes())
-            .map(|(_, ids)| ids.as_slice())
+            .find(|(n, _, _)| &**n == name.as_bytes())
+            .map(|(_, ids, _)| ids.as_slice())
     }
 
     /// The metadata attached to an instruction under `kind` (`"dbg"`, `"printf.form"`).
@@ -323,5 +329,69 @@ impl Module {
             column: column.unwrap_or(0),
             file: file.map(|f| String::from_utf8_lossy(&f).into_owned()),
         })
+    }
+}
+
+impl Module {
+    /// Writes a reference to a node: `!N`, or the node itself when it has no number.
+    pub(crate) fn write_md_ref(&self, id: MdId, out: &mut Vec<u8>) {
+        let Some(node) = self.md.nodes.get(id.index()) else {
+            out.extend_from_slice(b"!{}");
+            return;
+        };
+        if node.number != NONE {
+            out.extend_from_slice(format!("!{}", node.number).as_bytes());
+        } else {
+            self.write_md_node(id, out);
+        }
+    }
+
+    /// Writes a node's contents as LLVM does (`!{i8 1, !"x", null, !3}`), or its source text.
+    pub(crate) fn write_md_node(&self, id: MdId, out: &mut Vec<u8>) {
+        let Some(&node) = self.md.nodes.get(id.index()) else {
+            return;
+        };
+        match node.kind {
+            MdKindData::NewString(i) => {
+                out.extend_from_slice(b"!\"");
+                crate::lexer::escape_into(
+                    self.byte_strings.get(i as usize).map_or(&[][..], |b| b),
+                    out,
+                );
+                out.push(b'"');
+            }
+            MdKindData::Tuple if node.text.is_none() => {
+                out.extend_from_slice(b"!{");
+                let ops = self
+                    .md
+                    .ops
+                    .get(node.ops as usize..(node.ops + node.len) as usize)
+                    .unwrap_or(&[]);
+                for (i, op) in ops.iter().enumerate() {
+                    if i > 0 {
+                        out.extend_from_slice(b", ");
+                    }
+                    match *op {
+                        MdOp::Null => out.extend_from_slice(b"null"),
+                        MdOp::Node(n) => self.write_md_ref(n, out),
+                        MdOp::Value(v) => self.write_typed(None, v.get(), out),
+                        MdOp::Field(k, v) => {
+                            out.extend_from_slice(self.text(k));
+                            out.extend_from_slice(self.text(v));
+                        }
+                    }
+                }
+                out.push(b'}');
+            }
+            _ => {
+                // A source node: its text from `!` (numbered definitions start at `!N = `).
+                let text = self.text(node.text);
+                let body = match text.iter().position(|&b| b == b'=') {
+                    Some(i) if node.number != NONE => text[i + 1..].trim_ascii_start(),
+                    _ => text,
+                };
+                out.extend_from_slice(body);
+            }
+        }
     }
 }

@@ -2796,7 +2796,8 @@ impl<'s> Parser<'s> {
         }
         self.expect(Tok::RBrace, "'}'")?;
         let name = self.text(t).get(1..).unwrap_or(&[]);
-        self.m.md.named.push((name.into(), nodes));
+        let item = self.m.items.len() as u32;
+        self.m.md.named.push((name.into(), nodes, item));
         Ok(ItemKind::NamedMd)
     }
 }

@@ -493,16 +493,14 @@ impl Module {
             Value::Const(c) => self.write_const(names, op.ty, c, out),
             Value::Metadata(md) => {
                 let node = self.md.nodes[md.index()];
-                if node.number != crate::inst::NONE {
-                    out.extend_from_slice(format!("!{}", node.number).as_bytes());
-                } else if node.kind == MdKindData::Value {
+                if node.number == crate::inst::NONE && node.kind == MdKindData::Value {
                     if let Some(crate::metadata::MdOp::Value(inner)) =
                         self.md.ops.get(node.ops as usize)
                     {
                         self.write_typed(names, inner.get(), out);
                     }
                 } else {
-                    out.extend_from_slice(text_of(&self.src, node.text));
+                    self.write_md_ref(md, out);
                 }
             }
         }

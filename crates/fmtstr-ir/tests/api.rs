@@ -484,3 +484,66 @@ fn instruction_details() {
         b"%g = getelementptr inbounds [4 x i32], ptr %p, i64 0, i64 1"
     );
 }
+
+#[test]
+fn metadata_and_globals_come_and_go() {
+    let mut m = printf_module();
+    let three = m.const_int(TypeId::I8, 3);
+    let form = m.add_metadata(&[fmtstr_ir::MdInput::Value(three)]);
+    let note = m.add_metadata(&[
+        fmtstr_ir::MdInput::String(b"fmtstr \"lowered\""),
+        fmtstr_ir::MdInput::Null,
+        fmtstr_ir::MdInput::Node(form),
+    ]);
+    m.add_named_metadata("fmtstr.notes", &[note, form]).unwrap();
+    assert!(m.add_named_metadata("fmtstr.notes", &[]).is_err());
+    assert!(!m.remove_named_metadata("no.such"));
+    let call = m.calls_to("printf")[0];
+    let x = m
+        .function(m.function_by_name("f").unwrap())
+        .param(0)
+        .unwrap()
+        .operand();
+    let mut b = m.builder(Position::Before(call)).unwrap();
+    b.attach("printf.form", form);
+    let sum = b.binary(Opcode::Add, x, x, "twice").unwrap();
+    let Value::Inst(sum_inst) = sum.value else {
+        panic!()
+    };
+    assert_eq!(
+        m.inst(sum_inst)
+            .metadata("printf.form")
+            .unwrap()
+            .int_operand(0),
+        Some(3)
+    );
+    m.set_metadata(sum_inst, "fmtstr.note", note).unwrap();
+    assert!(m.set_metadata(call, "fmtstr.note", note).is_err());
+    let table = m.global_by_name("table").unwrap();
+    m.remove_global(table).unwrap();
+    let str_global = m.global_by_name(".str").unwrap();
+    assert!(matches!(
+        m.remove_global(str_global),
+        Err(EditError::StillUsed { .. })
+    ));
+    let out = String::from_utf8(m.print()).unwrap();
+    assert!(
+        out.contains("  %twice = add i32 %x, %x, !printf.form !12, !fmtstr.note !13\n"),
+        "{out}"
+    );
+    assert!(out.ends_with("!12 = !{i8 3}\n!13 = !{!\"fmtstr \\22lowered\\22\", null, !12}\n!fmtstr.notes = !{!13, !12}\n"), "{out}");
+    assert!(!out.contains("@table"));
+    let reparsed = Module::parse("m.ll", out.clone()).unwrap();
+    let notes = reparsed.named_metadata("fmtstr.notes").unwrap();
+    let first = reparsed.md_node(notes[0]);
+    let Some(MdOperand::Node(s)) = first.operands().next() else {
+        panic!()
+    };
+    assert_eq!(
+        reparsed.md_node(s).string().as_deref(),
+        Some(&b"fmtstr \"lowered\""[..])
+    );
+    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+        assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
+    }
+}
