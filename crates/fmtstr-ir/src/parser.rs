@@ -583,7 +583,11 @@ impl<'s> Parser<'s> {
             let end = self.rest_of_line(self.prev_end);
             let index = self.m.items.len() as u32;
             match kind {
-                ItemKind::Function(f) => self.m.funcs[f.index()].item = index,
+                ItemKind::Function(f) => {
+                    self.m.funcs[f.index()].item = index;
+                    let g = self.m.funcs[f.index()].global;
+                    self.m.globals[g.index()].item = index;
+                }
                 ItemKind::Global(g) => self.m.globals[g.index()].item = index,
                 _ => {}
             }
