@@ -7,6 +7,7 @@ use clap::{Parser, Subcommand};
 mod bench_elf;
 mod bench_format;
 mod bench_ir;
+mod bench_lower;
 mod ci;
 mod corpus;
 mod demo;
@@ -52,6 +53,8 @@ enum Bench {
     Elf,
     /// fmtstr-ir parse + print against `opt-19 -S` on a large module.
     Ir,
+    /// `fmtstr lower --target nvptx` against opt-19's expand-variadics on 100,000 printf calls.
+    Lower,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -65,6 +68,7 @@ fn main() -> anyhow::Result<()> {
             Bench::Format { entries } => bench_format::run(entries),
             Bench::Elf => bench_elf::run(),
             Bench::Ir => bench_ir::run(),
+            Bench::Lower => bench_lower::run(),
         },
     }
 }

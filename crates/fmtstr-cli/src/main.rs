@@ -8,10 +8,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod abi;
 mod check;
 mod diagnostics;
 mod elf;
 mod hash;
+mod lower;
 mod output;
 mod printf;
 mod typed_args;
@@ -60,6 +62,8 @@ enum Command {
     Check(check::Args),
     #[command(flatten)]
     Elf(elf::ElfCommand),
+    Lower(lower::Args),
+    Abi(abi::Args),
 }
 
 /// How a command that did not fail ended.
@@ -78,6 +82,8 @@ fn main() -> ExitCode {
         Command::Printf(args) => printf::run(args),
         Command::Check(args) => check::run(args),
         Command::Elf(command) => elf::run(command),
+        Command::Lower(args) => lower::run(args),
+        Command::Abi(args) => abi::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

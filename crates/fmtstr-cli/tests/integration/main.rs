@@ -1,6 +1,8 @@
 //! The integration tests of the `fmtstr` binary: each module covers a group of commands and runs
 //! the real binary, judging its output with the real tools where there are any.
 
+mod abi_commands;
 mod elf_commands;
 mod format_commands;
+mod lower_commands;
 mod util;

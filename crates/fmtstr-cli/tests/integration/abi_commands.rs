@@ -1,0 +1,1 @@
+//! `fmtstr abi` (issue 7).

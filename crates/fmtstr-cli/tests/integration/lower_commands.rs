@@ -1,0 +1,1 @@
+//! `fmtstr lower` (issue 5).
