@@ -1,15 +1,21 @@
-//! Parses `.ll` files and prints them back: `roundtrip IN [OUT]`.
+//! Parses an `.ll` file and prints it back: `roundtrip [--threads N] IN [OUT]`.
 //!
-//! Without OUT, checks that the output is byte-identical to the input and reports timings;
-//! with OUT, writes the printed module there (`cargo xtask bench ir` times this).
+//! Without OUT, checks that the output is byte-identical to the input; with OUT, writes the
+//! printed module there (`cargo xtask bench ir` times this). Timings go to stderr.
 
 use std::io::Write;
 use std::time::Instant;
 
 fn main() {
-    let mut args = std::env::args().skip(1);
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let mut threads = None;
+    if args.first().is_some_and(|a| a == "--threads") && args.len() > 1 {
+        threads = args[1].parse::<usize>().ok();
+        args.drain(..2);
+    }
+    let mut args = args.into_iter();
     let Some(input) = args.next() else {
-        eprintln!("usage: roundtrip IN.ll [OUT.ll]");
+        eprintln!("usage: roundtrip [--threads N] IN.ll [OUT.ll]");
         std::process::exit(2);
     };
     let output = args.next();
@@ -22,7 +28,11 @@ fn main() {
         }
     };
     let read = start.elapsed();
-    let module = match fmtstr_ir::Module::parse(&input, text) {
+    let parsed = match threads {
+        Some(n) => fmtstr_ir::Module::parse_with_threads(&input, text, n),
+        None => fmtstr_ir::Module::parse(&input, text),
+    };
+    let module = match parsed {
         Ok(module) => module,
         Err(e) => {
             eprintln!("{e}");

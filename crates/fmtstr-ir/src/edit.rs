@@ -112,11 +112,7 @@ impl Module {
         let (block, index) = match at {
             Position::Before(i) | Position::After(i) => {
                 let block = BlockId(self.live_inst(i)?.block);
-                let Some(pos) = self.blocks[block.index()]
-                    .insts
-                    .iter()
-                    .position(|&x| x == i)
-                else {
+                let Some(pos) = self.block_inst_ids(block).iter().position(|&x| x == i) else {
                     return invalid("the instruction is not in its block");
                 };
                 (
@@ -132,7 +128,7 @@ impl Module {
                 let Some(&entry) = self.funcs.get(f.index()).and_then(|d| d.blocks.first()) else {
                     return invalid("the function has no body");
                 };
-                let insts = &self.blocks[entry.index()].insts;
+                let insts = self.block_inst_ids(entry);
                 let pos = insts
                     .iter()
                     .position(|&i| {
@@ -143,7 +139,7 @@ impl Module {
                 (entry, pos)
             }
             Position::End(b) => match self.blocks.get(b.index()) {
-                Some(data) => (b, data.insts.len()),
+                Some(_) => (b, self.block_inst_ids(b).len()),
                 None => return invalid("no such block"),
             },
         };
@@ -316,7 +312,8 @@ impl Module {
         let block = d.block as usize;
         let f = self.blocks[block].func;
         if d.flags & NEW != 0 {
-            self.blocks[block].insts.retain(|&i| i != inst);
+            self.block_inst_ids_mut(BlockId(block as u32))
+                .retain(|&i| i != inst);
         } else if d.flags & IMPLICIT_NUM != 0 || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d)
         {
             self.funcs[f.index()].state |= RENUMBER;
@@ -887,7 +884,7 @@ impl<'m> Builder<'m> {
             let name = self.m.fresh_local(self.func, name);
             self.m.new_names.insert(id, name);
         }
-        let insts = &mut self.m.blocks[self.block.index()].insts;
+        let insts = self.m.block_inst_ids_mut(self.block);
         let index = self.index.min(insts.len());
         insts.insert(index, id);
         self.index = index + 1;

@@ -78,6 +78,7 @@ const WORD: u8 = 4; // keyword characters: [a-zA-Z0-9_]
 const DIGIT: u8 = 8;
 const HEX: u8 = 16;
 const SPACE: u8 = 32; // ' ', '\t', '\n', '\r'
+const ALPHA: u8 = 64;
 
 static CLASS: [u8; 256] = {
     let mut table = [0u8; 256];
@@ -103,6 +104,9 @@ static CLASS: [u8; 256] = {
         }
         if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
             k |= SPACE;
+        }
+        if alpha {
+            k |= ALPHA;
         }
         table[c] = k;
         c += 1;
@@ -180,6 +184,7 @@ impl<'s> Lexer<'s> {
     }
 
     /// The next token.
+    #[inline]
     pub fn next_token(&mut self) -> Token {
         let src = self.src;
         let len = src.len();
@@ -187,48 +192,46 @@ impl<'s> Lexer<'s> {
         // Whitespace and comments. Single spaces and newlines dominate; runs of spaces
         // (indentation, the padding before `; preds`) are skipped eight at a time.
         loop {
-            let Some(&b) = src.get(i) else {
-                self.pos = len;
-                return make(Tok::Eof, len, len);
-            };
-            if CLASS[b as usize] & SPACE != 0 {
-                i += 1;
-                if b == b' ' {
-                    while let Some(chunk) = src.get(i..i + 8) {
-                        if chunk != b"        " {
-                            break;
+            match src.get(i) {
+                Some(b' ') => {
+                    i += 1;
+                    if src.get(i) == Some(&b' ') {
+                        while let Some(chunk) = src.get(i..i + 8) {
+                            if chunk != b"        " {
+                                break;
+                            }
+                            i += 8;
                         }
-                        i += 8;
                     }
                 }
-                continue;
-            }
-            if b == b';' {
-                i = match memchr(b'\n', &src[i..]) {
-                    Some(n) => i + n,
-                    None => len,
-                };
-                continue;
-            }
-            if b == b'/' && src.get(i + 1) == Some(&b'*') {
-                match src[i + 2..].windows(2).position(|w| w == b"*/") {
-                    Some(n) => {
-                        i += 2 + n + 2;
-                        continue;
-                    }
-                    None => {
-                        self.pos = len;
-                        self.error = "unterminated comment";
-                        return make(Tok::Error, len, len);
+                Some(b'\n' | b'\t' | b'\r') => i += 1,
+                Some(b';') => {
+                    i = match memchr(b'\n', &src[i..]) {
+                        Some(n) => i + n,
+                        None => len,
+                    };
+                }
+                Some(b'/') if src.get(i + 1) == Some(&b'*') => {
+                    match src[i + 2..].windows(2).position(|w| w == b"*/") {
+                        Some(n) => i += 2 + n + 2,
+                        None => {
+                            self.pos = len;
+                            self.error = "unterminated comment";
+                            return make(Tok::Error, len, len);
+                        }
                     }
                 }
+                Some(_) => break,
+                None => {
+                    self.pos = len;
+                    return make(Tok::Eof, len, len);
+                }
             }
-            break;
         }
         let start = i;
         let b = src[i];
         // Fast paths for the most common tokens: keywords and types, `%N`/`%name`, `,`.
-        if b.is_ascii_alphabetic() && !(b == b'c' && src.get(i + 1) == Some(&b'"')) {
+        if CLASS[b as usize] & ALPHA != 0 && !(b == b'c' && src.get(i + 1) == Some(&b'"')) {
             let mut j = i + 1;
             while j < len && CLASS[src[j] as usize] & WORD != 0 {
                 j += 1;
@@ -264,7 +267,14 @@ impl<'s> Lexer<'s> {
             self.pos = i + 1;
             return make(Tok::Comma, start, i + 1);
         }
-        self.pos = i + 1;
+        self.other_token(start)
+    }
+
+    /// Every token but the common ones [`Lexer::next_token`] handles inline.
+    #[inline(never)]
+    fn other_token(&mut self, start: usize) -> Token {
+        let b = self.src[start];
+        self.pos = start + 1;
         let kind = match b {
             b'=' => Tok::Equal,
             b',' => Tok::Comma,

@@ -37,6 +37,7 @@ mod inst;
 pub(crate) mod lexer;
 mod metadata;
 mod module;
+mod parallel;
 mod parser;
 mod printer;
 pub mod types;
@@ -57,7 +58,28 @@ pub use view::{
 
 impl Module {
     /// Parses LLVM assembly. `file_name` is only used in error messages.
+    ///
+    /// Large modules (4 MiB and up) have their function bodies parsed on several threads;
+    /// the result is the same as a sequential parse's.
     pub fn parse(file_name: &str, text: impl Into<Vec<u8>>) -> Result<Module, ParseError> {
         parser::parse(file_name, text.into())
+    }
+
+    /// [`Module::parse`] with at most `threads` threads (1 parses sequentially).
+    pub fn parse_with_threads(
+        file_name: &str,
+        text: impl Into<Vec<u8>>,
+        threads: usize,
+    ) -> Result<Module, ParseError> {
+        parser::parse_threads(file_name, text.into(), threads)
+    }
+
+    /// The parallel parse alone, without the sequential fallback: for the tests that check
+    /// the two agree. `None` where the parse would fall back.
+    #[doc(hidden)]
+    pub fn parse_parallel_only(file_name: &str, text: Vec<u8>, threads: usize) -> Option<Module> {
+        let mut module = parallel::parse(file_name, &text, threads)?;
+        module.src = text.into_boxed_slice();
+        Some(module)
     }
 }

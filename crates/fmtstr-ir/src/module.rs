@@ -274,11 +274,19 @@ pub(crate) struct BlockData {
     pub numbered: bool,
     /// The end of the label line (newline included).
     pub line_end: u32,
-    pub insts: Vec<InstId>,
+    pub insts: InstList,
+}
+
+/// A block's instructions: a range of `Module::block_insts` as parsed (one arena for all
+/// blocks, no allocation per block), or a list of its own once an edit inserts into it.
+#[derive(Clone, Debug)]
+pub(crate) enum InstList {
+    Range(u32, u32),
+    Owned(Vec<InstId>),
 }
 
 /// A parsed LLVM module. Owns its source text; see the crate documentation.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Module {
     pub(crate) file: String,
     pub(crate) src: Box<[u8]>,
@@ -299,6 +307,8 @@ pub struct Module {
     pub(crate) args: Vec<ArgData>,
     pub(crate) blocks: Vec<BlockData>,
     pub(crate) insts: Vec<InstData>,
+    /// The instruction lists of all blocks as parsed (see [`InstList`]).
+    pub(crate) block_insts: Vec<InstId>,
     pub(crate) ops: Vec<PackedOp>,
     pub(crate) consts: Vec<crate::constant::ConstData>,
     pub(crate) attrs: Vec<Attr>,
@@ -377,6 +387,31 @@ impl Module {
         Some(String::from_utf8_lossy(&crate::lexer::unescape(body)).into_owned())
     }
 
+    /// A block's instructions, removed ones included.
+    pub(crate) fn block_inst_ids(&self, block: BlockId) -> &[InstId] {
+        match self.blocks.get(block.index()).map(|b| &b.insts) {
+            Some(InstList::Range(start, len)) => self
+                .block_insts
+                .get(*start as usize..(*start as usize).saturating_add(*len as usize))
+                .unwrap_or(&[]),
+            Some(InstList::Owned(list)) => list,
+            None => &[],
+        }
+    }
+
+    /// A block's instruction list, to edit.
+    pub(crate) fn block_inst_ids_mut(&mut self, block: BlockId) -> &mut Vec<InstId> {
+        let owned = self.block_inst_ids(block).to_vec();
+        let b = &mut self.blocks[block.index()];
+        if let InstList::Range(..) = b.insts {
+            b.insts = InstList::Owned(owned);
+        }
+        match &mut b.insts {
+            InstList::Owned(list) => list,
+            InstList::Range(..) => unreachable_list(),
+        }
+    }
+
     /// The operands an instruction has now (after edits).
     pub(crate) fn inst_ops(&self, id: InstId) -> &[PackedOp] {
         let data = &self.insts[id.index()];
@@ -433,4 +468,10 @@ pub(crate) fn none_text() -> Text {
         start: NONE,
         end: NONE,
     }
+}
+
+/// Never reached: a list was just made owned. Kept out of line so the caller stays small.
+#[cold]
+fn unreachable_list() -> &'static mut Vec<InstId> {
+    Box::leak(Box::default())
 }

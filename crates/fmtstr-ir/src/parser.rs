@@ -55,6 +55,8 @@ pub(crate) struct Parser<'s> {
     src: &'s [u8],
     lex: Lexer<'s>,
     tok: Token,
+    /// The token after `tok`, when something looked ahead.
+    peeked: Option<Token>,
     prev_end: u32,
     m: Module,
     depth: u32,
@@ -71,6 +73,10 @@ pub(crate) struct Parser<'s> {
     md_scratch: Vec<MdOp>,
     small_ints: Vec<u32>,
     type_mentions: FxHashMap<u32, u32>,
+    /// Skeleton mode (the first phase of a parallel parse): function bodies are skipped and
+    /// listed here as (function, offset past `{`, offset of `}`).
+    pub(crate) skeleton: bool,
+    pub(crate) pending: Vec<(FuncId, u32, u32)>,
 }
 
 const SMALL_MIN: i64 = -64;
@@ -88,10 +94,33 @@ pub(crate) fn parse(file: &str, text: Vec<u8>) -> PResult<Module> {
             offset: 0,
         });
     }
-    let mut module = {
-        let mut parser = Parser::new(file, &text);
-        parser.module()?;
-        parser.m
+    parse_threads(file, text, crate::parallel::default_threads())
+}
+
+/// Parses with up to `threads` threads for function bodies (1: sequentially).
+pub(crate) fn parse_threads(file: &str, text: Vec<u8>, threads: usize) -> PResult<Module> {
+    if text.len() >= MAX_INPUT {
+        return Err(ParseError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
+            line_text: String::new(),
+            offset: 0,
+        });
+    }
+    let parsed = if threads > 1 && text.len() >= crate::parallel::MIN_PARALLEL {
+        crate::parallel::parse(file, &text, threads)
+    } else {
+        None
+    };
+    let mut module = match parsed {
+        Some(module) => module,
+        None => {
+            let mut parser = Parser::new(file, &text);
+            parser.module()?;
+            parser.m
+        }
     };
     module.src = text.into_boxed_slice();
     Ok(module)
@@ -117,6 +146,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         args: Vec::new(),
         blocks: Vec::new(),
         insts: Vec::new(),
+        block_insts: Vec::new(),
         ops: Vec::new(),
         consts: constant::fixed_consts(),
         attrs: Vec::new(),
@@ -252,9 +282,7 @@ fn int_type_bits(word: &[u8]) -> Option<u32> {
 }
 
 impl<'s> Parser<'s> {
-    fn new(file: &'s str, src: &'s [u8]) -> Self {
-        let mut lex = Lexer::new(src);
-        let tok = lex.next_token();
+    pub(crate) fn new(file: &'s str, src: &'s [u8]) -> Self {
         let mut m = empty_module(file);
         // Typical densities of compiler output; an estimate off either way only costs a
         // reallocation (or untouched reserved pages, which take no memory).
@@ -263,11 +291,20 @@ impl<'s> Parser<'s> {
         m.ops.reserve(n / 20);
         m.sites.reserve(n / 16);
         m.blocks.reserve(n / 512);
+        m.block_insts.reserve(n / 48);
+        Self::with_module(file, src, m)
+    }
+
+    /// A parser that adds to `m` (a worker of a parallel parse starts from the skeleton).
+    pub(crate) fn with_module(file: &'s str, src: &'s [u8], m: Module) -> Self {
+        let mut lex = Lexer::new(src);
+        let tok = lex.next_token();
         Parser {
             file,
             src,
             lex,
             tok,
+            peeked: None,
             prev_end: 0,
             m,
             depth: 0,
@@ -281,6 +318,8 @@ impl<'s> Parser<'s> {
             md_scratch: Vec::new(),
             small_ints: vec![NONE; (SMALL_MAX - SMALL_MIN + 1) as usize],
             type_mentions: FxHashMap::default(),
+            skeleton: false,
+            pending: Vec::new(),
         }
     }
 
@@ -290,8 +329,18 @@ impl<'s> Parser<'s> {
     fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
-        self.tok = self.lex.next_token();
+        self.tok = match self.peeked.take() {
+            Some(next) => next,
+            None => self.lex.next_token(),
+        };
         t
+    }
+
+    /// Moves the lexer to `pos` and reads the token there.
+    fn seek(&mut self, pos: usize) {
+        self.peeked = None;
+        self.lex = Lexer::at(self.src, pos);
+        self.tok = self.lex.next_token();
     }
 
     #[inline]
@@ -333,8 +382,14 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn peek(&self) -> Token {
-        self.lex.clone().next_token()
+    /// The token after the current one. Lexed once: [`Parser::bump`] takes it from here.
+    fn peek(&mut self) -> Token {
+        if let Some(t) = self.peeked {
+            return t;
+        }
+        let t = self.lex.next_token();
+        self.peeked = Some(t);
+        t
     }
 
     fn expect(&mut self, kind: Tok, what: &str) -> PResult<Token> {
@@ -817,13 +872,16 @@ impl<'s> Parser<'s> {
     /// `*`, `addrspace(N)*` and function parameter lists after a type.
     fn type_suffix(&mut self, mut ty: TypeId) -> PResult<TypeId> {
         loop {
+            let addrspace_star = self.tok.kind == Tok::Ident
+                && self.is_word(b"addrspace")
+                && self.peek().kind == Tok::LParen;
             match self.tok.kind {
                 // Typed pointers (`i8*`, `i8 addrspace(1)*`) are read as opaque pointers.
                 Tok::Star => {
                     self.bump();
                     ty = TypeId::PTR;
                 }
-                Tok::Ident if self.is_word(b"addrspace") && self.peek().kind == Tok::LParen => {
+                Tok::Ident if addrspace_star => {
                     let n = self.addrspace()?;
                     self.expect(Tok::Star, "'*'")?;
                     ty = self.m.types.ptr(n);
@@ -1185,6 +1243,7 @@ impl<'s> Parser<'s> {
         let suffix_start = self.tok.start;
         let mut consumed = false;
         loop {
+            let attachment = self.tok.kind == Tok::MetadataVar && self.peek().kind != Tok::Equal;
             match self.tok.kind {
                 Tok::LBrace if is_def => break,
                 Tok::Ident => {
@@ -1213,7 +1272,7 @@ impl<'s> Parser<'s> {
                         self.expect(Tok::Str, "a string")?;
                     }
                 }
-                Tok::MetadataVar if self.peek().kind != Tok::Equal => {
+                Tok::MetadataVar if attachment => {
                     self.bump();
                     self.md_ref()?;
                 }
@@ -1250,9 +1309,22 @@ impl<'s> Parser<'s> {
         });
         if is_def {
             self.expect(Tok::LBrace, "'{'")?;
-            self.m.funcs[fid.index()].body_start = self.prev_end;
-            self.m.funcs[fid.index()].header_end = self.prev_end;
-            self.body(fid)?;
+            let body_start = self.prev_end;
+            self.m.funcs[fid.index()].body_start = body_start;
+            self.m.funcs[fid.index()].header_end = body_start;
+            if self.skeleton {
+                // The body is parsed later, by a worker; find its end: LLVM writes the
+                // closing brace alone at the start of a line. A wrong guess (a hand-written
+                // module) makes the worker fail, and the whole module is parsed sequentially.
+                let Some(close) = crate::parallel::find_body_end(self.src, body_start as usize)
+                else {
+                    return self.expected("'}'");
+                };
+                self.pending.push((fid, body_start, close as u32));
+                self.seek(close);
+            } else {
+                self.body(fid)?;
+            }
             let close = self.expect(Tok::RBrace, "'}'")?;
             self.m.funcs[fid.index()].close = close.start;
         }
@@ -1417,7 +1489,7 @@ impl<'s> Parser<'s> {
                 label,
                 numbered,
                 line_end,
-                insts: Vec::new(),
+                insts: crate::module::InstList::Range(0, 0),
             });
             self.fn_blocks.push(block);
             after_terminator = false;
@@ -1438,13 +1510,34 @@ impl<'s> Parser<'s> {
                     }
                 }
             }
-            // One exact allocation per block rather than growing as instructions come.
-            self.m.blocks[block.index()].insts = self.block_insts.as_slice().into();
+            // All blocks' lists share one arena: no allocation per block.
+            let start = self.m.block_insts.len() as u32;
+            self.m.block_insts.extend_from_slice(&self.block_insts);
+            self.m.blocks[block.index()].insts =
+                crate::module::InstList::Range(start, self.block_insts.len() as u32);
             self.block_insts.clear();
         }
         self.m.funcs[fid.index()].blocks = self.fn_blocks.as_slice().into();
         self.fn_blocks.clear();
         self.finish_function()
+    }
+
+    /// Parses one function body (a worker's job in a parallel parse): `body_start` is just
+    /// past `{`, and the body must end at the `}` at `close`.
+    pub(crate) fn body_at(&mut self, fid: FuncId, body_start: u32, close: u32) -> PResult<bool> {
+        self.seek(body_start as usize);
+        self.prev_end = body_start;
+        self.body(fid)?;
+        Ok(self.tok.kind == Tok::RBrace && self.tok.start == close)
+    }
+
+    pub(crate) fn into_module(self) -> Module {
+        self.m
+    }
+
+    pub(crate) fn run_skeleton(&mut self) -> PResult<()> {
+        self.skeleton = true;
+        self.module()
     }
 
     fn use_list_order(&mut self) -> PResult<()> {
@@ -1613,7 +1706,7 @@ impl<'s> Parser<'s> {
         Ok((start, len))
     }
 
-    fn comma_then(&self, w: &[u8]) -> bool {
+    fn comma_then(&mut self, w: &[u8]) -> bool {
         if self.tok.kind != Tok::Comma {
             return false;
         }

@@ -160,7 +160,7 @@ impl Module {
                 self.subst_region(&names, None, b.label.start as usize, out)?;
                 self.label_line(&names, block, out)?;
             }
-            for &inst in &b.insts {
+            for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
                 if d.flags & NEW != 0 {
                     out.start_line()?;
@@ -359,7 +359,7 @@ impl Module {
             let b = &self.blocks[block.index()];
             let raw = text_of(&self.src, b.label);
             def(&mut names, raw, b.numbered, Value::Block(block), true);
-            for &inst in &b.insts {
+            for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
                 if d.flags & NEW != 0 {
                     continue;

@@ -336,8 +336,8 @@ impl<'m> Block<'m> {
     /// The instructions, in order.
     pub fn instructions(&self) -> impl Iterator<Item = Inst<'m>> + 'm {
         let module = self.module;
-        module.blocks[self.id.index()]
-            .insts
+        module
+            .block_inst_ids(self.id)
             .iter()
             .filter(move |&&i| module.insts[i.index()].flags & REMOVED == 0)
             .map(move |&id| Inst { module, id })

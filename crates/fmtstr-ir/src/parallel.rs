@@ -1,0 +1,525 @@
+//! Parallel parsing of large modules: function bodies on several threads.
+//!
+//! Function bodies are most of a module's text, and each is self-contained: its local names
+//! resolve within it, and what it refers to outside (globals, named types, numbered metadata)
+//! is defined at the top level. So a large module is parsed in three steps:
+//!
+//! 1. a *skeleton* parse of everything but the bodies, which it skips by finding each body's
+//!    closing brace (LLVM writes it alone at the start of a line);
+//! 2. workers, each starting from a copy of the skeleton, parse contiguous runs of bodies into
+//!    their own arenas;
+//! 3. the workers' additions are appended to the skeleton in order, their ids shifted (and
+//!    the types they created interned anew).
+//!
+//! Any surprise (a body that does not end where the skeleton thought, a reference to
+//! something undefined, a syntax error) abandons the parallel result: the caller then parses
+//! sequentially, which reports the first error exactly as it always would. The parallel
+//! result prints byte-identically to the sequential one and answers every query the same way
+//! (ids differ; they are opaque). The `parallel` integration test checks that on large
+//! modules built from the corpus.
+
+use crate::constant::ConstKind;
+use crate::inst::{Attr, Opcode};
+use crate::metadata::{MdKindData, MdOp};
+use crate::module::{
+    BlockId, ConstId, FuncId, InstId, InstList, MdId, Module, PackedOp, PackedValue, Value,
+};
+use crate::parser::Parser;
+use crate::types::{TypeData, TypeId};
+
+/// Below this size a sequential parse is faster than starting threads.
+pub(crate) const MIN_PARALLEL: usize = 4 << 20;
+
+pub(crate) fn default_threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
+}
+
+/// The offset of the `}` closing a function body that starts at `from`: the first `}` at the
+/// start of a line followed by a line end (or the end of the text).
+pub(crate) fn find_body_end(src: &[u8], from: usize) -> Option<usize> {
+    let mut i = from;
+    loop {
+        let at = i + find_byte(b'}', src.get(i..)?)?;
+        let starts_line = at > 0 && src[at - 1] == b'\n';
+        let ends_line = matches!(src.get(at + 1), None | Some(b'\n' | b'\r' | b' ' | b'\t'));
+        if starts_line && ends_line {
+            return Some(at);
+        }
+        i = at + 1;
+    }
+}
+
+/// `memchr`, eight bytes at a time.
+fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * u64::from(needle);
+    let mut chunks = haystack.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word) ^ pattern;
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            return chunk.iter().position(|&b| b == needle).map(|i| offset + i);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == needle)
+        .map(|i| offset + i)
+}
+
+/// Parses `src` with bodies on up to `threads` threads. `None`: parse sequentially instead.
+pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
+    let mut skeleton = Parser::new(file, src);
+    skeleton.run_skeleton().ok()?;
+    let pending = std::mem::take(&mut skeleton.pending);
+    let main = skeleton.into_module();
+    if pending.is_empty() {
+        return Some(main);
+    }
+    // Contiguous runs of bodies of about equal size, so that the workers' results append in
+    // module order.
+    let total: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();
+    let per_thread = total / threads as u64 + 1;
+    let mut groups: Vec<&[(FuncId, u32, u32)]> = Vec::new();
+    let mut start = 0;
+    let mut size = 0u64;
+    for (i, &(_, s, e)) in pending.iter().enumerate() {
+        size += u64::from(e - s);
+        if size >= per_thread || i + 1 == pending.len() {
+            groups.push(&pending[start..=i]);
+            start = i + 1;
+            size = 0;
+        }
+    }
+    let bases = Bases::of(&main);
+    let results: Vec<Option<Module>> = std::thread::scope(|scope| {
+        let skeleton = &main;
+        let handles: Vec<_> = groups
+            .iter()
+            .map(|group| {
+                scope.spawn(move || {
+                    let mut m = skeleton.clone();
+                    let bytes: usize = group.iter().map(|&(_, s, e)| (e - s) as usize).sum();
+                    m.insts.reserve(bytes / 48);
+                    m.ops.reserve(bytes / 20);
+                    m.sites.reserve(bytes / 16);
+                    m.block_insts.reserve(bytes / 48);
+                    let mut parser = Parser::with_module(file, src, m);
+                    for &(fid, start, close) in group.iter() {
+                        if !parser.body_at(fid, start, close).ok()? {
+                            return None;
+                        }
+                    }
+                    Some(parser.into_module())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().ok().flatten())
+            .collect()
+    });
+    drop(main);
+    // The first worker's module is the skeleton plus the first bodies, with final ids: the
+    // others are appended to it.
+    let mut results = results.into_iter();
+    let mut main = results.next()??;
+    for (group, worker) in groups.iter().skip(1).zip(results) {
+        merge(&mut main, &bases, worker?, group)?;
+    }
+    Some(main)
+}
+
+/// Arena lengths of the skeleton: a worker's entries at or past these are its own.
+struct Bases {
+    types: u32,
+    named_types: usize,
+    globals: usize,
+    kinds: u32,
+    consts: u32,
+    ops: u32,
+    attrs: u32,
+    attr_sets: u32,
+    calls: u32,
+    index_lists: u32,
+    md_attach: u32,
+    md_nodes: u32,
+    md_ops: u32,
+    insts: u32,
+    blocks: u32,
+    block_insts: u32,
+    sites: usize,
+}
+
+impl Bases {
+    fn of(m: &Module) -> Bases {
+        Bases {
+            types: m.types.len() as u32,
+            named_types: m.types.named_structs().count(),
+            globals: m.globals.len(),
+            kinds: m.md.kinds.len() as u32,
+            consts: m.consts.len() as u32,
+            ops: m.ops.len() as u32,
+            attrs: m.attrs.len() as u32,
+            attr_sets: m.attr_sets.len() as u32,
+            calls: m.calls.len() as u32,
+            index_lists: m.index_lists.len() as u32,
+            md_attach: m.md_attach.len() as u32,
+            md_nodes: m.md.nodes.len() as u32,
+            md_ops: m.md.ops.len() as u32,
+            insts: m.insts.len() as u32,
+            blocks: m.blocks.len() as u32,
+            block_insts: m.block_insts.len() as u32,
+            sites: m.sites.len(),
+        }
+    }
+}
+
+/// Shifts an id of a worker's arena: skeleton entries keep theirs, the worker's own move to
+/// where they are appended.
+#[derive(Clone, Copy)]
+struct Shift {
+    base: u32,
+    to: u32,
+}
+
+impl Shift {
+    fn new(base: u32, main_len: usize) -> Shift {
+        Shift {
+            base,
+            to: main_len as u32,
+        }
+    }
+
+    #[inline]
+    fn at(self, id: u32) -> u32 {
+        if id < self.base {
+            id
+        } else {
+            id - self.base + self.to
+        }
+    }
+}
+
+struct Remap {
+    types: Vec<TypeId>,
+    type_base: u32,
+    kinds: Vec<u32>,
+    kind_base: u32,
+    consts: Shift,
+    ops: Shift,
+    attrs: Shift,
+    attr_sets: Shift,
+    calls: Shift,
+    index_lists: Shift,
+    md_attach: Shift,
+    md_nodes: Shift,
+    md_ops: Shift,
+    insts: Shift,
+    blocks: Shift,
+    block_insts: Shift,
+}
+
+impl Remap {
+    #[inline]
+    fn ty(&self, t: TypeId) -> TypeId {
+        if t.0 < self.type_base {
+            t
+        } else {
+            self.types
+                .get((t.0 - self.type_base) as usize)
+                .copied()
+                .unwrap_or(TypeId::VOID)
+        }
+    }
+
+    #[inline]
+    fn value(&self, v: PackedValue) -> PackedValue {
+        PackedValue::pack(match v.unpack() {
+            Value::Inst(i) => Value::Inst(InstId(self.insts.at(i.0))),
+            Value::Block(b) => Value::Block(BlockId(self.blocks.at(b.0))),
+            Value::Const(c) => Value::Const(ConstId(self.consts.at(c.0))),
+            Value::Metadata(m) => Value::Metadata(MdId(self.md_nodes.at(m.0))),
+            other @ (Value::Arg(_) | Value::Global(_)) => other,
+        })
+    }
+
+    #[inline]
+    fn op(&self, op: PackedOp) -> PackedOp {
+        PackedOp {
+            ty: self.ty(op.ty),
+            value: self.value(op.value),
+        }
+    }
+
+    fn kind(&self, k: u32) -> u32 {
+        if k < self.kind_base {
+            k
+        } else {
+            self.kinds
+                .get((k - self.kind_base) as usize)
+                .copied()
+                .unwrap_or(k)
+        }
+    }
+}
+
+/// Appends one worker's additions to `main`. `None` when the worker defined or referred to
+/// something the skeleton does not know (the sequential parse then reports it).
+fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) -> Option<()> {
+    if w.globals.len() != b.globals || w.types.named_structs().count() != b.named_types {
+        return None;
+    }
+    if w.md.nodes[b.md_nodes as usize..]
+        .iter()
+        .any(|n| matches!(n.kind, MdKindData::Undefined(_)) || n.number != crate::inst::NONE)
+    {
+        return None;
+    }
+    // Types the worker made, interned into the main table in order (parts come first).
+    let mut types = Vec::with_capacity(w.types.len().saturating_sub(b.types as usize));
+    for t in b.types..w.types.len() as u32 {
+        let data = w.types.data(TypeId(t)).clone();
+        let map = |x: TypeId| {
+            if x.0 < b.types {
+                x
+            } else {
+                types
+                    .get((x.0 - b.types) as usize)
+                    .copied()
+                    .unwrap_or(TypeId::VOID)
+            }
+        };
+        let data = match data {
+            TypeData::Vector {
+                len,
+                elem,
+                scalable,
+            } => TypeData::Vector {
+                len,
+                elem: map(elem),
+                scalable,
+            },
+            TypeData::Array { len, elem } => TypeData::Array {
+                len,
+                elem: map(elem),
+            },
+            TypeData::Struct { fields, packed } => TypeData::Struct {
+                fields: fields.iter().map(|&f| map(f)).collect(),
+                packed,
+            },
+            TypeData::Function {
+                ret,
+                params,
+                vararg,
+            } => TypeData::Function {
+                ret: map(ret),
+                params: params.iter().map(|&p| map(p)).collect(),
+                vararg,
+            },
+            TypeData::TargetExt { name, types, ints } => TypeData::TargetExt {
+                name,
+                types: types.iter().map(|&t| map(t)).collect(),
+                ints,
+            },
+            TypeData::Named(_) => return None,
+            other => other,
+        };
+        let id = main.types.intern(data);
+        types.push(id);
+    }
+    let kinds = (b.kinds..w.md.kinds.len() as u32)
+        .map(|k| main.md.kind_id(&w.md.kinds[k as usize]))
+        .collect();
+    let r = Remap {
+        types,
+        type_base: b.types,
+        kinds,
+        kind_base: b.kinds,
+        consts: Shift::new(b.consts, main.consts.len()),
+        ops: Shift::new(b.ops, main.ops.len()),
+        attrs: Shift::new(b.attrs, main.attrs.len()),
+        attr_sets: Shift::new(b.attr_sets, main.attr_sets.len()),
+        calls: Shift::new(b.calls, main.calls.len()),
+        index_lists: Shift::new(b.index_lists, main.index_lists.len()),
+        md_attach: Shift::new(b.md_attach, main.md_attach.len()),
+        md_nodes: Shift::new(b.md_nodes, main.md.nodes.len()),
+        md_ops: Shift::new(b.md_ops, main.md.ops.len()),
+        insts: Shift::new(b.insts, main.insts.len()),
+        blocks: Shift::new(b.blocks, main.blocks.len()),
+        block_insts: Shift::new(b.block_insts, main.block_insts.len()),
+    };
+    let mut w = w;
+    // Whole arenas move out of the worker (no copy); only their tails, past the skeleton's
+    // lengths, are the worker's own.
+    use std::mem::take;
+    let (w_consts, w_ops, w_attrs, w_attr_sets) = (
+        take(&mut w.consts),
+        take(&mut w.ops),
+        take(&mut w.attrs),
+        take(&mut w.attr_sets),
+    );
+    let (w_calls, w_index_lists, w_md_attach) = (
+        take(&mut w.calls),
+        take(&mut w.index_lists),
+        take(&mut w.md_attach),
+    );
+    let (w_md_nodes, w_md_ops, w_insts, w_blocks, w_sites) = (
+        take(&mut w.md.nodes),
+        take(&mut w.md.ops),
+        take(&mut w.insts),
+        take(&mut w.blocks),
+        take(&mut w.sites),
+    );
+    let w_block_insts = take(&mut w.block_insts);
+    let func_blocks: Vec<(FuncId, Vec<BlockId>)> = group
+        .iter()
+        .map(|&(fid, _, _)| {
+            let blocks = w
+                .funcs
+                .get(fid.index())
+                .map_or(Vec::new(), |f| f.blocks.clone());
+            (fid, blocks)
+        })
+        .collect();
+    drop(w);
+    // Two independent halves of the arenas, appended at once; each worker arena is freed as
+    // soon as it is copied.
+    let r = &r;
+    fn tail(base: u32) -> usize {
+        base as usize
+    }
+    let Module {
+        consts,
+        ops,
+        attrs,
+        attr_sets,
+        calls,
+        index_lists,
+        md_attach,
+        md,
+        insts,
+        blocks,
+        block_insts,
+        sites,
+        ..
+    } = main;
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            ops.extend(w_ops[tail(b.ops)..].iter().map(|&op| r.op(op)));
+            drop(w_ops);
+            consts.extend(w_consts[tail(b.consts)..].iter().map(|c| {
+                let mut c = *c;
+                c.kind = match c.kind {
+                    ConstKind::Struct { ops, len, packed } => ConstKind::Struct {
+                        ops: r.ops.at(ops),
+                        len,
+                        packed,
+                    },
+                    ConstKind::Array { ops, len } => ConstKind::Array {
+                        ops: r.ops.at(ops),
+                        len,
+                    },
+                    ConstKind::Vector { ops, len } => ConstKind::Vector {
+                        ops: r.ops.at(ops),
+                        len,
+                    },
+                    ConstKind::Expr {
+                        opcode,
+                        ty,
+                        ops,
+                        len,
+                        inbounds,
+                    } => ConstKind::Expr {
+                        opcode,
+                        ty: r.ty(ty),
+                        ops: r.ops.at(ops),
+                        len,
+                        inbounds,
+                    },
+                    ConstKind::Splat(op) => ConstKind::Splat(r.ops.at(op)),
+                    other => other,
+                };
+                c
+            }));
+            attrs.extend(w_attrs[tail(b.attrs)..].iter().map(|&a| match a {
+                Attr::ByVal(t) => Attr::ByVal(r.ty(t)),
+                Attr::ByRef(t) => Attr::ByRef(r.ty(t)),
+                Attr::SRet(t) => Attr::SRet(r.ty(t)),
+                Attr::InAlloca(t) => Attr::InAlloca(r.ty(t)),
+                Attr::Preallocated(t) => Attr::Preallocated(r.ty(t)),
+                Attr::ElementType(t) => Attr::ElementType(r.ty(t)),
+                other => other,
+            }));
+            attr_sets.extend(
+                w_attr_sets[tail(b.attr_sets)..]
+                    .iter()
+                    .map(|&(start, len)| (r.attrs.at(start), len)),
+            );
+            calls.extend(w_calls.into_iter().skip(tail(b.calls)).map(|mut c| {
+                c.fn_ty = r.ty(c.fn_ty);
+                c.arg_attrs = r.attr_sets.at(c.arg_attrs);
+                c.ret_attrs = (r.attrs.at(c.ret_attrs.0), c.ret_attrs.1);
+                c
+            }));
+            index_lists.extend_from_slice(&w_index_lists[tail(b.index_lists)..]);
+            md_attach.extend(
+                w_md_attach[tail(b.md_attach)..]
+                    .iter()
+                    .map(|&(k, m)| (r.kind(k), MdId(r.md_nodes.at(m.0)))),
+            );
+        });
+        scope.spawn(move || {
+            insts.extend(w_insts[tail(b.insts)..].iter().map(|d| {
+                let mut d = *d;
+                d.ty = r.ty(d.ty);
+                d.ops = r.ops.at(d.ops);
+                d.block = r.blocks.at(d.block);
+                d.md = r.md_attach.at(d.md);
+                d.extra = match d.opcode {
+                    Opcode::Call | Opcode::Invoke | Opcode::CallBr => r.calls.at(d.extra),
+                    Opcode::GetElementPtr | Opcode::Alloca => r.ty(TypeId(d.extra)).0,
+                    Opcode::ExtractValue | Opcode::InsertValue => r.index_lists.at(d.extra),
+                    _ => d.extra,
+                };
+                d
+            }));
+            drop(w_insts);
+            blocks.extend(w_blocks.into_iter().skip(tail(b.blocks)).map(|mut block| {
+                if let InstList::Range(start, _) = &mut block.insts {
+                    *start = r.block_insts.at(*start);
+                }
+                block
+            }));
+            block_insts.extend(
+                w_block_insts[tail(b.block_insts)..]
+                    .iter()
+                    .map(|i| InstId(r.insts.at(i.0))),
+            );
+            sites.extend_from_slice(&w_sites[b.sites.min(w_sites.len())..]);
+            drop(w_sites);
+            md.nodes
+                .extend(w_md_nodes[tail(b.md_nodes)..].iter().map(|n| {
+                    let mut n = *n;
+                    n.ops = r.md_ops.at(n.ops);
+                    n
+                }));
+            md.ops
+                .extend(w_md_ops[tail(b.md_ops)..].iter().map(|op| match *op {
+                    MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at(m.0))),
+                    MdOp::Value(v) => MdOp::Value(r.op(v)),
+                    other => other,
+                }));
+        });
+    });
+    for (fid, blocks) in func_blocks {
+        let f = main.funcs.get_mut(fid.index())?;
+        f.blocks = blocks.iter().map(|b| BlockId(r.blocks.at(b.0))).collect();
+    }
+    Some(())
+}

@@ -1,0 +1,264 @@
+//! The parallel parse of large modules against the sequential one: same text, same answers.
+//!
+//! Large modules are built from corpus modules (their functions copied under new names until
+//! the module passes the parallel threshold), parsed with one thread and with four, and
+//! compared through the public API: every function, parameter, block, instruction, operand,
+//! type, constant and attachment must read the same, and both must print byte-identically.
+
+mod common;
+
+use std::fmt::Write as _;
+
+use fmtstr_ir::{Constant, Module, Operand, Position, TypeId, Value};
+
+const TARGET: usize = 5 << 20;
+
+/// The corpus module plus renamed copies of its definitions, past `TARGET` bytes.
+fn grow(text: &[u8]) -> Vec<u8> {
+    let module = Module::parse_with_threads("base.ll", text.to_vec(), 1).unwrap();
+    let definitions: Vec<(String, Vec<u8>)> = module
+        .functions()
+        .filter(|f| !f.is_declaration())
+        .map(|f| (f.name_str().into_owned(), f.source_text().to_vec()))
+        .collect();
+    let mut out = text.to_vec();
+    let mut copy = 0;
+    while out.len() < TARGET && !definitions.is_empty() {
+        copy += 1;
+        for (name, definition) in &definitions {
+            let from = format!("@{name}(");
+            let at = definition
+                .windows(from.len())
+                .position(|w| w == from.as_bytes())
+                .unwrap();
+            out.push(b'\n');
+            out.extend_from_slice(&definition[..at]);
+            out.extend_from_slice(format!("@{name}.copy{copy}(").as_bytes());
+            out.extend_from_slice(&definition[at + from.len()..]);
+        }
+    }
+    out
+}
+
+fn operand(m: &Module, op: Operand, out: &mut String) {
+    write!(out, "{} ", m.types().display(op.ty)).unwrap();
+    match op.value {
+        Value::Inst(i) => {
+            let inst = m.inst(i);
+            let name = inst
+                .name()
+                .map(|n| String::from_utf8_lossy(&n).into_owned());
+            write!(out, "inst({:?}@{:?})", name, inst.source_pos()).unwrap();
+        }
+        Value::Arg(a) => write!(out, "arg{}", m.arg(a).index()).unwrap(),
+        Value::Block(b) => {
+            let name = m
+                .block(b)
+                .name()
+                .map(|n| String::from_utf8_lossy(&n).into_owned());
+            let first = m
+                .block(b)
+                .instructions()
+                .next()
+                .and_then(|i| i.source_pos());
+            write!(out, "block({name:?}, {first:?})").unwrap();
+        }
+        Value::Global(g) => write!(out, "@{}", m.global(g).name_str()).unwrap(),
+        Value::Const(c) => constant(m, m.constant(c), out),
+        Value::Metadata(md) => {
+            let node = m.md_node(md);
+            write!(out, "md({:?}, {:?})", node.number(), node.kind()).unwrap();
+        }
+    }
+}
+
+fn constant(m: &Module, c: Constant<'_>, out: &mut String) {
+    match c {
+        Constant::Struct(ops) | Constant::Array(ops) | Constant::Vector(ops) => {
+            out.push('[');
+            for op in ops {
+                operand(m, op, out);
+                out.push(',');
+            }
+            out.push(']');
+        }
+        Constant::Expr {
+            opcode,
+            ty,
+            operands,
+            inbounds,
+        } => {
+            let ty = ty.map(|t| m.types().display(t).to_string());
+            write!(out, "{opcode:?} {ty:?} {inbounds} (").unwrap();
+            for op in operands {
+                operand(m, op, out);
+                out.push(',');
+            }
+            out.push(')');
+        }
+        Constant::Splat(op) => operand(m, op, out),
+        other => write!(out, "{other:?}").unwrap(),
+    }
+}
+
+/// Everything the API says about a module, as text with no ids in it.
+fn dump(m: &Module) -> String {
+    let mut out = String::new();
+    // Globals come in order of first mention, which differs (a body mentions a function
+    // before its declaration, and the parallel parse reads bodies last): sort by name.
+    let mut globals: Vec<_> = m.globals().collect();
+    globals.sort_by_key(|g| g.name().to_vec());
+    for g in globals {
+        write!(
+            out,
+            "global @{} {:?} ",
+            g.name_str(),
+            m.types().display(g.value_type()).to_string()
+        )
+        .unwrap();
+        if let Some(init) = g.initializer() {
+            operand(m, init, &mut out);
+        }
+        out.push('\n');
+    }
+    for f in m.functions() {
+        writeln!(
+            out,
+            "fn @{} {}",
+            f.name_str(),
+            m.types().display(f.function_type())
+        )
+        .unwrap();
+        for p in f.params() {
+            writeln!(out, "  param {} {:?}", m.types().display(p.ty()), p.attrs()).unwrap();
+        }
+        for b in f.blocks() {
+            writeln!(out, "  block {:?}", b.name()).unwrap();
+            for i in b.instructions() {
+                write!(
+                    out,
+                    "    {:?} {} {:?} {:?} {:?} {:?} {:?}:",
+                    i.opcode(),
+                    m.types().display(i.ty()),
+                    i.name(),
+                    i.alignment(),
+                    i.predicate(),
+                    i.element_type().map(|t| m.types().display(t).to_string()),
+                    i.indices()
+                )
+                .unwrap();
+                for op in i.operands() {
+                    out.push(' ');
+                    operand(m, op, &mut out);
+                }
+                if let Some(call) = i.as_call() {
+                    write!(out, " call {}", m.types().display(call.function_type())).unwrap();
+                    for arg in call.args() {
+                        write!(out, " {:?}", arg.attrs).unwrap();
+                    }
+                }
+                for (kind, node) in m.inst_metadata_all(i.id()) {
+                    let node = m.md_node(node);
+                    write!(
+                        out,
+                        " !{} {:?} {:?}",
+                        String::from_utf8_lossy(kind),
+                        node.number(),
+                        node.kind()
+                    )
+                    .unwrap();
+                }
+                writeln!(out, " {:?}", i.debug_loc()).unwrap();
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn parallel_parse_equals_sequential_parse() {
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    // A mix: debug info with records, named values, optimized code, all three targets.
+    let picks = [
+        "amdgcn/structs.O2.g.ll",
+        "x86_64/varargs.O0.g.ll",
+        "nvptx64/control.O3.opt3.ll",
+        "x86_64/globals.O0.ll",
+    ];
+    let mut checked = 0;
+    for pick in picks {
+        let Some(path) = files.iter().find(|p| common::short(p) == pick) else {
+            panic!("{pick} is missing from the corpus");
+        };
+        let big = grow(&std::fs::read(path).unwrap());
+        assert!(big.len() >= TARGET);
+        let sequential = Module::parse_with_threads("big.ll", big.clone(), 1).unwrap();
+        let parallel = Module::parse_parallel_only("big.ll", big.clone(), 4)
+            .unwrap_or_else(|| panic!("{pick}: the parallel parse fell back"));
+        assert_eq!(
+            parallel.print(),
+            big,
+            "{pick}: the parallel parse does not print back"
+        );
+        let (a, b) = (dump(&sequential), dump(&parallel));
+        if let Some((x, y)) = a.lines().zip(b.lines()).find(|(x, y)| x != y) {
+            panic!("{pick}: the parses differ:\n  sequential: {x}\n  parallel:   {y}");
+        }
+        assert_eq!(a.len(), b.len(), "{pick}: the parses differ in length");
+
+        // The same edits print the same.
+        let mut outputs = Vec::new();
+        for mut m in [sequential, parallel] {
+            let fs: Vec<_> = m
+                .functions()
+                .filter(|f| !f.is_declaration())
+                .map(|f| f.id())
+                .take(50)
+                .collect();
+            for f in fs {
+                let mut b = m.builder(Position::EntryAllocas(f)).unwrap();
+                let slot = b.alloca(TypeId::I64, 8, "slot").unwrap();
+                let zero = m.const_int(TypeId::I64, 0);
+                m.builder(Position::EntryAllocas(f))
+                    .unwrap()
+                    .store(zero, slot, 8)
+                    .unwrap();
+            }
+            outputs.push(m.print());
+        }
+        assert_eq!(outputs[0], outputs[1], "{pick}: edits print differently");
+        checked += 1;
+    }
+    assert_eq!(checked, picks.len());
+}
+
+#[test]
+fn parallel_errors_and_odd_layouts_fall_back_to_the_sequential_parse() {
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    let path = files
+        .iter()
+        .find(|p| common::short(p) == "x86_64/control.O0.ll")
+        .unwrap();
+    let big = grow(&std::fs::read(path).unwrap());
+
+    // An error deep in some body: the same error, whichever way.
+    let text = String::from_utf8(big.clone()).unwrap();
+    let at = text.len() * 2 / 3;
+    let line = at + text[at..].find("\n  %").unwrap() + 1;
+    let mut broken = text.clone();
+    broken.insert_str(line + 2, "bogus ");
+    let e1 = Module::parse_with_threads("b.ll", broken.clone(), 1).unwrap_err();
+    assert!(Module::parse_parallel_only("b.ll", broken.clone().into_bytes(), 4).is_none());
+    let e4 = Module::parse_with_threads("b.ll", broken, 4).unwrap_err();
+    assert_eq!(e1, e4);
+
+    // A closing brace that is not alone on its line: still parsed, still lossless.
+    let odd = text.replacen("\n}\n", "\n  }\n", 3);
+    assert!(Module::parse_parallel_only("o.ll", odd.clone().into_bytes(), 4).is_none());
+    let m = Module::parse_with_threads("o.ll", odd.clone(), 4).unwrap();
+    assert_eq!(m.print(), odd.as_bytes());
+}
