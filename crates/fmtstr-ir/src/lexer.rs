@@ -515,10 +515,35 @@ fn make(kind: Tok, start: usize, end: usize) -> Token {
     }
 }
 
-/// The first index of `needle` in `haystack`.
+/// The first index of `needle` in `haystack` (short scans: comments to the end of a line).
 #[inline]
 pub(crate) fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|&b| b == needle)
+}
+
+/// The first index of `needle` in `haystack`, eight bytes at a time (long scans: the ends of
+/// function bodies).
+pub(crate) fn memchr_long(needle: u8, haystack: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let pattern = ONES * u64::from(needle);
+    let mut chunks = haystack.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word) ^ pattern;
+        // Some byte of x is zero exactly when this is non-zero (the classic SWAR test).
+        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
+            return chunk.iter().position(|&b| b == needle).map(|i| offset + i);
+        }
+        offset += 8;
+    }
+    chunks
+        .remainder()
+        .iter()
+        .position(|&b| b == needle)
+        .map(|i| offset + i)
 }
 
 /// Decodes a quoted string body (without quotes): `\\` and `\XX` escapes.

@@ -39,7 +39,7 @@ pub(crate) fn default_threads() -> usize {
 pub(crate) fn find_body_end(src: &[u8], from: usize) -> Option<usize> {
     let mut i = from;
     loop {
-        let at = i + find_byte(b'}', src.get(i..)?)?;
+        let at = i + crate::lexer::memchr_long(b'}', src.get(i..)?)?;
         let starts_line = at > 0 && src[at - 1] == b'\n';
         let ends_line = matches!(src.get(at + 1), None | Some(b'\n' | b'\r' | b' ' | b'\t'));
         if starts_line && ends_line {
@@ -47,29 +47,6 @@ pub(crate) fn find_body_end(src: &[u8], from: usize) -> Option<usize> {
         }
         i = at + 1;
     }
-}
-
-/// `memchr`, eight bytes at a time.
-fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let pattern = ONES * u64::from(needle);
-    let mut chunks = haystack.chunks_exact(8);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word) ^ pattern;
-        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
-            return chunk.iter().position(|&b| b == needle).map(|i| offset + i);
-        }
-        offset += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == needle)
-        .map(|i| offset + i)
 }
 
 /// Parses `src` with bodies on up to `threads` threads. `None`: parse sequentially instead.

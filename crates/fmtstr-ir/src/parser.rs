@@ -325,7 +325,7 @@ impl<'s> Parser<'s> {
 
     // ---- tokens -------------------------------------------------------------------------
 
-    #[inline]
+    #[inline(always)]
     fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
@@ -392,12 +392,19 @@ impl<'s> Parser<'s> {
         t
     }
 
+    #[inline]
     fn expect(&mut self, kind: Tok, what: &str) -> PResult<Token> {
         if self.tok.kind == kind {
             Ok(self.bump())
         } else {
-            self.expected(what)
+            self.expected_cold(what)
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn expected_cold<T>(&self, what: &str) -> PResult<T> {
+        self.expected(what)
     }
 
     fn expect_word(&mut self, w: &str) -> PResult<()> {
@@ -1690,6 +1697,7 @@ impl<'s> Parser<'s> {
         Ok(op)
     }
 
+    #[inline]
     fn push_value(&mut self, ty: TypeId) -> PResult<PackedOp> {
         let value = self.parse_value(ty)?;
         let op = PackedOp { ty, value };
@@ -2420,6 +2428,18 @@ impl<'s> Parser<'s> {
     }
 
     pub(crate) fn parse_value(&mut self, ty: TypeId) -> PResult<PackedValue> {
+        // The common cases, without the nesting bookkeeping.
+        match self.tok.kind {
+            Tok::LocalVar | Tok::LocalId => {
+                let t = self.bump();
+                return self.local_ref(t);
+            }
+            Tok::Int => {
+                let t = self.bump();
+                return self.int_const(t);
+            }
+            _ => {}
+        }
         if ty == TypeId::METADATA {
             let id = self.md_value()?;
             return Ok(PackedValue::pack(Value::Metadata(id)));
