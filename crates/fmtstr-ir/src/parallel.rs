@@ -365,8 +365,6 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         })
         .collect();
     drop(w);
-    // Two independent halves of the arenas, appended at once; each worker arena is freed as
-    // soon as it is copied.
     let r = &r;
     fn tail(base: u32) -> usize {
         base as usize
@@ -386,114 +384,114 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         sites,
         ..
     } = main;
-    std::thread::scope(|scope| {
-        scope.spawn(move || {
-            ops.extend(w_ops[tail(b.ops)..].iter().map(|&op| r.op(op)));
-            drop(w_ops);
-            consts.extend(w_consts[tail(b.consts)..].iter().map(|c| {
-                let mut c = *c;
-                c.kind = match c.kind {
-                    ConstKind::Struct { ops, len, packed } => ConstKind::Struct {
-                        ops: r.ops.at(ops),
-                        len,
-                        packed,
-                    },
-                    ConstKind::Array { ops, len } => ConstKind::Array {
-                        ops: r.ops.at(ops),
-                        len,
-                    },
-                    ConstKind::Vector { ops, len } => ConstKind::Vector {
-                        ops: r.ops.at(ops),
-                        len,
-                    },
-                    ConstKind::Expr {
-                        opcode,
-                        ty,
-                        ops,
-                        len,
-                        inbounds,
-                    } => ConstKind::Expr {
-                        opcode,
-                        ty: r.ty(ty),
-                        ops: r.ops.at(ops),
-                        len,
-                        inbounds,
-                    },
-                    ConstKind::Splat(op) => ConstKind::Splat(r.ops.at(op)),
-                    other => other,
-                };
-                c
+    // One arena at a time, each worker arena freed as soon as it is copied: copying two
+    // at once would be faster, but would hold two copies of both in memory.
+    {
+        ops.extend(w_ops[tail(b.ops)..].iter().map(|&op| r.op(op)));
+        drop(w_ops);
+        consts.extend(w_consts[tail(b.consts)..].iter().map(|c| {
+            let mut c = *c;
+            c.kind = match c.kind {
+                ConstKind::Struct { ops, len, packed } => ConstKind::Struct {
+                    ops: r.ops.at(ops),
+                    len,
+                    packed,
+                },
+                ConstKind::Array { ops, len } => ConstKind::Array {
+                    ops: r.ops.at(ops),
+                    len,
+                },
+                ConstKind::Vector { ops, len } => ConstKind::Vector {
+                    ops: r.ops.at(ops),
+                    len,
+                },
+                ConstKind::Expr {
+                    opcode,
+                    ty,
+                    ops,
+                    len,
+                    inbounds,
+                } => ConstKind::Expr {
+                    opcode,
+                    ty: r.ty(ty),
+                    ops: r.ops.at(ops),
+                    len,
+                    inbounds,
+                },
+                ConstKind::Splat(op) => ConstKind::Splat(r.ops.at(op)),
+                other => other,
+            };
+            c
+        }));
+        attrs.extend(w_attrs[tail(b.attrs)..].iter().map(|&a| match a {
+            Attr::ByVal(t) => Attr::ByVal(r.ty(t)),
+            Attr::ByRef(t) => Attr::ByRef(r.ty(t)),
+            Attr::SRet(t) => Attr::SRet(r.ty(t)),
+            Attr::InAlloca(t) => Attr::InAlloca(r.ty(t)),
+            Attr::Preallocated(t) => Attr::Preallocated(r.ty(t)),
+            Attr::ElementType(t) => Attr::ElementType(r.ty(t)),
+            other => other,
+        }));
+        attr_sets.extend(
+            w_attr_sets[tail(b.attr_sets)..]
+                .iter()
+                .map(|&(start, len)| (r.attrs.at(start), len)),
+        );
+        calls.extend(w_calls.into_iter().skip(tail(b.calls)).map(|mut c| {
+            c.fn_ty = r.ty(c.fn_ty);
+            c.arg_attrs = r.attr_sets.at(c.arg_attrs);
+            c.ret_attrs = (r.attrs.at(c.ret_attrs.0), c.ret_attrs.1);
+            c
+        }));
+        index_lists.extend_from_slice(&w_index_lists[tail(b.index_lists)..]);
+        md_attach.extend(
+            w_md_attach[tail(b.md_attach)..]
+                .iter()
+                .map(|&(k, m)| (r.kind(k), MdId(r.md_nodes.at(m.0)))),
+        );
+    }
+    {
+        insts.extend(w_insts[tail(b.insts)..].iter().map(|d| {
+            let mut d = *d;
+            d.ty = r.ty(d.ty);
+            d.ops = r.ops.at(d.ops);
+            d.block = r.blocks.at(d.block);
+            d.md = r.md_attach.at(d.md);
+            d.extra = match d.opcode {
+                Opcode::Call | Opcode::Invoke | Opcode::CallBr => r.calls.at(d.extra),
+                Opcode::GetElementPtr | Opcode::Alloca => r.ty(TypeId(d.extra)).0,
+                Opcode::ExtractValue | Opcode::InsertValue => r.index_lists.at(d.extra),
+                _ => d.extra,
+            };
+            d
+        }));
+        drop(w_insts);
+        blocks.extend(w_blocks.into_iter().skip(tail(b.blocks)).map(|mut block| {
+            if let InstList::Range(start, _) = &mut block.insts {
+                *start = r.block_insts.at(*start);
+            }
+            block
+        }));
+        block_insts.extend(
+            w_block_insts[tail(b.block_insts)..]
+                .iter()
+                .map(|i| InstId(r.insts.at(i.0))),
+        );
+        sites.extend_from_slice(&w_sites[b.sites.min(w_sites.len())..]);
+        drop(w_sites);
+        md.nodes
+            .extend(w_md_nodes[tail(b.md_nodes)..].iter().map(|n| {
+                let mut n = *n;
+                n.ops = r.md_ops.at(n.ops);
+                n
             }));
-            attrs.extend(w_attrs[tail(b.attrs)..].iter().map(|&a| match a {
-                Attr::ByVal(t) => Attr::ByVal(r.ty(t)),
-                Attr::ByRef(t) => Attr::ByRef(r.ty(t)),
-                Attr::SRet(t) => Attr::SRet(r.ty(t)),
-                Attr::InAlloca(t) => Attr::InAlloca(r.ty(t)),
-                Attr::Preallocated(t) => Attr::Preallocated(r.ty(t)),
-                Attr::ElementType(t) => Attr::ElementType(r.ty(t)),
+        md.ops
+            .extend(w_md_ops[tail(b.md_ops)..].iter().map(|op| match *op {
+                MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at(m.0))),
+                MdOp::Value(v) => MdOp::Value(r.op(v)),
                 other => other,
             }));
-            attr_sets.extend(
-                w_attr_sets[tail(b.attr_sets)..]
-                    .iter()
-                    .map(|&(start, len)| (r.attrs.at(start), len)),
-            );
-            calls.extend(w_calls.into_iter().skip(tail(b.calls)).map(|mut c| {
-                c.fn_ty = r.ty(c.fn_ty);
-                c.arg_attrs = r.attr_sets.at(c.arg_attrs);
-                c.ret_attrs = (r.attrs.at(c.ret_attrs.0), c.ret_attrs.1);
-                c
-            }));
-            index_lists.extend_from_slice(&w_index_lists[tail(b.index_lists)..]);
-            md_attach.extend(
-                w_md_attach[tail(b.md_attach)..]
-                    .iter()
-                    .map(|&(k, m)| (r.kind(k), MdId(r.md_nodes.at(m.0)))),
-            );
-        });
-        scope.spawn(move || {
-            insts.extend(w_insts[tail(b.insts)..].iter().map(|d| {
-                let mut d = *d;
-                d.ty = r.ty(d.ty);
-                d.ops = r.ops.at(d.ops);
-                d.block = r.blocks.at(d.block);
-                d.md = r.md_attach.at(d.md);
-                d.extra = match d.opcode {
-                    Opcode::Call | Opcode::Invoke | Opcode::CallBr => r.calls.at(d.extra),
-                    Opcode::GetElementPtr | Opcode::Alloca => r.ty(TypeId(d.extra)).0,
-                    Opcode::ExtractValue | Opcode::InsertValue => r.index_lists.at(d.extra),
-                    _ => d.extra,
-                };
-                d
-            }));
-            drop(w_insts);
-            blocks.extend(w_blocks.into_iter().skip(tail(b.blocks)).map(|mut block| {
-                if let InstList::Range(start, _) = &mut block.insts {
-                    *start = r.block_insts.at(*start);
-                }
-                block
-            }));
-            block_insts.extend(
-                w_block_insts[tail(b.block_insts)..]
-                    .iter()
-                    .map(|i| InstId(r.insts.at(i.0))),
-            );
-            sites.extend_from_slice(&w_sites[b.sites.min(w_sites.len())..]);
-            drop(w_sites);
-            md.nodes
-                .extend(w_md_nodes[tail(b.md_nodes)..].iter().map(|n| {
-                    let mut n = *n;
-                    n.ops = r.md_ops.at(n.ops);
-                    n
-                }));
-            md.ops
-                .extend(w_md_ops[tail(b.md_ops)..].iter().map(|op| match *op {
-                    MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at(m.0))),
-                    MdOp::Value(v) => MdOp::Value(r.op(v)),
-                    other => other,
-                }));
-        });
-    });
+    }
     for (fid, blocks) in func_blocks {
         let f = main.funcs.get_mut(fid.index())?;
         f.blocks = blocks.iter().map(|b| BlockId(r.blocks.at(b.0))).collect();
