@@ -452,6 +452,13 @@ impl<'s> Parser<'s> {
     /// `pos` itself (another token follows on the same line).
     fn rest_of_line(&self, pos: u32) -> u32 {
         let mut i = pos as usize;
+        // Label lines pad their `; preds` comment to column 50: skip spaces eight at a time.
+        while let Some(chunk) = self.src.get(i..i + 8) {
+            if chunk != b"        " {
+                break;
+            }
+            i += 8;
+        }
         while let Some(&b) = self.src.get(i) {
             if b == b' ' || b == b'\t' || b == b'\r' {
                 i += 1;
