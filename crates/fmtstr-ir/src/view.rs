@@ -607,9 +607,26 @@ impl<'m> Call<'m> {
         (0..self.num_args()).filter_map(move |i| call.arg(i))
     }
 
-    /// The function attributes and operand bundles as written (`#3`, `[ "x"(...) ]`).
+    /// The function attributes as written (`#3`, `nounwind`), empty when there are none.
     pub fn fn_attrs_text(&self) -> &'m [u8] {
         self.inst.module.text(self.data().fn_attrs)
+    }
+
+    /// The operand bundles as written (`[ "deopt"(i32 1) ]`), empty when there are none.
+    pub fn bundles_text(&self) -> &'m [u8] {
+        self.inst.module.text(self.data().bundles)
+    }
+
+    /// The call site's calling convention as written (`fastcc`, `amdgpu_gfx`), when not C's.
+    pub fn calling_conv(&self) -> Option<&'m str> {
+        let text = self.inst.module.text(self.data().cconv);
+        std::str::from_utf8(text).ok().filter(|s| !s.is_empty())
+    }
+
+    /// `tail`, `musttail` or `notail`, when the call is marked so.
+    pub fn tail_kind(&self) -> Option<&'m str> {
+        let text = self.inst.module.text(self.data().tail);
+        std::str::from_utf8(text).ok().filter(|s| !s.is_empty())
     }
 }
 

@@ -547,3 +547,19 @@ fn metadata_and_globals_come_and_go() {
         assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
     }
 }
+
+#[test]
+fn call_details_kept_as_written() {
+    let text = "declare fastcc void @g(i32)\ndeclare token @llvm.x()\ndefine amdgpu_cs void @f(i32 inreg %a) {\n  tail call fastcc void @g(i32 %a) #0 [ \"deopt\"(i32 %a) ], !dbg !0\n  ret void\n}\nattributes #0 = { nounwind }\n!0 = !{}\n";
+    let m = Module::parse("c.ll", text).unwrap();
+    assert_eq!(m.print(), text.as_bytes());
+    let f = m.function(m.function_by_name("f").unwrap());
+    assert_eq!(f.calling_conv(), Some("amdgpu_cs"));
+    assert!(f.param(0).unwrap().attrs().contains(&Attr::InReg));
+    let call = m.inst(m.calls_to("g")[0]).as_call().unwrap();
+    assert_eq!(call.calling_conv(), Some("fastcc"));
+    assert_eq!(call.tail_kind(), Some("tail"));
+    assert_eq!(call.fn_attrs_text(), b"#0");
+    assert_eq!(call.bundles_text(), b"[ \"deopt\"(i32 %a) ]");
+    assert!(call.inst().metadata("dbg").is_some());
+}

@@ -179,6 +179,29 @@ proptest! {
     }
 
     #[test]
+    fn the_parallel_parse_of_mutated_files_agrees_or_steps_aside(
+        file in any::<usize>(),
+        mutations in proptest::collection::vec(mutation(), 0..3),
+    ) {
+        let texts = corpus_texts();
+        if texts.is_empty() {
+            return Ok(());
+        }
+        let mut text = texts[file % texts.len()].clone();
+        for m in &mutations {
+            text = apply(&text, m);
+        }
+        let sequential = Module::parse_with_threads("m.ll", text.clone(), 1);
+        if let Some(parallel) = Module::parse_parallel_only("m.ll", text.clone(), 3) {
+            let sequential = sequential.expect("the parallel parse accepted what the sequential one refuses");
+            prop_assert_eq!(parallel.print(), sequential.print());
+            prop_assert_eq!(parallel.functions().count(), sequential.functions().count());
+            let count = |m: &Module| m.functions().map(|f| f.instructions().count()).sum::<usize>();
+            prop_assert_eq!(count(&parallel), count(&sequential));
+        }
+    }
+
+    #[test]
     fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {
         check(bytes);
     }
