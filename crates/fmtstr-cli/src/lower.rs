@@ -1,11 +1,286 @@
-//! `fmtstr lower` (issue 5; not built yet).
+//! `fmtstr lower`: rewrite the printf calls of an LLVM IR module for a GPU target.
+//!
+//! The command reads a module (text, or bitcode through `llvm-dis`), runs the lowering of
+//! `fmtstr_lower`, prints every diagnostic on stderr and writes the module (stdout, or a file
+//! replaced atomically). A module without printf calls is written back byte for byte.
 
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context};
+use clap::ValueEnum;
+use fmtstr_ir::Module;
+use fmtstr_lower::{lower, Failed, Layout, Options, Stage, Target};
+
+use crate::output::write_atomically;
 use crate::Outcome;
 
-/// Not built yet (issue 5).
+/// Lower the printf calls of an LLVM IR module for a GPU target.
+///
+/// nvptx: each printf becomes CUDA's vprintf(fmt, buf), with the arguments packed at natural
+/// alignment in one per-function buffer (%vprintfBuffer.local), as nvcc does. amdgpu: each
+/// printf becomes LLPC's lgc.debug.printf (--stage lgc), or the AMD printf-buffer protocol
+/// itself with an amdpal.format_strings table in the module's PAL metadata (--stage buffer).
+///
+/// Diagnostics name file:line:column of the call in IN. Format/argument mismatches are
+/// -Wformat warnings; --Werror turns every warning into an error. Nothing is written when
+/// there is an error.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  clang-19 --target=nvptx64-nvidia-cuda -x c -O1 -fno-builtin-printf -S -emit-llvm k.c -o k.ll
+  fmtstr lower --target nvptx k.ll -o k.vprintf.ll
+  llc-19 -march=nvptx64 -mcpu=sm_90 k.vprintf.ll -o k.ptx          then ptxas, or load it
 
-pub fn run(_args: Args) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`fmtstr lower` is not built yet (issue 5)")
+  fmtstr lower --target amdgpu k.ll -o k.lgc.ll                     lgc.debug.printf for LLPC
+  fmtstr lower --target amdgpu --stage buffer --emit-strings k.json k.ll -o k.buf.ll
+  llc-19 -mtriple=amdgcn--amdpal -mcpu=gfx1100 -filetype=obj k.buf.ll -o k.elf
+  fmtstr dump k.elf                                                 the format strings it carries
+
+  fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
+  fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
+
+Exit codes:
+  0  lowered (warnings, if any, on stderr)
+  1  --Werror and there were warnings; nothing written
+  2  errors (unsupported form, format not a constant string, ...) or bad usage; nothing written")]
+pub struct Args {
+    /// The module to lower: .ll text, or .bc bitcode (needs llvm-dis); `-` reads stdin.
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
+    #[arg(short, long, value_name = "OUT")]
+    output: Option<PathBuf>,
+    /// The GPU to lower for.
+    #[arg(long, value_enum)]
+    target: TargetArg,
+    /// amdgpu: lgc writes lgc.debug.printf calls (LLPC lowers them later); buffer writes the
+    /// printf-buffer protocol itself and the amdpal.format_strings table.
+    #[arg(long, value_enum)]
+    stage: Option<StageArg>,
+    /// nvptx: natural packs arguments at their natural alignment, which is what the CUDA driver
+    /// reads; slot32 is seed 000's 32-byte slots, which the CUDA driver does NOT read (for
+    /// tools built on that seed only).
+    #[arg(long, value_enum)]
+    layout: Option<LayoutArg>,
+    /// amdgpu: the printf buffer's address space. 7 (default) is a buffer fat pointer from
+    /// LLPC's descriptor set 0xFFFFFFF0 binding 6; any other N writes through a plain
+    /// `ptr addrspace(N)` returned by `@__fmtstr_printf_buffer()` (1: global memory, for
+    /// running the same protocol on NVIDIA GPUs or the host).
+    #[arg(long, value_name = "N")]
+    buffer_addrspace: Option<u32>,
+    /// amdgpu --stage buffer: also write the format-string table as JSON, for `fmtstr embed
+    /// --strings` (schemas/format-strings.schema.json).
+    #[arg(long, value_name = "TABLE.json")]
+    emit_strings: Option<PathBuf>,
+    /// Treat warnings as errors.
+    #[arg(long = "Werror")]
+    werror: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum TargetArg {
+    Nvptx,
+    Amdgpu,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum StageArg {
+    Lgc,
+    Buffer,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LayoutArg {
+    Natural,
+    Slot32,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let target = target(&args)?;
+    let (name, text) = read_input(&args.input)?;
+    let mut module =
+        Module::parse(&name, text.as_slice()).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let options = Options {
+        target,
+        werror: args.werror,
+    };
+    let lowered = match lower(&mut module, &options) {
+        Ok(lowered) => lowered,
+        Err(failed) => return report_failure(&failed),
+    };
+    let mut stderr = std::io::stderr().lock();
+    for warning in &lowered.warnings {
+        let _ = writeln!(stderr, "{warning}");
+    }
+    drop(stderr);
+    let printed;
+    let bytes: &[u8] = if lowered.calls == 0 {
+        // Nothing to lower: the module as it came.
+        &text
+    } else {
+        printed = module.print();
+        &printed
+    };
+    if let Some(path) = &args.emit_strings {
+        let table = lowered.strings.unwrap_or_default();
+        let mut json = serde_json::to_vec_pretty(&table.to_json())?;
+        json.push(b'\n');
+        write_atomically(path, &json)?;
+    }
+    write_output(args.output.as_deref(), bytes)?;
+    Ok(Outcome::Clean)
+}
+
+/// The target the options ask for; options that do not apply to it are usage errors.
+fn target(args: &Args) -> anyhow::Result<Target> {
+    match args.target {
+        TargetArg::Nvptx => {
+            for (given, option) in [
+                (args.stage.is_some(), "--stage"),
+                (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
+                (args.emit_strings.is_some(), "--emit-strings"),
+            ] {
+                if given {
+                    bail!("{option} applies to --target amdgpu, not nvptx");
+                }
+            }
+            Ok(Target::Nvptx {
+                layout: match args.layout {
+                    Some(LayoutArg::Slot32) => Layout::Slot32,
+                    _ => Layout::Natural,
+                },
+            })
+        }
+        TargetArg::Amdgpu => {
+            if args.layout.is_some() {
+                bail!("--layout applies to --target nvptx, not amdgpu");
+            }
+            let stage = match args.stage {
+                Some(StageArg::Buffer) => Stage::Buffer,
+                _ => Stage::Lgc,
+            };
+            if args.emit_strings.is_some() && stage != Stage::Buffer {
+                bail!(
+                    "--emit-strings needs --stage buffer (the lgc stage assigns no IDs yet: \
+                     LLPC does that when it lowers lgc.debug.printf)"
+                );
+            }
+            Ok(Target::Amdgpu {
+                stage,
+                buffer_addrspace: args
+                    .buffer_addrspace
+                    .unwrap_or(fmtstr_lower::amdgpu::FAT_POINTER_ADDRSPACE),
+            })
+        }
+    }
+}
+
+/// Prints every diagnostic; errors are exit 2, warnings promoted by --Werror exit 1.
+fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
+    let mut stderr = std::io::stderr().lock();
+    for diagnostic in &failed.diagnostics {
+        let _ = writeln!(stderr, "{diagnostic}");
+    }
+    let genuine = failed
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == fmtstr_lower::Severity::Error)
+        .count();
+    if genuine > 0 {
+        bail!(
+            "{genuine} error{} in printf lowering; nothing was written",
+            if genuine == 1 { "" } else { "s" }
+        );
+    }
+    let _ = writeln!(
+        stderr,
+        "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
+    );
+    Ok(Outcome::Findings)
+}
+
+/// The module's name for diagnostics and its text (bitcode goes through llvm-dis).
+fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
+    let stdin = path.as_os_str() == "-";
+    let (name, bytes) = if stdin {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read the module from stdin")?;
+        ("<stdin>".to_owned(), bytes)
+    } else {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        (path.display().to_string(), bytes)
+    };
+    let bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(b"\xDE\xC0\x17\x0B");
+    if !bitcode {
+        return Ok((name, bytes));
+    }
+    let Some(llvm_dis) = find_llvm_dis() else {
+        bail!(
+            "{name} is LLVM bitcode, and reading bitcode needs llvm-dis (LLVM 19), which is not \
+             installed: install it (`apt-get install llvm-19`, or set FMTSTR_LLVM_BINDIR), or \
+             disassemble first with `llvm-dis {name} -o module.ll`"
+        );
+    };
+    let mut command = Command::new(&llvm_dis);
+    command.arg("-o").arg("-");
+    let output = if stdin {
+        let mut child = command
+            .arg("-")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .with_context(|| format!("cannot run {}", llvm_dis.display()))?;
+        let mut pipe = child.stdin.take().context("llvm-dis has no stdin")?;
+        let feeder = std::thread::spawn(move || pipe.write_all(&bytes));
+        let output = child.wait_with_output()?;
+        let _ = feeder.join();
+        output
+    } else {
+        command
+            .arg(path)
+            .output()
+            .with_context(|| format!("cannot run {}", llvm_dis.display()))?
+    };
+    if !output.status.success() {
+        bail!(
+            "llvm-dis cannot read {name}:\n{}",
+            String::from_utf8_lossy(&output.stderr).trim_end()
+        );
+    }
+    Ok((name, output.stdout))
+}
+
+/// llvm-dis of LLVM 19: `$FMTSTR_LLVM_BINDIR`, then PATH (`llvm-dis-19`, `llvm-dis`), then
+/// Debian's `/usr/lib/llvm-19/bin`.
+fn find_llvm_dis() -> Option<PathBuf> {
+    let mut candidates = Vec::new();
+    if let Some(dir) = std::env::var_os("FMTSTR_LLVM_BINDIR") {
+        candidates.push(PathBuf::from(dir).join("llvm-dis"));
+    }
+    if let Some(path) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&path) {
+            candidates.push(dir.join("llvm-dis-19"));
+            candidates.push(dir.join("llvm-dis"));
+        }
+    }
+    candidates.push(PathBuf::from("/usr/lib/llvm-19/bin/llvm-dis"));
+    candidates.into_iter().find(|p| p.is_file())
+}
+
+fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
+    match path {
+        Some(path) if path.as_os_str() != "-" => write_atomically(path, bytes),
+        _ => {
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(bytes)
+                .and_then(|()| stdout.flush())
+                .context("cannot write the module to stdout")
+        }
+    }
 }

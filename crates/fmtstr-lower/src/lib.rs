@@ -1,6 +1,296 @@
-//! The printf lowering core.
+//! The printf lowering core and its back ends.
 //!
-//! This crate will extract one vendor-neutral model of each `printf` call from LLVM IR and hand it to
-//! one back end per target: NVIDIA's `vprintf(fmt, buf)` ABI, AMD LLPC's `lgc.debug.printf`, and the
-//! AMD printf-buffer protocol; plus the NVPTX byval struct-argument pass. Nothing is implemented yet;
-//! see issues 5 and 7.
+//! One vendor-neutral model of each `printf` call ([`PrintfCall`]: its form, its format string,
+//! its typed arguments) is extracted from LLVM IR once ([`extract`]), and one back end per
+//! target consumes it:
+//!
+//! | target | module | output |
+//! | --- | --- | --- |
+//! | [`Target::Nvptx`] | [`nvptx`] | `vprintf(fmt, buf)`, CUDA's ABI (natural alignment), or seed 000's 32-byte slots |
+//! | [`Target::Amdgpu`] [`Stage::Lgc`] | [`amdgpu::lgc`] | `lgc.debug.printf(buf, fmt, args...)`, LLPC's operation |
+//! | [`Target::Amdgpu`] [`Stage::Buffer`] | [`amdgpu::buffer`] | the AMD printf-buffer protocol, and `amdpal.format_strings` |
+//!
+//! A back end never looks at another; adding a target adds a module and a [`Target`] variant.
+//!
+//! [`lower`] runs the whole thing: extraction, then the back end's planning (which checks
+//! everything it can before any edit), then, when nothing was an error, the edits. A module
+//! without calls is not touched at all, so it prints byte-identically.
+//!
+//! ```
+//! use fmtstr_ir::Module;
+//! use fmtstr_lower::{lower, Options, Target};
+//!
+//! let text = r#"target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+//! @.str = private unnamed_addr constant [6 x i8] c"x=%d\0A\00", align 1
+//! define void @k(i32 %x) {
+//!   %r = call i32 (ptr, ...) @printf(ptr @.str, i32 %x)
+//!   ret void
+//! }
+//! declare i32 @printf(ptr, ...)
+//! "#;
+//! let mut module = Module::parse("k.ll", text).unwrap();
+//! let lowered = lower(&mut module, &Options::new(Target::nvptx())).unwrap();
+//! assert_eq!(lowered.calls, 1);
+//! let out = String::from_utf8(module.print()).unwrap();
+//! assert!(out.contains("%vprintfBuffer.local = alloca [8 x i8], align 8"));
+//! assert!(out.contains("call i32 @vprintf(ptr @.str, ptr %vprintfBuffer.local)"));
+//! assert!(!out.contains("@printf"));
+//! ```
+
+pub mod amdgpu;
+pub mod diag;
+pub mod extract;
+pub mod model;
+pub mod nvptx;
+pub mod promote;
+
+use std::collections::HashSet;
+
+use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Value};
+use fmtstr_meta::Table;
+
+pub use amdgpu::Stage;
+pub use diag::{Diagnostic, Location, Severity};
+pub use extract::{extract, Extraction};
+pub use model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
+pub use nvptx::Layout;
+
+/// What to lower for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// NVIDIA: `vprintf`.
+    Nvptx {
+        /// How the arguments are laid out in the buffer.
+        layout: Layout,
+    },
+    /// AMD: `lgc.debug.printf`, or the printf-buffer protocol.
+    Amdgpu {
+        /// Which form to produce.
+        stage: Stage,
+        /// The buffer's address space: 7 (a buffer fat pointer) or a plain pointer's.
+        buffer_addrspace: u32,
+    },
+}
+
+impl Target {
+    /// NVPTX with the CUDA driver's layout.
+    pub fn nvptx() -> Target {
+        Target::Nvptx {
+            layout: Layout::Natural,
+        }
+    }
+
+    /// AMDGPU at `stage`, with a buffer fat pointer.
+    pub fn amdgpu(stage: Stage) -> Target {
+        Target::Amdgpu {
+            stage,
+            buffer_addrspace: amdgpu::FAT_POINTER_ADDRSPACE,
+        }
+    }
+}
+
+/// Options of [`lower`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// The target.
+    pub target: Target,
+    /// Treat warnings as errors: nothing is lowered when there are any.
+    pub werror: bool,
+}
+
+impl Options {
+    /// Options for a target, warnings allowed.
+    pub fn new(target: Target) -> Options {
+        Options {
+            target,
+            werror: false,
+        }
+    }
+}
+
+/// What a successful [`lower`] did.
+#[derive(Debug, Default)]
+pub struct Lowered {
+    /// How many calls were rewritten.
+    pub calls: usize,
+    /// The warnings, in module order.
+    pub warnings: Vec<Diagnostic>,
+    /// For [`Stage::Buffer`]: the `amdpal.format_strings` table now in the module's PAL
+    /// metadata (the module's earlier entries merged with the new ones).
+    pub strings: Option<Table<'static>>,
+}
+
+/// Why [`lower`] changed nothing.
+#[derive(Debug)]
+pub struct Failed {
+    /// Every diagnostic, errors and warnings, in module order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl std::fmt::Display for Failed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let errors = self.diagnostics.iter().filter(|d| d.is_error()).count();
+        write!(
+            f,
+            "{errors} error{} in printf lowering",
+            if errors == 1 { "" } else { "s" }
+        )
+    }
+}
+
+impl std::error::Error for Failed {}
+
+/// Lowers every printf call of `module` for `options.target`.
+///
+/// On failure the module is unchanged and [`Failed`] holds the diagnostics (with
+/// `options.werror`, warnings count as errors). Edits that the module refuses (an existing
+/// `@vprintf` of another type, ...) are reported as errors at the call concerned.
+pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> {
+    let lgc_input = matches!(
+        options.target,
+        Target::Amdgpu {
+            stage: Stage::Buffer,
+            ..
+        }
+    );
+    let Extraction {
+        calls,
+        mut diagnostics,
+    } = extract(module, lgc_input);
+    let fail = |diagnostics: Vec<Diagnostic>, werror: bool| -> Result<Lowered, Failed> {
+        let diagnostics = diagnostics
+            .into_iter()
+            .map(|d| if werror { d.promote() } else { d })
+            .collect();
+        Err(Failed { diagnostics })
+    };
+    let stop =
+        |diagnostics: &[Diagnostic]| diagnostics.iter().any(|d| d.is_error() || options.werror);
+    if calls.is_empty() {
+        return if stop(&diagnostics) {
+            fail(diagnostics, options.werror)
+        } else {
+            Ok(Lowered {
+                warnings: diagnostics,
+                ..Lowered::default()
+            })
+        };
+    }
+    let first = calls[0].location.clone();
+    let applied: Result<Option<Table<'static>>, EditError> = match options.target {
+        Target::Nvptx { layout } => {
+            let plans = nvptx::plan(module, &calls, layout, &mut diagnostics);
+            if stop(&diagnostics) {
+                return fail(diagnostics, options.werror);
+            }
+            nvptx::apply(module, &calls, &plans).map(|()| None)
+        }
+        Target::Amdgpu {
+            stage,
+            buffer_addrspace,
+        } => {
+            let plan = amdgpu::plan(module, &calls, stage, buffer_addrspace, &mut diagnostics);
+            if stop(&diagnostics) {
+                return fail(diagnostics, options.werror);
+            }
+            amdgpu::apply(module, &calls, plan)
+        }
+    };
+    match applied {
+        Ok(strings) => Ok(Lowered {
+            calls: calls.len(),
+            warnings: diagnostics,
+            strings,
+        }),
+        Err(error) => {
+            diagnostics.push(first.error(format!("cannot rewrite the module: {error}")));
+            fail(diagnostics, options.werror)
+        }
+    }
+}
+
+/// Removes the `printf` declaration once nothing refers to it (a definition stays).
+pub(crate) fn remove_printf_if_unused(module: &mut Module) -> Result<(), EditError> {
+    remove_declaration_if_unused(module, extract::PRINTF)
+}
+
+/// Removes a function declaration once nothing refers to it.
+pub(crate) fn remove_declaration_if_unused(
+    module: &mut Module,
+    name: &str,
+) -> Result<(), EditError> {
+    if let Some(f) = module.function_by_name(name) {
+        let function = module.function(f);
+        if function.is_declaration() && module.global_uses(function.global().id()) == 0 {
+            module.remove_function(f)?;
+        }
+    }
+    Ok(())
+}
+
+/// Removes those of `candidates` (globals) that nothing refers to any more.
+///
+/// One pass over the module finds what instructions, initializers and aliases refer to
+/// (through constant expressions too), rather than one pass per candidate.
+pub(crate) fn remove_globals_if_unused(
+    module: &mut Module,
+    candidates: &[GlobalId],
+) -> Result<(), EditError> {
+    let mut candidates: Vec<GlobalId> = candidates.to_vec();
+    candidates.sort_unstable();
+    candidates.dedup();
+    if candidates.is_empty() {
+        return Ok(());
+    }
+    let (referenced, opaque) = referenced_globals(module);
+    for g in candidates {
+        let unused = if opaque {
+            module.global_uses(g) == 0
+        } else {
+            !referenced.contains(&g)
+        };
+        if unused {
+            match module.remove_global(g) {
+                // Something the scan does not see (an alias) still refers to it: keep it.
+                Err(EditError::StillUsed { .. }) => {}
+                other => other?,
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every global that an instruction, initializer or alias refers to; and whether some constant
+/// is kept as text only (then the set may be incomplete).
+fn referenced_globals(module: &Module) -> (HashSet<GlobalId>, bool) {
+    let mut found = HashSet::new();
+    let mut seen = HashSet::new();
+    let mut opaque = false;
+    let mut stack: Vec<Operand> = Vec::new();
+    for function in module.functions() {
+        for inst in function.instructions() {
+            stack.extend(inst.operands());
+        }
+    }
+    for global in module.globals() {
+        stack.extend(global.initializer());
+    }
+    while let Some(op) = stack.pop() {
+        match op.value {
+            Value::Global(g) => {
+                found.insert(g);
+            }
+            Value::Const(c) if seen.insert(c) => match module.constant(c) {
+                Constant::Struct(ops) | Constant::Array(ops) | Constant::Vector(ops) => {
+                    stack.extend(ops)
+                }
+                Constant::Expr { operands, .. } => stack.extend(operands),
+                Constant::Splat(op) => stack.push(op),
+                Constant::Other(_) => opaque = true,
+                _ => {}
+            },
+            _ => {}
+        }
+    }
+    (found, opaque)
+}

@@ -1,0 +1,316 @@
+//! Stage buffer: `printf` and `lgc.debug.printf` become the AMD printf-buffer protocol.
+//!
+//! Input: the modelled calls, `printf` or `lgc.debug.printf` (as LLPC's SPIR-V reader writes
+//! them). Output: each call replaced by the stores of one buffer entry, and the module's PAL
+//! metadata (`!amdgpu.pal.metadata.msgpack`) holding `amdpal.format_strings` for every format
+//! string, merged into the PAL document already there (its other keys keep their bytes).
+//!
+//! The protocol (DESIGN.md): the buffer starts with a 16-byte header whose first field is the
+//! 64-bit `bufferOffset`, in dwords after the header. An entry of S dwords is
+//!
+//! ```text
+//! %printf.offset = atomicrmw add ptr addrspace(7) %printfBuffer, i64 S monotonic
+//! %printf.clamped = call i64 @llvm.umin.i64(i64 %printf.offset, i64 536870912)  ; 1 << 29
+//! %printf.dword = trunc i64 %printf.clamped to i32          ; to the pointer's index width
+//! %printf.entry = getelementptr i32, ptr addrspace(7) %printfBuffer, i32 %printf.dword
+//! ; dword 4 + k of the entry (past the buffer header) for k = 0 .. S-1:
+//! store i32 (S | ID << 16) & 0xffffffff, ...    ; the entry header, low dword first
+//! store i32 ID >> 16, ...
+//! store <payload>, ...                           ; each argument at the next dword, align 4
+//! ```
+//!
+//! - The ID is fmtstr's 48-bit hash of the format string ([`fmtstr_meta::FormatId::of`]); the
+//!   table entry has the argument count (a vector counts once) and the 64-bit mask (bit i set
+//!   when argument i is 64 bits wide, or its components are). A value of 64 bits is one 8-byte
+//!   store at a 4-byte-aligned address: low dword first on these little-endian targets.
+//! - How each argument travels: [`super::carry`]. `%s` is an error.
+//! - Two format strings with one ID (a collision), or one string printed with arguments of
+//!   different widths (a conflict: the decoder could not read both), are errors; so is a
+//!   collision or conflict with the table already in the module.
+//! - `--buffer-addrspace N` other than 7 writes through `ptr addrspace(N)`; an
+//!   `lgc.debug.printf` buffer operand must then be in that address space.
+
+use std::collections::HashMap;
+
+use fmtstr_elf::Document;
+use fmtstr_ir::{EditError, MdInput, Module, Opcode, Operand, Ordering, Position, RmwOp, TypeId};
+use fmtstr_meta::{merge, Entry, FormatId, Mask, Relation, Table};
+
+use super::lgc::{prepacked_error, result_warning, retire};
+use super::{carry, BufferSource, Carry};
+use crate::diag::{Diagnostic, Location};
+use crate::model::{Callee, Form, PrintfCall};
+
+/// The named metadata holding the PAL metadata document.
+pub const PAL_METADATA: &str = "amdgpu.pal.metadata.msgpack";
+/// Where `bufferOffset` is clamped, in dwords: 2 GiB.
+pub const CLAMP: i64 = 1 << 29;
+/// Dwords of the buffer header, before the first entry.
+pub const BUFFER_HEADER_DWORDS: i64 = 4;
+/// Dwords of an entry header.
+pub const ENTRY_HEADER_DWORDS: u32 = 2;
+/// The largest entry, in dwords (the header's 16-bit size field).
+pub const MAX_ENTRY_DWORDS: u32 = 0xFFFF;
+
+/// The planned rewrite.
+#[derive(Debug)]
+pub(crate) struct Plan {
+    buffer_addrspace: u32,
+    calls: Vec<CallPlan>,
+    /// The table for the module's PAL metadata (earlier entries merged with the new ones).
+    table: Table<'static>,
+    /// The module's PAL metadata document, if it has one.
+    document: Option<Vec<u8>>,
+}
+
+#[derive(Debug)]
+struct CallPlan {
+    carries: Vec<Carry>,
+    id: FormatId,
+    /// Entry size in dwords, header included.
+    size: u32,
+}
+
+pub(crate) fn plan(
+    module: &Module,
+    calls: &[PrintfCall],
+    buffer_addrspace: u32,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Plan {
+    let mut planned = Vec::with_capacity(calls.len());
+    let mut table = Table::new();
+    // ID -> (index in the table, where it was first printed).
+    let mut ids: HashMap<FormatId, (usize, &Location)> = HashMap::new();
+    let needs_source = calls.iter().any(|c| c.callee == Callee::Printf);
+    if let (true, Some(first)) = (needs_source, calls.first()) {
+        if let Some(message) = BufferSource::check(module, buffer_addrspace) {
+            diagnostics.push(first.location.error(message));
+        }
+    }
+    for call in calls {
+        if call.form == Form::PrePacked {
+            diagnostics.push(prepacked_error(call));
+        }
+        if call.callee == Callee::Printf {
+            diagnostics.extend(result_warning(call));
+        }
+        if let Callee::LgcDebugPrintf { buffer } = call.callee {
+            let addrspace = module.types().ptr_addrspace(buffer.ty);
+            if addrspace != Some(buffer_addrspace) {
+                diagnostics.push(call.location.error(format!(
+                    "this lgc.debug.printf writes through a {} buffer, but the buffer was asked \
+                     to be ptr addrspace({buffer_addrspace}) (--buffer-addrspace)",
+                    module.types().display(buffer.ty)
+                )));
+            }
+        }
+        let mut carries = Vec::with_capacity(call.args.len());
+        for (index, arg) in call.args.iter().enumerate() {
+            match carry(module, call, arg, super::Stage::Buffer) {
+                Ok(c) => carries.push(c),
+                Err(message) => diagnostics.push(
+                    call.location
+                        .error(format!("argument {} {message}", index + 1)),
+                ),
+            }
+        }
+        let size = ENTRY_HEADER_DWORDS + carries.iter().map(|c| c.dwords).sum::<u32>();
+        if size > MAX_ENTRY_DWORDS {
+            diagnostics.push(call.location.error(format!(
+                "this call's buffer entry would be {size} dwords; the entry header's 16-bit size \
+                 field holds at most {MAX_ENTRY_DWORDS}"
+            )));
+        }
+        let Ok(string) = std::str::from_utf8(&call.format.bytes) else {
+            diagnostics.push(call.location.error(
+                "the format string is not UTF-8, and PAL metadata strings (msgpack str) must be",
+            ));
+            continue;
+        };
+        let wide = carries
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.wide)
+            .map(|(i, _)| i);
+        let entry = Entry::for_format(
+            string.to_owned(),
+            call.args.len() as u64,
+            Mask::for_arguments(call.args.len(), wide),
+        );
+        let id = entry.id();
+        match ids.get(&id) {
+            None => {
+                ids.insert(id, (table.entries.len(), &call.location));
+                table.entries.push(entry);
+            }
+            Some(&(index, first)) => match merge::relation(&table.entries[index], &entry) {
+                Relation::Identical => {}
+                Relation::Collision => diagnostics.push(
+                    call.location
+                        .error(format!(
+                            "format strings \"{}\" and \"{}\" have the same 48-bit ID {id:#}: \
+                             the decoder could not tell their entries apart",
+                            fmtstr_meta::escape::escape(table.entries[index].bytes()),
+                            fmtstr_meta::escape::escape(entry.bytes()),
+                        ))
+                        .with_note(note_first(first)),
+                ),
+                Relation::Conflict => diagnostics.push(
+                    call.location
+                        .error(format!(
+                            "format string \"{}\" is printed with {} arguments (64-bit mask \
+                             {}) here and {} arguments (mask {}) before: the decoder could not \
+                             read both",
+                            fmtstr_meta::escape::escape(entry.bytes()),
+                            entry.argument_count(),
+                            entry.mask(),
+                            table.entries[index].argument_count(),
+                            table.entries[index].mask(),
+                        ))
+                        .with_note(note_first(first)),
+                ),
+            },
+        }
+        planned.push(CallPlan { carries, id, size });
+    }
+
+    // Merge with the table already in the module's PAL metadata.
+    let document = pal_document(module);
+    let mut merged_table = table;
+    if let (Some(bytes), Some(first)) = (&document, calls.first()) {
+        match Document::parse(bytes) {
+            Err(error) => diagnostics.push(first.location.error(format!(
+                "the module's !{PAL_METADATA} is not a PAL metadata document: {error}"
+            ))),
+            Ok(document) => {
+                if let Some(existing) = document.format_strings() {
+                    let merged = merge([existing.clone(), merged_table.clone()]);
+                    for finding in &merged.findings {
+                        diagnostics.push(first.location.error(
+                            finding.describe(&["the module's PAL metadata", "this lowering"]),
+                        ));
+                    }
+                    merged_table = merged.table.into_owned();
+                }
+            }
+        }
+    }
+    Plan {
+        buffer_addrspace,
+        calls: planned,
+        table: merged_table,
+        document,
+    }
+}
+
+fn note_first(first: &Location) -> String {
+    format!(
+        "  note: first printed at {}:{}:{}",
+        first.file, first.line, first.column
+    )
+}
+
+/// The bytes of the module's PAL metadata document, if it has one.
+fn pal_document(module: &Module) -> Option<Vec<u8>> {
+    let nodes = module.named_metadata(PAL_METADATA)?;
+    let tuple = module.md_node(*nodes.first()?);
+    match tuple.operands().next()? {
+        fmtstr_ir::MdOperand::Node(string) => module.md_node(string).string(),
+        _ => None,
+    }
+}
+
+pub(crate) fn apply(
+    module: &mut Module,
+    calls: &[PrintfCall],
+    plan: Plan,
+) -> Result<Table<'static>, EditError> {
+    let umin_ty = module
+        .types_mut()
+        .function(TypeId::I64, &[TypeId::I64, TypeId::I64], false);
+    let umin = module.declare_function("llvm.umin.i64", umin_ty)?;
+    let index_bits = module
+        .data_layout()
+        .pointer(plan.buffer_addrspace)
+        .index_bits;
+    let index_ty = module.types_mut().int(index_bits);
+    let mut buffers = BufferSource::new(plan.buffer_addrspace);
+    let mut old_globals = Vec::new();
+    for (call, planned) in calls.iter().zip(&plan.calls) {
+        let buffer = match call.callee {
+            Callee::LgcDebugPrintf { buffer } => buffer,
+            Callee::Printf => buffers.get(module, call.function)?,
+        };
+        old_globals.push(call.format.global);
+        // Constants first: the builder holds the module.
+        let size = module.const_int(TypeId::I64, i64::from(planned.size));
+        let clamp = module.const_int(TypeId::I64, CLAMP);
+        let id = planned.id.get();
+        let low = (u64::from(planned.size) | (id & 0xFFFF) << 16) as u32;
+        let high = (id >> 16) as u32;
+        let header = [
+            module.const_int(TypeId::I32, i64::from(low as i32)),
+            module.const_int(TypeId::I32, i64::from(high as i32)),
+        ];
+        let mut dword = BUFFER_HEADER_DWORDS;
+        let mut slots = Vec::with_capacity(2 + planned.carries.len());
+        for dwords in [1, 1]
+            .into_iter()
+            .chain(planned.carries.iter().map(|c| c.dwords))
+        {
+            slots.push(module.const_int(index_ty, dword));
+            dword += i64::from(dwords);
+        }
+        let zero = module.const_int(TypeId::I32, 0);
+        let current = call.current_variadic(module);
+
+        let mut b = module.builder(Position::Before(call.inst))?;
+        b.debug_loc_from(call.inst);
+        let offset = b.atomic_rmw(
+            RmwOp::Add,
+            buffer,
+            size,
+            Ordering::Monotonic,
+            "printf.offset",
+        )?;
+        let clamped = b.call(
+            umin,
+            &[(offset, &[][..]), (clamp, &[][..])],
+            "printf.clamped",
+        )?;
+        let clamped = b
+            .module()
+            .inst(clamped)
+            .result()
+            .ok_or_else(|| EditError::Invalid("llvm.umin has no result".into()))?;
+        let first = if index_bits < 64 {
+            b.cast(Opcode::Trunc, clamped, index_ty, "printf.dword")?
+        } else {
+            clamped
+        };
+        let entry = b.gep(TypeId::I32, buffer, &[first], false, "printf.entry")?;
+        let mut values: Vec<Operand> = header.to_vec();
+        for (operand, c) in current.into_iter().zip(&planned.carries) {
+            values.push(c.emit(&mut b, operand)?);
+        }
+        for (value, slot) in values.into_iter().zip(slots) {
+            let at = b.gep(TypeId::I32, entry, &[slot], false, "printf.slot")?;
+            b.store(value, at, 4)?;
+        }
+        retire(module, call, zero)?;
+    }
+    crate::remove_printf_if_unused(module)?;
+    crate::remove_declaration_if_unused(module, crate::extract::LGC_DEBUG_PRINTF)?;
+    crate::remove_globals_if_unused(module, &old_globals)?;
+
+    // The PAL metadata: the document with its table replaced, or a new one.
+    let mut bytes = Vec::new();
+    match plan.document.as_deref().map(Document::parse) {
+        Some(Ok(document)) => document.write_with(&plan.table, &mut bytes),
+        _ => fmtstr_elf::write_new_document(&plan.table, &mut bytes),
+    }
+    module.remove_named_metadata(PAL_METADATA);
+    let node = module.add_metadata(&[MdInput::String(&bytes)]);
+    module.add_named_metadata(PAL_METADATA, &[node])?;
+    Ok(plan.table)
+}

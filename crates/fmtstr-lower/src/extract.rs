@@ -1,0 +1,355 @@
+//! Extraction: every printf call in a module, as a [`PrintfCall`], with its diagnostics.
+//!
+//! Input: a parsed module. Output: the calls to `printf` (and, when asked, to
+//! `lgc.debug.printf`), in module order, each with its form, its resolved format string and its
+//! variadic arguments; plus every error and `-Wformat` warning found on the way. The module is
+//! not changed.
+//!
+//! - A module with calls but without `target datalayout` gets one error, at its first call.
+//! - The form comes from `!printf.form !{i8 N}`, else from the argument count (34 or 40). Form
+//!   34 takes no arguments and form 85 exactly one pointer, the caller's packed buffer.
+//! - The format operand must resolve, directly or through constant `getelementptr`, `bitcast`
+//!   and `addrspacecast` expressions, to a constant string global in address space 0 or 4.
+//! - Each argument learns which conversion reads it (the class steers integer promotion), and
+//!   the arguments are checked against the format like clang's `-Wformat` does.
+
+use std::collections::HashSet;
+
+use fmtstr_format::{check, ArgClass, ArgSlot, ArgType, FindingKind, Format, ScalarType};
+use fmtstr_ir::{Attr, GlobalId, InstId, Module, Type, TypeId, Value};
+
+use crate::diag::{self, Diagnostic, Location};
+use crate::model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
+
+/// The name of the C function.
+pub const PRINTF: &str = "printf";
+/// The name of LGC's printf operation.
+pub const LGC_DEBUG_PRINTF: &str = "lgc.debug.printf";
+
+/// What extraction found.
+#[derive(Debug, Default)]
+pub struct Extraction {
+    /// The calls that could be modelled, in module order.
+    pub calls: Vec<PrintfCall>,
+    /// Errors and warnings, in module order.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl Extraction {
+    /// Whether any diagnostic is an error.
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(Diagnostic::is_error)
+    }
+}
+
+/// Finds and models the calls to `printf`, and to `lgc.debug.printf` when `lgc` is set.
+pub fn extract(module: &Module, lgc: bool) -> Extraction {
+    let mut out = Extraction::default();
+    let printf = module.global_by_name(PRINTF);
+    let lgc_printf = if lgc {
+        module.global_by_name(LGC_DEBUG_PRINTF)
+    } else {
+        None
+    };
+    let targets: Vec<GlobalId> = printf.into_iter().chain(lgc_printf).collect();
+    if targets.is_empty() {
+        return out;
+    }
+    // One pass: the calls, and which of their results something uses.
+    let mut found: Vec<InstId> = Vec::new();
+    let mut used = HashSet::new();
+    for function in module.functions() {
+        let first = found.len();
+        for inst in function.instructions() {
+            if let Some(call) = inst.as_call() {
+                if matches!(call.callee().value, Value::Global(g) if targets.contains(&g)) {
+                    found.push(inst.id());
+                }
+            }
+        }
+        if found.len() == first {
+            continue;
+        }
+        let mine: HashSet<InstId> = found[first..].iter().copied().collect();
+        for inst in function.instructions() {
+            for op in inst.operands() {
+                if let Value::Inst(id) = op.value {
+                    if mine.contains(&id) {
+                        used.insert(id);
+                    }
+                }
+            }
+        }
+    }
+    if found.is_empty() {
+        return out;
+    }
+    if module.data_layout().as_str().is_empty() {
+        out.diagnostics
+            .push(Location::of(module, found[0]).error(diag::NO_DATALAYOUT));
+        return out;
+    }
+    for inst in found {
+        let location = Location::of(module, inst);
+        match model_call(module, inst, lgc_printf, location, &mut out.diagnostics) {
+            Some(mut call) => {
+                call.result_used = used.contains(&inst);
+                out.calls.push(call);
+            }
+            None => continue,
+        }
+    }
+    out
+}
+
+/// Models one call; `None` after pushing an error.
+fn model_call(
+    module: &Module,
+    inst: InstId,
+    lgc_printf: Option<GlobalId>,
+    location: Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<PrintfCall> {
+    let view = module.inst(inst);
+    let call = view.as_call()?;
+    let args: Vec<_> = call.args().collect();
+    let is_lgc = matches!(call.callee().value, Value::Global(g) if Some(g) == lgc_printf);
+    let fixed = if is_lgc { 2 } else { 1 };
+    if args.len() < fixed {
+        diagnostics.push(location.error(if is_lgc {
+            "lgc.debug.printf takes a buffer and a format string"
+        } else {
+            diag::NOT_A_STRING_LITERAL
+        }));
+        return None;
+    }
+    let callee = if is_lgc {
+        Callee::LgcDebugPrintf {
+            buffer: args[0].operand,
+        }
+    } else {
+        Callee::Printf
+    };
+    let variadic = &args[fixed..];
+
+    // The form: metadata, else inferred.
+    let form = match view.metadata("printf.form") {
+        Some(node) => match node.int_operand(0) {
+            Some(tag) => {
+                // An i8 tag written negative is the byte it stands for.
+                let tag = if (-128..0).contains(&tag) {
+                    tag + 256
+                } else {
+                    tag
+                };
+                match Form::from_tag(tag) {
+                    Some(form) => form,
+                    None => {
+                        diagnostics.push(location.error(diag::unsupported_form(tag)));
+                        return None;
+                    }
+                }
+            }
+            None => {
+                diagnostics.push(location.error(format!(
+                    "{} (`!printf.form` must be `!{{i8 N}}` with N one of 34, 40, 85)",
+                    diag::unsupported_form("?")
+                )));
+                return None;
+            }
+        },
+        None if variadic.is_empty() => Form::Bare,
+        None => Form::Varargs,
+    };
+    let format = resolve_format(module, args[fixed - 1].operand, &location, diagnostics)?;
+
+    let mut prepacked = None;
+    match form {
+        Form::Bare if !variadic.is_empty() => {
+            diagnostics.push(location.error(format!(
+                "printf form 34 (bare format) takes no arguments, but the call passes {}",
+                variadic.len()
+            )));
+            return None;
+        }
+        Form::PrePacked => {
+            let is_ptr = variadic.len() == 1
+                && module
+                    .types()
+                    .ptr_addrspace(variadic[0].operand.ty)
+                    .is_some();
+            if !is_ptr || is_lgc {
+                diagnostics.push(location.error(format!(
+                    "printf form 85 (pre-packed buffer) takes exactly one pointer after the \
+                     format string, but the call passes {}",
+                    describe_args(module, variadic.iter().map(|a| a.operand.ty))
+                )));
+                return None;
+            }
+            prepacked = Some(variadic[0].operand);
+        }
+        _ => {}
+    }
+
+    let mut arguments = Vec::new();
+    if form != Form::PrePacked {
+        let slots = format
+            .parsed
+            .as_ref()
+            .map(Format::arguments)
+            .unwrap_or_default();
+        let specs: Vec<_> = format
+            .parsed
+            .as_ref()
+            .map(|f| f.specs().copied().collect())
+            .unwrap_or_default();
+        for (index, arg) in variadic.iter().enumerate() {
+            let class = slots.get(index).map(|slot| match *slot {
+                ArgSlot::Star { .. } => ArgClass::Signed,
+                ArgSlot::Value { spec } => specs[spec].class(),
+            });
+            let extend = if arg.has(Attr::SignExt) {
+                Extend::Sign
+            } else if arg.has(Attr::ZeroExt) || class == Some(ArgClass::Unsigned) {
+                Extend::Zero
+            } else {
+                Extend::Sign
+            };
+            arguments.push(Argument {
+                operand: arg.operand,
+                class,
+                extend,
+                byval: arg.byval().is_some(),
+            });
+        }
+        if let Some(parsed) = &format.parsed {
+            check_arguments(module, parsed, &arguments, &location, diagnostics);
+        }
+    }
+
+    Some(PrintfCall {
+        inst,
+        function: view.function(),
+        callee,
+        form,
+        format,
+        args: arguments,
+        prepacked,
+        result_used: false,
+        location,
+    })
+}
+
+/// Resolves the format operand to a constant string global in address space 0 or 4.
+fn resolve_format(
+    module: &Module,
+    operand: fmtstr_ir::Operand,
+    location: &Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<FormatString> {
+    let Some(target) = module.resolve_global(operand) else {
+        diagnostics.push(location.error(diag::NOT_A_STRING_LITERAL));
+        return None;
+    };
+    let addrspace = module.global(target.global).addrspace();
+    if addrspace != 0 && addrspace != 4 {
+        diagnostics.push(
+            location
+                .error(diag::NOT_CONSTANT_ADDRSPACE)
+                .with_note(format!(
+                    "  note: @{} is in addrspace({addrspace}); format strings must be constant \
+                     globals in address space 0 or 4",
+                    module.global(target.global).name_str()
+                )),
+        );
+        return None;
+    }
+    let Some(bytes) = module.c_string_at(operand) else {
+        diagnostics.push(location.error(diag::NOT_A_STRING_LITERAL));
+        return None;
+    };
+    let parsed = match Format::parse(&bytes) {
+        Ok(format) => Some(format),
+        Err(error) => {
+            diagnostics.push(
+                location
+                    .warning(format!("invalid format string: {error}"), "-Wformat")
+                    .with_note(diag::format_excerpt(&bytes, error.offset)),
+            );
+            None
+        }
+    };
+    Some(FormatString {
+        operand,
+        global: target.global,
+        offset: target.offset,
+        addrspace,
+        bytes,
+        parsed,
+    })
+}
+
+/// clang's `-Wformat` on the IR argument types.
+fn check_arguments(
+    module: &Module,
+    format: &Format,
+    args: &[Argument],
+    location: &Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let Some(types) = args
+        .iter()
+        .map(|a| arg_type(module, a.operand.ty))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return;
+    };
+    for finding in check(format, &types) {
+        let message = match (finding.kind, finding.arg_index) {
+            (FindingKind::TooFewArguments { .. } | FindingKind::TooManyArguments { .. }, _)
+            | (_, None) => finding.message.clone(),
+            (_, Some(index)) => format!("argument {}: {}", index + 1, finding.message),
+        };
+        let mut warning = location.warning(message, "-Wformat");
+        if let Some(offset) = finding.spec_offset {
+            warning = warning.with_note(diag::format_excerpt(format.bytes(), offset));
+        }
+        diagnostics.push(warning);
+    }
+}
+
+/// The checker's view of an IR type (`None` for types printf cannot take).
+pub fn arg_type(module: &Module, ty: TypeId) -> Option<ArgType> {
+    let types = module.types();
+    let scalar = |ty: TypeId| -> Option<ScalarType> {
+        Some(match types.get(ty) {
+            Type::Int { bits } => ScalarType::Int(u16::try_from(bits).ok()?),
+            Type::Half | Type::BFloat => ScalarType::Half,
+            Type::Float => ScalarType::Float,
+            Type::Double | Type::X86Fp80 | Type::Fp128 | Type::PpcFp128 => ScalarType::Double,
+            Type::Ptr { .. } => ScalarType::Ptr,
+            _ => return None,
+        })
+    };
+    match types.get(ty) {
+        Type::Vector {
+            len,
+            elem,
+            scalable: false,
+        } => Some(ArgType::Vector {
+            len: u16::try_from(len).ok()?,
+            element: scalar(elem)?,
+        }),
+        _ => scalar(ty).map(ArgType::Scalar),
+    }
+}
+
+fn describe_args(module: &Module, types: impl Iterator<Item = TypeId>) -> String {
+    let names: Vec<String> = types
+        .map(|t| module.types().display(t).to_string())
+        .collect();
+    match names.len() {
+        0 => "none".to_owned(),
+        _ => format!("({})", names.join(", ")),
+    }
+}

@@ -1,0 +1,145 @@
+//! The vendor-neutral model of one printf call.
+//!
+//! [`crate::extract`] builds a [`PrintfCall`] for every call once; each back end consumes the
+//! list and never looks at the call's operands again except through the model. Nothing here
+//! knows about a target.
+
+use fmtstr_format::{ArgClass, Format};
+use fmtstr_ir::{FuncId, GlobalId, InstId, Module, Operand};
+
+use crate::diag::Location;
+
+/// The form of a call: seed 000's op-tag byte.
+///
+/// Taken from the call's `!printf.form !{i8 N}` when it has one, else inferred: a call without
+/// variadic arguments is [`Form::Bare`], any other [`Form::Varargs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Form {
+    /// 34: `printf(fmt)`; no buffer (vprintf gets a null pointer).
+    Bare,
+    /// 40: `printf(fmt, a, b, ...)`; the arguments are packed into a buffer.
+    Varargs,
+    /// 85: `printf(fmt, buf)`; the caller packed the arguments already and `buf` is forwarded.
+    PrePacked,
+}
+
+impl Form {
+    /// The op-tag byte.
+    pub fn tag(self) -> u8 {
+        match self {
+            Form::Bare => 34,
+            Form::Varargs => 40,
+            Form::PrePacked => 85,
+        }
+    }
+
+    /// The form of an op-tag byte, if it is one of the three.
+    pub fn from_tag(tag: i128) -> Option<Form> {
+        match tag {
+            34 => Some(Form::Bare),
+            40 => Some(Form::Varargs),
+            85 => Some(Form::PrePacked),
+            _ => None,
+        }
+    }
+}
+
+/// Which function the call calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Callee {
+    /// `printf(ptr fmt, ...)`.
+    Printf,
+    /// `lgc.debug.printf(ptr addrspace(7) buf, ptr addrspace(4) fmt, ...)`, as LLPC's SPIR-V
+    /// reader writes it; `buffer` is its first operand.
+    LgcDebugPrintf {
+        /// The buffer operand.
+        buffer: Operand,
+    },
+}
+
+/// A format string that resolved to a constant string global.
+#[derive(Clone, Debug)]
+pub struct FormatString {
+    /// The operand as the call passes it (possibly a constant expression).
+    pub operand: Operand,
+    /// The global it points into.
+    pub global: GlobalId,
+    /// The byte offset into the global.
+    pub offset: i64,
+    /// The global's address space (0 or 4).
+    pub addrspace: u32,
+    /// The string's bytes, without the NUL.
+    pub bytes: Vec<u8>,
+    /// The parsed format, unless it does not parse (a `-Wformat` warning then).
+    pub parsed: Option<Format>,
+}
+
+/// How C's default argument promotion widens a narrow integer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Extend {
+    /// `sext`: `signext` at the call, else a `d i c` conversion or a `*`, else by default.
+    Sign,
+    /// `zext`: `zeroext` at the call, else a `u o x X` conversion.
+    Zero,
+}
+
+/// One variadic argument.
+#[derive(Clone, Copy, Debug)]
+pub struct Argument {
+    /// The typed value passed.
+    pub operand: Operand,
+    /// What the format reads it as: the class of the conversion that consumes it (`*` widths
+    /// and precisions read `int`: [`ArgClass::Signed`]), when the format consumes it.
+    pub class: Option<ArgClass>,
+    /// How C would widen it if it is a narrow integer.
+    pub extend: Extend,
+    /// The argument is a pointer with `byval(T)`: the value is the `T` it points at.
+    pub byval: bool,
+}
+
+/// One call, as every back end sees it.
+#[derive(Clone, Debug)]
+pub struct PrintfCall {
+    /// The call instruction.
+    pub inst: InstId,
+    /// The function it is in.
+    pub function: FuncId,
+    /// `printf` or `lgc.debug.printf`.
+    pub callee: Callee,
+    /// The form (op-tag).
+    pub form: Form,
+    /// The format string.
+    pub format: FormatString,
+    /// The variadic arguments, in order (none for [`Form::PrePacked`]).
+    pub args: Vec<Argument>,
+    /// [`Form::PrePacked`]'s buffer operand.
+    pub prepacked: Option<Operand>,
+    /// Whether anything uses the call's result.
+    pub result_used: bool,
+    /// Where the call is, for diagnostics.
+    pub location: Location,
+}
+
+impl PrintfCall {
+    /// How many operands precede the variadic ones (the format; and the buffer for
+    /// `lgc.debug.printf`).
+    pub fn fixed_operands(&self) -> usize {
+        match self.callee {
+            Callee::Printf => 1,
+            Callee::LgcDebugPrintf { .. } => 2,
+        }
+    }
+
+    /// The variadic operands as the call has them now: rewriting an earlier call replaces its
+    /// result in later calls (`printf("%d", printf(...))`), so a back end reads them here
+    /// rather than from [`Argument::operand`].
+    pub fn current_variadic(&self, module: &Module) -> Vec<Operand> {
+        let Some(call) = module.inst(self.inst).as_call() else {
+            return Vec::new();
+        };
+        call.args()
+            .skip(self.fixed_operands())
+            .map(|a| a.operand)
+            .collect()
+    }
+}

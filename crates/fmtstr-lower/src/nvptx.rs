@@ -1,0 +1,363 @@
+//! NVPTX back end: `printf` becomes CUDA's `vprintf(fmt, buf)`.
+//!
+//! Input: the modelled calls of a module. Output: each call replaced by
+//! `call i32 @vprintf(ptr fmt, ptr buf)`, whose result takes the place of printf's.
+//!
+//! ```text
+//! %r = call i32 (ptr, ...) @printf(ptr @fmt, i32 %i, float %f)
+//! ; becomes
+//! entry:
+//!   %vprintfBuffer.local = alloca [16 x i8], align 8
+//!   ...
+//!   %bufIndexed = getelementptr inbounds [16 x i8], ptr %vprintfBuffer.local, i64 0, i64 0
+//!   store i32 %i, ptr %bufIndexed, align 4
+//!   %fpext = fpext float %f to double
+//!   %bufIndexed1 = getelementptr inbounds [16 x i8], ptr %vprintfBuffer.local, i64 0, i64 8
+//!   store double %fpext, ptr %bufIndexed1, align 8
+//!   %vprintf = call i32 @vprintf(ptr @fmt, ptr %vprintfBuffer.local)
+//! ```
+//!
+//! - The arguments are promoted as C does ([`crate::promote::c_promotion`]) and packed in
+//!   order, each at the next offset aligned to its ABI alignment in the module's DataLayout:
+//!   what nvcc, cicc and clang do, and what the CUDA driver reads ([`Layout::Natural`]).
+//! - One buffer per function, `%vprintfBuffer.local`, in the entry block, aligned for its
+//!   widest argument (at least 8) and sized for the largest call, rounded up to its alignment
+//!   (nvcc's local depot has the same size); every call of the function reuses it. The GEPs
+//!   into it are named `bufIndexed`.
+//! - Form 34 (and a form-40 call without arguments) passes a null buffer; form 85 forwards the
+//!   caller's buffer. A format or buffer outside address space 0 is `addrspacecast` to generic.
+//! - `declare i32 @vprintf(ptr, ptr)` is added once, when the first call needs it; `printf`'s
+//!   declaration is removed once nothing uses it.
+//! - More than 32 arguments is a warning: the driver prints at most 32.
+//!
+//! [`Layout::Slot32`] is seed 000's layout instead: one 32-byte slot per argument, the value at
+//! the slot's start. A value that does not fit the slot's 31 payload bytes (or a `byval`
+//! struct) is passed indirectly: the slot holds a pointer to it, and bit 7 of the slot's tag
+//! byte, its last byte (offset 31), is set. Seed 000's worked example `("x=%d y=%f", i, f)`
+//! gives a 64-byte buffer with the `double` at 32. It is not what the CUDA driver reads.
+
+use fmtstr_ir::{EditError, FuncId, Module, Opcode, Operand, Position, Type, TypeId};
+
+use crate::diag::Diagnostic;
+use crate::model::{Form, PrintfCall};
+use crate::promote::{c_promotion, Promotion};
+
+/// How the arguments are laid out in the buffer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// Natural alignment per the DataLayout: the CUDA driver's ABI.
+    #[default]
+    Natural,
+    /// Seed 000's 32-byte slots (not the driver's ABI).
+    Slot32,
+}
+
+/// The buffer's name: the fingerprint of a vprintf-lowered function.
+pub const BUFFER_NAME: &str = "vprintfBuffer.local";
+/// The name of the GEPs into the buffer.
+pub const GEP_NAME: &str = "bufIndexed";
+/// The most arguments the CUDA driver prints.
+pub const DRIVER_MAX_ARGS: usize = 32;
+/// [`Layout::Slot32`]'s stride.
+pub const SLOT: u64 = 32;
+/// The offset of a slot's tag byte.
+pub const SLOT_TAG: u64 = SLOT - 1;
+/// The tag byte's indirect-operand flag.
+pub const INDIRECT: u8 = 0x80;
+
+/// What goes into one field of the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Payload {
+    /// The (promoted) value.
+    Value,
+    /// A `byval(T)` pointer's `T`, loaded.
+    Load,
+    /// A `byval` pointer itself (slot32, indirect).
+    Pointer,
+    /// A pointer to a stack copy of a value too big for its slot (slot32, indirect).
+    Spill,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    arg: usize,
+    promotion: Promotion,
+    /// The type stored at `offset`.
+    ty: TypeId,
+    offset: u64,
+    align: u64,
+    payload: Payload,
+}
+
+/// Where each argument of one call goes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct CallLayout {
+    fields: Vec<Field>,
+    /// The first byte after the last field.
+    end: u64,
+    /// The largest field alignment.
+    align: u64,
+}
+
+/// Checks the calls and lays out their buffers; errors and warnings go to `diagnostics`.
+pub(crate) fn plan(
+    module: &Module,
+    calls: &[PrintfCall],
+    layout: Layout,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<CallLayout> {
+    let dl = module.data_layout();
+    let types = module.types();
+    let mut layouts = Vec::with_capacity(calls.len());
+    for call in calls {
+        let ret = module.inst(call.inst).ty();
+        if ret != TypeId::I32 && ret != TypeId::VOID {
+            diagnostics.push(call.location.error(format!(
+                "this printf call returns {}; vprintf returns i32",
+                types.display(ret)
+            )));
+        }
+        if call.args.len() > DRIVER_MAX_ARGS {
+            diagnostics.push(call.location.warning(
+                format!(
+                    "the CUDA driver prints at most {DRIVER_MAX_ARGS} printf arguments; this \
+                     call passes {}",
+                    call.args.len()
+                ),
+                "-Wvprintf-limit",
+            ));
+        }
+        let mut out = CallLayout {
+            align: 1,
+            ..CallLayout::default()
+        };
+        for (index, arg) in call.args.iter().enumerate() {
+            let byval = module
+                .inst(call.inst)
+                .as_call()
+                .and_then(|c| c.arg(index + 1))
+                .and_then(|a| a.byval());
+            let promotion = c_promotion(module, arg);
+            let (mut ty, mut payload) = match byval {
+                Some(t) if layout == Layout::Natural => (t, Payload::Load),
+                Some(_) => (arg.operand.ty, Payload::Pointer),
+                None => (promotion.result_type(arg.operand.ty), Payload::Value),
+            };
+            let sized = dl
+                .alloc_size(types, ty)
+                .and_then(|size| Ok((size, dl.abi_align(types, ty)?)));
+            let (mut size, mut align) = match sized {
+                Ok(sized) if !matches!(types.get(ty), Type::Struct(_)) || byval.is_some() => sized,
+                _ => {
+                    diagnostics.push(call.location.error(format!(
+                        "argument {} has type {}, which printf cannot pass",
+                        index + 1,
+                        types.display(arg.operand.ty)
+                    )));
+                    continue;
+                }
+            };
+            if layout == Layout::Slot32 && payload == Payload::Value && size > SLOT_TAG {
+                payload = Payload::Spill;
+                ty = TypeId::PTR;
+                size = 8;
+                align = dl.abi_align(types, TypeId::PTR).unwrap_or(8);
+            }
+            let offset = match layout {
+                Layout::Natural => out.end.next_multiple_of(align),
+                Layout::Slot32 => SLOT * index as u64,
+            };
+            out.fields.push(Field {
+                arg: index,
+                promotion,
+                ty,
+                offset,
+                align,
+                payload,
+            });
+            out.end = match layout {
+                Layout::Natural => offset + size,
+                Layout::Slot32 => offset + SLOT,
+            };
+            out.align = out.align.max(align);
+        }
+        layouts.push(out);
+    }
+    layouts
+}
+
+/// Rewrites the calls as planned. The calls are in module order.
+pub(crate) fn apply(
+    module: &mut Module,
+    calls: &[PrintfCall],
+    layouts: &[CallLayout],
+) -> Result<(), EditError> {
+    let mut vprintf = None;
+    let mut start = 0;
+    while start < calls.len() {
+        let function = calls[start].function;
+        let end = start
+            + calls[start..]
+                .iter()
+                .take_while(|c| c.function == function)
+                .count();
+        lower_function(
+            module,
+            function,
+            &calls[start..end],
+            &layouts[start..end],
+            &mut vprintf,
+        )?;
+        start = end;
+    }
+    crate::remove_printf_if_unused(module)
+}
+
+fn lower_function(
+    module: &mut Module,
+    function: FuncId,
+    calls: &[PrintfCall],
+    layouts: &[CallLayout],
+    vprintf: &mut Option<FuncId>,
+) -> Result<(), EditError> {
+    // The one buffer: aligned for the widest field (at least 8), sized for the largest call.
+    let needs_buffer =
+        |(c, l): &(&PrintfCall, &CallLayout)| c.form == Form::Varargs && !l.fields.is_empty();
+    let align = calls
+        .iter()
+        .zip(layouts)
+        .filter(needs_buffer)
+        .map(|(_, l)| l.align)
+        .fold(8, u64::max);
+    let size = calls
+        .iter()
+        .zip(layouts)
+        .filter(needs_buffer)
+        .map(|(_, l)| l.end.next_multiple_of(align))
+        .max();
+    let buffer = match size {
+        Some(size) => {
+            let ty = module.types_mut().array(size, TypeId::I8);
+            let buffer =
+                module
+                    .builder(Position::EntryAllocas(function))?
+                    .alloca(ty, align, BUFFER_NAME)?;
+            Some((buffer, ty))
+        }
+        None => None,
+    };
+    for (call, layout) in calls.iter().zip(layouts) {
+        let callee = match *vprintf {
+            Some(f) => f,
+            None => {
+                let ty =
+                    module
+                        .types_mut()
+                        .function(TypeId::I32, &[TypeId::PTR, TypeId::PTR], false);
+                let f = module.declare_function("vprintf", ty)?;
+                *vprintf = Some(f);
+                f
+            }
+        };
+        let spills: Vec<Option<Operand>> = layout
+            .fields
+            .iter()
+            .map(|field| -> Result<Option<Operand>, EditError> {
+                if field.payload != Payload::Spill {
+                    return Ok(None);
+                }
+                let value_ty = field.promotion.result_type(call.args[field.arg].operand.ty);
+                let align = module
+                    .data_layout()
+                    .abi_align(module.types(), value_ty)
+                    .unwrap_or(8);
+                let slot = module.builder(Position::EntryAllocas(function))?.alloca(
+                    value_ty,
+                    align,
+                    "vprintfIndirect",
+                )?;
+                Ok(Some(slot))
+            })
+            .collect::<Result<_, _>>()?;
+        // Constants first: the builder holds the module.
+        let zero = module.const_int(TypeId::I64, 0);
+        let flag = module.const_int(TypeId::I8, i64::from(INDIRECT as i8));
+        let offsets: Vec<(Operand, Operand)> = layout
+            .fields
+            .iter()
+            .map(|field| {
+                (
+                    module.const_int(TypeId::I64, field.offset as i64),
+                    module.const_int(TypeId::I64, (field.offset + SLOT_TAG) as i64),
+                )
+            })
+            .collect();
+        let null = module.const_null(TypeId::PTR);
+        let current = call.current_variadic(module);
+        let dl = module.data_layout().clone();
+        let mut b = module.builder(Position::Before(call.inst))?;
+        b.debug_loc_from(call.inst);
+        let fmt = generic(&mut b, call.format.operand, "fmt")?;
+        let buf = match (call.form, buffer) {
+            (Form::PrePacked, _) => {
+                let packed = current
+                    .first()
+                    .copied()
+                    .ok_or_else(|| EditError::Invalid("form 85 without a buffer operand".into()))?;
+                generic(&mut b, packed, "buf")?
+            }
+            (Form::Varargs, Some((buffer, array))) if !layout.fields.is_empty() => {
+                for ((field, spill), (at, tag_at)) in
+                    layout.fields.iter().zip(&spills).zip(&offsets)
+                {
+                    let operand = current[field.arg];
+                    let value = match field.payload {
+                        Payload::Value => field.promotion.apply(&mut b, operand)?,
+                        Payload::Load => b.load(field.ty, operand, field.align, "byval")?,
+                        Payload::Pointer => operand,
+                        Payload::Spill => {
+                            let value = field.promotion.apply(&mut b, operand)?;
+                            let slot = spill
+                                .ok_or_else(|| EditError::Invalid("missing spill slot".into()))?;
+                            let align = dl.abi_align(b.module().types(), value.ty).unwrap_or(1);
+                            b.store(value, slot, align)?;
+                            slot
+                        }
+                    };
+                    let ptr = b.gep(array, buffer, &[zero, *at], true, GEP_NAME)?;
+                    b.store(value, ptr, field.align)?;
+                    if matches!(field.payload, Payload::Pointer | Payload::Spill) {
+                        let ptr = b.gep(array, buffer, &[zero, *tag_at], true, GEP_NAME)?;
+                        b.store(flag, ptr, 1)?;
+                    }
+                }
+                buffer
+            }
+            _ => null,
+        };
+        let new = b.call(callee, &[(fmt, &[]), (buf, &[])], "vprintf")?;
+        let old = module.inst(call.inst);
+        if call.result_used && old.ty() == TypeId::I32 {
+            let result = module
+                .inst(new)
+                .result()
+                .ok_or_else(|| EditError::Invalid("vprintf's call has no result".into()))?;
+            module.replace_inst(call.inst, result)?;
+        } else {
+            module.remove_inst(call.inst)?;
+        }
+    }
+    Ok(())
+}
+
+/// The pointer as a generic (`addrspace(0)`) one.
+fn generic(
+    b: &mut fmtstr_ir::Builder<'_>,
+    pointer: Operand,
+    name: &str,
+) -> Result<Operand, EditError> {
+    match b.module().types().ptr_addrspace(pointer.ty) {
+        Some(0) | None => Ok(pointer),
+        Some(_) => b.cast(Opcode::AddrSpaceCast, pointer, TypeId::PTR, name),
+    }
+}
