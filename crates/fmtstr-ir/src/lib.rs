@@ -61,6 +61,18 @@
 //! tokens, prints new instructions from their fields, and skips removed ones. Parameter and
 //! header edits reprint the header from its fields around the kept text (linkage, attributes).
 //!
+//! # Limits
+//!
+//! - Not a verifier: operand types are taken as written and not checked against each other
+//!   (`llvm-as` checks them); the model is what the text says.
+//! - Exception-handling instructions (`landingpad`, `catchpad`, `cleanuppad`, `catchswitch`,
+//!   `catchret`, `cleanupret`) keep their text; their operands are the local values they name,
+//!   typed `label`.
+//! - Metadata attachments can be added to instructions made by edits only; source
+//!   instructions keep theirs as written. Numbered metadata can be added, not removed.
+//! - `blockaddress(@f, %bb)` is kept as text: renumbering `@f` after a removal does not
+//!   rewrite it (C compilers emit it only for computed `goto`).
+//!
 //! # Robustness and speed
 //!
 //! Any input gives a module or a [`ParseError`] (`file:line:column`, the line, a caret, what
