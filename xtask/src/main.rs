@@ -4,6 +4,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod bench_decode;
 mod bench_elf;
 mod bench_format;
 mod bench_ir;
@@ -49,6 +50,8 @@ enum Bench {
         #[arg(long, default_value_t = 1_000_000)]
         entries: usize,
     },
+    /// `fmtstr decode` (1 job and all cores) against a C decoder that works like the AMD driver's.
+    Decode,
     /// `fmtstr audit` against `llvm-readobj-19 --notes` over generated PAL ELFs.
     Elf,
     /// fmtstr-ir parse + print against `opt-19 -S` on a large module.
@@ -66,6 +69,7 @@ fn main() -> anyhow::Result<()> {
         Task::Corpus => corpus::run(),
         Task::Bench { which } => match which {
             Bench::Format { entries } => bench_format::run(entries),
+            Bench::Decode => bench_decode::run(),
             Bench::Elf => bench_elf::run(),
             Bench::Ir => bench_ir::run(),
             Bench::Lower => bench_lower::run(),

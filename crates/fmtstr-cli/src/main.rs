@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod abi;
 mod check;
+mod decode;
 mod diagnostics;
 mod elf;
 mod hash;
@@ -64,6 +65,7 @@ enum Command {
     Elf(elf::ElfCommand),
     Lower(lower::Args),
     Abi(abi::Args),
+    Decode(decode::Args),
 }
 
 /// How a command that did not fail ended.
@@ -84,6 +86,7 @@ fn main() -> ExitCode {
         Command::Elf(command) => elf::run(command),
         Command::Lower(args) => lower::run(args),
         Command::Abi(args) => abi::run(args),
+        Command::Decode(args) => decode::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

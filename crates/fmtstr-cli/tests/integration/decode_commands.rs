@@ -1,0 +1,1 @@
+//! `fmtstr decode` (issue 6).
