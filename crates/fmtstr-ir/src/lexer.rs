@@ -184,7 +184,7 @@ impl<'s> Lexer<'s> {
     }
 
     /// The next token.
-    #[inline]
+    #[inline(always)]
     pub fn next_token(&mut self) -> Token {
         let src = self.src;
         let len = src.len();

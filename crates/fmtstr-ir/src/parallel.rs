@@ -106,6 +106,9 @@ pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
     // others are appended to it.
     let mut results = results.into_iter();
     let mut main = results.next()??;
+    if !self_contained(&main, &bases) {
+        return None;
+    }
     for (group, worker) in groups.iter().skip(1).zip(results) {
         merge(&mut main, &bases, worker?, group)?;
     }
@@ -246,16 +249,25 @@ impl Remap {
     }
 }
 
+/// Whether a worker's bodies referred only to what the skeleton defines: no new globals,
+/// named types or numbered metadata (each would be a use of something undefined, which the
+/// sequential parse reports).
+fn self_contained(w: &Module, b: &Bases) -> bool {
+    w.globals.len() == b.globals
+        && w.types.named_structs().count() == b.named_types
+        && !w
+            .md
+            .nodes
+            .get(b.md_nodes as usize..)
+            .unwrap_or(&[])
+            .iter()
+            .any(|n| matches!(n.kind, MdKindData::Undefined(_)) || n.number != crate::inst::NONE)
+}
+
 /// Appends one worker's additions to `main`. `None` when the worker defined or referred to
 /// something the skeleton does not know (the sequential parse then reports it).
 fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) -> Option<()> {
-    if w.globals.len() != b.globals || w.types.named_structs().count() != b.named_types {
-        return None;
-    }
-    if w.md.nodes[b.md_nodes as usize..]
-        .iter()
-        .any(|n| matches!(n.kind, MdKindData::Undefined(_)) || n.number != crate::inst::NONE)
-    {
+    if !self_contained(&w, b) {
         return None;
     }
     // Types the worker made, interned into the main table in order (parts come first).

@@ -55,8 +55,9 @@ pub(crate) struct Parser<'s> {
     src: &'s [u8],
     lex: Lexer<'s>,
     tok: Token,
-    /// The token after `tok`, when something looked ahead.
-    peeked: Option<Token>,
+    /// The tokens after `tok`, lexed in batches; `at` is the next one.
+    ahead: Vec<Token>,
+    at: usize,
     prev_end: u32,
     m: Module,
     depth: u32,
@@ -78,6 +79,9 @@ pub(crate) struct Parser<'s> {
     pub(crate) skeleton: bool,
     pub(crate) pending: Vec<(FuncId, u32, u32)>,
 }
+
+/// How many tokens the lexer reads ahead in one batch.
+const LOOKAHEAD: usize = 128;
 
 const SMALL_MIN: i64 = -64;
 const SMALL_MAX: i64 = 1023;
@@ -304,7 +308,8 @@ impl<'s> Parser<'s> {
             src,
             lex,
             tok,
-            peeked: None,
+            ahead: Vec::with_capacity(LOOKAHEAD),
+            at: 0,
             prev_end: 0,
             m,
             depth: 0,
@@ -329,16 +334,34 @@ impl<'s> Parser<'s> {
     fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
-        self.tok = match self.peeked.take() {
-            Some(next) => next,
-            None => self.lex.next_token(),
-        };
+        if self.at >= self.ahead.len() {
+            self.refill();
+        }
+        self.tok = self.ahead.get(self.at).copied().unwrap_or(t);
+        self.at += 1;
         t
+    }
+
+    /// Lexes the next batch of tokens: a tight loop is much cheaper per token than a call
+    /// per token. A batch stops at the end of the text or at a bad token (whose reason the
+    /// lexer then still holds).
+    #[inline(never)]
+    fn refill(&mut self) {
+        self.ahead.clear();
+        self.at = 0;
+        for _ in 0..LOOKAHEAD {
+            let t = self.lex.next_token();
+            self.ahead.push(t);
+            if matches!(t.kind, Tok::Eof | Tok::Error) {
+                break;
+            }
+        }
     }
 
     /// Moves the lexer to `pos` and reads the token there.
     fn seek(&mut self, pos: usize) {
-        self.peeked = None;
+        self.ahead.clear();
+        self.at = 0;
         self.lex = Lexer::at(self.src, pos);
         self.tok = self.lex.next_token();
     }
@@ -382,14 +405,12 @@ impl<'s> Parser<'s> {
         }
     }
 
-    /// The token after the current one. Lexed once: [`Parser::bump`] takes it from here.
+    /// The token after the current one.
     fn peek(&mut self) -> Token {
-        if let Some(t) = self.peeked {
-            return t;
+        if self.at >= self.ahead.len() {
+            self.refill();
         }
-        let t = self.lex.next_token();
-        self.peeked = Some(t);
-        t
+        self.ahead.get(self.at).copied().unwrap_or(self.tok)
     }
 
     #[inline]
