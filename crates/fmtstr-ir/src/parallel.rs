@@ -34,24 +34,45 @@ pub(crate) fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
 }
 
-/// The offset of the `}` closing a function body that starts at `from`: the first `}` at the
-/// start of a line followed by a line end (or the end of the text).
-pub(crate) fn find_body_end(src: &[u8], from: usize) -> Option<usize> {
-    let mut i = from;
-    loop {
-        let at = i + crate::lexer::memchr_long(b'}', src.get(i..)?)?;
-        let starts_line = at > 0 && src[at - 1] == b'\n';
-        let ends_line = matches!(src.get(at + 1), None | Some(b'\n' | b'\r' | b' ' | b'\t'));
-        if starts_line && ends_line {
-            return Some(at);
+/// Where function bodies may end: every `}` at the start of a line followed by a line end
+/// (or the end of the text), ascending. The text is scanned in `threads` slices at once.
+pub(crate) fn body_ends(src: &[u8], threads: usize) -> Vec<u32> {
+    let slice = src.len() / threads.max(1) + 1;
+    let scan = |from: usize, to: usize| {
+        let mut ends = Vec::new();
+        let mut i = from;
+        while i < to {
+            let Some(n) = crate::lexer::memchr_long(b'}', src.get(i..to).unwrap_or(&[])) else {
+                break;
+            };
+            let at = i + n;
+            let starts_line = at > 0 && src[at - 1] == b'\n';
+            let ends_line = matches!(src.get(at + 1), None | Some(b'\n' | b'\r' | b' ' | b'\t'));
+            if starts_line && ends_line {
+                ends.push(at as u32);
+            }
+            i = at + 1;
         }
-        i = at + 1;
-    }
+        ends
+    };
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads.max(1))
+            .map(|t| {
+                let (from, to) = ((t * slice).min(src.len()), ((t + 1) * slice).min(src.len()));
+                scope.spawn(move || scan(from, to))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_default())
+            .collect()
+    })
 }
 
 /// Parses `src` with bodies on up to `threads` threads. `None`: parse sequentially instead.
 pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
     let mut skeleton = Parser::new(file, src);
+    skeleton.body_ends = body_ends(src, threads);
     skeleton.run_skeleton().ok()?;
     let pending = std::mem::take(&mut skeleton.pending);
     let main = skeleton.into_module();

@@ -78,6 +78,8 @@ pub(crate) struct Parser<'s> {
     /// listed here as (function, offset past `{`, offset of `}`).
     pub(crate) skeleton: bool,
     pub(crate) pending: Vec<(FuncId, u32, u32)>,
+    /// In skeleton mode: where bodies may end (see `parallel::body_ends`).
+    pub(crate) body_ends: Vec<u32>,
 }
 
 /// How many tokens the lexer reads ahead in one batch.
@@ -325,6 +327,7 @@ impl<'s> Parser<'s> {
             type_mentions: FxHashMap::default(),
             skeleton: false,
             pending: Vec::new(),
+            body_ends: Vec::new(),
         }
     }
 
@@ -1351,10 +1354,11 @@ impl<'s> Parser<'s> {
                 // The body is parsed later, by a worker; find its end: LLVM writes the
                 // closing brace alone at the start of a line. A wrong guess (a hand-written
                 // module) makes the worker fail, and the whole module is parsed sequentially.
-                let Some(close) = crate::parallel::find_body_end(self.src, body_start as usize)
-                else {
+                let next = self.body_ends.partition_point(|&end| end < body_start);
+                let Some(&close) = self.body_ends.get(next) else {
                     return self.expected("'}'");
                 };
+                let close = close as usize;
                 self.pending.push((fid, body_start, close as u32));
                 self.seek(close);
             } else {
