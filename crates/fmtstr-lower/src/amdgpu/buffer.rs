@@ -158,13 +158,12 @@ pub(crate) fn plan(
                 Relation::Conflict => diagnostics.push(
                     call.location
                         .error(format!(
-                            "format string \"{}\" is printed with {} arguments (64-bit mask \
-                             {}) here and {} arguments (mask {}) before: the decoder could not \
-                             read both",
+                            "format string \"{}\" is printed with {} (64-bit mask {}) here and \
+                             {} (mask {}) before: the decoder could not read both",
                             fmtstr_meta::escape::escape(entry.bytes()),
-                            entry.argument_count(),
+                            arguments(entry.argument_count()),
                             entry.mask(),
-                            table.entries[index].argument_count(),
+                            arguments(table.entries[index].argument_count()),
                             table.entries[index].mask(),
                         ))
                         .with_note(note_first(first)),
@@ -201,6 +200,10 @@ pub(crate) fn plan(
         table: merged_table,
         document,
     }
+}
+
+fn arguments(count: u64) -> String {
+    format!("{count} argument{}", if count == 1 { "" } else { "s" })
 }
 
 fn note_first(first: &Location) -> String {

@@ -1,0 +1,322 @@
+//! The AMD back ends: `lgc.debug.printf` (stage lgc) and the printf-buffer protocol (stage
+//! buffer), judged by llvm-as and llc (gfx1100, PAL), and the PAL metadata they leave.
+
+mod common;
+
+use common::{
+    assert_ptxas, clang_ir, llc_amdpal, llc_ptx, lower_err, lower_ok, sample, sample_text, show,
+};
+use fmtstr_elf::Document;
+use fmtstr_ir::Module;
+use fmtstr_lower::amdgpu::buffer::PAL_METADATA;
+use fmtstr_lower::{Options, Stage, Target};
+use fmtstr_meta::{FormatId, Mask};
+
+const AMD_DL: &str = "target datalayout = \"e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\ntarget triple = \"amdgcn--amdpal\"\n";
+
+fn lgc() -> Options {
+    Options::new(Target::amdgpu(Stage::Lgc))
+}
+
+fn buffer() -> Options {
+    Options::new(Target::amdgpu(Stage::Buffer))
+}
+
+/// The PAL metadata document a lowered module carries.
+fn pal_document(out: &str) -> Vec<u8> {
+    let module = Module::parse("out.ll", out).unwrap();
+    let nodes = module.named_metadata(PAL_METADATA).expect("PAL metadata");
+    let tuple = module.md_node(nodes[0]);
+    let Some(fmtstr_ir::MdOperand::Node(string)) = tuple.operands().next() else {
+        panic!("not !{{!\"...\"}}")
+    };
+    module.md_node(string).string().unwrap()
+}
+
+#[test]
+fn stage_lgc_writes_lgc_debug_printf() {
+    let Some(ir) = clang_ir(&sample("printf.c"), "amdgcn-amd-amdpal") else {
+        return;
+    };
+    let (out, lowered) = lower_ok("printf.c.ll", &ir, lgc());
+    assert_eq!(lowered.calls, 9);
+    assert!(out.contains("declare void @lgc.debug.printf(...)"), "{out}");
+    assert!(out.contains("declare ptr addrspace(7) @lgc.load.buffer.desc(i64, i32, i32, i32)"));
+    // One descriptor load per function, first in its entry block.
+    assert_eq!(
+        out.matches("%printfBuffer = call ptr addrspace(7) @lgc.load.buffer.desc(i64 4294967280, i32 6, i32 0, i32 2)").count(),
+        3,
+        "{out}"
+    );
+    assert!(out.contains("call void (...) @lgc.debug.printf(ptr addrspace(7) %printfBuffer, ptr addrspace(4) @.str, i32 %0, double %8)"), "{out}");
+    // printf's result has no counterpart: its uses become 0, with a warning.
+    assert!(show(&lowered.warnings).contains("[-Wprintf-result]"));
+    assert!(out.contains("ptr addrspace(4) @.str.6, i32 0)"), "{out}");
+    assert!(!out.contains("@printf"));
+}
+
+#[test]
+fn stage_lgc_moves_formats_into_the_constant_address_space() {
+    // A string in address space 0 (explicit: this layout's default for globals is 1), and a
+    // pointer into the middle of an addrspace(4) string: both move to a new addrspace(4)
+    // constant holding exactly the format, one per distinct string.
+    let text = format!(
+        "{AMD_DL}\n@.str = private unnamed_addr addrspace(0) constant [6 x i8] c\"xx%d\\0A\\00\", align 1\n\
+         @.str4 = private unnamed_addr addrspace(4) constant [6 x i8] c\"yy%d\\0A\\00\", align 1\n\
+         define amdgpu_cs void @main(i8 %c) {{\n  %r = call i32 (ptr, ...) @printf(ptr getelementptr inbounds ([6 x i8], ptr @.str, i64 0, i64 2), i8 %c)\n  \
+         %s = call i32 (ptr, ...) @printf(ptr addrspacecast (ptr addrspace(4) getelementptr inbounds ([6 x i8], ptr addrspace(4) @.str4, i64 0, i64 2) to ptr), i8 %c)\n  ret void\n}}\n\
+         declare i32 @printf(ptr, ...)\n"
+    );
+    let (out, _) = lower_ok("move.ll", &text, lgc());
+    assert!(
+        out.contains("@.str.1 = private unnamed_addr addrspace(4) constant [4 x i8] c\"%d\\0A\\00\", align 1"),
+        "{out}"
+    );
+    assert!(!out.contains("@.str ="), "the old global stays:\n{out}");
+    assert!(!out.contains("@.str4 ="), "the old global stays:\n{out}");
+    assert_eq!(
+        out.matches("ptr addrspace(4) @.str.1, i32 %sext").count(),
+        2,
+        "{out}"
+    );
+    assert!(
+        out.contains("%sext = sext i8 %c to i32"),
+        "C promotion of %d:\n{out}"
+    );
+}
+
+#[test]
+fn strings_cannot_travel_through_the_amd_protocol() {
+    let Some(ir) = clang_ir(&sample("strings.c"), "amdgcn-amd-amdpal") else {
+        return;
+    };
+    for options in [lgc(), buffer()] {
+        let failed = lower_err("strings.c.ll", &ir, options);
+        let message = show(&failed.diagnostics);
+        assert!(
+            message.contains("error: argument 1 `%s` cannot travel"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn stage_buffer_from_lgc_debug_printf_compiles_and_carries_its_table() {
+    let (out, lowered) = lower_ok("lgc.ll", &sample_text("lgc.ll"), buffer());
+    let table = lowered.strings.expect("a table");
+    let expected = [
+        ("the arg: %i", 1, 0u64),
+        // <4 x float>, half->float, i8 zext, double: bit 3.
+        ("v=%v4hlf h=%f c=%hhu d=%f\n", 4, 0b1000),
+        ("id %llu of %u\n", 2, 0b1),
+    ];
+    assert_eq!(table.entries.len(), expected.len());
+    for (entry, (string, count, mask)) in table.entries.iter().zip(expected) {
+        assert_eq!(entry.string(), string);
+        assert_eq!(entry.id(), FormatId::of(string.as_bytes()));
+        assert_eq!(entry.argument_count(), count);
+        assert!(
+            entry.mask().same_bits(&Mask::from_words(&[mask])),
+            "{string}"
+        );
+    }
+    // Entry sizes: 2 + 1; 2 + 4 + 1 + 1 + 2; 2 + 2 + 1.
+    for size in [3, 10, 5] {
+        assert!(
+            out.contains(&format!(
+                "atomicrmw add ptr addrspace(7) %printfBuffer, i64 {size} monotonic"
+            )),
+            "{out}"
+        );
+    }
+    assert_eq!(
+        out.matches("call i64 @llvm.umin.i64(i64 %printf.offset")
+            .count(),
+        3
+    );
+    assert!(
+        out.contains("store <4 x float> %v, ptr addrspace(7) %printf.slot"),
+        "{out}"
+    );
+    assert!(out.contains("%fpext = fpext half %h to float"));
+    assert!(out.contains("%zext = zext i8 %c to i32"));
+    assert!(
+        out.contains("%zext1 = zext i16 %n to i32"),
+        "lgc arguments zero-extend:\n{out}"
+    );
+    // The header: size | ID << 16, low dword first.
+    let id = FormatId::of(b"the arg: %i").get();
+    let low = (3 | (id & 0xFFFF) << 16) as u32 as i32;
+    let high = (id >> 16) as u32 as i32;
+    assert!(
+        out.contains(&format!(
+            "i32 4\n  store i32 {low}, ptr addrspace(7) %printf.slot, align 4\n"
+        )),
+        "{out}"
+    );
+    assert!(
+        out.contains(&format!("i32 5\n  store i32 {high}, ")),
+        "{out}"
+    );
+    assert!(!out.contains("@lgc.debug.printf"), "{out}");
+    assert!(!out.contains("@debugString"), "{out}");
+    // The table in the module is exactly the one returned.
+    let document = pal_document(&out);
+    let document = Document::parse(&document).unwrap();
+    assert_eq!(document.format_strings().unwrap().entries.len(), 3);
+
+    if let Some(asm) = llc_amdpal("lgc.ll", &out, true) {
+        let asm = String::from_utf8(asm).unwrap();
+        assert_eq!(asm.matches("buffer_atomic_add_u64").count(), 3, "{asm}");
+    }
+    llc_amdpal("lgc.ll", &out, false);
+}
+
+#[test]
+fn stage_buffer_from_clang_printf_compiles() {
+    let Some(ir) = clang_ir(&sample("printf.c"), "amdgcn-amd-amdpal") else {
+        return;
+    };
+    let (out, lowered) = lower_ok("printf.c.ll", &ir, buffer());
+    assert_eq!(lowered.strings.unwrap().entries.len(), 9);
+    assert_eq!(
+        out.matches("@lgc.load.buffer.desc(i64 4294967280").count(),
+        3
+    );
+    if let Some(asm) = llc_amdpal("printf.c.ll", &out, true) {
+        assert!(String::from_utf8(asm)
+            .unwrap()
+            .contains("buffer_atomic_add_u64"));
+    }
+}
+
+#[test]
+fn the_table_merges_into_the_pal_document_already_there() {
+    let existing = fmtstr_meta::Table {
+        entries: vec![fmtstr_meta::Entry::for_format(
+            "old %d\n",
+            1,
+            Mask::for_arguments(1, []),
+        )],
+        extra: Vec::new(),
+    };
+    let mut document = Vec::new();
+    // { "amdpal.version": [3, 0], "amdpal.format_strings": {...}, "x.unknown": "kept" }
+    fmtstr_meta::msgpack::write_map_len(&mut document, 3);
+    fmtstr_meta::msgpack::write_str(&mut document, b"amdpal.version");
+    fmtstr_meta::msgpack::write_array_len(&mut document, 2);
+    fmtstr_meta::msgpack::write_uint(&mut document, 3);
+    fmtstr_meta::msgpack::write_uint(&mut document, 0);
+    fmtstr_meta::msgpack::write_str(&mut document, b"amdpal.format_strings");
+    existing.encode(&mut document);
+    fmtstr_meta::msgpack::write_str(&mut document, b"x.unknown");
+    fmtstr_meta::msgpack::write_str(&mut document, b"kept");
+    let escaped: String = document.iter().map(|b| format!("\\{b:02X}")).collect();
+    let text = format!(
+        "{AMD_DL}\n@.str = private unnamed_addr addrspace(4) constant [6 x i8] c\"x=%d\\0A\\00\", align 1\n\
+         define amdgpu_cs void @main(i32 %x) {{\n  %r = call i32 (ptr, ...) @printf(ptr addrspacecast (ptr addrspace(4) @.str to ptr), i32 %x)\n  ret void\n}}\n\
+         declare i32 @printf(ptr, ...)\n\n!{PAL_METADATA} = !{{!0}}\n!0 = !{{!\"{escaped}\"}}\n"
+    );
+    let (out, lowered) = lower_ok("merge.ll", &text, buffer());
+    let strings: Vec<String> = lowered
+        .strings
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| e.string().to_owned())
+        .collect();
+    assert_eq!(strings, ["old %d\n", "x=%d\n"]);
+    let bytes = pal_document(&out);
+    // Everything before the table keeps its bytes; so does everything after it.
+    let table_at = document
+        .windows(b"amdpal.format_strings".len())
+        .position(|w| w == b"amdpal.format_strings")
+        .unwrap();
+    assert_eq!(&bytes[..table_at], &document[..table_at]);
+    assert!(bytes.ends_with(b"\xA9x.unknown\xA4kept"));
+    assert_eq!(out.matches(&format!("!{PAL_METADATA} = ")).count(), 1);
+    let elf = llc_amdpal("merge.ll", &out, false);
+    if let Some(elf) = elf {
+        let pal = fmtstr_elf::PalElf::parse(&elf).unwrap();
+        let table = pal.format_strings().unwrap().unwrap();
+        assert_eq!(table.entries.len(), 2);
+    }
+
+    // The same ID with another string in the document: a collision, nothing lowered.
+    let colliding = fmtstr_meta::Table {
+        entries: vec![fmtstr_meta::Entry::new(
+            FormatId::of(b"x=%d\n"),
+            "not x\n",
+            0,
+            Mask::default(),
+        )],
+        extra: Vec::new(),
+    };
+    let mut document = Vec::new();
+    fmtstr_elf::write_new_document(&colliding, &mut document);
+    let escaped: String = document.iter().map(|b| format!("\\{b:02X}")).collect();
+    let text = text.replace(
+        &text[text.find("!0 = ").unwrap()..],
+        &format!("!0 = !{{!\"{escaped}\"}}\n"),
+    );
+    let failed = lower_err("collide.ll", &text, buffer());
+    assert!(
+        show(&failed.diagnostics).contains("collides"),
+        "{}",
+        show(&failed.diagnostics)
+    );
+}
+
+#[test]
+fn one_string_with_two_argument_layouts_is_a_conflict() {
+    let text = format!(
+        "{AMD_DL}\n@.str = private unnamed_addr addrspace(4) constant [4 x i8] c\"%d\\0A\\00\", align 1\n\
+         define amdgpu_cs void @main(i32 %x, i64 %y) {{\n  %r = call i32 (ptr, ...) @printf(ptr addrspacecast (ptr addrspace(4) @.str to ptr), i32 %x)\n  \
+         %s = call i32 (ptr, ...) @printf(ptr addrspacecast (ptr addrspace(4) @.str to ptr), i64 %y)\n  ret void\n}}\n\
+         declare i32 @printf(ptr, ...)\n"
+    );
+    let failed = lower_err("conflict.ll", &text, buffer());
+    let message = show(&failed.diagnostics);
+    assert!(message.contains("conflict.ll:7:3: error: format string \"%d\\n\" is printed with 1 argument (64-bit mask [0x1])"), "{message}");
+    assert!(
+        message.contains("note: first printed at conflict.ll:6:3"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_plain_global_buffer_runs_the_protocol_on_nvidia() {
+    let Some(ir) = clang_ir(&sample("printf.c"), "nvptx64-nvidia-cuda") else {
+        return;
+    };
+    // The runtime's side: a device variable the host sets, and the getter.
+    let ir = format!(
+        "{ir}\n@printf_buffer = addrspace(1) externally_initialized global ptr addrspace(1) null, align 8\n\
+         define ptr addrspace(1) @__fmtstr_printf_buffer() {{\n  %p = load ptr addrspace(1), ptr addrspace(1) @printf_buffer, align 8\n  ret ptr addrspace(1) %p\n}}\n"
+    );
+    let options = Options::new(Target::Amdgpu {
+        stage: Stage::Buffer,
+        buffer_addrspace: 1,
+    });
+    let (out, _) = lower_ok("printf.c.ll", &ir, options);
+    assert!(
+        out.contains("%printfBuffer = call ptr addrspace(1) @__fmtstr_printf_buffer()"),
+        "{out}"
+    );
+    assert!(
+        out.contains("atomicrmw add ptr addrspace(1) %printfBuffer, i64 "),
+        "{out}"
+    );
+    // 64-bit GEP indices: no trunc.
+    assert!(
+        out.contains("getelementptr i32, ptr addrspace(1) %printfBuffer, i64 %printf.clamped"),
+        "{out}"
+    );
+    if let Some(ptx) = llc_ptx("printf.c.ll", &out) {
+        assert!(ptx.contains("atom.global.add.u64"), "{ptx}");
+        assert_ptxas("printf.c.ll", &ptx);
+    }
+    // An lgc.debug.printf with a fat pointer cannot write through addrspace(1).
+    let failed = lower_err("lgc.ll", &sample_text("lgc.ll"), options);
+    assert!(show(&failed.diagnostics).contains("--buffer-addrspace"));
+}
