@@ -126,7 +126,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let table = lowered.strings.unwrap_or_default();
         let mut json = serde_json::to_vec_pretty(&table.to_json())?;
         json.push(b'\n');
-        write_atomically(path, &json)?;
+        write_file(path, &json)?;
     }
     write_output(args.output.as_deref(), bytes)?;
     Ok(Outcome::Clean)
@@ -255,13 +255,13 @@ fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
     Ok((name, output.stdout))
 }
 
-/// llvm-dis of LLVM 19: `$FMTSTR_LLVM_BINDIR`, then PATH (`llvm-dis-19`, `llvm-dis`), then
-/// Debian's `/usr/lib/llvm-19/bin`.
+/// llvm-dis of LLVM 19: in `$FMTSTR_LLVM_BINDIR` when that is set (and only there), else on
+/// PATH (`llvm-dis-19`, `llvm-dis`), else Debian's `/usr/lib/llvm-19/bin`.
 fn find_llvm_dis() -> Option<PathBuf> {
-    let mut candidates = Vec::new();
     if let Some(dir) = std::env::var_os("FMTSTR_LLVM_BINDIR") {
-        candidates.push(PathBuf::from(dir).join("llvm-dis"));
+        return Some(PathBuf::from(dir).join("llvm-dis")).filter(|p| p.is_file());
     }
+    let mut candidates = Vec::new();
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
             candidates.push(dir.join("llvm-dis-19"));
@@ -274,7 +274,7 @@ fn find_llvm_dis() -> Option<PathBuf> {
 
 fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     match path {
-        Some(path) if path.as_os_str() != "-" => write_atomically(path, bytes),
+        Some(path) if path.as_os_str() != "-" => write_file(path, bytes),
         _ => {
             let mut stdout = std::io::stdout().lock();
             stdout
@@ -283,4 +283,17 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
                 .context("cannot write the module to stdout")
         }
     }
+}
+
+/// Writes a file atomically; a new file gets the usual rw-r--r-- rather than the temporary
+/// file's rw-------.
+fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+    let existed = path.exists();
+    write_atomically(path, bytes)?;
+    #[cfg(unix)]
+    if !existed {
+        use std::os::unix::fs::PermissionsExt;
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
+    }
+    Ok(())
 }

@@ -1,1 +1,448 @@
-//! `fmtstr lower` (issue 5).
+//! `fmtstr lower`: the command around fmtstr-lower. Input and output handling (files, stdin and
+//! stdout, bitcode, atomic and byte-identical writes), exit codes and diagnostics, and the AMD
+//! buffer stage end to end: lower, compile with llc into a PAL ELF, and read the table back with
+//! `fmtstr dump` and `llvm-readobj --notes`, which must both show exactly the expected table.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use fmtstr_meta::FormatId;
+use fmtstr_oracles::{require, Tool};
+use serde_json::{json, Value as Json};
+
+use crate::util::{assert_matches_schema, fmtstr, root, run, run_command};
+
+fn sample(name: &str) -> PathBuf {
+    root().join("samples/lower").join(name)
+}
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("fmtstr-lower-test-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+/// Runs `fmtstr` with `input` on stdin.
+fn run_stdin(args: &[&str], input: &[u8]) -> crate::util::Run {
+    use std::io::Write;
+    let mut child = fmtstr()
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("fmtstr runs");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input)
+        .expect("write stdin");
+    let output = child.wait_with_output().expect("fmtstr exits");
+    crate::util::Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: output.stdout,
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// llvm-as accepts the text.
+fn assert_llvm_as(text: &[u8]) {
+    let Some(llvm_as) = require(Tool::LlvmAs) else {
+        return;
+    };
+    let dir = scratch();
+    let path = dir.path().join("out.ll");
+    std::fs::write(&path, text).expect("write");
+    let output = Command::new(llvm_as)
+        .arg(&path)
+        .args(["-o", "/dev/null"])
+        .output()
+        .expect("llvm-as runs");
+    assert!(
+        output.status.success(),
+        "llvm-as rejects the output:\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    let out = run(["lower", "--help"]).expect_code(0);
+    let text = out.stdout_text();
+    for expected in [
+        "Examples:",
+        "fmtstr lower --target nvptx k.ll -o k.vprintf.ll",
+        "--stage buffer --emit-strings",
+        "--layout slot32",
+        "does NOT read",
+        "--Werror",
+        "Exit codes:",
+    ] {
+        assert!(
+            text.contains(expected),
+            "--help lacks {expected:?}:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn lowers_files_and_stdin_deterministically() {
+    let dir = scratch();
+    let out = dir.path().join("forms.vprintf.ll");
+    let forms = sample("forms.ll");
+    run([
+        Path::new("lower"),
+        Path::new("--target"),
+        Path::new("nvptx"),
+        &forms,
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_code(0);
+    let first = std::fs::read(&out).expect("output written");
+    assert!(String::from_utf8_lossy(&first).contains("call i32 @vprintf(ptr @.bare, ptr null)"));
+    assert_llvm_as(&first);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&out).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o644, "a new output file is rw-r--r--");
+    }
+    // The same through stdin and stdout, byte for byte.
+    let input = std::fs::read(&forms).expect("sample");
+    let piped = run_stdin(&["lower", "--target", "nvptx", "-"], &input).expect_code(0);
+    assert_eq!(piped.stdout, first);
+    let again = run_stdin(&["lower", "--target", "nvptx", "-", "-o", "-"], &input).expect_code(0);
+    assert_eq!(again.stdout, first);
+}
+
+#[test]
+fn a_module_without_printf_comes_out_byte_identical() {
+    // Odd spacing and comments that a printer would not reproduce.
+    let text = b"; keep me\ntarget triple = \"nvptx64-nvidia-cuda\"\ndefine   void @f() {\n  ret void   ; here\n}\n";
+    for target in ["nvptx", "amdgpu"] {
+        let out = run_stdin(&["lower", "--target", target, "-"], text).expect_code(0);
+        assert_eq!(out.stdout, text);
+        assert!(out.stderr.is_empty(), "{}", out.stderr);
+    }
+}
+
+#[test]
+fn errors_name_the_call_and_write_nothing() {
+    let dir = scratch();
+    let input = dir.path().join("bad.ll");
+    let text = std::fs::read_to_string(sample("forms.ll"))
+        .expect("sample")
+        .replace("!{i8 34}", "!{i8 7}");
+    std::fs::write(&input, &text).expect("write");
+    let out = dir.path().join("out.ll");
+    std::fs::write(&out, "previous").expect("write");
+    let run = run([
+        Path::new("lower"),
+        Path::new("--target"),
+        Path::new("nvptx"),
+        &input,
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_code(2);
+    let expected = format!(
+        "{}:13:3: error: unsupported printf form (op-tag = 7)\n  %b = call i32 (ptr, ...) @printf(ptr @.bare), !printf.form !1\n",
+        input.display()
+    );
+    assert!(run.stderr.starts_with(&expected), "{}", run.stderr);
+    assert!(run
+        .stderr
+        .ends_with("fmtstr: error: 1 error in printf lowering; nothing was written\n"));
+    assert_eq!(std::fs::read_to_string(&out).expect("out"), "previous");
+}
+
+#[test]
+fn warnings_pass_and_werror_fails_with_exit_1() {
+    let text = b"target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n@s = private constant [4 x i8] c\"%ld\\00\"\ndefine void @f(i32 %x) {\n  %r = call i32 (ptr, ...) @printf(ptr @s, i32 %x)\n  ret void\n}\ndeclare i32 @printf(ptr, ...)\n";
+    let ok = run_stdin(&["lower", "--target", "nvptx", "-"], text).expect_code(0);
+    assert!(
+        ok.stderr
+            .starts_with("<stdin>:4:3: warning: argument 1: format specifies type 'long'"),
+        "{}",
+        ok.stderr
+    );
+    assert!(ok.stderr.contains("[-Wformat]"));
+    assert!(!ok.stdout.is_empty());
+    let failed = run_stdin(&["lower", "--target", "nvptx", "--Werror", "-"], text).expect_code(1);
+    assert!(
+        failed.stderr.contains("<stdin>:4:3: error: argument 1:"),
+        "{}",
+        failed.stderr
+    );
+    assert!(failed.stderr.contains("[-Werror,-Wformat]"));
+    assert!(failed.stderr.contains("nothing was written"));
+    assert!(failed.stdout.is_empty());
+}
+
+#[test]
+fn usage_errors_say_which_option_goes_with_which_target() {
+    let forms = sample("forms.ll");
+    let forms = forms.to_str().expect("utf-8 path");
+    for (args, message) in [
+        (
+            vec!["lower", "--target", "nvptx", "--stage", "buffer", forms],
+            "--stage applies to --target amdgpu",
+        ),
+        (
+            vec!["lower", "--target", "amdgpu", "--layout", "slot32", forms],
+            "--layout applies to --target nvptx",
+        ),
+        (
+            vec![
+                "lower",
+                "--target",
+                "amdgpu",
+                "--emit-strings",
+                "x.json",
+                forms,
+            ],
+            "--emit-strings needs --stage buffer",
+        ),
+    ] {
+        let out = run(&args).expect_code(2);
+        assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
+    }
+}
+
+#[test]
+fn bitcode_goes_through_llvm_dis() {
+    let Some(llvm_as) = require(Tool::LlvmAs) else {
+        return;
+    };
+    let dir = scratch();
+    let bc = dir.path().join("forms.bc");
+    let status = Command::new(llvm_as)
+        .arg(sample("forms.ll"))
+        .arg("-o")
+        .arg(&bc)
+        .status()
+        .expect("llvm-as runs");
+    assert!(status.success());
+    let out = run([
+        Path::new("lower"),
+        Path::new("--target"),
+        Path::new("nvptx"),
+        &bc,
+    ])
+    .expect_code(0);
+    assert!(out.stdout_text().contains("@vprintf(ptr @.varargs"));
+    assert_llvm_as(&out.stdout);
+    // From stdin too (llvm-dis names the module `<stdin>` there).
+    let bytes = std::fs::read(&bc).expect("bc");
+    let piped = run_stdin(&["lower", "--target", "nvptx", "-"], &bytes).expect_code(0);
+    let body = |text: String| text.split_once('\n').map(|(_, rest)| rest.to_owned());
+    assert_eq!(body(piped.stdout_text()), body(out.stdout_text()));
+    // Without llvm-dis: a clear error.
+    let missing = run_command(
+        fmtstr()
+            .env("FMTSTR_LLVM_BINDIR", dir.path())
+            .args(["lower", "--target", "nvptx"])
+            .arg(&bc),
+    )
+    .expect_code(2);
+    assert!(
+        missing.stderr.contains("is LLVM bitcode"),
+        "{}",
+        missing.stderr
+    );
+    assert!(missing.stderr.contains("llvm-dis"), "{}", missing.stderr);
+}
+
+#[test]
+fn strings_are_a_clear_error_for_the_amd_buffer() {
+    let Some(clang) = require(Tool::Clang) else {
+        return;
+    };
+    let ir = Command::new(clang)
+        .args([
+            "--target=amdgcn-amd-amdpal",
+            "-mcpu=gfx1100",
+            "-x",
+            "c",
+            "-O1",
+            "-fno-builtin-printf",
+            "-S",
+            "-emit-llvm",
+            "-o",
+            "-",
+        ])
+        .arg(sample("strings.c"))
+        .output()
+        .expect("clang runs");
+    assert!(ir.status.success());
+    let out = run_stdin(
+        &["lower", "--target", "amdgpu", "--stage", "buffer", "-"],
+        &ir.stdout,
+    )
+    .expect_code(2);
+    assert!(
+        out.stderr
+            .contains("`%s` cannot travel through the AMD printf buffer"),
+        "{}",
+        out.stderr
+    );
+}
+
+/// The table `llvm-readobj --notes` shows in a PAL ELF, as JSON.
+fn readobj_table(readobj: &Path, elf: &Path) -> Json {
+    fn untag(value: serde_yaml::Value) -> serde_yaml::Value {
+        use serde_yaml::Value;
+        match value {
+            Value::Tagged(tagged) => untag(tagged.value),
+            Value::Sequence(items) => Value::Sequence(items.into_iter().map(untag).collect()),
+            Value::Mapping(map) => {
+                Value::Mapping(map.into_iter().map(|(k, v)| (untag(k), untag(v))).collect())
+            }
+            other => other,
+        }
+    }
+    let output = Command::new(readobj)
+        .args(["--elf-output-style=JSON", "--notes"])
+        .arg(elf)
+        .output()
+        .expect("llvm-readobj runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Json = serde_json::from_slice(&output.stdout).expect("readobj JSON");
+    for section in report[0]["NoteSections"].as_array().into_iter().flatten() {
+        for note in section["NoteSection"]["Notes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if let Some(yaml) = note["AMDGPU Metadata"].as_str() {
+                let document = untag(serde_yaml::from_str(yaml).expect("YAML"));
+                return serde_json::to_value(&document["amdpal.format_strings"]).expect("JSON");
+            }
+        }
+    }
+    panic!("no PAL metadata in {}", elf.display());
+}
+
+/// Entries with their keys in one order, for comparing views.
+fn canonical(table: &Json) -> Json {
+    let strings: Vec<Json> = table[".strings"]
+        .as_array()
+        .expect("strings")
+        .iter()
+        .map(|entry| {
+            let mut pairs: Vec<(String, Json)> = entry
+                .as_object()
+                .expect("entry")
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            pairs.sort_by(|a, b| a.0.cmp(&b.0));
+            Json::Object(pairs.into_iter().collect())
+        })
+        .collect();
+    json!({".version": table[".version"], ".strings": strings})
+}
+
+#[test]
+fn buffer_stage_elf_carries_exactly_the_expected_table() {
+    let (Some(llc), Some(readobj)) = (require(Tool::Llc), require(Tool::LlvmReadobj)) else {
+        return;
+    };
+    let dir = scratch();
+    let lowered = dir.path().join("lgc.buffer.ll");
+    let strings = dir.path().join("strings.json");
+    let out = run([
+        Path::new("lower"),
+        Path::new("--target"),
+        Path::new("amdgpu"),
+        Path::new("--stage"),
+        Path::new("buffer"),
+        Path::new("--emit-strings"),
+        &strings,
+        &sample("lgc.ll"),
+        Path::new("-o"),
+        &lowered,
+    ])
+    .expect_code(0);
+    assert!(out.stderr.is_empty(), "{}", out.stderr);
+    let expected = json!({
+        ".version": 1,
+        ".strings": [
+            {".index": FormatId::of(b"the arg: %i").get(), ".string": "the arg: %i",
+             ".argument_count": 1, ".64bit_arguments": [0]},
+            {".index": FormatId::of(b"v=%v4hlf h=%f c=%hhu d=%f\n").get(),
+             ".string": "v=%v4hlf h=%f c=%hhu d=%f\n",
+             ".argument_count": 4, ".64bit_arguments": [8]},
+            {".index": FormatId::of(b"id %llu of %u\n").get(), ".string": "id %llu of %u\n",
+             ".argument_count": 2, ".64bit_arguments": [1]},
+        ]
+    });
+    let emitted: Json =
+        serde_json::from_slice(&std::fs::read(&strings).expect("strings written")).expect("JSON");
+    assert_matches_schema("format-strings.schema.json", &emitted);
+    assert_eq!(emitted, expected);
+
+    let elf = dir.path().join("lgc.elf");
+    let compiled = Command::new(&llc)
+        .args(["-mtriple=amdgcn--amdpal", "-mcpu=gfx1100", "-filetype=obj"])
+        .arg(&lowered)
+        .arg("-o")
+        .arg(&elf)
+        .output()
+        .expect("llc runs");
+    assert!(
+        compiled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
+    let asm = Command::new(&llc)
+        .args([
+            "-mtriple=amdgcn--amdpal",
+            "-mcpu=gfx1100",
+            "-filetype=asm",
+            "-o",
+            "-",
+        ])
+        .arg(&lowered)
+        .output()
+        .expect("llc runs");
+    assert!(String::from_utf8_lossy(&asm.stdout).contains("buffer_atomic_add_u64"));
+
+    let dumped: Json = serde_json::from_slice(
+        &run([Path::new("dump"), Path::new("--json"), &elf])
+            .expect_code(0)
+            .stdout,
+    )
+    .expect("dump JSON");
+    assert_eq!(
+        canonical(&dumped[0]["format_strings"]),
+        canonical(&expected)
+    );
+    assert_eq!(
+        canonical(&readobj_table(&readobj, &elf)),
+        canonical(&expected)
+    );
+
+    // What --emit-strings wrote is what `fmtstr embed --strings` takes.
+    let embedded = dir.path().join("embedded.elf");
+    run([
+        Path::new("embed"),
+        Path::new("--strings"),
+        &strings,
+        &elf,
+        Path::new("-o"),
+        &embedded,
+    ])
+    .expect_code(0);
+    assert_eq!(
+        canonical(&readobj_table(&readobj, &embedded)),
+        canonical(&expected)
+    );
+}
