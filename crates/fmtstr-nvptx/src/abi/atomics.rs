@@ -1,0 +1,151 @@
+//! Atomics: the PTX instruction llc 19 selects for each `atomicrmw` and `cmpxchg`.
+//!
+//! Input: the operation, the value type, the pointer's state space and the target. Output:
+//! the mnemonic (`atom.global.add.u32`), or how the operation is expanded. Measured with
+//! `llc-19 -march=nvptx64` on sm_50 to sm_90, every operation on i8, i16, i32, i64, half,
+//! bfloat, float and double in the generic, global and shared spaces:
+//!
+//! - 32/64-bit: `xchg` is `exch.bN`, `add` and `sub` (negated) are `add.uN`, `and`/`or`/`xor`
+//!   are `.bN`, `max`/`min` `.sN`, `umax`/`umin` `.uN`; `nand`, `uinc_wrap`, `udec_wrap`
+//!   and `cmpxchg` are a `cas.bN` loop (`cmpxchg` is that one `cas`).
+//! - 8/16-bit: `and`/`or`/`xor` on the containing word (`and.b32`), everything else a
+//!   `cas.b32` loop on the containing word.
+//! - float: `xchg` is `exch.b32`, `fadd` `add.f32`; double: `exch.b64`, `add.f64` (sm_60);
+//!   half: `fadd` is `add.noftz.f16` (sm_70 with PTX 6.3); bfloat: `add.noftz.bf16` (sm_90);
+//!   all other floating operations are `cas` loops on the value's width (32 for half/bfloat).
+//! - vectors: a `cas` loop on their width (32 or 64 bits), on every SM; 128 bits a call to
+//!   `__atomic_compare_exchange_16`. Seed 003 rejects vector atomics below sm_90 with
+//!   `vector atomics not supported on this architecture!`; llc 19 never does.
+//! - ordering and `syncscope` change nothing in the instruction.
+
+use super::model::AtomicLowering;
+use crate::Config;
+
+/// The element of an atomic's value type, as far as selection cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomicType {
+    /// `iN` (and pointers, as their width).
+    Int(u32),
+    /// `half`.
+    Half,
+    /// `bfloat`.
+    BFloat,
+    /// `float`.
+    Float,
+    /// `double`.
+    Double,
+    /// A vector of `bits` bits in total.
+    Vector(u32),
+}
+
+/// What llc 19 does with one atomic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Selection {
+    /// Native, CAS loop or libcall.
+    pub lowering: AtomicLowering,
+    /// The `atom` instruction.
+    pub mnemonic: Option<String>,
+    /// The runtime function called instead.
+    pub libcall: Option<&'static str>,
+    /// Where seed 003 says otherwise.
+    pub note: Option<String>,
+}
+
+fn atom(space: &str, op: &str, ty: &str) -> String {
+    if space.is_empty() {
+        format!("atom.{op}.{ty}")
+    } else {
+        format!("atom.{space}.{op}.{ty}")
+    }
+}
+
+/// The selection for `op` (`xchg`, `add`, ..., or `cmpxchg`) on `ty` in `space` (`global`,
+/// `shared`, or empty for generic). `None` when the planner has no measurement for it.
+pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<Selection> {
+    let native = |op: &str, t: &str| Selection {
+        lowering: AtomicLowering::Native,
+        mnemonic: Some(atom(space, op, t)),
+        libcall: None,
+        note: None,
+    };
+    let cas = |bits: u32| Selection {
+        lowering: if op == "cmpxchg" {
+            AtomicLowering::Native
+        } else {
+            AtomicLowering::CasLoop
+        },
+        mnemonic: Some(atom(space, "cas", &format!("b{bits}"))),
+        libcall: None,
+        note: None,
+    };
+    Some(match ty {
+        AtomicType::Int(8 | 16) => match op {
+            "and" | "or" | "xor" => native(op, "b32"),
+            "cmpxchg" => Selection {
+                lowering: AtomicLowering::CasLoop,
+                ..cas(32)
+            },
+            "xchg" | "add" | "sub" | "nand" | "max" | "min" | "umax" | "umin" | "uinc_wrap"
+            | "udec_wrap" => cas(32),
+            _ => return None,
+        },
+        AtomicType::Int(bits @ (32 | 64)) => match op {
+            "xchg" => native("exch", &format!("b{bits}")),
+            "add" | "sub" => native("add", &format!("u{bits}")),
+            "and" | "or" | "xor" => native(op, &format!("b{bits}")),
+            "max" | "min" => native(op, &format!("s{bits}")),
+            "umax" => native("max", &format!("u{bits}")),
+            "umin" => native("min", &format!("u{bits}")),
+            "nand" | "uinc_wrap" | "udec_wrap" | "cmpxchg" => cas(bits),
+            _ => return None,
+        },
+        AtomicType::Int(_) => return None,
+        AtomicType::Float => match op {
+            "xchg" => native("exch", "b32"),
+            "fadd" => native("add", "f32"),
+            "fsub" | "fmax" | "fmin" | "cmpxchg" => cas(32),
+            _ => return None,
+        },
+        AtomicType::Double => match op {
+            "xchg" => native("exch", "b64"),
+            "fadd" if config.sm >= 60 => native("add", "f64"),
+            "fadd" | "fsub" | "fmax" | "fmin" | "cmpxchg" => cas(64),
+            _ => return None,
+        },
+        AtomicType::Half => match op {
+            "fadd" if config.sm >= 70 && config.ptx_version() >= 63 => native("add.noftz", "f16"),
+            "fadd" | "xchg" | "fsub" | "fmax" | "fmin" => cas(32),
+            "cmpxchg" => Selection {
+                lowering: AtomicLowering::CasLoop,
+                ..cas(32)
+            },
+            _ => return None,
+        },
+        AtomicType::BFloat => match op {
+            "fadd" if config.sm >= 90 && config.ptx_version() >= 78 => native("add.noftz", "bf16"),
+            "fadd" | "xchg" | "fsub" | "fmax" | "fmin" => cas(32),
+            "cmpxchg" => Selection {
+                lowering: AtomicLowering::CasLoop,
+                ..cas(32)
+            },
+            _ => return None,
+        },
+        AtomicType::Vector(bits) => {
+            let note = Some(if config.sm < 90 {
+                "seed 003 rejects this (`vector atomics not supported on this architecture!`); llc 19 expands vector atomics on every SM".to_string()
+            } else {
+                "llc 19 expands vector atomics; it has no vector atom instruction".to_string()
+            });
+            match bits {
+                32 | 64 => Selection { note, ..cas(bits) },
+                128 => Selection {
+                    lowering: AtomicLowering::Libcall,
+                    mnemonic: None,
+                    libcall: Some("__atomic_compare_exchange_16"),
+                    note,
+                },
+                _ => return None,
+            }
+        }
+    })
+}

@@ -1,0 +1,1098 @@
+//! The PTX `.param` planner (seed 003), matched against llc 19.
+//!
+//! Input: a module and a [`Config`]. Output: a [`Plan`] saying, for every function definition
+//! and every declaration llc emits, and for every call site and atomic, what
+//! `llc-19 -march=nvptx64` writes:
+//!
+//! - the `.param` declarations: `<func>_param_<N>` and `func_retval0` in the function's
+//!   header, `param<N>` and `retval0` at call sites; `.param .align A .b8 name[SIZE]` for
+//!   aggregates, vectors, `i128`, `half`, `bfloat` and byval parameters (SIZE the DataLayout
+//!   alloc size, A the ABI alignment, raised to 16 for local functions whose address is not
+//!   taken), scalars as `.b32`/`.b64` (integers promoted to at least 32 bits) in device
+//!   functions and as `.u8`/`.u16`/`.u32`/`.u64`/`.f32`/`.f64` in kernels;
+//! - the value parts of each parameter, argument and return value (structs split at their
+//!   field offsets, `i128` as two `i64`, 16-bit vector elements in pairs, `i8` in fours) and
+//!   their v2/v4 grouping, as the `(offset, width, arity)` of every `ld.param`/`st.param`;
+//!   scalar integer arguments and return values narrower than 32 bits move as 32 bits;
+//! - for byval parameters the row of seed 003's decision table and how llc reads them: in
+//!   place at the offsets the loads use, or from a local copy when the address escapes and
+//!   the parameter is not a grid constant (which, with `opt_byval`, the struct-args pass makes
+//!   it in kernels);
+//! - the call envelope with its module-wide call-sequence number, and the `.callprototype`
+//!   of indirect calls;
+//! - the `atom` instruction of every `atomicrmw` and `cmpxchg` ([`atomics`]).
+//!
+//! Variadic functions: llc 19 expands `...` before instruction selection into a pointer to a
+//! buffer of the arguments at natural alignment, passed as one more `.b64` parameter. Seed
+//! 003's `<func>_vararg` parameter does not exist in llc 19's output.
+//!
+//! The planner never guesses: what it cannot predict (odd integer widths, scalable vectors,
+//! `invoke`, unknown atomics) is a [`Finding`], and the function's plan leaves it out.
+
+pub mod atomics;
+pub mod model;
+
+use std::collections::{HashMap, HashSet};
+
+use fmtstr_ir::{
+    Attr, CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value,
+};
+
+pub use model::*;
+
+use crate::annotations::Annotations;
+use crate::parts::{self, Part};
+use crate::struct_args::{self, ByvalParam};
+use crate::Config;
+
+/// Seed 003's `NVPTXISD` numbers for the envelope nodes it names.
+mod opcode {
+    pub const DECLARE_RET_PARAM: u32 = 0x13D;
+    pub const DECLARE_SCALAR_PARAM: u32 = 0x13E;
+    pub const PARAM_CALL_START: u32 = 0x1FD;
+    pub const PARAM_CALL_END: u32 = 0x1FE;
+    pub const CALL_NON_REG_PROTOTYPE: u32 = 0x201;
+    pub const CALL_NON_REG: u32 = 0x202;
+    pub const CALL_SEQ_BEGIN: u32 = 0x203;
+    pub const CALL_ARG: u32 = 0x204;
+}
+
+/// Plans `m` as llc 19 compiles it after `struct_args::run(m, config)`.
+pub fn plan(m: &Module, config: &Config) -> Plan {
+    Planner::new(m, config).run()
+}
+
+struct Planner<'m> {
+    m: &'m Module,
+    config: Config,
+    annotations: Annotations,
+    byval: HashMap<(FuncId, usize), ByvalParam>,
+    /// Whether the struct-args pass rewrites this module (it refuses a module as a whole).
+    pass_runs: bool,
+    address_taken: HashSet<FuncId>,
+    seq: u32,
+    findings: Vec<Finding>,
+}
+
+fn part_plans(list: &[Part]) -> Vec<PartPlan> {
+    list.iter()
+        .map(|p| PartPlan {
+            offset: p.offset,
+            ty: p.mvt.name(),
+            bits: (p.mvt.store_size() * 8) as u32,
+        })
+        .collect()
+}
+
+fn access_plans(list: Vec<parts::Access>) -> Vec<AccessPlan> {
+    list.into_iter().map(AccessPlan::from).collect()
+}
+
+/// `NVPTXAssignValidGlobalNames`: local symbols lose characters PTX does not allow.
+fn ptx_symbol(name: &str, local: bool) -> String {
+    if !local {
+        return name.to_string();
+    }
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() || c == '_' || c == '$' {
+            out.push(c);
+        } else {
+            out.push_str("_$_");
+        }
+    }
+    out
+}
+
+fn header_words(m: &Module, f: FuncId) -> Vec<String> {
+    let text = m.function(f).source_text();
+    let end = text.iter().position(|&b| b == b'@').unwrap_or(text.len());
+    String::from_utf8_lossy(&text[..end])
+        .split_whitespace()
+        .map(str::to_string)
+        .collect()
+}
+
+fn param_align_attr(attrs: &[Attr]) -> Option<u64> {
+    attrs.iter().find_map(|a| match a {
+        Attr::Align(n) => Some(*n),
+        _ => None,
+    })
+}
+
+impl<'m> Planner<'m> {
+    fn new(m: &'m Module, config: &Config) -> Planner<'m> {
+        let annotations = Annotations::read(m);
+        let analysed = struct_args::analyze(m, &annotations);
+        let pass_runs = config.opt_byval
+            && analysed.iter().all(|p| {
+                p.problems.is_empty()
+                    && (p.escapes.is_empty()
+                        || !annotations.is_kernel(m, p.func)
+                        || config.has_cvta_param()
+                        || annotations.is_grid_constant(p.func, p.index))
+            });
+        let mut findings = Vec::new();
+        if config.opt_byval && !pass_runs {
+            let mut scratch = m.clone();
+            if let Err(error) = struct_args::run(&mut scratch, config) {
+                for d in error.diagnostics() {
+                    findings.push(Finding {
+                        line: d.line,
+                        column: d.column,
+                        function: d.function.clone(),
+                        message: format!(
+                            "struct-args refuses the module, so llc sees it unlowered: {}",
+                            d.message
+                        ),
+                    });
+                }
+            }
+        }
+        let byval = analysed
+            .into_iter()
+            .map(|p| ((p.func, p.index), p))
+            .collect();
+        Planner {
+            m,
+            config: *config,
+            annotations,
+            byval,
+            pass_runs,
+            address_taken: address_taken(m),
+            seq: 0,
+            findings,
+        }
+    }
+
+    fn run(mut self) -> Plan {
+        let m = self.m;
+        let mut functions = Vec::new();
+        for func in m.functions() {
+            let name = func.name_str();
+            if func.is_declaration() && name.starts_with("llvm.") {
+                continue;
+            }
+            functions.push(self.function(func.id()));
+        }
+        Plan {
+            file: m.file_name().to_string(),
+            config: ConfigEcho {
+                opt_byval: self.config.opt_byval,
+                sm: self.config.sm,
+                ptx_version: self.config.ptx_version(),
+            },
+            functions,
+            findings: self.findings,
+        }
+    }
+
+    fn finding(&mut self, f: FuncId, inst: Option<InstId>, message: String) {
+        let pos = inst.and_then(|i| self.m.inst(i).source_pos());
+        self.findings.push(Finding {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            function: self.m.function(f).name_str().into_owned(),
+            message,
+        });
+    }
+
+    fn is_local(&self, f: FuncId) -> bool {
+        header_words(self.m, f)
+            .iter()
+            .any(|w| w == "internal" || w == "private")
+    }
+
+    fn abi_align(&self, ty: TypeId) -> u64 {
+        self.m
+            .data_layout()
+            .abi_align(self.m.types(), ty)
+            .unwrap_or(1)
+    }
+
+    fn alloc_size(&self, ty: TypeId) -> u64 {
+        self.m
+            .data_layout()
+            .alloc_size(self.m.types(), ty)
+            .unwrap_or(0)
+    }
+
+    /// `getFunctionParamOptimizedAlign`: the ABI alignment, at least 16 for a local function
+    /// whose address is not taken (llc may then choose the alignment itself).
+    fn optimized_align(&self, f: Option<FuncId>, ty: TypeId) -> u64 {
+        let abi = self.abi_align(ty).min(128);
+        match f {
+            Some(f) if self.is_local(f) && !self.address_taken.contains(&f) => abi.max(16),
+            _ => abi,
+        }
+    }
+
+    fn should_pass_as_array(&self, ty: TypeId) -> bool {
+        matches!(
+            self.m.types().get(ty),
+            Type::Struct(_)
+                | Type::Array { .. }
+                | Type::Vector { .. }
+                | Type::Int { bits: 128 }
+                | Type::Half
+                | Type::BFloat
+        )
+    }
+
+    /// The `.b<N>` width of a scalar in a device function's signature or at a call site.
+    fn scalar_bits(&self, ty: TypeId) -> Option<u32> {
+        match self.m.types().get(ty) {
+            Type::Int { bits } => Some(promote(bits)),
+            Type::Ptr { addrspace } => Some(self.m.data_layout().pointer(addrspace).size_bits),
+            Type::Float => Some(32),
+            Type::Double => Some(64),
+            _ => None,
+        }
+    }
+
+    fn kernel_scalar(&self, ty: TypeId) -> Option<String> {
+        Some(match self.m.types().get(ty) {
+            Type::Int { bits: 1 } => "u8".into(),
+            Type::Int { bits } if bits <= 64 => format!("u{bits}"),
+            Type::Ptr { addrspace } => {
+                format!("u{}", self.m.data_layout().pointer(addrspace).size_bits)
+            }
+            Type::Float => "f32".into(),
+            Type::Double => "f64".into(),
+            _ => return None,
+        })
+    }
+
+    fn parts(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId) -> Vec<Part> {
+        match parts::value_parts(self.m, ty, 0) {
+            Ok(p) => p,
+            Err(parts::Unsupported(why)) => {
+                self.finding(f, at, format!("no parameter plan: {why}"));
+                Vec::new()
+            }
+        }
+    }
+
+    /// A finding when llc 19 cannot store these parts into `.param` space.
+    fn check_store(
+        &mut self,
+        f: FuncId,
+        at: Option<InstId>,
+        list: &[Part],
+        align: u64,
+        what: &str,
+    ) {
+        if let Some(offset) = parts::store_crashes_llc(list, align) {
+            self.finding(
+                f,
+                at,
+                format!(
+                    "llc 19 aborts {what} a <2 x i16> or <4 x i8> at byte {offset} of a value aligned to less than 4 (`Copy one register into another with a different width`)"
+                ),
+            );
+        }
+    }
+
+    fn is_scalar_int(&self, ty: TypeId) -> bool {
+        matches!(self.m.types().get(ty), Type::Int { bits } if bits < 32)
+    }
+
+    fn function(&mut self, f: FuncId) -> FunctionPlan {
+        let m = self.m;
+        let func = m.function(f);
+        let name = func.name_str().into_owned();
+        let local = self.is_local(f);
+        let ptx_name = ptx_symbol(&name, local);
+        let kernel = self.annotations.is_kernel(m, f);
+        let definition = !func.is_declaration();
+        let words = header_words(m, f);
+        let weak = words.iter().any(|w| {
+            matches!(
+                w.as_str(),
+                "weak" | "weak_odr" | "linkonce" | "linkonce_odr" | "common"
+            )
+        });
+        let directive = if !definition {
+            ".extern .func"
+        } else if kernel {
+            ".visible .entry"
+        } else if local {
+            ".func"
+        } else if weak {
+            ".weak .func"
+        } else {
+            ".visible .func"
+        }
+        .to_string();
+        let line = first_line(m, f);
+        let emitted = definition || m.global_uses(func.global().id()) > 0;
+
+        // Parameters.
+        let (_, param_tys, vararg) = m
+            .types()
+            .function_parts(func.function_type())
+            .map(|(r, p, v)| (r, p.to_vec(), v))
+            .unwrap_or((TypeId::VOID, Vec::new(), false));
+        let mut params = Vec::new();
+        for (index, &ty) in param_tys.iter().enumerate() {
+            let arg = func.param(index);
+            let attrs = arg.map(|a| a.attrs()).unwrap_or(&[]);
+            let pname = format!("{ptx_name}_param_{index}");
+            let ir_type = m.types().display(ty).to_string();
+            if let Some(ety) = arg.and_then(|a| a.byval()) {
+                params.push(self.byval_param(f, index, &pname, ety, attrs, kernel, ir_type));
+                continue;
+            }
+            let parts = self.parts(f, None, ty);
+            let (declaration, align) = if self.should_pass_as_array(ty) {
+                let align = self.optimized_align(Some(f), ty);
+                (
+                    format!(".param .align {align} .b8 {pname}[{}]", self.alloc_size(ty)),
+                    align,
+                )
+            } else if kernel {
+                let t = self.kernel_scalar(ty).unwrap_or_else(|| "b0".into());
+                (format!(".param .{t} {pname}"), self.abi_align(ty))
+            } else {
+                let bits = self.scalar_bits(ty).unwrap_or(0);
+                (format!(".param .b{bits} {pname}"), self.abi_align(ty))
+            };
+            let used = arg.is_some_and(|a| !m.uses(Value::Arg(a.id())).is_empty());
+            let reads = if used {
+                let packed = matches!(m.types().get(ty), Type::Struct(s) if s.packed);
+                access_plans(parts::accesses_at(
+                    &parts,
+                    align,
+                    0,
+                    parts::Site::Formal { packed },
+                ))
+            } else {
+                Vec::new()
+            };
+            params.push(ParamPlan {
+                index,
+                name: pname,
+                ir_type,
+                byval: None,
+                vararg_buffer: false,
+                declaration,
+                reads: Some(reads),
+                parts: part_plans(&parts),
+                row: None,
+                read_mode: ReadMode::Value,
+            });
+        }
+        if vararg {
+            let index = param_tys.len();
+            let pname = format!("{ptx_name}_param_{index}");
+            params.push(ParamPlan {
+                index,
+                name: pname.clone(),
+                ir_type: "ptr".into(),
+                byval: None,
+                vararg_buffer: true,
+                declaration: format!(".param .b64 {pname}"),
+                parts: vec![PartPlan {
+                    offset: 0,
+                    ty: "i64".into(),
+                    bits: 64,
+                }],
+                row: None,
+                read_mode: ReadMode::Value,
+                reads: Some(vec![AccessPlan {
+                    offset: 0,
+                    bits: 64,
+                    vector: 1,
+                }]),
+            });
+        }
+
+        // The return value.
+        let ret = func.return_type();
+        let (return_declaration, return_parts, ret_align) = if ret == TypeId::VOID {
+            (None, Vec::new(), 1)
+        } else {
+            if kernel {
+                self.finding(
+                    f,
+                    None,
+                    "a kernel returns a value; PTX entries return nothing".into(),
+                );
+            }
+            let parts = self.parts(f, None, ret);
+            if self.should_pass_as_array(ret) {
+                let align = self.optimized_align(Some(f), ret);
+                (
+                    Some(format!(
+                        ".param .align {align} .b8 func_retval0[{}]",
+                        self.alloc_size(ret)
+                    )),
+                    parts,
+                    align,
+                )
+            } else {
+                let bits = self.scalar_bits(ret).unwrap_or(0);
+                (
+                    Some(format!(".param .b{bits} func_retval0")),
+                    parts,
+                    self.abi_align(ret),
+                )
+            }
+        };
+        let widen_ret = if self.is_scalar_int(ret) { 32 } else { 0 };
+        // LowerReturn checks scalar parts of aggregates against the type's ABI alignment.
+        let ret_check_align = if matches!(m.types().get(ret), Type::Struct(_) | Type::Array { .. })
+        {
+            self.abi_align(ret)
+        } else {
+            0
+        };
+        if definition {
+            let check = if ret_check_align > 0 {
+                ret_check_align
+            } else {
+                ret_align
+            };
+            self.check_store(f, None, &return_parts, check, "returning");
+        }
+
+        let mut returns = Vec::new();
+        let mut calls = Vec::new();
+        let mut atomics = Vec::new();
+        if definition {
+            for inst in func.instructions() {
+                match inst.opcode() {
+                    Opcode::Ret if ret != TypeId::VOID => returns.push(ReturnPlan {
+                        line: inst.source_pos().map_or(0, |p| p.line),
+                        stores: access_plans(parts::accesses_at(
+                            &return_parts,
+                            ret_align,
+                            widen_ret,
+                            parts::Site::Return {
+                                type_align: ret_check_align,
+                            },
+                        )),
+                    }),
+                    Opcode::Call => {
+                        if let Some(call) = self.call(f, inst.id()) {
+                            calls.push(call);
+                        }
+                    }
+                    Opcode::Invoke | Opcode::CallBr => self.finding(
+                        f,
+                        Some(inst.id()),
+                        format!(
+                            "`{}` is not planned (NVPTX has no exceptions); call sequence numbers after it may be off",
+                            inst.opcode().keyword()
+                        ),
+                    ),
+                    Opcode::AtomicRmw | Opcode::CmpXchg => {
+                        if let Some(a) = self.atomic(f, kernel, inst.id()) {
+                            atomics.push(a);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+
+        FunctionPlan {
+            name,
+            ptx_name,
+            kind: if kernel {
+                FunctionKind::Kernel
+            } else {
+                FunctionKind::Device
+            },
+            definition,
+            emitted,
+            line,
+            directive,
+            return_declaration,
+            params,
+            return_parts: part_plans(&return_parts),
+            returns,
+            calls,
+            atomics,
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn byval_param(
+        &mut self,
+        f: FuncId,
+        index: usize,
+        pname: &str,
+        ety: TypeId,
+        attrs: &[Attr],
+        kernel: bool,
+        ir_type: String,
+    ) -> ParamPlan {
+        let attr_align = param_align_attr(attrs).unwrap_or(1);
+        let align = attr_align.max(self.optimized_align(Some(f), ety));
+        let parts = self.parts(f, None, ety);
+        let declaration = format!(
+            ".param .align {align} .b8 {pname}[{}]",
+            self.alloc_size(ety)
+        );
+        let analysis = self.byval.get(&(f, index)).cloned();
+        let escapes = analysis.as_ref().is_some_and(|a| !a.escapes.is_empty());
+        let clean = analysis.as_ref().is_none_or(|a| a.problems.is_empty());
+        let annotated = self.annotations.is_grid_constant(f, index);
+        let grid = kernel
+            && (annotated || (self.pass_runs && escapes && clean && self.config.has_cvta_param()));
+        let row = if !kernel {
+            Row::DeviceByval
+        } else if grid {
+            Row::KernelByvalGrid
+        } else {
+            Row::KernelByval
+        };
+        let read_mode = if !clean || (escapes && !grid) {
+            ReadMode::LocalCopy
+        } else if escapes {
+            ReadMode::GridConstant
+        } else {
+            ReadMode::InPlace
+        };
+        let reads = match read_mode {
+            // llc copies every byte, in pieces of its choosing.
+            ReadMode::LocalCopy => None,
+            _ => analysis.as_ref().and_then(|a| {
+                let mut out = Vec::new();
+                for r in &a.reads {
+                    let offset = u64::try_from(r.offset?).ok()?;
+                    let align = r.align.max(parts::common_align(align, offset));
+                    out.extend(self.load_accesses(r.ty, offset, align)?);
+                }
+                Some(out)
+            }),
+        };
+        ParamPlan {
+            index,
+            name: pname.to_string(),
+            ir_type,
+            byval: Some(self.m.types().display(ety).to_string()),
+            vararg_buffer: false,
+            declaration,
+            parts: part_plans(&parts),
+            row: Some(row),
+            read_mode,
+            reads,
+        }
+    }
+
+    /// The `ld.param` of an ordinary load of `ty` from the parameter space.
+    fn load_accesses(&self, ty: TypeId, offset: u64, align: u64) -> Option<Vec<AccessPlan>> {
+        let m = self.m;
+        let one = |bits: u32, n: u32| {
+            let bytes = u64::from(bits / 8);
+            if n == 1 && align < bytes {
+                // A misaligned load is split into pieces of the alignment.
+                let piece = align.max(1);
+                return Some(
+                    (0..bytes / piece)
+                        .map(|k| AccessPlan {
+                            offset: offset + k * piece,
+                            bits: (piece * 8) as u32,
+                            vector: 1,
+                        })
+                        .collect(),
+                );
+            }
+            Some(vec![AccessPlan {
+                offset,
+                bits,
+                vector: n,
+            }])
+        };
+        match m.types().get(ty) {
+            Type::Int { bits } if matches!(bits, 1 | 8 | 16 | 32 | 64) => one(bits.max(8), 1),
+            Type::Half | Type::BFloat => one(16, 1),
+            Type::Float => one(32, 1),
+            Type::Double => one(64, 1),
+            Type::Ptr { addrspace } => one(m.data_layout().pointer(addrspace).size_bits, 1),
+            Type::Vector { len, elem, .. } if len == 2 || len == 4 => {
+                let bits = match m.types().get(elem) {
+                    Type::Int {
+                        bits: b @ (32 | 64),
+                    } => b,
+                    Type::Float => 32,
+                    Type::Double => 64,
+                    _ => return None,
+                };
+                let size = u64::from(len * bits / 8);
+                if size > 16 || align < size {
+                    return None;
+                }
+                one(bits, len)
+            }
+            _ => None,
+        }
+    }
+
+    fn call(&mut self, f: FuncId, inst: InstId) -> Option<CallPlan> {
+        let m = self.m;
+        let view = m.inst(inst);
+        let call = view.as_call()?;
+        let callee_op = call.callee();
+        if let Value::Const(c) = callee_op.value {
+            if let Constant::Other(text) = m.constant(c) {
+                if text.starts_with(b"asm") {
+                    return None;
+                }
+            }
+        }
+        let fn_ty = call.function_type();
+        let direct = call
+            .called_function()
+            .filter(|&c| m.function(c).function_type() == fn_ty);
+        if let Some(c) = direct {
+            if m.function(c).name_str().starts_with("llvm.") {
+                return None;
+            }
+        }
+        if direct.is_none() && call.called_function().is_some() {
+            self.finding(
+                f,
+                Some(inst),
+                "the call's type differs from the callee's; planned as an indirect call".into(),
+            );
+        }
+        let (ret, params, vararg) = m
+            .types()
+            .function_parts(fn_ty)
+            .map(|(r, p, v)| (r, p.to_vec(), v))
+            .unwrap_or((TypeId::VOID, Vec::new(), false));
+        let seq = self.seq;
+        self.seq += 1;
+        let pos = view.source_pos();
+        let row = if direct.is_some() {
+            Row::Direct
+        } else {
+            Row::Indirect
+        };
+        let call_args: Vec<CallArg<'_>> = call.args().collect();
+        let mut args = Vec::new();
+        let mut proto_params = Vec::new();
+        for (i, arg) in call_args.iter().take(params.len()).enumerate() {
+            let pname = format!("param{i}");
+            if let Some(ety) = arg.byval() {
+                let initial = arg.align().unwrap_or_else(|| self.abi_align(ety));
+                let align = match direct {
+                    Some(c) => initial.max(self.optimized_align(Some(c), ety)),
+                    None => initial,
+                };
+                let size = self.alloc_size(ety);
+                let parts = self.parts(f, Some(inst), ety);
+                self.check_store(f, Some(inst), &parts, align, "passing");
+                proto_params.push(format!(".param .align {initial} .b8 _[{size}]"));
+                args.push(ArgPlan {
+                    index: i,
+                    name: pname.clone(),
+                    declaration: format!(".param .align {align} .b8 {pname}[{size}]"),
+                    byval: true,
+                    row: Row::DeviceByval,
+                    stores: access_plans(parts::accesses(&parts, align, 0)),
+                    parts: part_plans(&parts),
+                });
+                continue;
+            }
+            let ty = arg.operand.ty;
+            let parts = self.parts(f, Some(inst), ty);
+            let (declaration, proto, align) = if self.should_pass_as_array(ty) {
+                let align = match direct {
+                    Some(c) => self.optimized_align(Some(c), ty),
+                    None => self.abi_align(ty),
+                };
+                let size = self.alloc_size(ty);
+                (
+                    format!(".param .align {align} .b8 {pname}[{size}]"),
+                    format!(".param .align {align} .b8 _[{size}]"),
+                    align,
+                )
+            } else {
+                let bits = self.scalar_bits(ty).unwrap_or(0);
+                (
+                    format!(".param .b{bits} {pname}"),
+                    format!(".param .b{bits} _"),
+                    self.abi_align(ty),
+                )
+            };
+            proto_params.push(proto);
+            self.check_store(f, Some(inst), &parts, align, "passing");
+            let widen = if self.is_scalar_int(ty) { 32 } else { 0 };
+            args.push(ArgPlan {
+                index: i,
+                name: pname,
+                declaration,
+                byval: false,
+                row,
+                stores: access_plans(parts::accesses(&parts, align, widen)),
+                parts: part_plans(&parts),
+            });
+        }
+        let mut vararg_buffer = Vec::new();
+        if vararg {
+            let i = params.len();
+            let pname = format!("param{i}");
+            let mut offset = 0u64;
+            for arg in call_args.iter().skip(params.len()) {
+                let (ty, align) = match arg.byval() {
+                    Some(ety) => (ety, arg.align().unwrap_or_else(|| self.abi_align(ety))),
+                    None => (arg.operand.ty, self.abi_align(arg.operand.ty)),
+                };
+                offset = offset.div_ceil(align.max(1)) * align.max(1);
+                let size = self.alloc_size(ty);
+                vararg_buffer.push(VarargSlot {
+                    index: arg.index,
+                    offset,
+                    size,
+                });
+                offset += size;
+            }
+            proto_params.push(".param .b64 _".into());
+            args.push(ArgPlan {
+                index: i,
+                name: pname.clone(),
+                declaration: format!(".param .b64 {pname}"),
+                byval: false,
+                row,
+                parts: vec![PartPlan {
+                    offset: 0,
+                    ty: "i64".into(),
+                    bits: 64,
+                }],
+                stores: vec![AccessPlan {
+                    offset: 0,
+                    bits: 64,
+                    vector: 1,
+                }],
+            });
+        }
+        // The result.
+        let (return_declaration, return_loads, proto_ret) = if ret == TypeId::VOID {
+            (None, Vec::new(), "()".to_string())
+            // llc writes `()_ (` for void and `(.param .b32 _) _ (` otherwise.
+        } else {
+            let parts = self.parts(f, Some(inst), ret);
+            let widen = if self.is_scalar_int(ret) { 32 } else { 0 };
+            if self.should_pass_as_array(ret) {
+                let align = match direct {
+                    Some(c) => self.optimized_align(Some(c), ret),
+                    None => self.abi_align(ret),
+                };
+                let size = self.alloc_size(ret);
+                (
+                    Some(format!(".param .align {align} .b8 retval0[{size}]")),
+                    access_plans(parts::accesses(&parts, align, widen)),
+                    format!("(.param .align {align} .b8 _[{size}])"),
+                )
+            } else {
+                let bits = self.scalar_bits(ret).unwrap_or(0);
+                (
+                    Some(format!(".param .b{bits} retval0")),
+                    access_plans(parts::accesses(&parts, self.abi_align(ret), widen)),
+                    format!("(.param .b{bits} _)"),
+                )
+            }
+        };
+        let callee = match direct {
+            Some(c) => {
+                let local = self.is_local(c);
+                CalleePlan {
+                    kind: CalleeKind::Direct,
+                    name: Some(ptx_symbol(&m.function(c).name_str(), local)),
+                    prototype: None,
+                }
+            }
+            None => CalleePlan {
+                kind: CalleeKind::Indirect,
+                name: None,
+                prototype: Some(format!(
+                    "prototype_{seq} : .callprototype {proto_ret}{}_ ({});",
+                    if ret == TypeId::VOID { "" } else { " " },
+                    proto_params.join(", ")
+                )),
+            },
+        };
+        let envelope = envelope(seq, &callee, &args, &return_declaration, &return_loads);
+        Some(CallPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            seq,
+            callee,
+            row,
+            args,
+            vararg_buffer,
+            return_declaration,
+            return_loads,
+            envelope,
+        })
+    }
+
+    fn atomic(&mut self, f: FuncId, kernel: bool, inst: InstId) -> Option<AtomicPlan> {
+        let m = self.m;
+        let view = m.inst(inst);
+        let text = String::from_utf8_lossy(view.text()).into_owned();
+        let (operation, value_ty) = if view.opcode() == Opcode::CmpXchg {
+            ("cmpxchg".to_string(), view.operand(1)?.ty)
+        } else {
+            let word = text
+                .split_whitespace()
+                .skip_while(|w| *w != "atomicrmw")
+                .skip(1)
+                .find(|w| *w != "volatile")
+                .unwrap_or("")
+                .to_string();
+            (word, view.ty())
+        };
+        let pointer = view.operand(0)?;
+        let space = match pointer_space(m, kernel, pointer, 0) {
+            0 => "",
+            1 => "global",
+            3 => "shared",
+            other => {
+                self.finding(
+                    f,
+                    Some(inst),
+                    format!("an atomic in address space {other} is not planned"),
+                );
+                return None;
+            }
+        };
+        let atomic_ty = match m.types().get(value_ty) {
+            Type::Int { bits } => atomics::AtomicType::Int(bits),
+            Type::Ptr { addrspace } => {
+                atomics::AtomicType::Int(m.data_layout().pointer(addrspace).size_bits)
+            }
+            Type::Half => atomics::AtomicType::Half,
+            Type::BFloat => atomics::AtomicType::BFloat,
+            Type::Float => atomics::AtomicType::Float,
+            Type::Double => atomics::AtomicType::Double,
+            Type::Vector { .. } => atomics::AtomicType::Vector(
+                (m.data_layout().store_size(m.types(), value_ty).unwrap_or(0) * 8) as u32,
+            ),
+            _ => atomics::AtomicType::Int(0),
+        };
+        let op_key = if operation == "cmpxchg" {
+            "cmpxchg"
+        } else {
+            operation.as_str()
+        };
+        let Some(selection) = atomics::select(op_key, atomic_ty, space, &self.config) else {
+            self.finding(
+                f,
+                Some(inst),
+                format!(
+                    "no measurement for `{operation}` on `{}`",
+                    m.types().display(value_ty)
+                ),
+            );
+            return None;
+        };
+        if selection.libcall.is_some() {
+            // The runtime call is a call sequence of its own.
+            self.seq += 1;
+        }
+        let pos = view.source_pos();
+        Some(AtomicPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            operation: if operation == "cmpxchg" {
+                operation
+            } else {
+                format!("atomicrmw {operation}")
+            },
+            value_type: m.types().display(value_ty).to_string(),
+            space: if space.is_empty() { "generic" } else { space }.to_string(),
+            lowering: selection.lowering,
+            mnemonic: selection.mnemonic,
+            libcall: selection.libcall.map(str::to_string),
+            note: selection.note,
+        })
+    }
+}
+
+/// `promoteScalarArgumentSize`.
+fn promote(bits: u32) -> u32 {
+    if bits <= 32 {
+        32
+    } else if bits <= 64 {
+        64
+    } else {
+        bits
+    }
+}
+
+fn first_line(m: &Module, f: FuncId) -> u32 {
+    let text = m.function(f).source_text();
+    if text.is_empty() {
+        return 0;
+    }
+    let src = m.source();
+    let start = text.as_ptr() as usize - src.as_ptr() as usize;
+    1 + src[..start.min(src.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count() as u32
+}
+
+/// Functions whose address is used other than as the callee of a call.
+fn address_taken(m: &Module) -> HashSet<FuncId> {
+    let mut called: HashMap<FuncId, usize> = HashMap::new();
+    let mut taken = HashSet::new();
+    for func in m.functions() {
+        for inst in func.instructions() {
+            let callee = inst.as_call().and_then(|c| c.called_function());
+            for (i, op) in inst.operands().enumerate() {
+                if let Value::Global(g) = op.value {
+                    if let Some(target) = m.global(g).as_function() {
+                        if i == 0 && callee == Some(target) {
+                            *called.entry(target).or_default() += 1;
+                        } else {
+                            taken.insert(target);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for func in m.functions() {
+        let uses = m.global_uses(func.global().id());
+        if uses > called.get(&func.id()).copied().unwrap_or(0) {
+            taken.insert(func.id());
+        }
+    }
+    taken
+}
+
+/// The state space llc infers for an atomic's pointer: 1 global, 3 shared, 0 generic.
+fn pointer_space(m: &Module, kernel: bool, op: Operand, depth: u32) -> u32 {
+    if let Some(a) = m.types().ptr_addrspace(op.ty) {
+        if a != 0 {
+            return a;
+        }
+    }
+    if depth > 32 {
+        return 0;
+    }
+    match op.value {
+        Value::Inst(i) => {
+            let inst = m.inst(i);
+            match inst.opcode() {
+                Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => inst
+                    .operand(0)
+                    .map_or(0, |base| pointer_space(m, kernel, base, depth + 1)),
+                _ => 0,
+            }
+        }
+        Value::Arg(a) => {
+            let arg = m.arg(a);
+            // NVPTXLowerArgs: a kernel's pointer parameters point to global memory (CUDA).
+            if kernel && arg.byval().is_none() {
+                1
+            } else {
+                0
+            }
+        }
+        Value::Global(g) => match m.global(g).as_function() {
+            Some(_) => 0,
+            // Globals in the generic space are moved to the global space by llc.
+            None => 1,
+        },
+        Value::Const(c) => match m.constant(c) {
+            Constant::Expr {
+                opcode: Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast,
+                operands,
+                ..
+            } => operands
+                .first()
+                .map_or(0, |&base| pointer_space(m, kernel, base, depth + 1)),
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+fn envelope(
+    seq: u32,
+    callee: &CalleePlan,
+    args: &[ArgPlan],
+    ret: &Option<String>,
+    loads: &[AccessPlan],
+) -> Vec<EnvelopeStep> {
+    let mut steps = vec![EnvelopeStep {
+        opcode: Some(opcode::CALL_SEQ_BEGIN),
+        name: "CallSeqBegin",
+        detail: format!("{{ // callseq {seq}, 0"),
+    }];
+    if let Some(decl) = ret {
+        steps.push(EnvelopeStep {
+            opcode: Some(opcode::DECLARE_RET_PARAM),
+            name: "DeclareRetParam",
+            detail: format!("{decl};"),
+        });
+    }
+    steps.push(EnvelopeStep {
+        opcode: Some(opcode::PARAM_CALL_START),
+        name: "ParamCallStart",
+        detail: String::new(),
+    });
+    for arg in args {
+        let scalar = !arg.declaration.contains(".align");
+        steps.push(EnvelopeStep {
+            opcode: Some(if scalar {
+                opcode::DECLARE_SCALAR_PARAM
+            } else {
+                opcode::CALL_ARG
+            }),
+            name: if scalar {
+                "DeclareScalarParam"
+            } else {
+                "DeclareParam"
+            },
+            detail: format!("{};", arg.declaration),
+        });
+        for s in &arg.stores {
+            steps.push(EnvelopeStep {
+                opcode: Some(opcode::CALL_ARG),
+                name: "StoreParam",
+                detail: format!("st.param{} [{}+{}]", width_suffix(s), arg.name, s.offset),
+            });
+        }
+    }
+    steps.push(match callee.kind {
+        CalleeKind::Direct => EnvelopeStep {
+            opcode: Some(opcode::CALL_NON_REG),
+            name: "CallNonReg",
+            detail: format!("call.uni {}", callee.name.as_deref().unwrap_or("")),
+        },
+        CalleeKind::Indirect => EnvelopeStep {
+            opcode: Some(opcode::CALL_NON_REG_PROTOTYPE),
+            name: "CallNonRegPrototype",
+            detail: callee.prototype.clone().unwrap_or_default(),
+        },
+    });
+    for l in loads {
+        steps.push(EnvelopeStep {
+            opcode: None,
+            name: "LoadParam",
+            detail: format!("ld.param{} [retval0+{}]", width_suffix(l), l.offset),
+        });
+    }
+    steps.push(EnvelopeStep {
+        opcode: Some(opcode::PARAM_CALL_END),
+        name: "ParamCallEnd",
+        detail: format!("}} // callseq {seq}"),
+    });
+    steps
+}
+
+fn width_suffix(a: &AccessPlan) -> String {
+    if a.vector > 1 {
+        format!(".v{}.b{}", a.vector, a.bits)
+    } else {
+        format!(".b{}", a.bits)
+    }
+}

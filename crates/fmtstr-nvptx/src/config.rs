@@ -1,0 +1,56 @@
+//! The one configuration value both halves of the crate read.
+//!
+//! Seed 002's lockstep rule: the struct-argument pass and the consumer of its output (there
+//! MemorySpaceOpt, here the `.param` planner) must agree on whether byval aggregates are read
+//! in place from the parameter space. A mismatch still type-checks and fails far away (an
+//! "invalid launch argument" at verification, or a plan that does not describe the PTX). So
+//! the setting lives in exactly one place: a [`Config`] value that both
+//! [`struct_args::run`](crate::struct_args::run) and [`abi::plan`](crate::abi::plan) take. Neither
+//! has a setting of its own, so there is no way to enable it for one and not the other.
+
+/// How byval aggregates and the target are treated, for the pass and the planner alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Config {
+    /// Seed 002's `opt-byval`: rewrite byval aggregate parameters into parameter-space reads
+    /// (and, in kernels, address escapes into `grid_constant` parameters). When false the pass
+    /// changes nothing and the planner predicts what llc does with the unlowered module: a
+    /// local copy for every byval parameter whose address escapes.
+    pub opt_byval: bool,
+    /// The SM version llc compiles for (`-mcpu=sm_90` is 90). Decides which atomics are native
+    /// and whether a kernel parameter's address can be taken in place (`cvta.param`, sm_70).
+    pub sm: u32,
+}
+
+impl Default for Config {
+    /// `opt_byval` on, sm_90: what `llc-19 -march=nvptx64 -mcpu=sm_90` is judged against.
+    fn default() -> Self {
+        Config {
+            opt_byval: true,
+            sm: 90,
+        }
+    }
+}
+
+impl Config {
+    /// The PTX ISA version llc 19 emits by default for this SM (`.version`), which decides
+    /// a few atomics together with the SM (NVPTX.td: the lowest version each SM needs).
+    pub fn ptx_version(&self) -> u32 {
+        match self.sm {
+            0..=52 => 32,
+            53..=69 => 50,
+            70..=71 => 60,
+            72..=74 => 61,
+            75..=79 => 63,
+            80..=85 => 70,
+            86 => 71,
+            87 => 74,
+            _ => 78,
+        }
+    }
+
+    /// Whether PTX can take a kernel parameter's address in place (`cvta.param`: sm_70 and
+    /// PTX 7.7). llc 19 writes `cvta.param` for any SM; below sm_70 ptxas rejects it.
+    pub fn has_cvta_param(&self) -> bool {
+        self.sm >= 70
+    }
+}
