@@ -1,6 +1,79 @@
-//! Printf-buffer decoding.
+//! Printf-buffer decoding: the AMD printf buffer back into exactly the text C's printf prints.
 //!
-//! This crate will read an AMD printf buffer (a 16-byte header, then entries tagged with 48-bit
-//! format-string IDs), look each ID up in format-string tables, and write exactly the text C's
-//! printf would have printed, without trusting a single byte of the buffer. Nothing is implemented
-//! yet; see issue 6.
+//! A buffer (DESIGN.md, "The AMD printf buffer protocol") is a 16-byte header whose first field,
+//! `bufferOffset`, counts the dwords the shaders allocated after it, then entries: a `u64`
+//! header `{ size: 16 bits (dwords, header included), id: 48 bits }` and the payload. Each
+//! argument of the entry's format takes one dword, or two when its bit is set in the format's
+//! 64-bit argument mask; a vector takes that per component. The conversion says whether the
+//! bits are an integer or a float (a 32-bit float is an IEEE single, widened exactly); the
+//! length modifier says the C width the value is printed at.
+//!
+//! ```
+//! use fmtstr_decode::{decode_to_vec, Buffer, Formats};
+//! use fmtstr_meta::{Entry, Mask, Table};
+//!
+//! let entry = Entry::for_format("x=%d y=%.2f\n", 2, Mask::for_arguments(2, []));
+//! let id = entry.id().get();
+//! let formats = Formats::from_tables([("table.json".to_string(), Table { entries: vec![entry], ..Table::new() })]);
+//!
+//! // Header: bufferOffset = 4 dwords; one entry: size 4, the ID, then -7 and 1.5f.
+//! let mut bytes = vec![4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+//! let header = 4 | id << 16;
+//! bytes.extend_from_slice(&header.to_le_bytes());
+//! bytes.extend_from_slice(&(-7i32).to_le_bytes());
+//! bytes.extend_from_slice(&1.5f32.to_bits().to_le_bytes());
+//!
+//! let buffer = Buffer::parse(&bytes).unwrap();
+//! let decoded = decode_to_vec(&buffer, &formats);
+//! assert_eq!(decoded.text, b"x=-7 y=1.50\n");
+//! assert!(decoded.problems.is_empty());
+//! ```
+//!
+//! # Nothing in the buffer is trusted
+//!
+//! - The written area ends at `bufferOffset`, at the buffer's capacity, or at the clamp shaders
+//!   apply (1 << 29 dwords, 2 GiB), whichever comes first; allocations past it were lost and
+//!   [`Buffer::overflow`] says how many dwords.
+//! - An entry whose size is 0 or 1, or which runs past the written area, ends the walk
+//!   ([`Stop`]): nothing says where a next entry would start.
+//! - An unknown ID, a payload shorter than its format reads, or a format that cannot be
+//!   rendered replaces that entry's text by a marker line ([`Problem::write_marker`]) and the
+//!   walk goes on with the next entry. A longer payload prints and warns.
+//! - Two tables giving one ID different strings is a finding ([`Formats::findings`]); the
+//!   first table's entry is used.
+//!
+//! No input panics, allocates without bound, or loops: sizes are checked before use, every
+//! step of the walk advances by at least two dwords, and widths and precisions are bounded by
+//! the renderer.
+//!
+//! # Rules where the protocol is silent
+//!
+//! - A 32-bit payload for a 64-bit signed conversion (`%ld` of an `int`) is sign-extended: the
+//!   value the shader wrote is printed. Unsigned ones are zero-extended. A 64-bit payload for a
+//!   narrower conversion is truncated as C's `va_arg` would. Both are noted once per format.
+//! - `%s` carries a pointer only: null prints `(null)` as glibc does, anything else
+//!   [`STRING_PLACEHOLDER`].
+//! - When a table's `.argument_count` disagrees with its string, the string decides the layout.
+//!
+//! # Large buffers
+//!
+//! [`stream::run`] cuts the written area into entry-aligned windows and renders them on a
+//! thread pool, handing text back in buffer order with a bounded number of windows in flight;
+//! [`Mapped`] maps a file and gives decoded pages back to the kernel.
+
+mod buffer;
+mod decoder;
+pub mod encode;
+mod formats;
+mod map;
+pub mod stream;
+pub mod vprintf;
+
+pub use buffer::{
+    byte_offset, Buffer, BufferError, BufferNotice, Entries, Header, Overflow, RawEntry, Stop,
+    CLAMP_DWORDS, ENTRY_HEADER_DWORDS, HEADER_BYTES, MAX_ENTRY_DWORDS,
+};
+pub use decoder::{Decoder, Interpreted, Problem, ProblemKind, STRING_PLACEHOLDER};
+pub use formats::{quoted, Compiled, FormatNote, Formats, Known};
+pub use map::Mapped;
+pub use stream::{decode_text, decode_to_vec, Options, TextChunk};

@@ -1,0 +1,332 @@
+//! The format strings a buffer's IDs refer to: tables merged by ID, each format parsed once
+//! (the first time an entry uses it) with the payload layout its table entry describes.
+
+use std::fmt;
+use std::sync::OnceLock;
+
+use fmtstr_format::{ArgClass, ArgSlot, Format, Spec};
+use fmtstr_meta::merge::{IdMap, MergeFinding, Merger, Relation};
+use fmtstr_meta::{escape, Entry, Table};
+
+/// Every format string the given tables know, by ID.
+#[derive(Debug, Default)]
+pub struct Formats {
+    by_id: IdMap<u64, Known>,
+    sources: Vec<String>,
+    findings: Vec<MergeFinding>,
+}
+
+/// One format string: its table entry, where it came from, and its parsed form once used.
+#[derive(Debug)]
+pub struct Known {
+    entry: Entry<'static>,
+    source: usize,
+    compiled: OnceLock<Result<Compiled, String>>,
+}
+
+impl Known {
+    /// The table entry (the first one given for the ID).
+    pub fn entry(&self) -> &Entry<'static> {
+        &self.entry
+    }
+
+    /// Index of the table it came from (see [`Formats::sources`]).
+    pub fn source(&self) -> usize {
+        self.source
+    }
+
+    /// The parsed format and its payload layout, parsed on first use; an error says why the
+    /// table's string is not a format fmtstr can render.
+    pub fn compiled(&self) -> Result<&Compiled, &str> {
+        self.compiled
+            .get_or_init(|| Compiled::new(&self.entry))
+            .as_ref()
+            .map_err(String::as_str)
+    }
+}
+
+impl Formats {
+    /// No formats.
+    pub fn new() -> Formats {
+        Formats::default()
+    }
+
+    /// Merges tables in order, each named by its source (a file name, for messages). An ID
+    /// given twice keeps its first entry; when the two entries differ, a finding records it
+    /// (see [`Formats::findings`]): the AMD driver should warn about this and does not.
+    pub fn from_tables<'t>(tables: impl IntoIterator<Item = (String, Table<'t>)>) -> Formats {
+        let mut merger = Merger::new();
+        let mut sources = Vec::new();
+        for (name, table) in tables {
+            merger.add(sources.len(), table);
+            sources.push(name);
+        }
+        let merged = merger.finish();
+        let mut by_id = IdMap::default();
+        by_id.reserve(merged.table.entries.len());
+        for (entry, origin) in merged.table.entries.into_iter().zip(merged.origins) {
+            by_id.insert(
+                entry.id().get(),
+                Known {
+                    entry: entry.into_owned(),
+                    source: origin.source,
+                    compiled: OnceLock::new(),
+                },
+            );
+        }
+        Formats {
+            by_id,
+            sources,
+            findings: merged.findings,
+        }
+    }
+
+    /// The format for an ID.
+    #[inline]
+    pub fn get(&self, id: u64) -> Option<&Known> {
+        self.by_id.get(&id)
+    }
+
+    /// The number of IDs known.
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    /// The names the tables were given, in order.
+    pub fn sources(&self) -> &[String] {
+        &self.sources
+    }
+
+    /// IDs given with different strings (collisions) or the same string with different
+    /// argument layouts (conflicts) by the tables; the first entry is the one used.
+    pub fn findings(&self) -> &[MergeFinding] {
+        &self.findings
+    }
+
+    /// One line per finding, naming both tables.
+    pub fn describe_findings(&self) -> Vec<String> {
+        self.findings
+            .iter()
+            .map(|finding| {
+                let what = finding.describe(&self.sources);
+                match finding.relation {
+                    Relation::Collision => {
+                        format!("{what}; entries with this ID are decoded with the first string")
+                    }
+                    _ => format!("{what}; entries with this ID are decoded with the first layout"),
+                }
+            })
+            .collect()
+    }
+}
+
+/// How one payload value is turned into a rendering argument.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// An `int` for `*`.
+    Star,
+    /// `d i`: a 32-bit payload is sign-extended (the value the shader wrote).
+    Signed,
+    /// `u o x X c`.
+    Unsigned,
+    /// A float: a 32-bit payload is an IEEE single, widened exactly.
+    Float,
+    /// `%p`.
+    Pointer,
+    /// `%s`: only a pointer travels.
+    String,
+}
+
+/// The payload layout of one argument (a vector is one argument with several components).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Slot {
+    pub(crate) kind: Kind,
+    /// Two dwords per component (its bit is set in the 64-bit mask).
+    pub(crate) wide: bool,
+    /// Components: the vector length, or 1.
+    pub(crate) components: u8,
+}
+
+/// A format parsed once, with the payload layout its table entry gives.
+#[derive(Debug)]
+pub struct Compiled {
+    format: Format,
+    pub(crate) slots: Vec<Slot>,
+    payload_dwords: u32,
+    notes: Vec<FormatNote>,
+}
+
+impl Compiled {
+    fn new(entry: &Entry<'_>) -> Result<Compiled, String> {
+        let format = Format::parse(entry.bytes()).map_err(|error| error.to_string())?;
+        let specs: Vec<&Spec> = format.specs().collect();
+        let arguments = format.arguments();
+        let mut slots = Vec::with_capacity(arguments.len());
+        let mut notes = Vec::new();
+        let mut payload_dwords: u32 = 0;
+        if entry.argument_count() != arguments.len() as u64 {
+            notes.push(FormatNote::ArgumentCount {
+                table: entry.argument_count(),
+                format: arguments.len(),
+            });
+        }
+        for (index, slot) in arguments.iter().enumerate() {
+            let wide = entry.mask().bit(index as u64);
+            let (kind, spec) = match *slot {
+                ArgSlot::Star { spec } => (Kind::Star, specs[spec]),
+                ArgSlot::Value { spec } => {
+                    let spec = specs[spec];
+                    let kind = match spec.class() {
+                        ArgClass::Signed => Kind::Signed,
+                        ArgClass::Unsigned | ArgClass::Char => Kind::Unsigned,
+                        ArgClass::Float => Kind::Float,
+                        ArgClass::Pointer => Kind::Pointer,
+                        ArgClass::String => Kind::String,
+                    };
+                    (kind, spec)
+                }
+            };
+            let components = match kind {
+                Kind::Star => 1,
+                _ => spec.vector_len().unwrap_or(1),
+            };
+            let payload_bits = if wide { 64 } else { 32 };
+            let c_bits = match kind {
+                Kind::Star => 32,
+                // Floats travel as float or double whatever the modifier says; the mask picks.
+                Kind::Float => payload_bits,
+                // A 32-bit pointer is a pointer too.
+                Kind::Pointer | Kind::String => payload_bits,
+                _ => spec.c_width().max(32),
+            };
+            if c_bits != payload_bits {
+                notes.push(FormatNote::Width {
+                    argument: index + 1,
+                    spec: spec_text(&format, spec, matches!(slot, ArgSlot::Star { .. })),
+                    payload_bits,
+                    c_bits,
+                });
+            }
+            if kind == Kind::String {
+                notes.push(FormatNote::String {
+                    argument: index + 1,
+                });
+            }
+            let dwords = u32::from(components) * if wide { 2 } else { 1 };
+            payload_dwords = payload_dwords.saturating_add(dwords);
+            slots.push(Slot {
+                kind,
+                wide,
+                components,
+            });
+        }
+        Ok(Compiled {
+            format,
+            slots,
+            payload_dwords,
+            notes,
+        })
+    }
+
+    /// The parsed format.
+    pub fn format(&self) -> &Format {
+        &self.format
+    }
+
+    /// Payload dwords an entry needs: one per argument (per component for vectors), two where
+    /// the argument's bit is set in the 64-bit mask.
+    pub fn payload_dwords(&self) -> u32 {
+        self.payload_dwords
+    }
+
+    /// What is odd about the format and its table entry (said once per format).
+    pub fn notes(&self) -> &[FormatNote] {
+        &self.notes
+    }
+
+    /// Whether argument `index` (0-based, as [`Format::arguments`] counts) is read as two
+    /// dwords per component.
+    pub fn is_wide(&self, index: usize) -> bool {
+        self.slots.get(index).is_some_and(|slot| slot.wide)
+    }
+}
+
+/// The text of a spec (or `*` for a star argument), for messages.
+fn spec_text(format: &Format, spec: &Spec, star: bool) -> String {
+    if star {
+        return format!(
+            "'*' of {}",
+            String::from_utf8_lossy(&format.bytes()[spec.offset..spec.offset + spec.len])
+        );
+    }
+    String::from_utf8_lossy(&format.bytes()[spec.offset..spec.offset + spec.len]).into_owned()
+}
+
+/// Something odd about a format and its table entry; decoding goes on.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FormatNote {
+    /// `.argument_count` differs from what the format consumes; the format's count is used.
+    ArgumentCount { table: u64, format: usize },
+    /// An argument's payload width (from the mask) differs from the C type its conversion
+    /// reads. A 32-bit payload for a 64-bit signed conversion is sign-extended, for an
+    /// unsigned one zero-extended; a 64-bit payload for a narrower conversion is truncated.
+    Width {
+        /// 1-based argument number.
+        argument: usize,
+        spec: String,
+        payload_bits: u32,
+        c_bits: u32,
+    },
+    /// `%s`: a printf buffer carries the pointer, not the characters; non-null pointers are
+    /// printed as [`crate::STRING_PLACEHOLDER`].
+    String {
+        /// 1-based argument number.
+        argument: usize,
+    },
+}
+
+impl fmt::Display for FormatNote {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FormatNote::ArgumentCount { table, format } => write!(
+                f,
+                "the table says {table} argument{}, the format consumes {format}; the payload is \
+                 read as the format says",
+                if *table == 1 { "" } else { "s" }
+            ),
+            FormatNote::Width {
+                argument,
+                spec,
+                payload_bits,
+                c_bits,
+            } => {
+                let how = if payload_bits < c_bits {
+                    "extended"
+                } else {
+                    "truncated"
+                };
+                write!(
+                    f,
+                    "argument {argument} ({spec}) is {payload_bits} bits in the buffer (its \
+                     64-bit mask bit is {}) but {c_bits} bits in C; it is {how}",
+                    if *payload_bits == 64 { "set" } else { "clear" }
+                )
+            }
+            FormatNote::String { argument } => write!(
+                f,
+                "argument {argument} is a %s: the buffer holds only a pointer, so a null one \
+                 prints as (null) and any other as {}",
+                String::from_utf8_lossy(crate::STRING_PLACEHOLDER)
+            ),
+        }
+    }
+}
+
+/// The format of an ID as a C literal in quotes, for messages.
+pub fn quoted(entry: &Entry<'_>) -> String {
+    format!("\"{}\"", escape::escape(entry.bytes()))
+}

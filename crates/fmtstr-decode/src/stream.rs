@@ -1,0 +1,339 @@
+//! Decoding a whole buffer in windows: entry-aligned pieces of the written area, rendered on
+//! one thread or several and handed back in buffer order, so that memory stays bounded by the
+//! windows in flight whatever the buffer's size.
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::sync::mpsc;
+
+use crate::buffer::{Buffer, Entries};
+use crate::decoder::{Decoder, Problem, ProblemKind};
+use crate::formats::Formats;
+
+/// How a buffer is cut and spread over threads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Threads that render (1: everything on the calling thread).
+    pub jobs: usize,
+    /// Dwords of buffer per window (at least one entry is always taken).
+    pub window_dwords: u64,
+    /// Windows rendered but not yet handed back, at most (memory is bounded by this many
+    /// windows' output); at least `jobs`.
+    pub in_flight: usize,
+}
+
+impl Options {
+    /// `jobs` threads, windows sized for the buffer: small enough that every thread gets
+    /// several, at most 1 Mi dwords (4 MiB of buffer).
+    pub fn for_buffer(buffer: &Buffer<'_>, jobs: usize) -> Options {
+        let jobs = jobs.max(1);
+        let per_thread = buffer.end() / (jobs as u64 * 8);
+        Options {
+            jobs,
+            window_dwords: per_thread.clamp(1 << 12, 1 << 20),
+            in_flight: 2 * jobs + 2,
+        }
+    }
+}
+
+/// Entry-aligned windows over the written area, found by walking entry headers. The last
+/// window runs to the end of the written area when the walk stops early, so that decoding it
+/// meets the same [`crate::Stop`].
+#[derive(Clone, Debug)]
+pub struct Windows<'a> {
+    entries: Entries<'a>,
+    end: u64,
+    target: u64,
+    done: bool,
+}
+
+impl<'a> Windows<'a> {
+    pub fn new(buffer: &Buffer<'a>, window_dwords: u64) -> Windows<'a> {
+        Windows {
+            entries: buffer.entries(),
+            end: buffer.end(),
+            target: window_dwords.max(1),
+            done: false,
+        }
+    }
+}
+
+impl Iterator for Windows<'_> {
+    type Item = Range<u64>;
+
+    fn next(&mut self) -> Option<Range<u64>> {
+        if self.done {
+            return None;
+        }
+        let start = self.entries.offset();
+        loop {
+            match self.entries.next() {
+                Some(Ok(_)) => {
+                    let at = self.entries.offset();
+                    if at - start >= self.target {
+                        return Some(start..at);
+                    }
+                }
+                Some(Err(_)) => {
+                    self.done = true;
+                    return Some(start..self.end);
+                }
+                None => {
+                    self.done = true;
+                    let at = self.entries.offset();
+                    return (at > start).then_some(start..at);
+                }
+            }
+        }
+    }
+}
+
+/// Runs `work` over every window of the buffer and hands each result to `sink` in buffer
+/// order. With `options.jobs > 1`, windows are rendered on a pool of that many threads while
+/// the calling thread walks headers and runs the sink; at most `options.in_flight` results wait
+/// at any time. The first sink error stops the run (windows in flight finish first).
+pub fn run<T, E, W, S>(
+    buffer: &Buffer<'_>,
+    options: &Options,
+    work: W,
+    mut sink: S,
+) -> Result<(), E>
+where
+    T: Send,
+    W: Fn(Range<u64>) -> T + Sync,
+    S: FnMut(Range<u64>, T) -> Result<(), E>,
+{
+    let windows = Windows::new(buffer, options.window_dwords);
+    if options.jobs <= 1 {
+        for window in windows {
+            let result = work(window.clone());
+            sink(window, result)?;
+        }
+        return Ok(());
+    }
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(options.jobs)
+        .thread_name(|index| format!("fmtstr-decode-{index}"))
+        .build()
+    {
+        Ok(pool) => pool,
+        // No threads to be had: do the work here.
+        Err(_) => {
+            for window in windows {
+                let result = work(window.clone());
+                sink(window, result)?;
+            }
+            return Ok(());
+        }
+    };
+    let in_flight = options.in_flight.max(options.jobs);
+    let work = &work;
+    pool.in_place_scope(|scope| {
+        let (sender, receiver) = mpsc::channel::<(usize, Range<u64>, T)>();
+        let mut windows = windows.enumerate();
+        let mut waiting: BTreeMap<usize, (Range<u64>, T)> = BTreeMap::new();
+        let mut dispatched = 0usize;
+        let mut next = 0usize;
+        let mut exhausted = false;
+        let mut failed = None;
+        loop {
+            while failed.is_none() && !exhausted && dispatched - next < in_flight {
+                match windows.next() {
+                    Some((index, window)) => {
+                        let sender = sender.clone();
+                        scope.spawn(move |_| {
+                            let result = work(window.clone());
+                            let _ = sender.send((index, window, result));
+                        });
+                        dispatched += 1;
+                    }
+                    None => exhausted = true,
+                }
+            }
+            if next == dispatched {
+                break;
+            }
+            let Ok((index, window, result)) = receiver.recv() else {
+                break;
+            };
+            waiting.insert(index, (window, result));
+            while let Some((window, result)) = waiting.remove(&next) {
+                next += 1;
+                if failed.is_none() {
+                    if let Err(error) = sink(window, result) {
+                        failed = Some(error);
+                    }
+                }
+            }
+        }
+        match failed {
+            Some(error) => Err(error),
+            None => Ok(()),
+        }
+    })
+}
+
+/// The text of one window and what went wrong in it.
+#[derive(Debug, Default)]
+pub struct TextChunk {
+    /// The entries' text in order; an entry that could not be printed is a marker line
+    /// ([`Problem::write_marker`]).
+    pub text: Vec<u8>,
+    /// Problems in buffer order. [`ProblemKind::Format`] notes come the first time a window
+    /// uses the format: keep the first of each ID.
+    pub problems: Vec<Problem>,
+    /// Entries printed (with or without a warning).
+    pub printed: u64,
+    /// Entries replaced by a marker line, stops included.
+    pub marked: u64,
+}
+
+/// Decodes the entries of `window` (a [`Windows`] item, or `0..buffer.end()`) into text.
+pub fn decode_text(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -> TextChunk {
+    let mut decoder = Decoder::new(formats);
+    let mut chunk = TextChunk {
+        text: Vec::with_capacity((window.end - window.start) as usize * 5),
+        ..TextChunk::default()
+    };
+    let mut noted: HashSet<u64> = HashSet::new();
+    for item in buffer.entries_in(window) {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err((offset, stop)) => {
+                let problem = Problem {
+                    offset,
+                    kind: ProblemKind::Stop(stop),
+                };
+                problem.write_marker(&mut chunk.text);
+                chunk.marked += 1;
+                chunk.problems.push(problem);
+                break;
+            }
+        };
+        match decoder.render(&entry, &mut chunk.text) {
+            Ok(warning) => {
+                chunk.printed += 1;
+                if let Some(kind) = warning {
+                    chunk.problems.push(Problem {
+                        offset: entry.offset,
+                        kind,
+                    });
+                }
+            }
+            Err(kind) => {
+                let problem = Problem {
+                    offset: entry.offset,
+                    kind,
+                };
+                problem.write_marker(&mut chunk.text);
+                chunk.marked += 1;
+                chunk.problems.push(problem);
+            }
+        }
+        note_format(
+            formats,
+            entry.id,
+            entry.offset,
+            &mut noted,
+            &mut chunk.problems,
+        );
+    }
+    chunk
+}
+
+/// Pushes a format's notes the first time (in this window) an entry uses it.
+pub(crate) fn note_format(
+    formats: &Formats,
+    id: u64,
+    offset: u64,
+    noted: &mut HashSet<u64>,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(known) = formats.get(id) else {
+        return;
+    };
+    let Ok(compiled) = known.compiled() else {
+        return;
+    };
+    if compiled.notes().is_empty() || !noted.insert(id) {
+        return;
+    }
+    for note in compiled.notes() {
+        problems.push(Problem {
+            offset,
+            kind: ProblemKind::Format {
+                id,
+                format: crate::formats::quoted(known.entry()),
+                note: note.clone(),
+            },
+        });
+    }
+}
+
+/// The whole buffer's text and problems, on the calling thread (for tests and small buffers;
+/// [`run`] with [`decode_text`] streams).
+pub fn decode_to_vec(buffer: &Buffer<'_>, formats: &Formats) -> TextChunk {
+    decode_text(buffer, formats, 0..buffer.end())
+}
+
+/// Entries and dwords of one format ID.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Count {
+    pub entries: u64,
+    pub dwords: u64,
+}
+
+/// Entries and dwords per format ID over a window or a buffer.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Stats {
+    pub by_id: fmtstr_meta::merge::IdMap<u64, Count>,
+    /// Where the walk stopped early, if it did.
+    pub stop: Option<Problem>,
+}
+
+impl Stats {
+    /// Adds another window's counts (a later one: its stop wins only if none was seen).
+    pub fn merge(&mut self, other: Stats) {
+        for (id, count) in other.by_id {
+            let mine = self.by_id.entry(id).or_default();
+            mine.entries += count.entries;
+            mine.dwords += count.dwords;
+        }
+        if self.stop.is_none() {
+            self.stop = other.stop;
+        }
+    }
+
+    /// (ID, count) with the most dwords first, then the most entries, then the lowest ID.
+    pub fn sorted(&self) -> Vec<(u64, Count)> {
+        let mut rows: Vec<(u64, Count)> = self.by_id.iter().map(|(id, c)| (*id, *c)).collect();
+        rows.sort_by(|a, b| {
+            b.1.dwords
+                .cmp(&a.1.dwords)
+                .then(b.1.entries.cmp(&a.1.entries))
+                .then(a.0.cmp(&b.0))
+        });
+        rows
+    }
+}
+
+/// Counts the entries of `window` per ID without rendering them.
+pub fn count(buffer: &Buffer<'_>, window: Range<u64>) -> Stats {
+    let mut stats = Stats::default();
+    for item in buffer.entries_in(window) {
+        match item {
+            Ok(entry) => {
+                let count = stats.by_id.entry(entry.id).or_default();
+                count.entries += 1;
+                count.dwords += u64::from(entry.size);
+            }
+            Err((offset, stop)) => {
+                stats.stop = Some(Problem {
+                    offset,
+                    kind: ProblemKind::Stop(stop),
+                });
+            }
+        }
+    }
+    stats
+}
