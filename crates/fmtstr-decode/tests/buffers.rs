@@ -70,12 +70,7 @@ fn integers_floats_vectors_and_64_bit_arguments() {
     p.u64(-1i64 as u64).u64(7);
     p.u32(1).u32(-2i32 as u32).u32(3);
     w.entry(id("%v4hlf|%v2ld|%v3d\n"), p.dwords());
-    p.clear()
-        .u32(10)
-        .u32(2)
-        .f32(3.5)
-        .u32(-4i32 as u32)
-        .u32(9);
+    p.clear().u32(10).u32(2).f32(3.5).u32(-4i32 as u32).u32(9);
     w.entry(id("%*.*f|%-*d|\n"), p.dwords());
     p.clear().u64(0x1000).u32(0);
     w.entry(id("%p %p\n"), p.dwords());
