@@ -91,7 +91,7 @@ impl Annotations {
 
 /// Appends `!{ptr @f, !"grid_constant", !{i32 i+1, ...}}` to `!nvvm.annotations` (creating it
 /// when missing) for the given 0-based parameter indices.
-pub(crate) fn add_grid_constants(m: &mut Module, f: FuncId, indices: &[usize]) {
+pub fn add_grid_constants(m: &mut Module, f: FuncId, indices: &[usize]) {
     if indices.is_empty() {
         return;
     }

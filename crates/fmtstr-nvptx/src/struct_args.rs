@@ -356,6 +356,11 @@ fn analyze_with(
         dead: Vec::new(),
     };
     let mut work: Vec<(Value, Addr)> = vec![(Value::Arg(arg.id()), Addr::Root(0))];
+    let position: HashMap<InstId, usize> = func
+        .instructions()
+        .enumerate()
+        .map(|(i, inst)| (inst.id(), i))
+        .collect();
     let mut seen = 0usize;
     while let Some((value, addr)) = work.pop() {
         seen += 1;
@@ -493,6 +498,11 @@ fn analyze_with(
             }
         }
     }
+    // Reads and escapes in program order (the walk is depth first).
+    out.reads.sort_by_key(|r| position.get(&r.inst).copied());
+    out.escapes.sort_by_key(|i| position.get(i).copied());
+    out.escapes.dedup();
+    out.problems.sort_by_key(|d| (d.line, d.column));
     Some(out)
 }
 
@@ -548,6 +558,10 @@ fn decide(
                     config.sm
                 ),
             ));
+            return Action::Unchanged;
+        }
+        let loads = p.steps.iter().any(|s| matches!(s, Step::Load { .. }));
+        if !loads && annotations.is_grid_constant(p.func, p.index) {
             return Action::Unchanged;
         }
         return Action::GridConstant;

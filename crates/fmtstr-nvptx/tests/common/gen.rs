@@ -543,3 +543,117 @@ pub fn module(seed: u64) -> (String, Gen) {
     let module = format!("{HEADER}{}\n{body}", g.type_defs());
     (module, g)
 }
+
+impl Gen {
+    /// A random path from `t` to a scalar leaf: each step's index and the type it selects.
+    fn steps(&mut self, t: &Ty) -> Option<Vec<(String, Ty)>> {
+        let mut out = Vec::new();
+        let mut cur = t.clone();
+        loop {
+            let next = match &cur {
+                Ty::Scalar("i128") => return None,
+                Ty::Scalar(_) => return Some(out),
+                Ty::Vector(_) => return None,
+                Ty::Array(n, e) => {
+                    let i = self.rng.gen_range(0..*n);
+                    (format!("i64 {i}"), (**e).clone())
+                }
+                Ty::Struct(s) => {
+                    let fields = self.structs[*s].1.clone();
+                    let i = self.rng.gen_range(0..fields.len());
+                    (format!("i32 {i}"), fields[i].clone())
+                }
+            };
+            cur = next.1.clone();
+            out.push(next);
+        }
+    }
+
+    /// A kernel reading its byval struct parameters through GEP chains (one step, two steps,
+    /// a run-time array index), maybe passing one's address to a call.
+    pub fn struct_args_kernel(&mut self, escape: bool) -> String {
+        let id = self.fresh();
+        let n = self.rng.gen_range(1..=3);
+        let tys: Vec<Ty> = (0..n)
+            .map(|i| {
+                self.no_bf16 = escape && i == 0;
+                let t = self.aggregate(0);
+                self.no_bf16 = false;
+                t
+            })
+            .collect();
+        let params: Vec<String> = tys
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let align = [None, Some(4), Some(8), Some(16)][self.rng.gen_range(0..4)];
+                let tt = self.text(t);
+                match align {
+                    Some(a) => format!("ptr byval({tt}) align {a} %s{i}"),
+                    None => format!("ptr byval({tt}) %s{i}"),
+                }
+            })
+            .collect();
+        let mut out = format!(
+            "define ptx_kernel void @sa{id}({}, i32 %i) {{\nentry:\n",
+            params.join(", ")
+        );
+        for (p, t) in tys.iter().enumerate() {
+            let loads = self.rng.gen_range(1..=4);
+            for _ in 0..loads {
+                let Some(steps) = self.steps(t) else { continue };
+                let leaf = match steps.last() {
+                    Some((_, Ty::Scalar(s))) => *s,
+                    _ => continue,
+                };
+                let n = self.fresh();
+                let tt = self.text(t);
+                let form = self.rng.gen_range(0..3);
+                let dynamic = steps.iter().position(|(s, _)| s.starts_with("i64"));
+                if form == 2 && dynamic.is_some() {
+                    let d = dynamic.unwrap_or(0);
+                    let idx: Vec<String> = steps
+                        .iter()
+                        .enumerate()
+                        .map(|(k, (s, _))| if k == d { "i32 %i".to_string() } else { s.clone() })
+                        .collect();
+                    let _ = writeln!(out, "  %p{n} = getelementptr inbounds {tt}, ptr %s{p}, i32 0, {}", idx.join(", "));
+                } else if form >= 1 && steps.len() >= 2 {
+                    let cut = self.rng.gen_range(1..steps.len());
+                    let head: Vec<&str> = steps[..cut].iter().map(|(s, _)| s.as_str()).collect();
+                    let mid = self.text(&steps[cut - 1].1);
+                    let tail: Vec<&str> = steps[cut..].iter().map(|(s, _)| s.as_str()).collect();
+                    let _ = writeln!(out, "  %q{n} = getelementptr inbounds {tt}, ptr %s{p}, i32 0, {}", head.join(", "));
+                    let _ = writeln!(out, "  %p{n} = getelementptr inbounds {mid}, ptr %q{n}, i32 0, {}", tail.join(", "));
+                } else {
+                    let idx: Vec<&str> = steps.iter().map(|(s, _)| s.as_str()).collect();
+                    let _ = writeln!(out, "  %p{n} = getelementptr {tt}, ptr %s{p}, i32 0, {}", idx.join(", "));
+                }
+                let _ = writeln!(out, "  %v{n} = load {leaf}, ptr %p{n}");
+                let _ = writeln!(out, "  store volatile {leaf} %v{n}, ptr @g");
+            }
+        }
+        if escape {
+            let _ = writeln!(out, "  call void @sink(ptr %s0)");
+        }
+        out.push_str("  ret void\n}\n\n");
+        out
+    }
+}
+
+/// Kernels for the struct-args oracle; returns the module and the escaping kernels' names.
+pub fn struct_args_module(seed: u64, kernels: usize) -> (String, Vec<String>) {
+    let mut g = Gen::new(seed);
+    let mut body = String::new();
+    let mut escaping = Vec::new();
+    for i in 0..kernels {
+        let escape = i % 4 == 3;
+        let text = g.struct_args_kernel(escape);
+        if escape {
+            let name = text["define ptx_kernel void @".len()..].split('(').next().unwrap_or("").to_string();
+            escaping.push(name);
+        }
+        body.push_str(&text);
+    }
+    (format!("{HEADER}{}\n{body}", g.type_defs()), escaping)
+}
