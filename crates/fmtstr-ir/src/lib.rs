@@ -56,9 +56,9 @@
 //! # How it stays lossless
 //!
 //! Every record keeps the byte span it was parsed from, and the parser remembers the offset
-//! of every token that names a local value. Printing copies the spans of untouched items
-//! (an untouched module is a single write); in an edited function it rewrites only those name
-//! tokens, prints new instructions from their fields, and skips removed ones. Parameter and
+//! of every token that uses a local value. Printing copies the spans of untouched items (an
+//! untouched module is a single write); in an edited function it rewrites only those tokens
+//! and the definitions and labels whose numbers changed, prints new instructions from their fields, and skips removed ones. Parameter and
 //! header edits reprint the header from its fields around the kept text (linkage, attributes).
 //!
 //! # Limits

@@ -317,8 +317,9 @@ pub struct Module {
     pub(crate) index_lists: Vec<u32>,
     pub(crate) md: MdData,
     pub(crate) md_attach: Vec<(u32, MdId)>,
-    /// Offsets of every local-value token in function bodies, ascending: the printer rewrites
-    /// exactly these when names change, and leaves `%struct.T` type names alone.
+    /// Offsets of every local-value *use* in function bodies, ascending: the printer rewrites
+    /// exactly these when names change, and leaves `%struct.T` type names alone. (Definitions
+    /// and labels are found from their instruction or block.)
     pub(crate) sites: Vec<u32>,
     /// Current operands of instructions whose operands an edit replaced.
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,

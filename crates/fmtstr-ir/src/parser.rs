@@ -1510,7 +1510,6 @@ impl<'s> Parser<'s> {
             let (label, numbered, line_end) = match self.tok.kind {
                 Tok::LabelStr | Tok::LabelId => {
                     let t = self.bump();
-                    self.m.sites.push(t.start);
                     self.define_local(t, Value::Block(block))?;
                     (text(t), t.kind == Tok::LabelId, self.rest_of_line(t.end))
                 }
@@ -1791,7 +1790,6 @@ impl<'s> Parser<'s> {
         let id = InstId(self.m.insts.len() as u32);
         let def = if matches!(self.tok.kind, Tok::LocalVar | Tok::LocalId) {
             let t = self.bump();
-            self.m.sites.push(t.start);
             self.expect(Tok::Equal, "'='")?;
             Some(t)
         } else {

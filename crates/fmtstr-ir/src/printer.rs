@@ -185,6 +185,12 @@ impl Module {
                 if d.flags & REMOVED != 0 {
                     out.skip(d.end as usize)?;
                 } else {
+                    if d.flags & HAS_DEF != 0 {
+                        // Definitions are not among the recorded sites: the name comes first.
+                        let mut name = Vec::new();
+                        self.write_local(Some(&names), Value::Inst(inst), &mut name);
+                        self.replace_token(d.start as usize, &name, out)?;
+                    }
                     self.subst_region(&names, Some(inst), d.end as usize, out)?;
                 }
             }
@@ -250,6 +256,25 @@ impl Module {
         Ok(())
     }
 
+    /// Prints `text` in place of the token at `at` (keeping the source when they agree).
+    fn replace_token<W: Write>(
+        &self,
+        at: usize,
+        text: &[u8],
+        out: &mut Out<'_, W>,
+    ) -> io::Result<()> {
+        out.keep(at);
+        let mut lexer = Lexer::at(&self.src, at);
+        let end = lexer.next_token().end as usize;
+        if self.src.get(at..end) == Some(text) {
+            out.keep(end);
+            Ok(())
+        } else {
+            out.skip(end)?;
+            out.emit(text)
+        }
+    }
+
     /// The label line after the label token: its `; preds = ...` comment names blocks too.
     fn label_line<W: Write>(
         &self,
@@ -262,13 +287,15 @@ impl Module {
             .src
             .get(b.label.start as usize..b.line_end as usize)
             .unwrap_or(&[]);
-        let Some(comment_at) = line.windows(10).position(|w| w == b"; preds = ") else {
-            return self.subst_region(names, None, b.line_end as usize, out);
-        };
         let mut label = Vec::new();
         self.write_local(Some(names), Value::Block(block), &mut label);
         label.remove(0);
         label.push(b':');
+        let Some(comment_at) = line.windows(10).position(|w| w == b"; preds = ") else {
+            // Labels are not among the recorded sites: rename the label token itself.
+            self.replace_token(b.label.start as usize, &label, out)?;
+            return self.subst_region(names, None, b.line_end as usize, out);
+        };
         let comment = &line[comment_at + 10..];
         let mut rewritten = Vec::new();
         let mut lexer = Lexer::new(comment);
