@@ -241,8 +241,9 @@ pub fn decode_text(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -
     chunk
 }
 
-/// Pushes a format's notes the first time (in this window) an entry uses it.
-pub(crate) fn note_format(
+/// Pushes a format's notes ([`ProblemKind::Format`]) the first time (per `noted`) an entry
+/// uses it.
+pub fn note_format(
     formats: &Formats,
     id: u64,
     offset: u64,
