@@ -99,8 +99,7 @@ enum LayoutArg {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let target = target(&args)?;
     let (name, text) = read_input(&args.input)?;
-    let mut module =
-        Module::parse(&name, text.as_slice()).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
     let options = Options {
         target,
         werror: args.werror,
@@ -114,21 +113,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let _ = writeln!(stderr, "{warning}");
     }
     drop(stderr);
-    let printed;
-    let bytes: &[u8] = if lowered.calls == 0 {
-        // Nothing to lower: the module as it came.
-        &text
-    } else {
-        printed = module.print();
-        &printed
-    };
     if let Some(path) = &args.emit_strings {
         let table = lowered.strings.unwrap_or_default();
         let mut json = serde_json::to_vec_pretty(&table.to_json())?;
         json.push(b'\n');
         write_file(path, &json)?;
     }
-    write_output(args.output.as_deref(), bytes)?;
+    if lowered.calls == 0 {
+        // Nothing to lower: the module as it came.
+        write_output(args.output.as_deref(), module.source())?;
+    } else {
+        write_output(args.output.as_deref(), &module.print())?;
+    }
+    // The process ends here: freeing a large module piece by piece would only cost time.
+    std::mem::forget(module);
     Ok(Outcome::Clean)
 }
 

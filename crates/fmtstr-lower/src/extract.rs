@@ -13,7 +13,8 @@
 //! - Each argument learns which conversion reads it (the class steers integer promotion), and
 //!   the arguments are checked against the format like clang's `-Wformat` does.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use fmtstr_format::{check, ArgClass, ArgSlot, ArgType, FindingKind, Format, ScalarType};
 use fmtstr_ir::{Attr, GlobalId, InstId, Module, Type, TypeId, Value};
@@ -89,9 +90,9 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
             .push(Location::of(module, found[0]).error(diag::NO_DATALAYOUT));
         return out;
     }
+    let mut formats = Formats::default();
     for inst in found {
-        let location = Location::of(module, inst);
-        match model_call(module, inst, lgc_printf, location, &mut out.diagnostics) {
+        match model_call(module, inst, lgc_printf, &mut formats, &mut out.diagnostics) {
             Some(mut call) => {
                 call.result_used = used.contains(&inst);
                 out.calls.push(call);
@@ -107,16 +108,18 @@ fn model_call(
     module: &Module,
     inst: InstId,
     lgc_printf: Option<GlobalId>,
-    location: Location,
+    formats: &mut Formats,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<PrintfCall> {
+    // Diagnostics are rare: where the call is gets worked out only for one.
+    let location = || Location::of(module, inst);
     let view = module.inst(inst);
     let call = view.as_call()?;
     let args: Vec<_> = call.args().collect();
     let is_lgc = matches!(call.callee().value, Value::Global(g) if Some(g) == lgc_printf);
     let fixed = if is_lgc { 2 } else { 1 };
     if args.len() < fixed {
-        diagnostics.push(location.error(if is_lgc {
+        diagnostics.push(location().error(if is_lgc {
             "lgc.debug.printf takes a buffer and a format string"
         } else {
             diag::NOT_A_STRING_LITERAL
@@ -145,13 +148,13 @@ fn model_call(
                 match Form::from_tag(tag) {
                     Some(form) => form,
                     None => {
-                        diagnostics.push(location.error(diag::unsupported_form(tag)));
+                        diagnostics.push(location().error(diag::unsupported_form(tag)));
                         return None;
                     }
                 }
             }
             None => {
-                diagnostics.push(location.error(format!(
+                diagnostics.push(location().error(format!(
                     "{} (`!printf.form` must be `!{{i8 N}}` with N one of 34, 40, 85)",
                     diag::unsupported_form("?")
                 )));
@@ -161,12 +164,18 @@ fn model_call(
         None if variadic.is_empty() => Form::Bare,
         None => Form::Varargs,
     };
-    let format = resolve_format(module, args[fixed - 1].operand, &location, diagnostics)?;
+    let format = resolve_format(
+        module,
+        args[fixed - 1].operand,
+        formats,
+        &location,
+        diagnostics,
+    )?;
 
     let mut prepacked = None;
     match form {
         Form::Bare if !variadic.is_empty() => {
-            diagnostics.push(location.error(format!(
+            diagnostics.push(location().error(format!(
                 "printf form 34 (bare format) takes no arguments, but the call passes {}",
                 variadic.len()
             )));
@@ -179,7 +188,7 @@ fn model_call(
                     .ptr_addrspace(variadic[0].operand.ty)
                     .is_some();
             if !is_ptr || is_lgc {
-                diagnostics.push(location.error(format!(
+                diagnostics.push(location().error(format!(
                     "printf form 85 (pre-packed buffer) takes exactly one pointer after the \
                      format string, but the call passes {}",
                     describe_args(module, variadic.iter().map(|a| a.operand.ty))
@@ -196,7 +205,7 @@ fn model_call(
         let slots = format
             .parsed
             .as_ref()
-            .map(Format::arguments)
+            .map(|f| f.arguments())
             .unwrap_or_default();
         let specs: Vec<_> = format
             .parsed
@@ -236,25 +245,38 @@ fn model_call(
         args: arguments,
         prepacked,
         result_used: false,
-        location,
     })
+}
+
+/// Format strings seen so far, by where they point: each is read and parsed once.
+#[derive(Default)]
+struct Formats {
+    seen: HashMap<(GlobalId, i64), Parsed>,
+}
+
+/// A format string's bytes and what parsing them gave.
+#[derive(Clone)]
+struct Parsed {
+    bytes: Arc<[u8]>,
+    format: Result<Arc<Format>, fmtstr_format::ParseError>,
 }
 
 /// Resolves the format operand to a constant string global in address space 0 or 4.
 fn resolve_format(
     module: &Module,
     operand: fmtstr_ir::Operand,
-    location: &Location,
+    formats: &mut Formats,
+    location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<FormatString> {
     let Some(target) = module.resolve_global(operand) else {
-        diagnostics.push(location.error(diag::NOT_A_STRING_LITERAL));
+        diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
         return None;
     };
     let addrspace = module.global(target.global).addrspace();
     if addrspace != 0 && addrspace != 4 {
         diagnostics.push(
-            location
+            location()
                 .error(diag::NOT_CONSTANT_ADDRSPACE)
                 .with_note(format!(
                     "  note: @{} is in addrspace({addrspace}); format strings must be constant \
@@ -264,17 +286,30 @@ fn resolve_format(
         );
         return None;
     }
-    let Some(bytes) = module.c_string_at(operand) else {
-        diagnostics.push(location.error(diag::NOT_A_STRING_LITERAL));
-        return None;
+    let parsed = match formats.seen.get(&(target.global, target.offset)) {
+        Some(parsed) => parsed.clone(),
+        None => {
+            let Some(bytes) = module.c_string_at(operand) else {
+                diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
+                return None;
+            };
+            let parsed = Parsed {
+                format: Format::parse(&bytes).map(Arc::new),
+                bytes: bytes.into(),
+            };
+            formats
+                .seen
+                .insert((target.global, target.offset), parsed.clone());
+            parsed
+        }
     };
-    let parsed = match Format::parse(&bytes) {
+    let format = match parsed.format {
         Ok(format) => Some(format),
         Err(error) => {
             diagnostics.push(
-                location
+                location()
                     .warning(format!("invalid format string: {error}"), "-Wformat")
-                    .with_note(diag::format_excerpt(&bytes, error.offset)),
+                    .with_note(diag::format_excerpt(&parsed.bytes, error.offset)),
             );
             None
         }
@@ -284,8 +319,8 @@ fn resolve_format(
         global: target.global,
         offset: target.offset,
         addrspace,
-        bytes,
-        parsed,
+        bytes: parsed.bytes,
+        parsed: format,
     })
 }
 
@@ -294,7 +329,7 @@ fn check_arguments(
     module: &Module,
     format: &Format,
     args: &[Argument],
-    location: &Location,
+    location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let Some(types) = args
@@ -310,7 +345,7 @@ fn check_arguments(
             | (_, None) => finding.message.clone(),
             (_, Some(index)) => format!("argument {}: {}", index + 1, finding.message),
         };
-        let mut warning = location.warning(message, "-Wformat");
+        let mut warning = location().warning(message, "-Wformat");
         if let Some(offset) = finding.spec_offset {
             warning = warning.with_note(diag::format_excerpt(format.bytes(), offset));
         }

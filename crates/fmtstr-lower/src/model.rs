@@ -4,6 +4,8 @@
 //! list and never looks at the call's operands again except through the model. Nothing here
 //! knows about a target.
 
+use std::sync::Arc;
+
 use fmtstr_format::{ArgClass, Format};
 use fmtstr_ir::{FuncId, GlobalId, InstId, Module, Operand};
 
@@ -68,10 +70,10 @@ pub struct FormatString {
     pub offset: i64,
     /// The global's address space (0 or 4).
     pub addrspace: u32,
-    /// The string's bytes, without the NUL.
-    pub bytes: Vec<u8>,
+    /// The string's bytes, without the NUL (shared by the calls that print it).
+    pub bytes: Arc<[u8]>,
     /// The parsed format, unless it does not parse (a `-Wformat` warning then).
-    pub parsed: Option<Format>,
+    pub parsed: Option<Arc<Format>>,
 }
 
 /// How C's default argument promotion widens a narrow integer.
@@ -116,11 +118,14 @@ pub struct PrintfCall {
     pub prepacked: Option<Operand>,
     /// Whether anything uses the call's result.
     pub result_used: bool,
-    /// Where the call is, for diagnostics.
-    pub location: Location,
 }
 
 impl PrintfCall {
+    /// Where the call is, for a diagnostic.
+    pub fn location(&self, module: &Module) -> Location {
+        Location::of(module, self.inst)
+    }
+
     /// How many operands precede the variadic ones (the format; and the buffer for
     /// `lgc.debug.printf`).
     pub fn fixed_operands(&self) -> usize {

@@ -40,6 +40,7 @@ use fmtstr_ir::{EditError, FuncId, Module, Opcode, Operand, Position, Type, Type
 
 use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
+use crate::names::Names;
 use crate::promote::{c_promotion, Promotion};
 
 /// How the arguments are laid out in the buffer.
@@ -112,13 +113,13 @@ pub(crate) fn plan(
     for call in calls {
         let ret = module.inst(call.inst).ty();
         if ret != TypeId::I32 && ret != TypeId::VOID {
-            diagnostics.push(call.location.error(format!(
+            diagnostics.push(call.location(module).error(format!(
                 "this printf call returns {}; vprintf returns i32",
                 types.display(ret)
             )));
         }
         if call.args.len() > DRIVER_MAX_ARGS {
-            diagnostics.push(call.location.warning(
+            diagnostics.push(call.location(module).warning(
                 format!(
                     "the CUDA driver prints at most {DRIVER_MAX_ARGS} printf arguments; this \
                      call passes {}",
@@ -149,7 +150,7 @@ pub(crate) fn plan(
             let (mut size, mut align) = match sized {
                 Ok(sized) if !matches!(types.get(ty), Type::Struct(_)) || byval.is_some() => sized,
                 _ => {
-                    diagnostics.push(call.location.error(format!(
+                    diagnostics.push(call.location(module).error(format!(
                         "argument {} has type {}, which printf cannot pass",
                         index + 1,
                         types.display(arg.operand.ty)
@@ -193,6 +194,7 @@ pub(crate) fn apply(
     layouts: &[CallLayout],
 ) -> Result<(), EditError> {
     let mut vprintf = None;
+    let mut names = Names::default();
     let mut start = 0;
     while start < calls.len() {
         let function = calls[start].function;
@@ -207,6 +209,7 @@ pub(crate) fn apply(
             &calls[start..end],
             &layouts[start..end],
             &mut vprintf,
+            &mut names,
         )?;
         start = end;
     }
@@ -219,6 +222,7 @@ fn lower_function(
     calls: &[PrintfCall],
     layouts: &[CallLayout],
     vprintf: &mut Option<FuncId>,
+    names: &mut Names,
 ) -> Result<(), EditError> {
     // The one buffer: aligned for the widest field (at least 8), sized for the largest call.
     let needs_buffer =
@@ -297,14 +301,14 @@ fn lower_function(
         let dl = module.data_layout().clone();
         let mut b = module.builder(Position::Before(call.inst))?;
         b.debug_loc_from(call.inst);
-        let fmt = generic(&mut b, call.format.operand, "fmt")?;
+        let fmt = generic(&mut b, names, call.format.operand, "fmt")?;
         let buf = match (call.form, buffer) {
             (Form::PrePacked, _) => {
                 let packed = current
                     .first()
                     .copied()
                     .ok_or_else(|| EditError::Invalid("form 85 without a buffer operand".into()))?;
-                generic(&mut b, packed, "buf")?
+                generic(&mut b, names, packed, "buf")?
             }
             (Form::Varargs, Some((buffer, array))) if !layout.fields.is_empty() => {
                 for ((field, spill), (at, tag_at)) in
@@ -312,11 +316,11 @@ fn lower_function(
                 {
                     let operand = current[field.arg];
                     let value = match field.payload {
-                        Payload::Value => field.promotion.apply(&mut b, operand)?,
+                        Payload::Value => field.promotion.apply(&mut b, names, operand)?,
                         Payload::Load => b.load(field.ty, operand, field.align, "byval")?,
                         Payload::Pointer => operand,
                         Payload::Spill => {
-                            let value = field.promotion.apply(&mut b, operand)?;
+                            let value = field.promotion.apply(&mut b, names, operand)?;
                             let slot = spill
                                 .ok_or_else(|| EditError::Invalid("missing spill slot".into()))?;
                             let align = dl.abi_align(b.module().types(), value.ty).unwrap_or(1);
@@ -324,10 +328,17 @@ fn lower_function(
                             slot
                         }
                     };
-                    let ptr = b.gep(array, buffer, &[zero, *at], true, GEP_NAME)?;
+                    let ptr = b.gep(
+                        array,
+                        buffer,
+                        &[zero, *at],
+                        true,
+                        &names.next(function, GEP_NAME),
+                    )?;
                     b.store(value, ptr, field.align)?;
                     if matches!(field.payload, Payload::Pointer | Payload::Spill) {
-                        let ptr = b.gep(array, buffer, &[zero, *tag_at], true, GEP_NAME)?;
+                        let name = names.next(function, GEP_NAME);
+                        let ptr = b.gep(array, buffer, &[zero, *tag_at], true, &name)?;
                         b.store(flag, ptr, 1)?;
                     }
                 }
@@ -335,7 +346,8 @@ fn lower_function(
             }
             _ => null,
         };
-        let new = b.call(callee, &[(fmt, &[]), (buf, &[])], "vprintf")?;
+        let name = names.next(function, "vprintf");
+        let new = b.call(callee, &[(fmt, &[]), (buf, &[])], &name)?;
         let old = module.inst(call.inst);
         if call.result_used && old.ty() == TypeId::I32 {
             let result = module
@@ -353,11 +365,15 @@ fn lower_function(
 /// The pointer as a generic (`addrspace(0)`) one.
 fn generic(
     b: &mut fmtstr_ir::Builder<'_>,
+    names: &mut Names,
     pointer: Operand,
-    name: &str,
+    hint: &'static str,
 ) -> Result<Operand, EditError> {
     match b.module().types().ptr_addrspace(pointer.ty) {
         Some(0) | None => Ok(pointer),
-        Some(_) => b.cast(Opcode::AddrSpaceCast, pointer, TypeId::PTR, name),
+        Some(_) => {
+            let name = names.next(b.function(), hint);
+            b.cast(Opcode::AddrSpaceCast, pointer, TypeId::PTR, &name)
+        }
     }
 }

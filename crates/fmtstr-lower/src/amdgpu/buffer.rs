@@ -40,6 +40,7 @@ use super::lgc::{prepacked_error, result_warning, retire};
 use super::{carry, BufferSource, Carry};
 use crate::diag::{Diagnostic, Location};
 use crate::model::{Callee, Form, PrintfCall};
+use crate::names::Names;
 
 /// The named metadata holding the PAL metadata document.
 pub const PAL_METADATA: &str = "amdgpu.pal.metadata.msgpack";
@@ -80,24 +81,24 @@ pub(crate) fn plan(
     let mut planned = Vec::with_capacity(calls.len());
     let mut table = Table::new();
     // ID -> (index in the table, where it was first printed).
-    let mut ids: HashMap<FormatId, (usize, &Location)> = HashMap::new();
+    let mut ids: HashMap<FormatId, (usize, &PrintfCall)> = HashMap::new();
     let needs_source = calls.iter().any(|c| c.callee == Callee::Printf);
     if let (true, Some(first)) = (needs_source, calls.first()) {
         if let Some(message) = BufferSource::check(module, buffer_addrspace) {
-            diagnostics.push(first.location.error(message));
+            diagnostics.push(first.location(module).error(message));
         }
     }
     for call in calls {
         if call.form == Form::PrePacked {
-            diagnostics.push(prepacked_error(call));
+            diagnostics.push(prepacked_error(module, call));
         }
         if call.callee == Callee::Printf {
-            diagnostics.extend(result_warning(call));
+            diagnostics.extend(result_warning(module, call));
         }
         if let Callee::LgcDebugPrintf { buffer } = call.callee {
             let addrspace = module.types().ptr_addrspace(buffer.ty);
             if addrspace != Some(buffer_addrspace) {
-                diagnostics.push(call.location.error(format!(
+                diagnostics.push(call.location(module).error(format!(
                     "this lgc.debug.printf writes through a {} buffer, but the buffer was asked \
                      to be ptr addrspace({buffer_addrspace}) (--buffer-addrspace)",
                     module.types().display(buffer.ty)
@@ -109,20 +110,20 @@ pub(crate) fn plan(
             match carry(module, call, arg, super::Stage::Buffer) {
                 Ok(c) => carries.push(c),
                 Err(message) => diagnostics.push(
-                    call.location
+                    call.location(module)
                         .error(format!("argument {} {message}", index + 1)),
                 ),
             }
         }
         let size = ENTRY_HEADER_DWORDS + carries.iter().map(|c| c.dwords).sum::<u32>();
         if size > MAX_ENTRY_DWORDS {
-            diagnostics.push(call.location.error(format!(
+            diagnostics.push(call.location(module).error(format!(
                 "this call's buffer entry would be {size} dwords; the entry header's 16-bit size \
                  field holds at most {MAX_ENTRY_DWORDS}"
             )));
         }
         let Ok(string) = std::str::from_utf8(&call.format.bytes) else {
-            diagnostics.push(call.location.error(
+            diagnostics.push(call.location(module).error(
                 "the format string is not UTF-8, and PAL metadata strings (msgpack str) must be",
             ));
             continue;
@@ -140,23 +141,23 @@ pub(crate) fn plan(
         let id = entry.id();
         match ids.get(&id) {
             None => {
-                ids.insert(id, (table.entries.len(), &call.location));
+                ids.insert(id, (table.entries.len(), call));
                 table.entries.push(entry);
             }
             Some(&(index, first)) => match merge::relation(&table.entries[index], &entry) {
                 Relation::Identical => {}
                 Relation::Collision => diagnostics.push(
-                    call.location
+                    call.location(module)
                         .error(format!(
                             "format strings \"{}\" and \"{}\" have the same 48-bit ID {id:#}: \
                              the decoder could not tell their entries apart",
                             fmtstr_meta::escape::escape(table.entries[index].bytes()),
                             fmtstr_meta::escape::escape(entry.bytes()),
                         ))
-                        .with_note(note_first(first)),
+                        .with_note(note_first(&first.location(module))),
                 ),
                 Relation::Conflict => diagnostics.push(
-                    call.location
+                    call.location(module)
                         .error(format!(
                             "format string \"{}\" is printed with {} (64-bit mask {}) here and \
                              {} (mask {}) before: the decoder could not read both",
@@ -166,7 +167,7 @@ pub(crate) fn plan(
                             arguments(table.entries[index].argument_count()),
                             table.entries[index].mask(),
                         ))
-                        .with_note(note_first(first)),
+                        .with_note(note_first(&first.location(module))),
                 ),
             },
         }
@@ -178,14 +179,14 @@ pub(crate) fn plan(
     let mut merged_table = table;
     if let (Some(bytes), Some(first)) = (&document, calls.first()) {
         match Document::parse(bytes) {
-            Err(error) => diagnostics.push(first.location.error(format!(
+            Err(error) => diagnostics.push(first.location(module).error(format!(
                 "the module's !{PAL_METADATA} is not a PAL metadata document: {error}"
             ))),
             Ok(document) => {
                 if let Some(existing) = document.format_strings() {
                     let merged = merge([existing.clone(), merged_table.clone()]);
                     for finding in &merged.findings {
-                        diagnostics.push(first.location.error(
+                        diagnostics.push(first.location(module).error(
                             finding.describe(&["the module's PAL metadata", "this lowering"]),
                         ));
                     }
@@ -239,7 +240,9 @@ pub(crate) fn apply(
     let index_ty = module.types_mut().int(index_bits);
     let mut buffers = BufferSource::new(plan.buffer_addrspace);
     let mut old_globals = Vec::new();
+    let mut names = Names::default();
     for (call, planned) in calls.iter().zip(&plan.calls) {
+        let f = call.function;
         let buffer = match call.callee {
             Callee::LgcDebugPrintf { buffer } => buffer,
             Callee::Printf => buffers.get(module, call.function)?,
@@ -279,7 +282,7 @@ pub(crate) fn apply(
         let clamped = b.call(
             umin,
             &[(offset, &[][..]), (clamp, &[][..])],
-            "printf.clamped",
+            &names.next(f, "printf.clamped"),
         )?;
         let clamped = b
             .module()
@@ -287,17 +290,24 @@ pub(crate) fn apply(
             .result()
             .ok_or_else(|| EditError::Invalid("llvm.umin has no result".into()))?;
         let first = if index_bits < 64 {
-            b.cast(Opcode::Trunc, clamped, index_ty, "printf.dword")?
+            b.cast(
+                Opcode::Trunc,
+                clamped,
+                index_ty,
+                &names.next(f, "printf.dword"),
+            )?
         } else {
             clamped
         };
-        let entry = b.gep(TypeId::I32, buffer, &[first], false, "printf.entry")?;
+        let name = names.next(f, "printf.entry");
+        let entry = b.gep(TypeId::I32, buffer, &[first], false, &name)?;
         let mut values: Vec<Operand> = header.to_vec();
         for (operand, c) in current.into_iter().zip(&planned.carries) {
-            values.push(c.emit(&mut b, operand)?);
+            values.push(c.emit(&mut b, &mut names, operand)?);
         }
         for (value, slot) in values.into_iter().zip(slots) {
-            let at = b.gep(TypeId::I32, entry, &[slot], false, "printf.slot")?;
+            let name = names.next(f, "printf.slot");
+            let at = b.gep(TypeId::I32, entry, &[slot], false, &name)?;
             b.store(value, at, 4)?;
         }
         retire(module, call, zero)?;

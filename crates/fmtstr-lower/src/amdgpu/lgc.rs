@@ -25,6 +25,7 @@ use fmtstr_ir::{EditError, GlobalId, Module, Operand, Position, TypeId};
 use super::{carry, BufferSource, Carry};
 use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
+use crate::names::Names;
 
 /// LGC's printf operation.
 pub const OPERATION: &str = crate::extract::LGC_DEBUG_PRINTF;
@@ -44,9 +45,9 @@ struct CallPlan {
 }
 
 /// A warning for a call whose result is used: printf's result has no AMD counterpart.
-pub(crate) fn result_warning(call: &PrintfCall) -> Option<Diagnostic> {
+pub(crate) fn result_warning(module: &Module, call: &PrintfCall) -> Option<Diagnostic> {
     call.result_used.then(|| {
-        call.location.warning(
+        call.location(module).warning(
             "printf's result has no counterpart in the AMD printf protocol: its uses become 0",
             "-Wprintf-result",
         )
@@ -54,8 +55,8 @@ pub(crate) fn result_warning(call: &PrintfCall) -> Option<Diagnostic> {
 }
 
 /// The error for a form-85 call.
-pub(crate) fn prepacked_error(call: &PrintfCall) -> Diagnostic {
-    call.location.error(
+pub(crate) fn prepacked_error(module: &Module, call: &PrintfCall) -> Diagnostic {
+    call.location(module).error(
         "printf form 85 (pre-packed buffer) has no counterpart in the AMD printf protocol, \
          which needs the arguments themselves",
     )
@@ -69,12 +70,12 @@ pub(crate) fn plan(
 ) -> Plan {
     if let Some(first) = calls.first() {
         if let Some(message) = BufferSource::check(module, buffer_addrspace) {
-            diagnostics.push(first.location.error(message));
+            diagnostics.push(first.location(module).error(message));
         }
         if let Some(f) = module.function_by_name(OPERATION) {
             let ty = module.function(f).function_type();
             if module.types().function_parts(ty) != Some((TypeId::VOID, &[][..], true)) {
-                diagnostics.push(first.location.error(format!(
+                diagnostics.push(first.location(module).error(format!(
                     "the module declares @{OPERATION} with type {}; seed 004 declares it as \
                      void (...)",
                     module.types().display(ty)
@@ -85,15 +86,15 @@ pub(crate) fn plan(
     let mut planned = Vec::with_capacity(calls.len());
     for call in calls {
         if call.form == Form::PrePacked {
-            diagnostics.push(prepacked_error(call));
+            diagnostics.push(prepacked_error(module, call));
         }
-        diagnostics.extend(result_warning(call));
+        diagnostics.extend(result_warning(module, call));
         let mut carries = Vec::with_capacity(call.args.len());
         for (index, arg) in call.args.iter().enumerate() {
             match carry(module, call, arg, super::Stage::Lgc) {
                 Ok(c) => carries.push(c),
                 Err(message) => diagnostics.push(
-                    call.location
+                    call.location(module)
                         .error(format!("argument {} {message}", index + 1)),
                 ),
             }
@@ -127,21 +128,22 @@ pub(crate) fn apply(
         }
     };
     let mut buffers = BufferSource::new(plan.buffer_addrspace);
-    let mut moved: HashMap<Vec<u8>, GlobalId> = HashMap::new();
+    let mut moved: HashMap<&[u8], GlobalId> = HashMap::new();
+    let mut names = Names::default();
     let mut old_globals = Vec::new();
     for (call, planned) in calls.iter().zip(&plan.calls) {
         let buffer = buffers.get(module, call.function)?;
         let format = match planned.format {
             Some(g) => module.global(g).operand(),
             None => {
-                let g = match moved.get(&call.format.bytes) {
+                let g = match moved.get(&*call.format.bytes) {
                     Some(&g) => g,
                     None => {
-                        let mut bytes = call.format.bytes.clone();
+                        let mut bytes = call.format.bytes.to_vec();
                         bytes.push(0);
                         let name = module.global(call.format.global).name_str().into_owned();
                         let g = module.add_string_global(&name, &bytes, super::CONSTANT_ADDRSPACE);
-                        moved.insert(call.format.bytes.clone(), g);
+                        moved.insert(&call.format.bytes, g);
                         g
                     }
                 };
@@ -155,7 +157,7 @@ pub(crate) fn apply(
         b.debug_loc_from(call.inst);
         let mut args: Vec<Operand> = vec![buffer, format];
         for (operand, c) in current.into_iter().zip(&planned.carries) {
-            args.push(c.emit(&mut b, operand)?);
+            args.push(c.emit(&mut b, &mut names, operand)?);
         }
         let with_attrs: Vec<(Operand, &[fmtstr_ir::Attr])> =
             args.iter().map(|a| (*a, &[][..])).collect();

@@ -26,6 +26,7 @@ use fmtstr_meta::Table;
 
 use crate::diag::Diagnostic;
 use crate::model::{Argument, Callee, Extend, PrintfCall};
+use crate::names::Names;
 use crate::promote::{int_promotion, Promotion};
 
 /// Which form the AMD back end produces.
@@ -94,18 +95,25 @@ impl Carry {
     }
 
     /// Emits the conversion; returns the value to store.
-    pub fn emit(&self, b: &mut Builder<'_>, value: Operand) -> Result<Operand, EditError> {
+    pub fn emit(
+        &self,
+        b: &mut Builder<'_>,
+        names: &mut Names,
+        value: Operand,
+    ) -> Result<Operand, EditError> {
         let to = match self.len {
             Some(len) => b.types_mut().vector(len, self.elem),
             None => self.elem,
         };
-        match self.cast {
-            Cast::None => Ok(value),
-            Cast::SExt => b.cast(Opcode::SExt, value, to, "sext"),
-            Cast::ZExt => b.cast(Opcode::ZExt, value, to, "zext"),
-            Cast::FpExt => b.cast(Opcode::FPExt, value, to, "fpext"),
-            Cast::PtrToInt => b.cast(Opcode::PtrToInt, value, to, "ptrtoint"),
-        }
+        let (opcode, hint) = match self.cast {
+            Cast::None => return Ok(value),
+            Cast::SExt => (Opcode::SExt, "sext"),
+            Cast::ZExt => (Opcode::ZExt, "zext"),
+            Cast::FpExt => (Opcode::FPExt, "fpext"),
+            Cast::PtrToInt => (Opcode::PtrToInt, "ptrtoint"),
+        };
+        let name = names.next(b.function(), hint);
+        b.cast(opcode, value, to, &name)
     }
 }
 
