@@ -1,11 +1,392 @@
-//! `fmtstr abi` (issue 7; not built yet).
+//! `fmtstr abi`: the PTX `.param` plan llc 19 makes for a module, and a check of it against
+//! the PTX llc wrote.
 
+use std::fmt::Write as _;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use fmtstr_ir::Module;
+use fmtstr_nvptx::abi::{self, AccessPlan, CalleeKind, FunctionPlan, Plan, ReadMode};
+use fmtstr_nvptx::{ptx, Config};
+use serde::Serialize;
+
+use crate::output::print_json;
 use crate::Outcome;
 
-/// Not built yet (issue 7).
+/// Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module.
+///
+/// For every function definition, every declaration llc emits and every call site: the
+/// .param declarations (<func>_param_<N>, func_retval0; param<N> and retval0 at call sites),
+/// the value parts of each parameter, argument and return value with their offsets, every
+/// ld.param/st.param as offset, width and vector arity (widths are shown as .bN whatever
+/// llc's type letter), the call envelope with its call-sequence number, the .callprototype
+/// of indirect calls, the byval decision-table row (K&&B&&G, K&&B&&!G, !K&&B, !B&&D,
+/// !B&&!D), and the atom instruction of every atomicrmw and cmpxchg.
+///
+/// The plan describes the module as llc sees it after `fmtstr lower --pass struct-args`
+/// with the same --no-opt-byval setting: byval aggregates read in place from the parameter
+/// space, and kernel byval parameters whose address escapes made grid constants.
+///
+/// Exit 1 when the planner cannot vouch for something (it says what, with file:line:column)
+/// or, with --check, when the PTX differs from the plan.
 #[derive(clap::Args, Debug)]
-pub struct Args {}
+#[command(after_help = "Examples:
+  fmtstr abi k.ll                                  the plan, one block per function
+  fmtstr abi k.ll --json | jq '.functions[].params[].declaration'
+  fmtstr abi k.ll --function k --function helper   only these functions
+  fmtstr abi k.ll --sm 80                          atomics as sm_80 has them
 
-pub fn run(_args: Args) -> anyhow::Result<Outcome> {
-    anyhow::bail!("`fmtstr abi` is not built yet (issue 7)")
+  Check llc against the plan (the struct-args pass first, with the same setting):
+  fmtstr lower --pass struct-args k.ll -o k.sa.ll
+  llc-19 -march=nvptx64 -mcpu=sm_90 k.sa.ll -o k.ptx
+  fmtstr abi k.ll --check k.ptx                    exit 1 and the differences, if any
+
+  Reading the plan:
+    .param .align 8 .b8 k_param_0[32]   byval %S (row K&&B&&!G, read in place)
+      reads  ld.param.b64 [k_param_0+0]  ld.param.b8 [k_param_0+8]  ld.param.b32 [k_param_0+24]
+  says llc declares the 32-byte struct with 8-byte alignment and loads only the three
+  fields the kernel uses, at their DataLayout offsets, with no local copy.
+
+Exit codes:
+  0  the plan (and, with --check, the PTX agrees with it)
+  1  findings: something the planner cannot vouch for, or --check differences
+  2  bad input or usage (file:line:column for IR errors)")]
+pub struct Args {
+    /// The module: LLVM assembly (.ll); `-` reads stdin.
+    #[arg(value_name = "IN")]
+    input: PathBuf,
+    /// Print the plan as JSON (schemas/abi.schema.json).
+    #[arg(long)]
+    json: bool,
+    /// The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native.
+    #[arg(long, value_name = "N", default_value_t = 90, value_parser = clap::value_parser!(u32).range(20..=200))]
+    sm: u32,
+    /// Plan for the module without the struct-args pass (seed 002's opt-byval off): byval
+    /// parameters whose address escapes are copied into local memory by llc.
+    #[arg(long)]
+    no_opt_byval: bool,
+    /// Only this function (by IR name, without @); repeat for more.
+    #[arg(long, value_name = "NAME")]
+    function: Vec<String>,
+    /// Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the
+    /// same setting) and report every difference.
+    #[arg(long, value_name = "PTX")]
+    check: Option<PathBuf>,
+}
+
+#[derive(Serialize)]
+struct Report<'p> {
+    #[serde(flatten)]
+    plan: &'p Plan,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    check: Option<CheckReport>,
+}
+
+#[derive(Serialize)]
+struct CheckReport {
+    ptx: String,
+    functions: usize,
+    calls: usize,
+    accesses: usize,
+    atomics: usize,
+    differences: Vec<CheckDifference>,
+}
+
+#[derive(Serialize)]
+struct CheckDifference {
+    function: String,
+    message: String,
+}
+
+pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    let (name, text) = read_input(&args.input)?;
+    if text.starts_with(b"BC\xC0\xDE") || text.starts_with(b"\xDE\xC0\x17\x0B") {
+        bail!("{name} is LLVM bitcode; disassemble it first: llvm-dis-19 {name} -o module.ll");
+    }
+    let module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let config = Config {
+        opt_byval: !args.no_opt_byval,
+        sm: args.sm,
+    };
+    let mut plan = abi::plan(&module, &config);
+    if !args.function.is_empty() {
+        let missing: Vec<&String> = args
+            .function
+            .iter()
+            .filter(|n| !plan.functions.iter().any(|f| &f.name == *n))
+            .collect();
+        if !missing.is_empty() {
+            bail!(
+                "{name} defines or emits no function named {} (names are IR names, without @)",
+                missing
+                    .iter()
+                    .map(|n| format!("@{n}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        plan.functions.retain(|f| args.function.contains(&f.name));
+        plan.findings
+            .retain(|f| args.function.contains(&f.function));
+    }
+    let check = match &args.check {
+        Some(path) => Some(check(&plan, path, !args.function.is_empty())?),
+        None => None,
+    };
+    let clean = plan.findings.is_empty() && check.as_ref().is_none_or(|c| c.differences.is_empty());
+    if args.json {
+        print_json(&Report { plan: &plan, check })?;
+    } else {
+        print!("{}", render(&plan, check.as_ref()));
+    }
+    Ok(if clean {
+        Outcome::Clean
+    } else {
+        Outcome::Findings
+    })
+}
+
+fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
+    if path.as_os_str() == "-" {
+        let mut bytes = Vec::new();
+        std::io::stdin()
+            .read_to_end(&mut bytes)
+            .context("cannot read the module from stdin")?;
+        return Ok(("<stdin>".to_owned(), bytes));
+    }
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    Ok((path.display().to_string(), bytes))
+}
+
+fn check(plan: &Plan, path: &Path, filtered: bool) -> anyhow::Result<CheckReport> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let functions = ptx::read(&text);
+    if functions.is_empty() {
+        bail!(
+            "{} has no PTX functions (expected the output of llc-19 -march=nvptx64)",
+            path.display()
+        );
+    }
+    let (differences, counts) = ptx::compare(plan, &functions);
+    Ok(CheckReport {
+        ptx: path.display().to_string(),
+        functions: counts.functions + counts.declarations,
+        calls: counts.calls,
+        accesses: counts.accesses,
+        atomics: counts.atomics,
+        differences: differences
+            .into_iter()
+            // With --function, the other functions of the PTX are not in the plan.
+            .filter(|d| !(filtered && d.message == "in the PTX, not in the plan"))
+            .map(|d| CheckDifference {
+                function: d.function,
+                message: d.message,
+            })
+            .collect(),
+    })
+}
+
+fn access(op: &str, name: &str, a: &AccessPlan) -> String {
+    let vector = if a.vector > 1 {
+        format!(".v{}", a.vector)
+    } else {
+        String::new()
+    };
+    format!("{op}{vector}.b{} [{name}+{}]", a.bits, a.offset)
+}
+
+fn accesses(op: &str, name: &str, list: &[AccessPlan]) -> String {
+    if list.is_empty() {
+        return "none".to_string();
+    }
+    list.iter()
+        .map(|a| access(op, name, a))
+        .collect::<Vec<_>>()
+        .join("  ")
+}
+
+fn parts(list: &[abi::PartPlan]) -> String {
+    list.iter()
+        .map(|p| format!("{}@{}", p.ty, p.offset))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn render_function(out: &mut String, file: &str, f: &FunctionPlan) {
+    let kind = match f.kind {
+        abi::FunctionKind::Kernel => "kernel",
+        abi::FunctionKind::Device if f.definition => "device function",
+        abi::FunctionKind::Device => "declaration",
+    };
+    let _ = write!(out, "@{}: {kind}, {} {}", f.name, f.directive, f.ptx_name);
+    if f.line > 0 {
+        let _ = write!(out, " ({file}:{})", f.line);
+    }
+    if !f.emitted {
+        out.push_str(" (not emitted: unused)");
+    }
+    out.push('\n');
+    for p in &f.params {
+        let _ = writeln!(out, "  {}", p.declaration);
+        let mut what = Vec::new();
+        if let Some(t) = &p.byval {
+            what.push(format!("byval {t}"));
+        }
+        if p.vararg_buffer {
+            what.push("the buffer of `...` arguments (llc 19 expands varargs)".to_string());
+        }
+        if let Some(row) = p.row {
+            let row = serde_json::to_value(row)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            what.push(format!("row {row}"));
+        }
+        match p.read_mode {
+            ReadMode::InPlace => what.push("read in place".into()),
+            ReadMode::GridConstant => {
+                what.push("grid constant: read in place, address by cvta.param".into())
+            }
+            ReadMode::LocalCopy => what.push("copied into local memory by llc".into()),
+            ReadMode::Value => {}
+        }
+        if !what.is_empty() {
+            let _ = writeln!(out, "      {}", what.join(", "));
+        }
+        if !p.parts.is_empty() {
+            let _ = writeln!(out, "      parts  {}", parts(&p.parts));
+        }
+        match &p.reads {
+            _ if !f.definition => {}
+            Some(reads) => {
+                let _ = writeln!(out, "      reads  {}", accesses("ld.param", &p.name, reads));
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "      reads  not predicted (a run-time address or a local copy)"
+                );
+            }
+        }
+    }
+    if let Some(decl) = &f.return_declaration {
+        let _ = writeln!(out, "  returns {decl}");
+        let _ = writeln!(out, "      parts  {}", parts(&f.return_parts));
+        for r in &f.returns {
+            let _ = writeln!(
+                out,
+                "      ret at line {}: {}",
+                r.line,
+                accesses("st.param", "func_retval0", &r.stores)
+            );
+        }
+    }
+    for c in &f.calls {
+        let callee = match c.callee.kind {
+            CalleeKind::Direct => format!("call.uni {}", c.callee.name.as_deref().unwrap_or("")),
+            CalleeKind::Indirect => "indirect call".to_string(),
+        };
+        let row = serde_json::to_value(c.row)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {file}:{}:{}: callseq {}, {callee} (row {row})",
+            c.line, c.column, c.seq
+        );
+        if let Some(p) = &c.callee.prototype {
+            let _ = writeln!(out, "      {p}");
+        }
+        for a in &c.args {
+            let _ = writeln!(
+                out,
+                "      {};  {}{}",
+                a.declaration,
+                accesses("st.param", &a.name, &a.stores),
+                if a.byval {
+                    "  (byval: copied from memory)"
+                } else {
+                    ""
+                }
+            );
+        }
+        if !c.vararg_buffer.is_empty() {
+            let slots: Vec<String> = c
+                .vararg_buffer
+                .iter()
+                .map(|s| format!("arg {} at {} ({} bytes)", s.index, s.offset, s.size))
+                .collect();
+            let _ = writeln!(out, "      `...` buffer: {}", slots.join(", "));
+        }
+        if let Some(r) = &c.return_declaration {
+            let _ = writeln!(
+                out,
+                "      {r};  {}",
+                accesses("ld.param", "retval0", &c.return_loads)
+            );
+        }
+    }
+    for a in &f.atomics {
+        let what = match (&a.mnemonic, &a.libcall) {
+            (Some(m), _) => m.clone(),
+            (None, Some(l)) => format!("call {l}"),
+            (None, None) => String::new(),
+        };
+        let lowering = match a.lowering {
+            abi::AtomicLowering::Native => "",
+            abi::AtomicLowering::CasLoop => " (compare-and-swap loop)",
+            abi::AtomicLowering::Libcall => " (runtime call)",
+        };
+        let _ = writeln!(
+            out,
+            "  {file}:{}:{}: {} {} ({}): {what}{lowering}",
+            a.line, a.column, a.operation, a.value_type, a.space
+        );
+        if let Some(note) = &a.note {
+            let _ = writeln!(out, "      note: {note}");
+        }
+    }
+}
+
+fn render(plan: &Plan, check: Option<&CheckReport>) -> String {
+    let mut out = String::new();
+    for (i, f) in plan.functions.iter().enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        render_function(&mut out, &plan.file, f);
+    }
+    for finding in &plan.findings {
+        let at = if finding.line > 0 {
+            format!("{}:{}:{}", plan.file, finding.line, finding.column)
+        } else {
+            plan.file.clone()
+        };
+        let _ = writeln!(
+            out,
+            "{at}: finding: in @{}: {}",
+            finding.function, finding.message
+        );
+    }
+    if let Some(c) = check {
+        if c.differences.is_empty() {
+            let _ = writeln!(
+                out,
+                "{}: agrees with the plan ({} functions, {} calls, {} ld.param/st.param, {} atomics)",
+                c.ptx, c.functions, c.calls, c.accesses, c.atomics
+            );
+        } else {
+            for d in &c.differences {
+                let _ = writeln!(
+                    out,
+                    "{}: difference in {}: {}",
+                    c.ptx, d.function, d.message
+                );
+            }
+        }
+    }
+    out
 }

@@ -6,7 +6,9 @@
 //! stores, callee or prototype and result loads, and the `atom` mnemonics. Only the lines
 //! these need are read; anything else is skipped.
 
-use crate::abi::AccessPlan;
+use std::collections::{HashMap, HashSet};
+
+use crate::abi::{AccessPlan, Plan};
 
 /// One function of a PTX module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -280,4 +282,263 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
         }
     }
     i
+}
+
+/// What [`compare`] looked at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// Function definitions.
+    pub functions: usize,
+    /// Declarations (`.extern .func`).
+    pub declarations: usize,
+    /// Call sites.
+    pub calls: usize,
+    /// `ld.param`/`st.param` accesses.
+    pub accesses: usize,
+    /// Atomic instructions.
+    pub atomics: usize,
+}
+
+/// One way the PTX differs from the plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Difference {
+    /// The PTX symbol of the function.
+    pub function: String,
+    /// What differs: the PTX's version, then the plan's.
+    pub message: String,
+}
+
+impl std::fmt::Display for Difference {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.function, self.message)
+    }
+}
+
+/// What only `a` has and what only `b` has, as multisets.
+fn difference<T: Ord + Clone + std::fmt::Debug>(a: &[T], b: &[T]) -> String {
+    let (mut a, mut b) = (sorted(a), sorted(b));
+    let mut only_a = Vec::new();
+    let mut only_b = Vec::new();
+    while let Some(x) = a.pop() {
+        match b.iter().position(|y| *y == x) {
+            Some(i) => {
+                b.remove(i);
+            }
+            None => only_a.push(x),
+        }
+    }
+    only_b.append(&mut b);
+    only_a.reverse();
+    format!("\n  only llc:  {only_a:?}\n  only plan: {only_b:?}")
+}
+
+fn sorted<T: Ord + Clone>(v: &[T]) -> Vec<T> {
+    let mut v = v.to_vec();
+    v.sort();
+    v
+}
+
+/// Compares a plan with the PTX llc wrote for the same module (after the struct-args pass
+/// with the same configuration): every emitted function, its directive and declarations,
+/// the `ld.param` reads of the parameters the plan predicts, the `st.param` stores to
+/// `func_retval0`, every call block (sequence number, declarations, stores, callee or
+/// prototype, result loads) and the atomic mnemonics. Multisets are compared where llc's
+/// instruction order is its own business.
+pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
+    let mut counts = Counts::default();
+    let mut errors: Vec<Difference> = Vec::new();
+    let mut push = |function: &str, message: String| {
+        errors.push(Difference {
+            function: function.to_string(),
+            message,
+        })
+    };
+    let by_name: HashMap<&str, &PtxFunction> = ptx.iter().map(|f| (f.name.as_str(), f)).collect();
+    let planned: HashSet<&str> = plan
+        .functions
+        .iter()
+        .filter(|f| f.emitted)
+        .map(|f| f.ptx_name.as_str())
+        .collect();
+    for f in ptx {
+        if !planned.contains(f.name.as_str()) {
+            push(&f.name, "in the PTX, not in the plan".to_string());
+        }
+    }
+    for f in &plan.functions {
+        let Some(p) = by_name.get(f.ptx_name.as_str()) else {
+            if f.emitted {
+                push(&f.ptx_name, "planned, not in the PTX".to_string());
+            }
+            continue;
+        };
+        let name = &f.ptx_name;
+        if f.definition {
+            counts.functions += 1;
+        } else {
+            counts.declarations += 1;
+        }
+        if p.directive != f.directive {
+            push(
+                name,
+                format!("directive {:?}, planned {:?}", p.directive, f.directive),
+            );
+        }
+        if p.return_declaration != f.return_declaration {
+            push(
+                name,
+                format!(
+                    "return {:?}, planned {:?}",
+                    p.return_declaration, f.return_declaration
+                ),
+            );
+        }
+        let planned_params: Vec<String> = f.params.iter().map(|p| p.declaration.clone()).collect();
+        if p.params != planned_params {
+            push(
+                name,
+                format!(
+                    "params\n  llc:  {:?}\n  plan: {:?}",
+                    p.params, planned_params
+                ),
+            );
+        }
+        if !f.definition {
+            continue;
+        }
+        // Formal parameter reads (parameters with a prediction).
+        let predicted: Vec<&str> = f
+            .params
+            .iter()
+            .filter(|p| p.reads.is_some() && !p.vararg_buffer)
+            .map(|p| p.name.as_str())
+            .collect();
+        let mut want: Vec<(String, AccessPlan)> = Vec::new();
+        for param in &f.params {
+            if let (Some(reads), false) = (&param.reads, param.vararg_buffer) {
+                want.extend(reads.iter().map(|r| (param.name.clone(), *r)));
+            }
+        }
+        let got: Vec<(String, AccessPlan)> = p
+            .reads
+            .iter()
+            .filter(|(n, _)| predicted.contains(&n.as_str()))
+            .cloned()
+            .collect();
+        counts.accesses += want.len();
+        if sorted(&want) != sorted(&got) {
+            let types: Vec<String> = f
+                .params
+                .iter()
+                .map(|p| format!("{}: {}", p.name, p.ir_type))
+                .collect();
+            push(
+                name,
+                format!("ld.param reads {types:?}{}", difference(&got, &want)),
+            );
+        }
+        let want_ret: Vec<AccessPlan> = f.returns.iter().flat_map(|r| r.stores.clone()).collect();
+        counts.accesses += want_ret.len();
+        if sorted(&want_ret) != sorted(&p.return_stores) {
+            push(
+                name,
+                format!(
+                    "st.param func_retval0\n  llc:  {:?}\n  plan: {:?}",
+                    sorted(&p.return_stores),
+                    sorted(&want_ret)
+                ),
+            );
+        }
+        // Calls.
+        if p.calls.len() != f.calls.len() {
+            push(
+                name,
+                format!(
+                    "{} calls in the PTX, {} planned",
+                    p.calls.len(),
+                    f.calls.len()
+                ),
+            );
+        }
+        for (c, pc) in f.calls.iter().zip(&p.calls) {
+            counts.calls += 1;
+            let at = format!("call at line {} (callseq {})", c.line, c.seq);
+            if c.seq != pc.seq {
+                push(name, format!("{at}: llc numbers it {}", pc.seq));
+            }
+            let decls: Vec<String> = c.args.iter().map(|a| a.declaration.clone()).collect();
+            if decls != pc.params {
+                push(
+                    name,
+                    format!("{at}: params\n  llc:  {:?}\n  plan: {:?}", pc.params, decls),
+                );
+            }
+            let mut want: Vec<(String, AccessPlan)> = Vec::new();
+            for a in &c.args {
+                want.extend(a.stores.iter().map(|s| (a.name.clone(), *s)));
+            }
+            counts.accesses += want.len() + c.return_loads.len();
+            if sorted(&want) != sorted(&pc.stores) {
+                push(
+                    name,
+                    format!(
+                        "{at}: st.param\n  llc:  {:?}\n  plan: {:?}",
+                        sorted(&pc.stores),
+                        sorted(&want)
+                    ),
+                );
+            }
+            if c.return_declaration != pc.return_declaration {
+                push(
+                    name,
+                    format!(
+                        "{at}: retval {:?}, planned {:?}",
+                        pc.return_declaration, c.return_declaration
+                    ),
+                );
+            }
+            if sorted(&c.return_loads) != sorted(&pc.return_loads) {
+                push(
+                    name,
+                    format!(
+                        "{at}: ld.param retval0\n  llc:  {:?}\n  plan: {:?}",
+                        sorted(&pc.return_loads),
+                        sorted(&c.return_loads)
+                    ),
+                );
+            }
+            if c.callee.name != pc.callee {
+                push(
+                    name,
+                    format!("{at}: callee {:?}, planned {:?}", pc.callee, c.callee.name),
+                );
+            }
+            if c.callee.prototype != pc.prototype {
+                push(
+                    name,
+                    format!(
+                        "{at}: prototype\n  llc:  {:?}\n  plan: {:?}",
+                        pc.prototype, c.callee.prototype
+                    ),
+                );
+            }
+        }
+        let want_atoms: Vec<String> = f
+            .atomics
+            .iter()
+            .filter_map(|a| a.mnemonic.clone())
+            .collect();
+        counts.atomics += want_atoms.len();
+        if sorted(&want_atoms) != sorted(&p.atomics) {
+            push(
+                name,
+                format!(
+                    "atomics\n  llc:  {:?}\n  plan: {:?}",
+                    sorted(&p.atomics),
+                    sorted(&want_atoms)
+                ),
+            );
+        }
+    }
+    (errors, counts)
 }

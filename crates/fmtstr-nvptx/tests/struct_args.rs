@@ -134,7 +134,10 @@ entry:
         .collect();
     assert_eq!(reads(&before), [("k".to_string(), want.clone())]);
     assert_eq!(reads(&after), [("k".to_string(), want)]);
-    assert!(after.contains(".param .align 8 .b8 k_param_0[32]"), "{after}");
+    assert!(
+        after.contains(".param .align 8 .b8 k_param_0[32]"),
+        "{after}"
+    );
     assert!(!after.contains("__local_depot"), "{after}");
 }
 
@@ -148,7 +151,10 @@ fn escaping_address_takes_the_cast_only_path() {
     let printed = String::from_utf8(m.print()).unwrap();
     // The call keeps the generic address; the parameter becomes a grid constant, so that
     // llc takes its address in place (cvta.param) instead of copying it.
-    assert!(printed.contains("  call void @consume(ptr %s)\n"), "{printed}");
+    assert!(
+        printed.contains("  call void @consume(ptr %s)\n"),
+        "{printed}"
+    );
     assert!(
         printed.contains("!nvvm.annotations = !{!1}")
             && printed.contains("!0 = !{i32 1}")
@@ -162,7 +168,10 @@ fn escaping_address_takes_the_cast_only_path() {
     };
     // Unlowered, llc copies the struct into local memory and passes the copy.
     assert!(before.contains("__local_depot"), "{before}");
-    let k = ptx::read(&after).into_iter().find(|f| f.name == "k").unwrap();
+    let k = ptx::read(&after)
+        .into_iter()
+        .find(|f| f.name == "k")
+        .unwrap();
     assert!(!k.local_depot && k.reads.is_empty(), "{after}");
     assert_eq!(k.cvta_param, 1, "{after}");
 }
@@ -241,7 +250,10 @@ define void @dev(ptr byval(%S) %0, ptr byval(%S) %1) {
         return;
     };
     assert_eq!(reads(&before), reads(&after));
-    let k = ptx::read(&after).into_iter().find(|f| f.name == "k").unwrap();
+    let k = ptx::read(&after)
+        .into_iter()
+        .find(|f| f.name == "k")
+        .unwrap();
     assert_eq!(k.dynamic_reads, 1, "{after}");
     assert!(!k.local_depot, "{after}");
 }
@@ -284,7 +296,10 @@ fn refused_uses_name_the_instruction_and_change_nothing() {
         let before = m.print();
         let error = struct_args::run(&mut m, &Config::default()).unwrap_err();
         let shown = error.to_string();
-        assert!(shown.starts_with(message), "{shown}\n--- expected ---\n{message}");
+        assert!(
+            shown.starts_with(message),
+            "{shown}\n--- expected ---\n{message}"
+        );
         assert!(shown.ends_with(&format!("\n  {instruction}")), "{shown}");
         assert_eq!(error.diagnostics().len(), 1);
         assert_eq!(m.print(), before, "the module changed");
@@ -309,7 +324,10 @@ fn escape_needs_cvta_param() {
 
 #[test]
 fn disabled_and_second_runs_change_nothing() {
-    let mut m = parse(&format!("{SEED_EXAMPLE}\n{}", SEED_ESCAPE.replace("@k(", "@k2(")));
+    let mut m = parse(&format!(
+        "{SEED_EXAMPLE}\n{}",
+        SEED_ESCAPE.replace("@k(", "@k2(")
+    ));
     let before = m.print();
     let off = Config {
         opt_byval: false,
@@ -368,7 +386,11 @@ fn generated_kernels_read_what_the_original_reads() {
         // The reference: the original, with the same parameters made grid constants (what
         // llc's own lowering then reads in place).
         let mut reference = original.clone();
-        for p in report.params.iter().filter(|p| p.action == Action::GridConstant) {
+        for p in report
+            .params
+            .iter()
+            .filter(|p| p.action == Action::GridConstant)
+        {
             let f = reference.function_by_name(&p.function).unwrap();
             fmtstr_nvptx::annotations::add_grid_constants(&mut reference, f, &[p.index]);
         }

@@ -1,1 +1,309 @@
-//! `fmtstr abi` (issue 7).
+//! `fmtstr abi`: the `.param` plan of a module, judged by llc-19. Every sample in
+//! samples/abi/ is lowered with the struct-args pass, compiled with
+//! `llc-19 -march=nvptx64 -mcpu=sm_90`, and `fmtstr abi SAMPLE --check PTX` must find the PTX
+//! exactly as planned: declarations, every ld.param/st.param (offset, width, vector arity),
+//! call sequences and prototypes, atomic mnemonics. The JSON matches schemas/abi.schema.json.
+
+use std::path::{Path, PathBuf};
+
+use fmtstr_ir::Module;
+use fmtstr_nvptx::{struct_args, Config};
+use fmtstr_oracles::{require, Tool};
+use serde_json::Value as Json;
+
+use crate::util::{assert_matches_schema, root, run};
+
+fn samples() -> Vec<PathBuf> {
+    let mut list: Vec<PathBuf> = std::fs::read_dir(root().join("samples/abi"))
+        .expect("samples/abi")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "ll"))
+        .collect();
+    list.sort();
+    list
+}
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("fmtstr-abi-test-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+fn json(args: &[&str]) -> (i32, Json) {
+    let out = run(args);
+    let value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("not JSON ({e}):\n{}\n{}", out.stdout_text(), out.stderr));
+    (out.code, value)
+}
+
+/// The struct-args pass and llc, as `fmtstr lower --pass struct-args | llc-19` would run them.
+fn compile(llc: &Path, sample: &Path, dir: &Path) -> PathBuf {
+    let text = std::fs::read(sample).expect("sample");
+    let mut module = Module::parse(&sample.display().to_string(), text).expect("parses");
+    struct_args::run(&mut module, &Config::default()).expect("struct-args");
+    let lowered = dir.join("lowered.ll");
+    std::fs::write(&lowered, module.print()).expect("write");
+    let ptx = dir.join(format!(
+        "{}.ptx",
+        sample.file_stem().unwrap().to_string_lossy()
+    ));
+    let out = std::process::Command::new(llc)
+        .args(["-march=nvptx64", "-mcpu=sm_90", "-o"])
+        .arg(&ptx)
+        .arg(&lowered)
+        .output()
+        .expect("llc runs");
+    assert!(
+        out.status.success(),
+        "llc rejects {}:\n{}",
+        sample.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    ptx
+}
+
+#[test]
+fn samples_compile_exactly_as_planned() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let dir = scratch();
+    let mut functions = 0;
+    let mut calls = 0;
+    let mut accesses = 0;
+    let mut atomics = 0;
+    for sample in samples() {
+        let path = sample.display().to_string();
+        let ptx = compile(&llc, &sample, dir.path());
+        let (code, report) = json(&["abi", &path, "--check", ptx.to_str().unwrap(), "--json"]);
+        assert_matches_schema("abi.schema.json", &report);
+        assert_eq!(report["findings"], Json::Array(vec![]), "{path}");
+        let check = &report["check"];
+        assert_eq!(
+            check["differences"],
+            Json::Array(vec![]),
+            "{path}: {check:#}"
+        );
+        assert_eq!(code, 0, "{path}");
+        functions += check["functions"].as_u64().unwrap();
+        calls += check["calls"].as_u64().unwrap();
+        accesses += check["accesses"].as_u64().unwrap();
+        atomics += check["atomics"].as_u64().unwrap();
+        // The text form says the same.
+        let text = run(["abi", &path, "--check", ptx.to_str().unwrap()]).expect_code(0);
+        assert!(
+            text.stdout_text().contains("agrees with the plan"),
+            "{}",
+            text.stdout_text()
+        );
+    }
+    assert!(
+        functions + calls >= 150,
+        "{functions} functions and {calls} calls"
+    );
+    assert!(
+        accesses >= 1000 && atomics >= 50,
+        "{accesses} accesses, {atomics} atomics"
+    );
+}
+
+#[test]
+fn check_reports_what_llc_did_differently() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let dir = scratch();
+    let sample = root().join("samples/abi/kinds.ll");
+    let ptx = compile(&llc, &sample, dir.path());
+    // Pretend llc declared the seed struct with 28 bytes (seed 002's number).
+    let text = std::fs::read_to_string(&ptx)
+        .unwrap()
+        .replace("seed_example_param_0[32]", "seed_example_param_0[28]");
+    let edited = dir.path().join("edited.ptx");
+    std::fs::write(&edited, text).unwrap();
+    let out = run([
+        "abi",
+        sample.to_str().unwrap(),
+        "--check",
+        edited.to_str().unwrap(),
+    ])
+    .expect_code(1);
+    let shown = out.stdout_text();
+    assert!(
+        shown.contains("difference in seed_example: params")
+            && shown.contains("seed_example_param_0[28]")
+            && shown.contains("seed_example_param_0[32]"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn plan_of_the_seed_example() {
+    let sample = root().join("samples/abi/kinds.ll");
+    let path = sample.to_str().unwrap();
+    let out = run(["abi", path, "--function", "seed_example"]).expect_code(0);
+    assert_eq!(
+        out.stdout_text(),
+        format!(
+            "@seed_example: kernel, .visible .entry seed_example ({path}:19)
+  .param .align 8 .b8 seed_example_param_0[32]
+      byval %S, row K&&B&&!G, read in place
+      parts  f64@0 i8@8 i32@12 i32@16 i32@20 i32@24
+      reads  ld.param.b64 [seed_example_param_0+0]  ld.param.b8 [seed_example_param_0+8]  ld.param.b32 [seed_example_param_0+24]
+"
+        )
+    );
+    let (code, plan) = json(&["abi", path, "--json", "--function", "seed_escape"]);
+    assert_eq!(code, 0);
+    assert_matches_schema("abi.schema.json", &plan);
+    let param = &plan["functions"][0]["params"][0];
+    assert_eq!(param["row"], "K&&B&&G");
+    assert_eq!(param["read_mode"], "grid-constant");
+    assert_eq!(
+        plan["functions"][0]["calls"][0]["envelope"][0]["name"],
+        "CallSeqBegin"
+    );
+    assert_eq!(
+        plan["functions"][0]["calls"][0]["envelope"][0]["opcode"],
+        0x203
+    );
+
+    // The lockstep setting: without the pass, llc copies the escaping struct.
+    let (_, plan) = json(&[
+        "abi",
+        path,
+        "--json",
+        "--no-opt-byval",
+        "--function",
+        "seed_escape",
+    ]);
+    assert_eq!(plan["config"]["opt_byval"], false);
+    let param = &plan["functions"][0]["params"][0];
+    assert_eq!(param["row"], "K&&B&&!G");
+    assert_eq!(param["read_mode"], "local-copy");
+}
+
+#[test]
+fn json_is_the_library_plan() {
+    let sample = root().join("samples/abi/generated-100.ll");
+    let (code, value) = json(&["abi", sample.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0);
+    assert_matches_schema("abi.schema.json", &value);
+    let module = Module::parse(
+        &sample.display().to_string(),
+        std::fs::read(&sample).unwrap(),
+    )
+    .unwrap();
+    let plan = fmtstr_nvptx::abi::plan(&module, &Config::default());
+    assert_eq!(value, serde_json::to_value(&plan).unwrap());
+}
+
+#[test]
+fn atomics_below_sm_90() {
+    let sample = root().join("samples/abi/kinds.ll");
+    let (_, plan) = json(&[
+        "abi",
+        sample.to_str().unwrap(),
+        "--json",
+        "--sm",
+        "60",
+        "--function",
+        "atomics",
+    ]);
+    let atomics = plan["functions"][0]["atomics"].as_array().unwrap();
+    let mnemonic = |i: usize| atomics[i]["mnemonic"].as_str().unwrap().to_string();
+    // half fadd needs sm_70 (and PTX 6.3); below, a CAS loop on the containing word.
+    assert_eq!(mnemonic(4), "atom.global.cas.b32");
+    assert_eq!(atomics[4]["lowering"], "cas-loop");
+    // The vector atomic: llc 19 expands it on every SM; seed 003 would have refused it.
+    assert_eq!(mnemonic(8), "atom.global.cas.b32");
+    assert!(atomics[8]["note"]
+        .as_str()
+        .unwrap()
+        .contains("vector atomics not supported on this architecture!"));
+}
+
+#[test]
+fn findings_exit_one_with_positions() {
+    let dir = scratch();
+    let path = dir.path().join("odd.ll");
+    std::fs::write(
+        &path,
+        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine void @f(<2 x i8> %v) {\n  ret void\n}\n\ndefine void @g(ptr %p) {\n  %a = atomicrmw add ptr %p, i24 1 monotonic\n  ret void\n}\n",
+    )
+    .unwrap();
+    let out = run(["abi", path.to_str().unwrap()]).expect_code(1);
+    let shown = out.stdout_text();
+    let p = path.display();
+    assert!(
+        shown.contains(&format!(
+            "{p}: finding: in @f: no parameter plan: `<2 x i8>` crashes llc 19 as a parameter or return value"
+        )),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "{p}:8:3: finding: in @g: no measurement for `add` on `i24`"
+        )),
+        "{shown}"
+    );
+}
+
+#[test]
+fn bad_input_names_file_line_column() {
+    let dir = scratch();
+    let path = dir.path().join("bad.ll");
+    std::fs::write(&path, "define void @f() {\n  ret i32 %x\n}\n").unwrap();
+    let out = run(["abi", path.to_str().unwrap()]).expect_code(2);
+    assert!(
+        out.stderr
+            .starts_with(&format!("fmtstr: error: {}:2:", path.display())),
+        "{}",
+        out.stderr
+    );
+
+    let out = run(["abi", "/nonexistent/k.ll"]).expect_code(2);
+    assert!(
+        out.stderr.contains("cannot read /nonexistent/k.ll"),
+        "{}",
+        out.stderr
+    );
+
+    let bitcode = dir.path().join("k.bc");
+    std::fs::write(&bitcode, b"BC\xC0\xDE\x35\x14\x00\x00").unwrap();
+    let out = run(["abi", bitcode.to_str().unwrap()]).expect_code(2);
+    assert!(out.stderr.contains("llvm-dis-19"), "{}", out.stderr);
+
+    let sample = root().join("samples/abi/kinds.ll");
+    let out = run(["abi", sample.to_str().unwrap(), "--function", "nope"]).expect_code(2);
+    assert!(
+        out.stderr.contains("no function named @nope"),
+        "{}",
+        out.stderr
+    );
+
+    let out = run([
+        "abi",
+        sample.to_str().unwrap(),
+        "--check",
+        bitcode.to_str().unwrap(),
+    ]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+}
+
+#[test]
+fn help_teaches_with_examples() {
+    let out = run(["abi", "--help"]).expect_code(0);
+    let help = out.stdout_text();
+    for needle in [
+        "Examples:",
+        "fmtstr abi k.ll --check k.ptx",
+        "llc-19 -march=nvptx64 -mcpu=sm_90",
+        "--no-opt-byval",
+        "Exit codes:",
+        "K&&B&&G",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+}

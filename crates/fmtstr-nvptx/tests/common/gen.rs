@@ -615,19 +615,41 @@ impl Gen {
                     let idx: Vec<String> = steps
                         .iter()
                         .enumerate()
-                        .map(|(k, (s, _))| if k == d { "i32 %i".to_string() } else { s.clone() })
+                        .map(|(k, (s, _))| {
+                            if k == d {
+                                "i32 %i".to_string()
+                            } else {
+                                s.clone()
+                            }
+                        })
                         .collect();
-                    let _ = writeln!(out, "  %p{n} = getelementptr inbounds {tt}, ptr %s{p}, i32 0, {}", idx.join(", "));
+                    let _ = writeln!(
+                        out,
+                        "  %p{n} = getelementptr inbounds {tt}, ptr %s{p}, i32 0, {}",
+                        idx.join(", ")
+                    );
                 } else if form >= 1 && steps.len() >= 2 {
                     let cut = self.rng.gen_range(1..steps.len());
                     let head: Vec<&str> = steps[..cut].iter().map(|(s, _)| s.as_str()).collect();
                     let mid = self.text(&steps[cut - 1].1);
                     let tail: Vec<&str> = steps[cut..].iter().map(|(s, _)| s.as_str()).collect();
-                    let _ = writeln!(out, "  %q{n} = getelementptr inbounds {tt}, ptr %s{p}, i32 0, {}", head.join(", "));
-                    let _ = writeln!(out, "  %p{n} = getelementptr inbounds {mid}, ptr %q{n}, i32 0, {}", tail.join(", "));
+                    let _ = writeln!(
+                        out,
+                        "  %q{n} = getelementptr inbounds {tt}, ptr %s{p}, i32 0, {}",
+                        head.join(", ")
+                    );
+                    let _ = writeln!(
+                        out,
+                        "  %p{n} = getelementptr inbounds {mid}, ptr %q{n}, i32 0, {}",
+                        tail.join(", ")
+                    );
                 } else {
                     let idx: Vec<&str> = steps.iter().map(|(s, _)| s.as_str()).collect();
-                    let _ = writeln!(out, "  %p{n} = getelementptr {tt}, ptr %s{p}, i32 0, {}", idx.join(", "));
+                    let _ = writeln!(
+                        out,
+                        "  %p{n} = getelementptr {tt}, ptr %s{p}, i32 0, {}",
+                        idx.join(", ")
+                    );
                 }
                 let _ = writeln!(out, "  %v{n} = load {leaf}, ptr %p{n}");
                 let _ = writeln!(out, "  store volatile {leaf} %v{n}, ptr @g");
@@ -650,7 +672,11 @@ pub fn struct_args_module(seed: u64, kernels: usize) -> (String, Vec<String>) {
         let escape = i % 4 == 3;
         let text = g.struct_args_kernel(escape);
         if escape {
-            let name = text["define ptx_kernel void @".len()..].split('(').next().unwrap_or("").to_string();
+            let name = text["define ptx_kernel void @".len()..]
+                .split('(')
+                .next()
+                .unwrap_or("")
+                .to_string();
             escaping.push(name);
         }
         body.push_str(&text);
