@@ -6,6 +6,7 @@
 //! not changed.
 //!
 //! - A module with calls but without `target datalayout` gets one error, at its first call.
+//! - A call must be a `call` (not an `invoke`) returning `i32` or `void`.
 //! - The form comes from `!printf.form !{i8 N}`, else from the argument count (34 or 40). Form
 //!   34 takes no arguments and form 85 exactly one pointer, the caller's packed buffer.
 //! - The format operand must resolve, directly or through constant `getelementptr`, `bitcast`
@@ -17,7 +18,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use fmtstr_format::{check, ArgClass, ArgSlot, ArgType, FindingKind, Format, ScalarType};
-use fmtstr_ir::{Attr, GlobalId, InstId, Module, Type, TypeId, Value};
+use fmtstr_ir::{Attr, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
 
 use crate::diag::{self, Diagnostic, Location};
 use crate::model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
@@ -117,6 +118,22 @@ fn model_call(
     let call = view.as_call()?;
     let args: Vec<_> = call.args().collect();
     let is_lgc = matches!(call.callee().value, Value::Global(g) if Some(g) == lgc_printf);
+    if view.opcode() != Opcode::Call {
+        diagnostics.push(location().error(format!(
+            "printf reached through `{}` cannot be lowered: the rewrite replaces a call, not a \
+             terminator; call it with `call`",
+            view.opcode().keyword()
+        )));
+        return None;
+    }
+    let ret = view.ty();
+    if ret != TypeId::VOID && ret != TypeId::I32 {
+        diagnostics.push(location().error(format!(
+            "this printf call returns {}; printf returns i32",
+            module.types().display(ret)
+        )));
+        return None;
+    }
     let fixed = if is_lgc { 2 } else { 1 };
     if args.len() < fixed {
         diagnostics.push(location().error(if is_lgc {
@@ -228,7 +245,7 @@ fn model_call(
                 operand: arg.operand,
                 class,
                 extend,
-                byval: arg.byval().is_some(),
+                byval: arg.byval(),
             });
         }
         if let Some(parsed) = &format.parsed {

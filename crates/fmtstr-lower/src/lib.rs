@@ -143,9 +143,10 @@ impl std::error::Error for Failed {}
 
 /// Lowers every printf call of `module` for `options.target`.
 ///
-/// On failure the module is unchanged and [`Failed`] holds the diagnostics (with
-/// `options.werror`, warnings count as errors). Edits that the module refuses (an existing
-/// `@vprintf` of another type, ...) are reported as errors at the call concerned.
+/// Every check runs before the first edit: on failure the module is unchanged and [`Failed`]
+/// holds the diagnostics (with `options.werror`, warnings count as errors). Only an edit that
+/// fmtstr-ir refuses against every check (a bug) fails after edits began; it is reported as an
+/// error at the first call, and the module must then be dropped.
 pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> {
     let lgc_input = matches!(
         options.target,

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use fmtstr_format::{ArgClass, Format};
-use fmtstr_ir::{FuncId, GlobalId, InstId, Module, Operand};
+use fmtstr_ir::{FuncId, GlobalId, InstId, Module, Operand, TypeId};
 
 use crate::diag::Location;
 
@@ -95,8 +95,8 @@ pub struct Argument {
     pub class: Option<ArgClass>,
     /// How C would widen it if it is a narrow integer.
     pub extend: Extend,
-    /// The argument is a pointer with `byval(T)`: the value is the `T` it points at.
-    pub byval: bool,
+    /// `T` when the argument is a pointer with `byval(T)`: the value is the `T` it points at.
+    pub byval: Option<TypeId>,
 }
 
 /// One call, as every back end sees it.

@@ -36,7 +36,7 @@
 //! byte, its last byte (offset 31), is set. Seed 000's worked example `("x=%d y=%f", i, f)`
 //! gives a 64-byte buffer with the `double` at 32. It is not what the CUDA driver reads.
 
-use fmtstr_ir::{EditError, FuncId, Module, Opcode, Operand, Position, Type, TypeId};
+use fmtstr_ir::{EditError, FuncId, Module, Opcode, Operand, Position, TypeId};
 
 use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
@@ -53,6 +53,8 @@ pub enum Layout {
     Slot32,
 }
 
+/// The CUDA runtime's printf.
+pub const VPRINTF: &str = "vprintf";
 /// The buffer's name: the fingerprint of a vprintf-lowered function.
 pub const BUFFER_NAME: &str = "vprintfBuffer.local";
 /// The name of the GEPs into the buffer.
@@ -109,15 +111,17 @@ pub(crate) fn plan(
 ) -> Vec<CallLayout> {
     let dl = module.data_layout();
     let types = module.types();
-    let mut layouts = Vec::with_capacity(calls.len());
-    for call in calls {
-        let ret = module.inst(call.inst).ty();
-        if ret != TypeId::I32 && ret != TypeId::VOID {
-            diagnostics.push(call.location(module).error(format!(
-                "this printf call returns {}; vprintf returns i32",
-                types.display(ret)
+    if let (Some(first), Some(f)) = (calls.first(), module.function_by_name(VPRINTF)) {
+        let ty = module.function(f).function_type();
+        if types.function_parts(ty) != Some((TypeId::I32, &[TypeId::PTR, TypeId::PTR][..], false)) {
+            diagnostics.push(first.location(module).error(format!(
+                "the module declares @{VPRINTF} with type {}; the CUDA driver's is i32 (ptr, ptr)",
+                types.display(ty)
             )));
         }
+    }
+    let mut layouts = Vec::with_capacity(calls.len());
+    for call in calls {
         if call.args.len() > DRIVER_MAX_ARGS {
             diagnostics.push(call.location(module).warning(
                 format!(
@@ -133,13 +137,8 @@ pub(crate) fn plan(
             ..CallLayout::default()
         };
         for (index, arg) in call.args.iter().enumerate() {
-            let byval = module
-                .inst(call.inst)
-                .as_call()
-                .and_then(|c| c.arg(index + 1))
-                .and_then(|a| a.byval());
             let promotion = c_promotion(module, arg);
-            let (mut ty, mut payload) = match byval {
+            let (mut ty, mut payload) = match arg.byval {
                 Some(t) if layout == Layout::Natural => (t, Payload::Load),
                 Some(_) => (arg.operand.ty, Payload::Pointer),
                 None => (promotion.result_type(arg.operand.ty), Payload::Value),
@@ -148,8 +147,8 @@ pub(crate) fn plan(
                 .alloc_size(types, ty)
                 .and_then(|size| Ok((size, dl.abi_align(types, ty)?)));
             let (mut size, mut align) = match sized {
-                Ok(sized) if !matches!(types.get(ty), Type::Struct(_)) || byval.is_some() => sized,
-                _ => {
+                Ok(sized) => sized,
+                Err(_) => {
                     diagnostics.push(call.location(module).error(format!(
                         "argument {} has type {}, which printf cannot pass",
                         index + 1,
@@ -258,7 +257,7 @@ fn lower_function(
                     module
                         .types_mut()
                         .function(TypeId::I32, &[TypeId::PTR, TypeId::PTR], false);
-                let f = module.declare_function("vprintf", ty)?;
+                let f = module.declare_function(VPRINTF, ty)?;
                 *vprintf = Some(f);
                 f
             }

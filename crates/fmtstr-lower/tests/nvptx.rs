@@ -8,8 +8,7 @@ mod common;
 use common::{
     assert_ptxas, clang_ir, llc_ptx, lower_err, lower_for, lower_ok, sample, sample_text, show,
 };
-use fmtstr_ir::Module;
-use fmtstr_lower::{diag, lower, Layout, Options, Severity, Target};
+use fmtstr_lower::{diag, Layout, Options, Severity, Target};
 
 const DL: &str = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\ntarget triple = \"nvptx64-nvidia-cuda\"\n";
 
@@ -376,10 +375,9 @@ fn an_existing_vprintf_of_another_type_is_an_error() {
         "@s = private constant [2 x i8] c\"x\\00\"\ndeclare void @vprintf(i32)\n\
          define void @f() {\n  %r = call i32 (ptr, ...) @printf(ptr @s)\n  ret void\n}\n",
     );
-    let mut module = Module::parse("vp.ll", text.as_str()).unwrap();
-    let failed = lower(&mut module, &Options::new(Target::nvptx())).unwrap_err();
+    let failed = lower_err("vp.ll", &text, Options::new(Target::nvptx()));
     assert!(
-        show(&failed.diagnostics).contains("@vprintf"),
+        show(&failed.diagnostics).contains("declares @vprintf with type void (i32)"),
         "{}",
         show(&failed.diagnostics)
     );
@@ -405,4 +403,21 @@ fn clang_output_compiles_with_llc_and_ptxas() {
             assert_ptxas(source, &ptx);
         }
     }
+}
+
+#[test]
+fn invokes_and_odd_return_types_are_errors() {
+    let invoke = module(
+        "@s = private constant [2 x i8] c\"x\\00\"\ndeclare i32 @personality(...)\n\
+         define void @f() personality ptr @personality {\n  %r = invoke i32 (ptr, ...) @printf(ptr @s) to label %ok unwind label %bad\nok:\n  ret void\nbad:\n  %lp = landingpad { ptr, i32 } cleanup\n  ret void\n}\n",
+    );
+    let failed = lower_err("invoke.ll", &invoke, Options::new(Target::nvptx()));
+    assert!(
+        show(&failed.diagnostics).contains("printf reached through `invoke`"),
+        "{}",
+        show(&failed.diagnostics)
+    );
+    let wide = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n@s = private constant [2 x i8] c\"x\\00\"\ndefine void @f() {\n  %r = call i64 (ptr, ...) @printf(ptr @s)\n  ret void\n}\ndeclare i64 @printf(ptr, ...)\n";
+    let failed = lower_err("wide.ll", wide, Options::new(Target::nvptx()));
+    assert!(show(&failed.diagnostics).contains("returns i64; printf returns i32"));
 }
