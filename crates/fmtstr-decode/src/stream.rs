@@ -24,13 +24,13 @@ pub struct Options {
 
 impl Options {
     /// `jobs` threads, windows sized for the buffer: small enough that every thread gets
-    /// several, at most 1 Mi dwords (4 MiB of buffer).
+    /// several, at most 256 Ki dwords (1 MiB of buffer).
     pub fn for_buffer(buffer: &Buffer<'_>, jobs: usize) -> Options {
         let jobs = jobs.max(1);
         let per_thread = buffer.end() / (jobs as u64 * 8);
         Options {
             jobs,
-            window_dwords: per_thread.clamp(1 << 12, 1 << 20),
+            window_dwords: per_thread.clamp(1 << 12, 1 << 18),
             in_flight: 2 * jobs + 2,
         }
     }
@@ -192,7 +192,8 @@ pub struct TextChunk {
 pub fn decode_text(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -> TextChunk {
     let mut decoder = Decoder::new(formats);
     let mut chunk = TextChunk {
-        text: Vec::with_capacity((window.end - window.start) as usize * 5),
+        // A guess at the text's size; the last window may span unwritten space, so bounded.
+        text: Vec::with_capacity((window.end - window.start).min(1 << 18) as usize * 5),
         ..TextChunk::default()
     };
     let mut noted: HashSet<u64> = HashSet::new();

@@ -1,1 +1,640 @@
-//! `fmtstr decode` (issue 6).
+//! `fmtstr decode` (issue 6): the samples, every kind of bad buffer through the command line
+//! (exit codes, messages naming the offset, no panic, bounded memory), JSON against its
+//! schema, threads against one thread, and CUDA vprintf buffers.
+
+use std::path::{Path, PathBuf};
+
+use fmtstr_decode::encode::{BufferWriter, Payload};
+use fmtstr_meta::FormatId;
+use serde_json::Value as Json;
+
+use crate::util::{assert_matches_schema, root, run, Run};
+
+fn pal(name: &str) -> PathBuf {
+    root().join("samples/pal").join(name)
+}
+
+fn sample(name: &str) -> PathBuf {
+    root().join("samples/decode").join(name)
+}
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("fmtstr-decode-test-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+fn id(format: &str) -> u64 {
+    FormatId::of(format.as_bytes()).get()
+}
+
+/// The ID samples/pal/graphics.elf gives "frag depth %f\n": an opaque one, not fmtstr's hash.
+const FRAG_DEPTH: u64 = 0x1234;
+
+/// The entries of samples/decode/compute.bin, for compute.elf and graphics.elf.
+fn compute_buffer() -> BufferWriter {
+    let mut w = BufferWriter::new();
+    let mut p = Payload::new();
+    for thread in 0..3u32 {
+        w.entry(id("x=%d\n"), &[thread.wrapping_sub(1)]);
+        p.clear()
+            .u32(thread)
+            .u64((-(1i64 << 40) + i64::from(thread)) as u64);
+        w.entry(id("thread %u: value %lld\n"), p.dwords());
+    }
+    p.clear().f32(0.1).f32(-2.5e-8).f32(f32::INFINITY);
+    w.entry(id("%f %f %f\n"), p.dwords());
+    p.clear().f32(1.0).f32(0.5).f32(0.25).f32(-0.0);
+    w.entry(id("vec %v4hlf\n"), p.dwords());
+    p.clear()
+        .u32(640)
+        .u32(-1i32 as u32)
+        .f32(0.2)
+        .f32(0.4)
+        .f32(0.6)
+        .f32(1.0);
+    w.entry(id("pixel (%d, %d) = %v4hlf\n"), p.dwords());
+    w.entry(FRAG_DEPTH, &[0.75f32.to_bits()]);
+    w
+}
+
+const COMPUTE_TEXT: &str = "x=-1\n\
+thread 0: value -1099511627776\n\
+x=0\n\
+thread 1: value -1099511627775\n\
+x=1\n\
+thread 2: value -1099511627774\n\
+0.100000 -0.000000 inf\n\
+vec 1.000000,0.500000,0.250000,-0.000000\n\
+pixel (640, -1) = 0.200000,0.400000,0.600000,1.000000\n\
+frag depth 0.750000\n";
+
+/// samples/decode/overflow.bin: an unknown ID, a short payload, then more allocated than fits.
+fn overflow_buffer() -> Vec<u8> {
+    let mut w = compute_buffer();
+    w.entry(0xbad1d, &[1, 2, 3]);
+    w.entry(id("thread %u: value %lld\n"), &[7, 8]);
+    for k in 0..5u32 {
+        w.entry(id("x=%d\n"), &[k]);
+    }
+    let fits = w.len() - 1; // the last entry loses its payload dword
+    w.finish_with(w.len() + 40, fits)
+}
+
+/// samples/decode/vprintf.bin: ("%c %hd %lld %f %s\n", 'A', -2, 1 << 40, 2.5, null).
+fn vprintf_buffer() -> Vec<u8> {
+    let mut bytes = vec![0u8; 32];
+    bytes[0..4].copy_from_slice(&i32::from(b'A').to_le_bytes());
+    bytes[4..8].copy_from_slice(&(-2i32).to_le_bytes());
+    bytes[8..16].copy_from_slice(&(1i64 << 40).to_le_bytes());
+    bytes[16..24].copy_from_slice(&2.5f64.to_le_bytes());
+    bytes
+}
+
+fn samples() -> Vec<(&'static str, Vec<u8>)> {
+    vec![
+        ("compute.bin", compute_buffer().finish()),
+        ("overflow.bin", overflow_buffer()),
+        ("vprintf.bin", vprintf_buffer()),
+    ]
+}
+
+/// samples/decode/*.bin are what this file generates (FMTSTR_BLESS=1 rewrites them).
+#[test]
+fn samples_are_current() {
+    let bless = std::env::var_os("FMTSTR_BLESS").is_some();
+    for (name, bytes) in samples() {
+        let path = sample(name);
+        if bless {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+        }
+        let on_disk = std::fs::read(&path).unwrap_or_default();
+        assert!(
+            on_disk == bytes,
+            "{} is stale: run FMTSTR_BLESS=1 cargo test -p fmtstr-cli decode",
+            path.display()
+        );
+    }
+}
+
+fn decode(args: &[&Path]) -> Run {
+    run(std::iter::once(Path::new("decode")).chain(args.iter().copied()))
+}
+
+#[test]
+fn the_sample_decodes_with_pal_elfs_exactly() {
+    let run = decode(&[
+        &sample("compute.bin"),
+        Path::new("--elf"),
+        &pal("compute.elf"),
+        Path::new("--elf"),
+        &pal("graphics.elf"),
+    ])
+    .expect_code(0);
+    assert_eq!(run.stdout_text(), COMPUTE_TEXT);
+    assert_eq!(run.stderr, "");
+    // The same with the JSON table `fmtstr lower --emit-strings` would write, and --strict.
+    let run = decode(&[
+        &sample("compute.bin"),
+        Path::new("--strings"),
+        &sample("compute.json"),
+        Path::new("--strict"),
+        Path::new("--jobs"),
+        Path::new("1"),
+    ])
+    .expect_code(0);
+    assert_eq!(run.stdout_text(), COMPUTE_TEXT);
+}
+
+#[test]
+fn overflow_unknown_ids_and_short_payloads() {
+    let args = [
+        sample("overflow.bin"),
+        "--elf".into(),
+        pal("compute.elf"),
+        "--elf".into(),
+        pal("graphics.elf"),
+    ];
+    let args: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
+    let run = decode(&args).expect_code(0);
+    let text = run.stdout_text();
+    let expected = std::fs::read_to_string(sample("overflow.txt")).unwrap_or_default();
+    assert_eq!(
+        text, expected,
+        "stdout differs from samples/decode/overflow.txt"
+    );
+    assert!(text.starts_with(COMPUTE_TEXT));
+    let lines: Vec<&str> = text.lines().skip(10).collect();
+    assert_eq!(
+        lines[0],
+        "<fmtstr: dword 46 (byte 200): unknown format ID 0xbad1d in an entry of 5 dwords; skipped>"
+    );
+    assert!(lines[1].starts_with("<fmtstr: dword 51 (byte 220): format ID 0x42b97fb9de03"));
+    assert!(lines[1].ends_with("reads 3 payload dwords but the entry has 2; skipped>"));
+    assert_eq!(&lines[2..6], ["x=0", "x=1", "x=2", "x=3"]);
+    assert!(lines[6].starts_with("<fmtstr: dword 67 (byte 284): an entry of 3 dwords"));
+    assert!(lines[6].contains("has 2 dwords left; it was cut off"));
+    assert_eq!(lines.len(), 7);
+    assert!(
+        run.stderr.contains(
+            "overflow.bin: the buffer overflowed: bufferOffset is 110 dwords but the buffer \
+             holds 69 after its header; 41 dwords of entries were lost"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run
+        .stderr
+        .contains("overflow.bin: 3 of 17 entries could not be printed"));
+    // --strict: the same output, exit 1.
+    let mut strict = args.clone();
+    strict.push(Path::new("--strict"));
+    let run = decode(&strict).expect_code(1);
+    assert_eq!(run.stdout_text(), expected);
+}
+
+#[test]
+fn an_id_with_two_strings_warns_and_the_first_table_wins() {
+    let buffer = sample("compute.bin");
+    let run = decode(&[
+        &buffer,
+        Path::new("--elf"),
+        &pal("compute.elf"),
+        Path::new("--elf"),
+        &pal("collision.elf"),
+        Path::new("--elf"),
+        &pal("graphics.elf"),
+    ])
+    .expect_code(0);
+    assert_eq!(run.stdout_text(), COMPUTE_TEXT);
+    assert!(run.stderr.contains("collides"), "{}", run.stderr);
+    assert!(run.stderr.contains("compute.elf") && run.stderr.contains("collision.elf"));
+    assert!(run.stderr.contains("decoded with the first string"));
+    // The other order prints the other string.
+    let run = decode(&[
+        &buffer,
+        Path::new("--elf"),
+        &pal("collision.elf"),
+        Path::new("--elf"),
+        &pal("compute.elf"),
+        Path::new("--elf"),
+        &pal("graphics.elf"),
+        Path::new("--strict"),
+    ])
+    .expect_code(1);
+    assert!(run.stdout_text().starts_with("y=-1\n"));
+}
+
+#[test]
+fn json_lines_and_stats_follow_the_schema() {
+    let args = [
+        sample("overflow.bin"),
+        "--elf".into(),
+        pal("compute.elf"),
+        "--elf".into(),
+        pal("graphics.elf"),
+        "--json".into(),
+    ];
+    let args: Vec<&Path> = args.iter().map(PathBuf::as_path).collect();
+    let run = decode(&args).expect_code(0);
+    let lines: Vec<Json> = run
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|line| !line.is_empty())
+        .map(|line| serde_json::from_slice(line).expect("each line is JSON"))
+        .collect();
+    assert_eq!(lines.len(), 17);
+    for line in &lines {
+        assert_matches_schema("decode.schema.json", line);
+    }
+    let texts: String = lines
+        .iter()
+        .filter_map(|line| line["text"].as_str())
+        .collect();
+    assert!(texts.starts_with(COMPUTE_TEXT));
+    let thread = &lines[1];
+    assert_eq!(thread["format"], "thread %u: value %lld\n");
+    assert_eq!(thread["arguments"][1]["value"], -(1i64 << 40));
+    assert_eq!(thread["arguments"][1]["bits"], 64);
+    assert_eq!(lines[6]["arguments"][2]["value"], "inf");
+    assert_eq!(
+        lines[7]["arguments"][0]["value"],
+        serde_json::json!([1.0, 0.5, 0.25, -0.0])
+    );
+    assert!(lines[10]["error"]
+        .as_str()
+        .unwrap()
+        .contains("unknown format ID"));
+    assert_eq!(lines[10]["format"], Json::Null);
+    assert_eq!(lines[16]["offset"], 67);
+    assert!(lines[16].get("id").is_none());
+
+    let mut stats_args = args.clone();
+    stats_args.push(Path::new("--stats"));
+    let run = decode(&stats_args).expect_code(0);
+    let stats: Json = serde_json::from_slice(&run.stdout).expect("JSON");
+    assert_matches_schema("decode.schema.json", &stats);
+    assert_eq!(stats["lost_dwords"], 41);
+    assert_eq!(stats["entries"], 16);
+    assert_eq!(stats["formats"][0]["format"], "x=%d\n");
+    assert_eq!(stats["formats"][0]["dwords"], 7 * 3);
+    assert_eq!(stats["formats"][1]["dwords"], 3 * 5 + 4);
+    assert_eq!(stats["stopped"]["offset"], 67);
+
+    let run = decode(&[&sample("compute.bin"), Path::new("--stats")]).expect_code(0);
+    let text = run.stdout_text();
+    assert!(
+        text.starts_with(
+            "10 entries in 46 dwords (bufferOffset 46, capacity 46 dwords), 6 formats"
+        ),
+        "{text}"
+    );
+}
+
+/// Each bad buffer: (name, bytes, exit code, what stdout has, what stderr has).
+fn bad_buffers() -> Vec<(&'static str, Vec<u8>, i32, &'static str, &'static str)> {
+    let x = id("x=%d\n");
+    let mut cases = Vec::new();
+    cases.push((
+        "empty",
+        Vec::new(),
+        2,
+        "",
+        "empty.bin: the buffer is 0 bytes, shorter than its 16-byte header",
+    ));
+    cases.push((
+        "short",
+        vec![1; 15],
+        2,
+        "",
+        "short.bin: the buffer is 15 bytes",
+    ));
+    let mut w = BufferWriter::new();
+    w.entry(x, &[1]).raw(&[0, 0, 0]).entry(x, &[2]);
+    cases.push((
+        "unwritten",
+        w.finish(),
+        0,
+        "x=1\n<fmtstr: dword 3 (byte 28): an all-zero entry header",
+        "unwritten.bin: dword 3 (byte 28): an all-zero entry header",
+    ));
+    let mut w = BufferWriter::new();
+    w.entry(x, &[1]).raw(&[0x0001_0000, 5, 6]);
+    cases.push((
+        "size0",
+        w.finish(),
+        0,
+        "<fmtstr: dword 3 (byte 28): entry size 0 (format ID 0x50001)",
+        "size0.bin: dword 3 (byte 28): entry size 0",
+    ));
+    let mut w = BufferWriter::new();
+    w.entry(x, &[1])
+        .raw(&[0x7fff | (x as u32) << 16, (x >> 16) as u32, 6]);
+    cases.push((
+        "past-end",
+        w.finish(),
+        0,
+        "<fmtstr: dword 3 (byte 28): an entry of 32767 dwords",
+        "has 3 dwords left; it was cut off",
+    ));
+    let mut w = BufferWriter::new();
+    w.entry(0xabc, &[1])
+        .entry(x, &[2])
+        .entry(x, &[])
+        .entry(x, &[3, 4]);
+    cases.push((
+        "unknown-short-long",
+        w.finish(),
+        0,
+        "<fmtstr: dword 0 (byte 16): unknown format ID 0xabc in an entry of 3 dwords; skipped>\n\
+         x=2\n<fmtstr: dword 6 (byte 40): format ID",
+        "dword 8 (byte 48): format ID 0x60281a928696 (\"x=%d\\n\") reads 1 payload dwords but the \
+         entry has 2; the last 1 were ignored",
+    ));
+    let mut w = BufferWriter::new();
+    w.entry(x, &[1]);
+    let mut bytes = w.finish_with(1_000_000_000_000, 3);
+    bytes[12] = 7;
+    bytes.push(1);
+    cases.push((
+        "garbage-header",
+        bytes,
+        0,
+        "x=1\n",
+        "the header's reserved dwords are 0x0 and 0x7",
+    ));
+    cases
+}
+
+#[test]
+fn bad_buffers_fail_cleanly_with_the_offset() {
+    let dir = scratch();
+    for (name, bytes, code, stdout, stderr) in bad_buffers() {
+        let path = dir.path().join(format!("{name}.bin"));
+        std::fs::write(&path, &bytes).unwrap();
+        let run = decode(&[&path, Path::new("--elf"), &pal("compute.elf")]);
+        assert_eq!(run.code, code, "{name}: {}", run.stderr);
+        assert!(
+            run.stdout_text().contains(stdout),
+            "{name}: stdout {:?}",
+            run.stdout_text()
+        );
+        assert!(run.stderr.contains(stderr), "{name}: stderr {}", run.stderr);
+        assert!(!run.stderr.contains("panicked"), "{name}");
+        if code == 0 {
+            let strict = decode(&[
+                &path,
+                Path::new("--elf"),
+                &pal("compute.elf"),
+                Path::new("--strict"),
+            ]);
+            assert_eq!(strict.code, 1, "{name} --strict");
+            assert_eq!(strict.stdout, run.stdout);
+            // JSON and stats survive it too.
+            let json = decode(&[
+                &path,
+                Path::new("--elf"),
+                &pal("compute.elf"),
+                Path::new("--json"),
+            ]);
+            assert_eq!(json.code, 0, "{name} --json: {}", json.stderr);
+            for line in json.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                let line: Json = serde_json::from_slice(line).expect("JSON line");
+                assert_matches_schema("decode.schema.json", &line);
+            }
+            decode(&[&path, Path::new("--stats"), Path::new("--json")]).expect_code(0);
+        }
+    }
+    assert!(
+        dir.path().join("garbage-header.bin").exists(),
+        "the cases ran"
+    );
+}
+
+#[test]
+fn bad_tables_and_files_are_errors() {
+    let dir = scratch();
+    let buffer = sample("compute.bin");
+    let run = decode(&[&buffer]).expect_code(2);
+    assert!(
+        run.stderr.contains("no format strings: give the tables"),
+        "{}",
+        run.stderr
+    );
+    let missing = dir.path().join("missing.bin");
+    let run = decode(&[&missing, Path::new("--elf"), &pal("compute.elf")]).expect_code(2);
+    assert!(run.stderr.contains("cannot read") && run.stderr.contains("missing.bin"));
+    let bad_json = dir.path().join("bad.json");
+    std::fs::write(&bad_json, "{\".version\": 2}").unwrap();
+    let run = decode(&[&buffer, Path::new("--strings"), &bad_json]).expect_code(2);
+    assert!(run.stderr.contains("bad.json"), "{}", run.stderr);
+    let run = decode(&[&buffer, Path::new("--elf"), &buffer]).expect_code(2);
+    assert!(run.stderr.contains("compute.bin"), "{}", run.stderr);
+    // An ELF without a table is a warning, and every ID is then unknown.
+    let run = decode(&[&buffer, Path::new("--elf"), &pal("no_strings.elf")]).expect_code(0);
+    assert!(
+        run.stderr
+            .contains("no_strings.elf: PAL metadata without an amdpal.format_strings table"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(run.stdout_text().lines().count(), 10);
+    assert!(run
+        .stdout_text()
+        .lines()
+        .all(|l| l.starts_with("<fmtstr: ")));
+}
+
+#[test]
+fn threads_print_the_same_bytes_in_the_same_order() {
+    let dir = scratch();
+    let mut w = BufferWriter::new();
+    let mut p = Payload::new();
+    for k in 0..60_000u32 {
+        match k % 5 {
+            0 => w.entry(id("x=%d\n"), &[k]),
+            1 => w.entry(
+                id("thread %u: value %lld\n"),
+                p.clear().u32(k).u64(u64::from(k) << 33).dwords(),
+            ),
+            2 => w.entry(
+                id("%f %f %f\n"),
+                p.clear()
+                    .f32(k as f32)
+                    .f32(1.0 / k as f32)
+                    .f32(-(k as f32))
+                    .dwords(),
+            ),
+            3 if k % 1000 == 3 => w.entry(0x77, &[k]),
+            _ => w.entry(FRAG_DEPTH, &[(k as f32 * 0.001).to_bits()]),
+        };
+    }
+    let path = dir.path().join("big.bin");
+    std::fs::write(&path, w.finish()).unwrap();
+    let base = [
+        path.as_path(),
+        Path::new("--elf"),
+        &pal("compute.elf"),
+        Path::new("--elf"),
+        &pal("graphics.elf"),
+    ];
+    let one = decode(&[&base[..], &[Path::new("--jobs"), Path::new("1")]].concat()).expect_code(0);
+    let four = decode(&[&base[..], &[Path::new("-j"), Path::new("4")]].concat()).expect_code(0);
+    assert_eq!(one.stdout.len(), four.stdout.len());
+    assert!(one.stdout == four.stdout);
+    assert_eq!(one.stderr, four.stderr);
+    assert!(
+        one.stderr.contains("10 more warnings not shown"),
+        "{}",
+        one.stderr
+    );
+    let json1 =
+        decode(&[&base[..], &[Path::new("--json"), Path::new("-j1")]].concat()).expect_code(0);
+    let json3 =
+        decode(&[&base[..], &[Path::new("--json"), Path::new("-j3")]].concat()).expect_code(0);
+    assert!(json1.stdout == json3.stdout);
+}
+
+/// The real clamp through the command line: a sparse buffer just over 2 GiB whose bufferOffset
+/// went past dword 1 << 29. Only the first pages hold entries; decoding stops at the first
+/// unwritten header, with a small heap.
+#[test]
+fn a_buffer_past_the_2_gib_clamp() {
+    let dir = scratch();
+    let path = dir.path().join("huge.bin");
+    let clamp = 1u64 << 29;
+    let mut w = BufferWriter::new();
+    for k in 0..100 {
+        w.entry(id("x=%d\n"), &[k]);
+    }
+    let bytes = w.finish_with(clamp + 1000, w.len());
+    let file = std::fs::File::create(&path).unwrap();
+    file.set_len(16 + 4 * (clamp + 500)).unwrap();
+    std::io::Write::write_all(&mut &file, &bytes).unwrap();
+    drop(file);
+    let run = run_limited(
+        &[
+            "decode",
+            path.to_str().unwrap(),
+            "--elf",
+            pal("compute.elf").to_str().unwrap(),
+        ],
+        32 << 20,
+    );
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert!(run.stdout_text().starts_with("x=0\nx=1\n"));
+    assert!(
+        run.stderr.contains(
+            "bufferOffset is 536871912 dwords, past the clamp at dword 536870912 (2 GiB): \
+             entries allocated past it were all stored at that dword, over each other; 1000 \
+             dwords of entries were lost"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(run
+        .stderr
+        .contains("dword 300 (byte 1216): an all-zero entry header"));
+}
+
+/// Runs fmtstr with its heap limited to `limit` bytes (RLIMIT_DATA: private writable memory;
+/// the read-only map of the buffer does not count). An allocation beyond it aborts the process.
+#[allow(unsafe_code)] // setrlimit in the child between fork and exec
+fn run_limited(args: &[&str], limit: u64) -> Run {
+    use std::os::unix::process::CommandExt;
+    let mut command = crate::util::fmtstr();
+    command.args(args);
+    // SAFETY: the closure only calls setrlimit, which is async-signal-safe, with plain data.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_DATA, &rlimit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    crate::util::run_command(&mut command)
+}
+
+/// A 64 MiB buffer decodes on two threads with memory far below the buffer plus its text.
+#[test]
+fn memory_stays_bounded() {
+    let dir = scratch();
+    let path = dir.path().join("big.bin");
+    let mut w = BufferWriter::with_capacity(16 << 20);
+    let mut p = Payload::new();
+    let mut k = 0u32;
+    while w.len() < (16 << 20) {
+        w.entry(
+            id("thread %u: value %lld\n"),
+            p.clear().u32(k).u64(u64::from(k) * 977).dwords(),
+        );
+        k += 1;
+    }
+    std::fs::write(&path, w.finish()).unwrap();
+    let elf = pal("compute.elf");
+    let args = [
+        "decode",
+        path.to_str().unwrap(),
+        "--elf",
+        elf.to_str().unwrap(),
+        "-j2",
+    ];
+    // 32 MiB of heap for 64 MiB of buffer and 100 MiB of text.
+    let run = run_limited(&args, 32 << 20);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout.iter().filter(|&&b| b == b'\n').count(),
+        k as usize
+    );
+    assert!(run.stdout.len() > 100 << 20);
+    // The limit bites: with 4 MiB the same run cannot allocate.
+    let run = run_limited(&args, 4 << 20);
+    assert_ne!(run.code, 0);
+}
+
+#[test]
+fn vprintf_buffers_use_natural_alignment() {
+    let run = run([
+        "decode".as_ref(),
+        "--vprintf".as_ref(),
+        r"%c %hd %lld %f %s\n".as_ref(),
+        sample("vprintf.bin").as_os_str(),
+    ])
+    .expect_code(0);
+    assert_eq!(run.stdout_text(), "A -2 1099511627776 2.500000 (null)\n");
+    let dir = scratch();
+    let path = dir.path().join("short.bin");
+    std::fs::write(&path, &vprintf_buffer()[..20]).unwrap();
+    let run = run_path(&["decode", "--vprintf", r"%c %hd %lld %f %s\n"], &path).expect_code(2);
+    assert!(
+        run.stderr.contains("short.bin: argument 4 (%f) is read at byte 16 and needs 8 bytes, but the buffer has 20"),
+        "{}",
+        run.stderr
+    );
+    // x=%d y=%f: the double is at 8.
+    let mut bytes = vec![0u8; 16];
+    bytes[..4].copy_from_slice(&7i32.to_le_bytes());
+    bytes[8..].copy_from_slice(&1.5f64.to_le_bytes());
+    std::fs::write(&path, &bytes).unwrap();
+    let run = run_path(&["decode", "--vprintf", r"x=%d y=%f\n"], &path).expect_code(0);
+    assert_eq!(run.stdout_text(), "x=7 y=1.500000\n");
+    let run = run_path(&["decode", "--vprintf", "%y"], &path).expect_code(2);
+    assert!(
+        run.stderr.contains("unknown conversion character"),
+        "{}",
+        run.stderr
+    );
+}
+
+fn run_path(args: &[&str], path: &Path) -> Run {
+    let mut all: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+    all.push(path.as_os_str());
+    run(all)
+}
