@@ -1,7 +1,7 @@
 //! The printf lowering core and its back ends.
 //!
 //! One vendor-neutral model of each `printf` call ([`PrintfCall`]: its form, its format string,
-//! its typed arguments) is extracted from LLVM IR once ([`extract`]), and one back end per
+//! its typed arguments) is extracted from LLVM IR once ([`extract()`]), and one back end per
 //! target consumes it:
 //!
 //! | target | module | output |

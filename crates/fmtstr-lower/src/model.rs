@@ -1,6 +1,6 @@
 //! The vendor-neutral model of one printf call.
 //!
-//! [`crate::extract`] builds a [`PrintfCall`] for every call once; each back end consumes the
+//! [`crate::extract()`] builds a [`PrintfCall`] for every call once; each back end consumes the
 //! list and never looks at the call's operands again except through the model. Nothing here
 //! knows about a target.
 

@@ -23,7 +23,7 @@
 //!   table entry has the argument count (a vector counts once) and the 64-bit mask (bit i set
 //!   when argument i is 64 bits wide, or its components are). A value of 64 bits is one 8-byte
 //!   store at a 4-byte-aligned address: low dword first on these little-endian targets.
-//! - How each argument travels: [`super::carry`]. `%s` is an error.
+//! - How each argument travels: `carry` in the module above. `%s` is an error.
 //! - Two format strings with one ID (a collision), or one string printed with arguments of
 //!   different widths (a conflict: the decoder could not read both), are errors; so is a
 //!   collision or conflict with the table already in the module.

@@ -7,13 +7,13 @@
 //! ```
 //!
 //! with `declare void @lgc.debug.printf(...)` as seed 004 declares the operation, and the
-//! buffer from the function's entry block ([`super::BufferSource`]).
+//! buffer from the function's entry block (see the module above).
 //!
 //! - The format must be a whole `[n x i8]` constant in address space 4: a format string that
 //!   already is one is passed as it is; any other (address space 0, or a pointer into the middle
 //!   of a string) moves to a new `private unnamed_addr addrspace(4) constant` holding exactly
 //!   its bytes, one per distinct string, and the old global goes once nothing uses it.
-//! - The arguments keep the types `lgc.debug.printf` accepts ([`super::carry`]): C's integer
+//! - The arguments keep the types `lgc.debug.printf` accepts (`carry` in the module above): C's integer
 //!   promotion of narrow scalars, pointers as their address; `%s` is an error.
 //! - printf's result has no counterpart: its uses become 0, with a `-Wprintf-result` warning.
 //! - Form 85 (a pre-packed buffer) has no counterpart either: an error.

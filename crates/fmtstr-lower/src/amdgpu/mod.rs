@@ -2,7 +2,7 @@
 //! ([`buffer`]).
 //!
 //! What both share lives here: which arguments the AMD protocol can carry and how
-//! ([`carry`]), and where a function gets its printf buffer ([`BufferSource`]).
+//! (`carry`), and where a function gets its printf buffer (`BufferSource`).
 //!
 //! The buffer, for a `printf` call, is obtained once per function, in the entry block:
 //!
