@@ -25,8 +25,9 @@
 //!
 //! The walk: a work list seeded with each byval parameter at offset 0. A `getelementptr`
 //! with constant indices re-seeds the list with its own uses at its folded offset (nested
-//! structs and arrays included); one with variable indices is rebuilt on the param-space
-//! pointer and its uses continue from it. A `load` becomes a load from the parameter space.
+//! structs and arrays included), and so does a pointer `bitcast` at the same offset; a
+//! `getelementptr` with variable indices is rebuilt on the param-space pointer and its uses
+//! continue from it. A `load` becomes a load from the parameter space.
 //! A call that receives the address is an escape: in a kernel the parameter becomes a
 //! `grid_constant` (an `!nvvm.annotations` entry) and the call keeps the generic address,
 //! which llc turns into `cvta.param` without a local copy. That is the cast-only fast path:
@@ -484,6 +485,11 @@ fn analyze_with(
                     } else {
                         out.escapes.push(user);
                     }
+                }
+                Opcode::BitCast if m.types().ptr_addrspace(inst.ty()) == Some(0) => {
+                    // A pointer-to-pointer cast changes nothing: follow it like a GEP by 0.
+                    out.dead.push(user);
+                    work.push((Value::Inst(user), addr));
                 }
                 Opcode::AddrSpaceCast
                     if value == Value::Arg(arg.id())
