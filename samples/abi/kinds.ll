@@ -80,6 +80,13 @@ define internal %Pair @local_pair(%Pair %p, [4 x i8] %bytes) {
   ret %Pair %p
 }
 
+; A local function whose address is taken keeps the ABI alignment.
+define internal %Pair @local_taken(%Pair %p) {
+  ret %Pair %p
+}
+
+@table = global ptr @local_taken
+
 ; A device function reading a byval struct in place.
 define half @device_byval(ptr byval(%S) align 8 %s) {
   %p = getelementptr %S, ptr %s, i32 0, i32 1
@@ -104,6 +111,8 @@ define ptx_kernel void @calls(ptr %fp) {
   %bytes = load volatile [4 x i8], ptr @out
   %r2 = call %Pair @local_pair(%Pair %pair, [4 x i8] %bytes)
   store volatile %Pair %r2, ptr @out
+  %r7 = call %Pair @local_taken(%Pair %pair)
+  store volatile %Pair %r7, ptr @out
   %r3 = call half @device_byval(ptr byval(%S) align 8 @out)
   store volatile half %r3, ptr @out
   %r4 = call i32 %fp(i8 %b, %Pair %pair)

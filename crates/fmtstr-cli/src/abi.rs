@@ -328,6 +328,9 @@ fn render_function(out: &mut String, file: &str, f: &FunctionPlan) {
                 accesses("ld.param", "retval0", &c.return_loads)
             );
         }
+        if let Some(note) = &c.note {
+            let _ = writeln!(out, "      note: {note}");
+        }
     }
     for a in &f.atomics {
         let what = match (&a.mnemonic, &a.libcall) {

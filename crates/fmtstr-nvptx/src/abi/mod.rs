@@ -70,6 +70,7 @@ struct Planner<'m> {
     /// Whether the struct-args pass rewrites this module (it refuses a module as a whole).
     pass_runs: bool,
     address_taken: HashSet<FuncId>,
+    mentioned: HashSet<FuncId>,
     seq: u32,
     findings: Vec<Finding>,
 }
@@ -153,13 +154,15 @@ impl<'m> Planner<'m> {
             .into_iter()
             .map(|p| ((p.func, p.index), p))
             .collect();
+        let (mentioned, address_taken) = function_uses(m);
         Planner {
             m,
             config: *config,
             annotations,
             byval,
             pass_runs,
-            address_taken: address_taken(m),
+            address_taken,
+            mentioned,
             seq: 0,
             findings,
         }
@@ -325,7 +328,7 @@ impl<'m> Planner<'m> {
         }
         .to_string();
         let line = first_line(m, f);
-        let emitted = definition || m.global_uses(func.global().id()) > 0;
+        let emitted = definition || self.mentioned.contains(&f);
 
         // Parameters.
         let (_, param_tys, vararg) = m
@@ -817,6 +820,9 @@ impl<'m> Planner<'m> {
             },
         };
         let envelope = envelope(seq, &callee, &args, &return_declaration, &return_loads);
+        let note = (callee.kind == CalleeKind::Indirect).then(|| {
+            "seed 003 wraps an indirect callee in a function marked \"nvptx-libcall-callee\"=\"true\"; llc 19 calls through the .callprototype and gives that attribute only to runtime-library callees (such as __atomic_compare_exchange_16)".to_string()
+        });
         Some(CallPlan {
             line: pos.map_or(0, |p| p.line),
             column: pos.map_or(0, |p| p.column),
@@ -828,6 +834,7 @@ impl<'m> Planner<'m> {
             return_declaration,
             return_loads,
             envelope,
+            note,
         })
     }
 
@@ -938,33 +945,58 @@ fn first_line(m: &Module, f: FuncId) -> u32 {
         .count() as u32
 }
 
-/// Functions whose address is used other than as the callee of a call.
-fn address_taken(m: &Module) -> HashSet<FuncId> {
-    let mut called: HashMap<FuncId, usize> = HashMap::new();
+/// Which functions are mentioned at all (so llc emits their declarations), and which have
+/// their address taken (mentioned other than as the callee of a call): one pass over every
+/// instruction operand and global initializer, through constant expressions.
+fn function_uses(m: &Module) -> (HashSet<FuncId>, HashSet<FuncId>) {
+    fn walk(m: &Module, op: Operand, out: &mut HashSet<FuncId>, depth: u32) {
+        match op.value {
+            Value::Global(g) => {
+                if let Some(f) = m.global(g).as_function() {
+                    out.insert(f);
+                }
+            }
+            Value::Const(c) if depth < 16 => {
+                let operands = match m.constant(c) {
+                    Constant::Expr { operands, .. }
+                    | Constant::Struct(operands)
+                    | Constant::Array(operands)
+                    | Constant::Vector(operands) => operands,
+                    Constant::Splat(op) => vec![op],
+                    _ => Vec::new(),
+                };
+                for op in operands {
+                    walk(m, op, out, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut mentioned = HashSet::new();
     let mut taken = HashSet::new();
     for func in m.functions() {
         for inst in func.instructions() {
             let callee = inst.as_call().and_then(|c| c.called_function());
             for (i, op) in inst.operands().enumerate() {
-                if let Value::Global(g) = op.value {
-                    if let Some(target) = m.global(g).as_function() {
-                        if i == 0 && callee == Some(target) {
-                            *called.entry(target).or_default() += 1;
-                        } else {
-                            taken.insert(target);
-                        }
-                    }
+                if i == 0
+                    && callee.is_some()
+                    && op.value
+                        == Value::Global(m.function(callee.unwrap_or(func.id())).global().id())
+                {
+                    mentioned.extend(callee);
+                    continue;
                 }
+                walk(m, op, &mut taken, 0);
             }
         }
     }
-    for func in m.functions() {
-        let uses = m.global_uses(func.global().id());
-        if uses > called.get(&func.id()).copied().unwrap_or(0) {
-            taken.insert(func.id());
+    for g in m.globals() {
+        if let Some(init) = g.initializer() {
+            walk(m, init, &mut taken, 0);
         }
     }
-    taken
+    mentioned.extend(taken.iter().copied());
+    (mentioned, taken)
 }
 
 /// The state space llc infers for an atomic's pointer: 1 global, 3 shared, 0 generic.

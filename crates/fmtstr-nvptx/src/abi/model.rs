@@ -272,6 +272,8 @@ pub struct CallPlan {
     pub return_loads: Vec<AccessPlan>,
     /// The envelope, in seed 003's order.
     pub envelope: Vec<EnvelopeStep>,
+    /// Where seed 003 and llc 19 disagree about this call.
+    pub note: Option<String>,
 }
 
 /// How an atomic is lowered.
