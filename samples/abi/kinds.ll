@@ -124,6 +124,27 @@ define ptx_kernel void @calls(ptr %fp) {
   ret void
 }
 
+; Calls are numbered in reverse post order of the blocks, not in the order of the text; the
+; unreachable block's call is never selected.
+define ptx_kernel void @branches(i1 %c) {
+entry:
+  br i1 %c, label %then, label %join
+late:
+  %x = call i8 @narrow(i8 1, i16 2)
+  store volatile i8 %x, ptr @out
+  ret void
+dead:
+  call void @consume(ptr null)
+  br label %late
+then:
+  call void @consume(ptr @out)
+  br label %join
+join:
+  %y = call i8 @narrow(i8 3, i16 4)
+  store volatile i8 %y, ptr @out
+  br label %late
+}
+
 ; Atomics: global (kernel pointers and globals), shared and generic; native and CAS loops.
 define ptx_kernel void @atomics(ptr %g, i32 %v) {
   %a = atomicrmw add ptr %g, i32 %v monotonic

@@ -35,7 +35,7 @@ pub mod model;
 use std::collections::{HashMap, HashSet};
 
 use fmtstr_ir::{
-    Attr, CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value,
+    Attr, BlockId, CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value,
 };
 
 pub use model::*;
@@ -463,7 +463,12 @@ impl<'m> Planner<'m> {
         let mut calls = Vec::new();
         let mut atomics = Vec::new();
         if definition {
-            for inst in func.instructions() {
+            // Instruction selection numbers call sequences block by block in reverse post
+            // order; unreachable blocks are gone by then.
+            for inst in reverse_post_order(m, f)
+                .into_iter()
+                .flat_map(|b| m.block(b).instructions())
+            {
                 match inst.opcode() {
                     Opcode::Ret if ret != TypeId::VOID => returns.push(ReturnPlan {
                         line: inst.source_pos().map_or(0, |p| p.line),
@@ -919,6 +924,47 @@ impl<'m> Planner<'m> {
             note: selection.note,
         })
     }
+}
+
+/// The blocks of a definition reachable from its entry, in reverse post order (successors
+/// in the order the terminator names them), as `ReversePostOrderTraversal` gives them.
+fn reverse_post_order(m: &Module, f: FuncId) -> Vec<BlockId> {
+    let func = m.function(f);
+    let Some(entry) = func.entry() else {
+        return Vec::new();
+    };
+    let successors = |b: BlockId| -> Vec<BlockId> {
+        m.block(b)
+            .terminator()
+            .map(|t| {
+                t.operands()
+                    .filter_map(|op| match op.value {
+                        Value::Block(s) => Some(s),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut seen = HashSet::new();
+    let mut post = Vec::new();
+    // (block, its successors, next successor to visit)
+    let mut stack = vec![(entry.id(), successors(entry.id()), 0usize)];
+    seen.insert(entry.id());
+    while let Some((block, succ, next)) = stack.last_mut() {
+        if let Some(&s) = succ.get(*next) {
+            *next += 1;
+            if seen.insert(s) {
+                let list = successors(s);
+                stack.push((s, list, 0));
+            }
+        } else {
+            post.push(*block);
+            stack.pop();
+        }
+    }
+    post.reverse();
+    post
 }
 
 /// `promoteScalarArgumentSize`.

@@ -79,7 +79,8 @@ pub struct FunctionPlan {
     pub return_parts: Vec<PartPlan>,
     /// The `st.param` stores to `func_retval0` at each `ret`.
     pub returns: Vec<ReturnPlan>,
-    /// Every call site, in order.
+    /// Every call site llc selects, in its order (reverse post order of the blocks;
+    /// calls in unreachable blocks are never selected).
     pub calls: Vec<CallPlan>,
     /// Every `atomicrmw` and `cmpxchg`, in order.
     pub atomics: Vec<AtomicPlan>,
