@@ -74,6 +74,13 @@ define <4 x float> @vectors(<2 x double> %a, <3 x i32> %b, [3 x i16] %c) {
   ret <4 x float> %r
 }
 
+; A variadic definition: llc 19 expands `...` into one more .b64 parameter (a pointer to the
+; arguments), not seed 003's <func>_vararg.
+define void @variadic_def(i32 %n, ...) {
+  store volatile i32 %n, ptr @out
+  ret void
+}
+
 ; A local function whose address is not taken: llc aligns its aggregates to 16.
 define internal %Pair @local_pair(%Pair %p, [4 x i8] %bytes) {
   store volatile [4 x i8] %bytes, ptr @out
@@ -119,6 +126,7 @@ define ptx_kernel void @calls(ptr %fp) {
   store volatile i32 %r4, ptr @out
   %r5 = call i32 (ptr, ...) @variadic(ptr @out, i8 %b, double 1.0, %Pair %pair)
   store volatile i32 %r5, ptr @out
+  call void (i32, ...) @variadic_def(i32 2, i64 3)
   %r6 = call i32 @vprintf(ptr @out, ptr null)
   store volatile i32 %r6, ptr @out
   ret void

@@ -72,3 +72,40 @@ fn generated_modules_compile_as_planned() {
     eprintln!("{counts:?}");
     assert!(counts.functions + counts.calls >= 150, "{counts:?}");
 }
+
+/// The other side of the lockstep setting: with `opt_byval` off the pass changes nothing, and
+/// the plan describes llc on the module as it is (escaping byval parameters copied).
+#[test]
+fn without_opt_byval_the_plan_describes_the_unlowered_module() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let config = Config {
+        opt_byval: false,
+        ..Config::default()
+    };
+    let mut counts = common::Counts::default();
+    let mut copies = 0;
+    for seed in 0..2u64 {
+        let (text, _) = common::gen::module(seed);
+        let name = format!("gen{seed}.ll");
+        let mut module = Module::parse(&name, text).unwrap_or_else(|e| panic!("{e}"));
+        let plan = abi::plan(&module, &config);
+        assert!(plan.findings.is_empty(), "{name}: {:#?}", plan.findings);
+        let before = module.print();
+        let report = struct_args::run(&mut module, &config).unwrap();
+        assert!(!report.changed());
+        assert_eq!(module.print(), before);
+        copies += plan
+            .functions
+            .iter()
+            .flat_map(|f| &f.params)
+            .filter(|p| p.read_mode == abi::ReadMode::LocalCopy)
+            .count();
+        let out = common::llc(&llc, &before, config.sm).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let errors = common::compare(&plan, &ptx::read(&out), &mut counts);
+        assert!(errors.is_empty(), "{name}:\n{}", errors.join("\n"));
+    }
+    assert!(copies > 0, "no escaping byval parameter was generated");
+    assert!(counts.functions + counts.calls >= 100, "{counts:?}");
+}
