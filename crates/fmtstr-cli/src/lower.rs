@@ -117,7 +117,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let table = lowered.strings.unwrap_or_default();
         let mut json = serde_json::to_vec_pretty(&table.to_json())?;
         json.push(b'\n');
-        write_file(path, &json)?;
+        write_atomically(path, &json)?;
     }
     if lowered.calls == 0 {
         // Nothing to lower: the module as it came.
@@ -272,7 +272,7 @@ fn find_llvm_dis() -> Option<PathBuf> {
 
 fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
     match path {
-        Some(path) if path.as_os_str() != "-" => write_file(path, bytes),
+        Some(path) if path.as_os_str() != "-" => write_atomically(path, bytes),
         _ => {
             let mut stdout = std::io::stdout().lock();
             stdout
@@ -281,17 +281,4 @@ fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
                 .context("cannot write the module to stdout")
         }
     }
-}
-
-/// Writes a file atomically; a new file gets the usual rw-r--r-- rather than the temporary
-/// file's rw-------.
-fn write_file(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
-    let existed = path.exists();
-    write_atomically(path, bytes)?;
-    #[cfg(unix)]
-    if !existed {
-        use std::os::unix::fs::PermissionsExt;
-        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o644));
-    }
-    Ok(())
 }

@@ -25,8 +25,8 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
 
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
 /// reader never sees a partial file and an error leaves the target as it was. The target keeps
-/// its permissions when it exists.
-#[allow(dead_code)] // used by the ELF commands of issue 3
+/// its permissions when it exists; a new file gets rw-r--r-- rather than the temporary file's
+/// private rw-------.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
@@ -40,11 +40,18 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .write_all(bytes)
         .and_then(|()| temporary.as_file().sync_all())
         .with_context(|| format!("cannot write a temporary file for {}", path.display()))?;
-    if let Ok(metadata) = std::fs::metadata(path) {
-        let _ = std::fs::set_permissions(temporary.path(), metadata.permissions());
-    }
+    let permissions = match std::fs::metadata(path) {
+        Ok(metadata) => metadata.permissions(),
+        Err(_) => new_file_permissions(),
+    };
+    let _ = std::fs::set_permissions(temporary.path(), permissions);
     temporary
         .persist(path)
         .with_context(|| format!("cannot replace {}", path.display()))?;
     Ok(())
+}
+
+fn new_file_permissions() -> std::fs::Permissions {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::Permissions::from_mode(0o644)
 }
