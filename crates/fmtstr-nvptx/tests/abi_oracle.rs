@@ -55,6 +55,7 @@ fn generated_modules_compile_as_planned() {
         }
         let out = common::llc(&llc, &lowered.print(), config.sm)
             .unwrap_or_else(|e| panic!("{name}: llc failed:\n{e}"));
+        common::ptxas_accepts(&out);
         let functions = ptx::read(&out);
         for e in common::compare(&plan, &functions, &mut counts) {
             errors.push(format!("{name}: {e}"));

@@ -385,6 +385,7 @@ fn judge(llc: &std::path::Path, name: &str, original: &Module) -> (usize, usize)
     }
     let want = common::llc(llc, &reference.print(), 90).unwrap();
     let got = common::llc(llc, &out, 90).unwrap_or_else(|e| panic!("{name}: {e}"));
+    common::ptxas_accepts(&got);
     for f in ptx::read(&got) {
         if escaping.contains(&f.name) {
             assert!(f.cvta_param >= 1, "{name}: @{} has no cvta.param", f.name);

@@ -60,6 +60,20 @@ fn compile(llc: &Path, sample: &Path, dir: &Path) -> PathBuf {
         sample.display(),
         String::from_utf8_lossy(&out.stderr)
     );
+    // And the PTX is valid PTX (externs stay unresolved: compile only).
+    if let Some(ptxas) = require(Tool::Ptxas) {
+        let out = std::process::Command::new(ptxas)
+            .args(["-c", "-arch=sm_90", "-o", "/dev/null"])
+            .arg(&ptx)
+            .output()
+            .expect("ptxas runs");
+        assert!(
+            out.status.success(),
+            "ptxas rejects the PTX of {}:\n{}",
+            sample.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
     ptx
 }
 

@@ -50,3 +50,23 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction], counts: &mut Counts) -> Vec<Str
     counts.atomics += c.atomics;
     differences.iter().map(ToString::to_string).collect()
 }
+
+/// `ptxas -c -arch=sm_90` accepts the PTX (when ptxas is installed).
+pub fn ptxas_accepts(ptx: &str) {
+    let Some(ptxas) = fmtstr_oracles::require(fmtstr_oracles::Tool::Ptxas) else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("out.ptx");
+    std::fs::write(&path, ptx).expect("write");
+    let out = Command::new(ptxas)
+        .args(["-c", "-arch=sm_90", "-o", "/dev/null"])
+        .arg(&path)
+        .output()
+        .expect("ptxas runs");
+    assert!(
+        out.status.success(),
+        "ptxas rejects the PTX:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
