@@ -42,11 +42,13 @@ use crate::Outcome;
   llc-19 -march=nvptx64 -mcpu=sm_90 k.sa.ll -o k.ptx
   fmtstr abi k.ll --check k.ptx                    exit 1 and the differences, if any
 
-  Reading the plan:
-    .param .align 8 .b8 k_param_0[32]   byval %S (row K&&B&&!G, read in place)
-      reads  ld.param.b64 [k_param_0+0]  ld.param.b8 [k_param_0+8]  ld.param.b32 [k_param_0+24]
-  says llc declares the 32-byte struct with 8-byte alignment and loads only the three
-  fields the kernel uses, at their DataLayout offsets, with no local copy.
+  Reading the plan (seed 002's kernel, samples/abi/kinds.ll):
+    .param .align 8 .b8 k_param_0[32]
+        byval %S, row K&&B&&!G, read in place
+        parts  f64@0 i8@8 i32@12 i32@16 i32@20 i32@24
+        reads  ld.param.b64 [k_param_0+0]  ld.param.b8 [k_param_0+8]  ld.param.b32 [k_param_0+24]
+  says: llc declares the 32-byte struct (DataLayout alloc size) aligned to 8, and loads only
+  the three fields the kernel uses, at their offsets, straight from .param (no local copy).
 
 Exit codes:
   0  the plan (and, with --check, the PTX agrees with it)
