@@ -30,14 +30,7 @@ fn main() -> ExitCode {
     match struct_args::run(&mut module, &Config::default()) {
         Ok(report) => {
             for p in &report.params {
-                eprintln!(
-                    "@{} parameter {} (%{}, byval {}): {}",
-                    p.function,
-                    p.index,
-                    p.name,
-                    p.byval_type,
-                    p.action.name()
-                );
+                eprintln!("{p}");
             }
         }
         Err(error) => {

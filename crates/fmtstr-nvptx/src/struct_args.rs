@@ -168,6 +168,28 @@ pub struct ParamOutcome {
     pub escapes: usize,
 }
 
+impl fmt::Display for ParamOutcome {
+    /// `@k parameter 0 (%s, byval %S): rewritten, 3 loads read in place, 1 escape`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "@{} parameter {} ({}, byval {}): {}",
+            self.function,
+            self.index,
+            local_ref(&self.name),
+            self.byval_type,
+            self.action.name()
+        )?;
+        if matches!(self.action, Action::Rewritten | Action::GridConstant) {
+            write!(f, ", {} load(s) read in place", self.reads.len())?;
+        }
+        if self.escapes > 0 {
+            write!(f, ", address passed to {} call(s)", self.escapes)?;
+        }
+        Ok(())
+    }
+}
+
 /// What [`run`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Report {
