@@ -14,85 +14,80 @@ declare void @sink(ptr)
 %s2 = type { [2 x %s1], i128, <2 x i64> }
 %s3 = type { <3 x i32>, [4 x i64], <3 x float>, i16 }
 %s4 = type { [1 x double], [1 x double], i8, <4 x i8>, double }
-%s5 = type { i64, float }
-%s6 = type { i8, float, float }
-%s7 = type { i64, ptr, <2 x half>, [3 x i1], i1 }
-%s8 = type <{ float, [3 x %s7] }>
-%s9 = type { double, ptr, i1 }
-%s10 = type { [1 x float], <8 x i8>, bfloat }
-%s11 = type { half }
-%s12 = type { [3 x %s10], ptr addrspace(1), [4 x %s11] }
-%s13 = type { half, [1 x i32], <4 x i32>, [3 x double] }
-%s14 = type <{ [4 x %s13] }>
-%s15 = type { ptr }
-%s16 = type { <3 x i32>, <4 x i32>, i64 }
-%s17 = type { i64, [1 x i16], [4 x i32], <2 x double>, [3 x i16] }
-%s18 = type { <2 x double>, %s15, %s16, i16, %s17 }
-%s19 = type { [3 x i16], bfloat, i1, <4 x half> }
-%s20 = type { %s19, ptr addrspace(1), double, <2 x i16> }
-%s21 = type { <2 x float>, half, i128, %s20 }
-%s22 = type { [2 x i1], [3 x ptr], i64, ptr addrspace(1) }
-%s23 = type { <2 x bfloat>, ptr addrspace(1), double, double, <4 x float> }
-%s24 = type <{ [3 x %s22], bfloat, [4 x %s23], i1 }>
-%s25 = type { half }
-%s26 = type { ptr, <3 x i32>, <3 x float>, [3 x i16] }
-%s27 = type <{ %s25, [1 x %s26], ptr }>
-%s28 = type <{ i1, i128, half }>
-%s29 = type { <2 x double>, i64 }
-%s30 = type { <4 x i32>, [1 x i32], <4 x half>, bfloat, %s29 }
-%s31 = type { ptr }
-%s32 = type { %s31, ptr }
-%s33 = type { bfloat, [3 x half], i64, [1 x float], [1 x i16] }
-%s34 = type { [1 x bfloat], i64, [1 x i1], float }
-%s35 = type { [1 x double], [1 x bfloat] }
-%s36 = type { i1 }
-%s37 = type { half, [2 x %s36] }
-%s38 = type { <2 x double>, bfloat, float, [1 x half], i64 }
-%s39 = type { float }
-%s40 = type { <4 x i8>, <4 x half>, [2 x %s39] }
-%s41 = type <{ [3 x ptr], i8, [2 x bfloat], [3 x half], <2 x float> }>
-%s42 = type { i1, <4 x i16> }
-%s43 = type { i1, %s42, [2 x i1], i1, i8 }
-%s44 = type { i64, [2 x i8], [1 x i32] }
-%s45 = type <{ <2 x half>, i32, <4 x half> }>
-%s46 = type { half }
-%s47 = type { i128, i1 }
-%s48 = type { <4 x i32> }
-%s49 = type { <2 x i16>, %s48, i1, [2 x i16], i8 }
-%s50 = type { i128, [4 x i1], i8 }
-%s51 = type { [1 x i32], [3 x double], <8 x half>, %s50 }
-%s52 = type { %s51, i16, bfloat, i16 }
-%s53 = type { i16 }
-%s54 = type { [1 x bfloat], i128, %s53, [2 x i1] }
-%s55 = type <{ [3 x i64], %s54, i128 }>
-%s56 = type { <2 x float>, [1 x float], i64 }
-%s57 = type <{ bfloat, ptr addrspace(1), <2 x double> }>
-%s58 = type { %s57, <3 x i32> }
-%s59 = type { [3 x i64], <3 x float>, ptr }
-%s60 = type { <8 x half>, half, i64, i64, <4 x half> }
-%s61 = type { ptr }
-%s62 = type <{ <2 x double> }>
-%s63 = type <{ [1 x float] }>
-%s64 = type <{ i32, %s63, i1, ptr }>
-%s65 = type { i8, ptr addrspace(1), [2 x i32], i64, ptr addrspace(1) }
-%s66 = type { <4 x i32>, [1 x i16], ptr, <4 x half>, i64 }
-%s67 = type { double }
-%s68 = type { double }
-%s69 = type { i64, [3 x half] }
-%s70 = type <{ %s69, <2 x double>, i128, <4 x float> }>
-%s71 = type { <2 x i16>, half, i16, double }
-%s72 = type { [3 x i8], i32, [2 x ptr] }
-%s73 = type <{ bfloat }>
-%s74 = type { <4 x i32>, [2 x %s73], double }
-%s75 = type { [2 x ptr], <2 x bfloat>, half, [4 x i32], [1 x i32] }
-%s76 = type <{ %s75 }>
-%s77 = type { [2 x i16], half, [4 x bfloat], float }
-%s78 = type { <4 x half>, i8, i8 }
-%s79 = type { [4 x half], [3 x i16], i64, ptr, i32 }
-%s80 = type { <4 x i16>, <2 x double>, i128 }
-%s81 = type { [2 x i64], bfloat }
-%s82 = type { [4 x i16] }
-%s83 = type { [1 x %s82], half }
+%s5 = type { i8, float, float }
+%s6 = type { i64, ptr, <2 x half>, [3 x i1], i1 }
+%s7 = type <{ float, [3 x %s6] }>
+%s8 = type { double, ptr, i1 }
+%s9 = type { [1 x float], <8 x i8>, bfloat }
+%s10 = type { half }
+%s11 = type { i32, [3 x %s9], ptr addrspace(1), [4 x %s10] }
+%s12 = type { <2 x half>, double, float, [3 x half], <2 x double> }
+%s13 = type { ptr }
+%s14 = type { <3 x i32>, <4 x i32>, i64 }
+%s15 = type { float, double, %s13, %s14, i16 }
+%s16 = type { [2 x i16], double, <4 x i16>, i32, i16 }
+%s17 = type { float, bfloat, half }
+%s18 = type <{ <4 x half>, ptr addrspace(1) }>
+%s19 = type { [1 x ptr addrspace(1)] }
+%s20 = type { ptr addrspace(1), i32, <2 x i16> }
+%s21 = type { i8, %s20, <2 x half>, [3 x half] }
+%s22 = type { [4 x %s19], %s21 }
+%s23 = type { i1, <2 x i16>, <3 x i32> }
+%s24 = type { half }
+%s25 = type { ptr, <3 x i32>, <3 x float>, [3 x i16] }
+%s26 = type <{ %s24, [1 x %s25], ptr }>
+%s27 = type { [4 x ptr], <4 x i32>, [1 x i32] }
+%s28 = type { ptr }
+%s29 = type { %s28, ptr }
+%s30 = type <{ double, bfloat, [1 x i16] }>
+%s31 = type { [1 x bfloat], i64, [1 x i1], float }
+%s32 = type <{ [2 x half], [1 x bfloat], i32, half }>
+%s33 = type { i1 }
+%s34 = type { [4 x double] }
+%s35 = type { [1 x i64] }
+%s36 = type { <4 x i8>, <4 x half>, [2 x i32] }
+%s37 = type { [1 x float], [3 x ptr], i8, [2 x bfloat] }
+%s38 = type { i1, <4 x i16> }
+%s39 = type { i1, %s38, [2 x float], i8, bfloat }
+%s40 = type { i128, [3 x %s39], i8 }
+%s41 = type { float, <2 x double>, bfloat, <2 x half>, <8 x half> }
+%s42 = type { i64, [2 x i8], [1 x i32], %s41, i8 }
+%s43 = type <{ i8, ptr, i1, i1, bfloat }>
+%s44 = type { bfloat, [1 x float], i1, [2 x i16], i8 }
+%s45 = type { i16, i16, bfloat, i16, half }
+%s46 = type { %s45, [3 x double], bfloat }
+%s47 = type { [1 x i32], [3 x double], <8 x half>, %s46 }
+%s48 = type { ptr addrspace(1) }
+%s49 = type { i16 }
+%s50 = type { i64, <2 x i64> }
+%s51 = type { %s50 }
+%s52 = type { <2 x i64>, <3 x float>, [3 x i64], <3 x float> }
+%s53 = type { <2 x double>, float }
+%s54 = type { <8 x half>, half, i64, i64, <4 x half> }
+%s55 = type { half, <4 x i16>, float, [2 x bfloat] }
+%s56 = type <{ [1 x float] }>
+%s57 = type { i8, i32, %s56 }
+%s58 = type { i16 }
+%s59 = type { [3 x i1] }
+%s60 = type { [2 x i32], i64, ptr addrspace(1) }
+%s61 = type { <4 x i32>, [1 x i16], ptr, <4 x half>, i64 }
+%s62 = type { double }
+%s63 = type { double }
+%s64 = type { i64, [3 x half] }
+%s65 = type <{ %s64, <2 x double>, i128, <4 x float> }>
+%s66 = type { [2 x ptr] }
+%s67 = type <{ bfloat }>
+%s68 = type { <4 x i32>, [2 x %s67], double }
+%s69 = type { [2 x ptr], <2 x bfloat>, half, [4 x i32], [1 x i32] }
+%s70 = type { ptr addrspace(1), <2 x half>, bfloat, [4 x i8], %s69 }
+%s71 = type { <4 x i8>, [2 x i16], half, [4 x i1], i8 }
+%s72 = type { <4 x i8> }
+%s73 = type { <4 x i8>, [4 x half] }
+%s74 = type { %s73, <4 x i16> }
+%s75 = type { [2 x i64], i64 }
+%s76 = type { ptr, half, double, <4 x float> }
+%s77 = type { double }
+%s78 = type { <2 x half>, i128, i1, <4 x half>, half }
 
 declare i32 @vf(ptr, ...)
 
@@ -100,461 +95,494 @@ define %s4 @d1(ptr byval(%s0) %a0, i64 %a1, ptr byval(%s2) %a2, %s3 %a3) {
   %p2 = getelementptr %s0, ptr %a0, i32 0, i32 3
   %v2 = load half, ptr %p2
   store volatile half %v2, ptr @g
+  %p3 = getelementptr %s0, ptr %a0, i32 0, i32 1
+  %v3 = load double, ptr %p3
+  store volatile double %v3, ptr @g
   store volatile i64 %a1, ptr @g
-  %p3 = getelementptr %s2, ptr %a2, i32 0, i32 0, i64 1, i32 0, i64 1
-  %v3 = load ptr, ptr %p3
-  store volatile ptr %v3, ptr @g
+  %p4 = getelementptr %s2, ptr %a2, i32 0, i32 0, i64 1, i32 0, i64 1
+  %v4 = load ptr, ptr %p4
+  store volatile ptr %v4, ptr @g
+  %p5 = getelementptr %s2, ptr %a2, i32 0, i32 0, i64 0, i32 0, i64 0
+  %v5 = load ptr, ptr %p5
+  store volatile ptr %v5, ptr @g
+  %p6 = getelementptr %s2, ptr %a2, i32 0, i32 0, i64 1, i32 0, i64 0
+  %v6 = load ptr, ptr %p6
+  store volatile ptr %v6, ptr @g
   store volatile %s3 %a3, ptr @g
   %r = load volatile %s4, ptr @g
   ret %s4 %r
 }
 
-define %s9 @d4(i16 %a0, ptr byval(%s5) %a1, ptr addrspace(1) %a2, %s6 %a3, %s8 %a4) {
-  store volatile i16 %a0, ptr @g
-  %p5 = getelementptr %s5, ptr %a1, i32 0, i32 1
-  %v5 = load float, ptr %p5
-  store volatile float %v5, ptr @g
-  store volatile ptr addrspace(1) %a2, ptr @g
-  store volatile %s6 %a3, ptr @g
-  store volatile %s8 %a4, ptr @g
-  %r = load volatile %s9, ptr @g
-  ret %s9 %r
+define %s8 @d7(%s5 %a0, %s7 %a1) {
+  store volatile %s5 %a0, ptr @g
+  store volatile %s7 %a1, ptr @g
+  %r = load volatile %s8, ptr @g
+  ret %s8 %r
 }
 
-define [3 x double] @d6(i32 %a0, %s12 %a1, <4 x i32> %a2, ptr byval(%s14) %a3) {
-  store volatile i32 %a0, ptr @g
-  store volatile %s12 %a1, ptr @g
-  store volatile <4 x i32> %a2, ptr @g
-  %p7 = getelementptr %s14, ptr %a3, i32 0, i32 0, i64 2, i32 3, i64 2
-  %v7 = load double, ptr %p7
-  store volatile double %v7, ptr @g
-  %r = load volatile [3 x double], ptr @g
-  ret [3 x double] %r
-}
-
-define internal void @d8(ptr byval(%s18) %a0, ptr byval(%s21) %a1) {
-  %p9 = getelementptr %s18, ptr %a0, i32 0, i32 4, i32 0
-  %v9 = load i64, ptr %p9
-  store volatile i64 %v9, ptr @g
-  %p10 = getelementptr %s21, ptr %a1, i32 0, i32 1
-  %v10 = load half, ptr %p10
-  store volatile half %v10, ptr @g
+define void @d8(%s11 %a0, <4 x i32> %a1) {
+  store volatile %s11 %a0, ptr @g
+  store volatile <4 x i32> %a1, ptr @g
   ret void
 }
 
-define <2 x i64> @d11(i32 %a0, %s24 %a1, [4 x double] %a2) {
-  store volatile i32 %a0, ptr @g
-  store volatile %s24 %a1, ptr @g
+define internal void @d9(ptr byval(%s12) %a0) {
+  %p10 = getelementptr %s12, ptr %a0, i32 0, i32 3, i64 2
+  %v10 = load half, ptr %p10
+  store volatile half %v10, ptr @g
+  %p11 = getelementptr %s12, ptr %a0, i32 0, i32 1
+  %v11 = load double, ptr %p11
+  store volatile double %v11, ptr @g
+  ret void
+}
+
+define %s17 @d12(%s15 %a0, ptr byval(%s16) %a1, [4 x double] %a2, ptr addrspace(1) %a3) {
+  store volatile %s15 %a0, ptr @g
+  %p13 = getelementptr %s16, ptr %a1, i32 0, i32 1
+  %v13 = load double, ptr %p13
+  store volatile double %v13, ptr @g
+  %p14 = getelementptr %s16, ptr %a1, i32 0, i32 4
+  %v14 = load i16, ptr %p14
+  store volatile i16 %v14, ptr @g
   store volatile [4 x double] %a2, ptr @g
+  store volatile ptr addrspace(1) %a3, ptr @g
+  %r = load volatile %s17, ptr @g
+  ret %s17 %r
+}
+
+define i32 @d15(<4 x half> %a0, half %a1, <2 x double> %a2, ptr byval(%s22) %a3) {
+  store volatile <4 x half> %a0, ptr @g
+  store volatile half %a1, ptr @g
+  store volatile <2 x double> %a2, ptr @g
+  %p16 = getelementptr %s22, ptr %a3, i32 0, i32 0, i64 0, i32 0, i64 0
+  %v16 = load ptr addrspace(1), ptr %p16
+  store volatile ptr addrspace(1) %v16, ptr @g
+  %p17 = getelementptr %s22, ptr %a3, i32 0, i32 0, i64 2, i32 0, i64 0
+  %v17 = load ptr addrspace(1), ptr %p17
+  store volatile ptr addrspace(1) %v17, ptr @g
+  call void @sink(ptr %a3)
+  %r = load volatile i32, ptr @g
+  ret i32 %r
+}
+
+define <2 x i64> @d18(%s23 %a0) {
+  store volatile %s23 %a0, ptr @g
   %r = load volatile <2 x i64>, ptr @g
   ret <2 x i64> %r
 }
 
-define void @d12(i1 %a0, i1 %a1, ptr byval(%s28) %a2) {
+define internal i1 @d19(i1 %a0, i1 %a1, ptr byval(%s26) %a2) {
   store volatile i1 %a0, ptr @g
   store volatile i1 %a1, ptr @g
-  %p13 = getelementptr %s28, ptr %a2, i32 0, i32 0
-  %v13 = load i1, ptr %p13
-  store volatile i1 %v13, ptr @g
-  call void @sink(ptr %a2)
-  ret void
-}
-
-define <4 x i8> @d14([4 x %s30] %a0, i8 %a1) {
-  store volatile [4 x %s30] %a0, ptr @g
-  store volatile i8 %a1, ptr @g
-  %r = load volatile <4 x i8>, ptr @g
-  ret <4 x i8> %r
-}
-
-define internal void @d15(i128 %a0) {
-  store volatile i128 %a0, ptr @g
-  ret void
-}
-
-define i1 @d16(%s32 %a0, <4 x i16> %a1) {
-  store volatile %s32 %a0, ptr @g
-  store volatile <4 x i16> %a1, ptr @g
+  %p20 = getelementptr %s26, ptr %a2, i32 0, i32 2
+  %v20 = load ptr, ptr %p20
+  store volatile ptr %v20, ptr @g
   %r = load volatile i1, ptr @g
   ret i1 %r
 }
 
-define float @d17(ptr byval(%s33) %a0, %s34 %a1, i64 %a2) {
-  %p18 = getelementptr %s33, ptr %a0, i32 0, i32 0
-  %v18 = load bfloat, ptr %p18
-  store volatile bfloat %v18, ptr @g
-  store volatile %s34 %a1, ptr @g
-  store volatile i64 %a2, ptr @g
-  %r = load volatile float, ptr @g
-  ret float %r
+define i128 @d21(half %a0, ptr byval(%s27) %a1, [1 x i16] %a2) {
+  store volatile half %a0, ptr @g
+  %p22 = getelementptr %s27, ptr %a1, i32 0, i32 0, i64 0
+  %v22 = load ptr, ptr %p22
+  store volatile ptr %v22, ptr @g
+  %p23 = getelementptr %s27, ptr %a1, i32 0, i32 2, i64 0
+  %v23 = load i32, ptr %p23
+  store volatile i32 %v23, ptr @g
+  store volatile [1 x i16] %a2, ptr @g
+  %r = load volatile i128, ptr @g
+  ret i128 %r
 }
 
-define [1 x %s38] @d19(ptr byval(%s35) %a0, ptr byval(%s37) %a1, ptr addrspace(1) %a2, bfloat %a3) {
-  %p20 = getelementptr %s35, ptr %a0, i32 0, i32 0, i64 0
-  %v20 = load double, ptr %p20
-  store volatile double %v20, ptr @g
-  %p21 = getelementptr %s37, ptr %a1, i32 0, i32 1, i64 0, i32 0
-  %v21 = load i1, ptr %p21
-  store volatile i1 %v21, ptr @g
-  store volatile ptr addrspace(1) %a2, ptr @g
-  store volatile bfloat %a3, ptr @g
-  %r = load volatile [1 x %s38], ptr @g
-  ret [1 x %s38] %r
-}
-
-define internal void @d22(ptr byval(%s40) %a0, ptr %a1) {
-  %p23 = getelementptr %s40, ptr %a0, i32 0, i32 2, i64 1, i32 0
-  %v23 = load float, ptr %p23
-  store volatile float %v23, ptr @g
-  store volatile ptr %a1, ptr @g
-  ret void
-}
-
-define %s45 @d24([2 x %s41] %a0, bfloat %a1, ptr byval(%s44) %a2) {
-  store volatile [2 x %s41] %a0, ptr @g
-  store volatile bfloat %a1, ptr @g
-  %p25 = getelementptr %s44, ptr %a2, i32 0, i32 1, i64 1
-  %v25 = load i8, ptr %p25
-  store volatile i8 %v25, ptr @g
-  call void @sink(ptr %a2)
-  %r = load volatile %s45, ptr @g
-  ret %s45 %r
-}
-
-define void @d26(<8 x half> %a0, i8 %a1, half %a2, %s46 %a3) {
-  store volatile <8 x half> %a0, ptr @g
-  store volatile i8 %a1, ptr @g
-  store volatile half %a2, ptr @g
-  store volatile %s46 %a3, ptr @g
-  ret void
-}
-
-declare %s49 @e27(%s47, bfloat)
-
-declare void @e28(%s52)
-
-declare half @e29(%s55, double)
-
-declare void @e30()
-
-declare i64 @e31(<4 x float>)
-
-define ptx_kernel void @k32([1 x %s56] %a0, <4 x i16> %a1, ptr byval(%s58) %a2, %s59 %a3) {
-  store volatile [1 x %s56] %a0, ptr @g
+define void @d24(%s29 %a0, <4 x i16> %a1, i1 %a2, ptr addrspace(1) %a3, <8 x i8> %a4) {
+  store volatile %s29 %a0, ptr @g
   store volatile <4 x i16> %a1, ptr @g
-  %p33 = getelementptr %s58, ptr %a2, i32 0, i32 0, i32 0
-  %v33 = load bfloat, ptr %p33
-  store volatile bfloat %v33, ptr @g
-  store volatile %s59 %a3, ptr @g
+  store volatile i1 %a2, ptr @g
+  store volatile ptr addrspace(1) %a3, ptr @g
+  store volatile <8 x i8> %a4, ptr @g
   ret void
 }
 
-define ptx_kernel void @k34([3 x %s60] %a0, ptr byval(%s62) %a1) {
-  store volatile [3 x %s60] %a0, ptr @g
-  call void @sink(ptr %a1)
-  ret void
-}
-
-define ptx_kernel void @k35(ptr byval(%s64) %a0, i8 %a1, i16 %a2) {
-  %p36 = getelementptr %s64, ptr %a0, i32 0, i32 2
-  %v36 = load i1, ptr %p36
-  store volatile i1 %v36, ptr @g
-  store volatile i8 %a1, ptr @g
-  store volatile i16 %a2, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k37(i32 %a0, ptr byval(%s65) %a1, <4 x float> %a2, float %a3) {
-  store volatile i32 %a0, ptr @g
-  %p38 = getelementptr %s65, ptr %a1, i32 0, i32 0
-  %v38 = load i8, ptr %p38
-  store volatile i8 %v38, ptr @g
-  store volatile <4 x float> %a2, ptr @g
+define void @d25(%s30 %a0, %s31 %a1, i64 %a2, float %a3) {
+  store volatile %s30 %a0, ptr @g
+  store volatile %s31 %a1, ptr @g
+  store volatile i64 %a2, ptr @g
   store volatile float %a3, ptr @g
   ret void
 }
 
-define ptx_kernel void @k39(ptr byval(%s71) %a0, ptr byval(%s67) %a1, ptr byval(%s68) %a2, ptr byval(%s70) %a3) {
-  %p40 = getelementptr %s71, ptr %a0, i32 0, i32 1
-  %v40 = load half, ptr %p40
-  store volatile half %v40, ptr @g
+define internal <4 x i16> @d26(ptr %a0) {
+  store volatile ptr %a0, ptr @g
+  %r = load volatile <4 x i16>, ptr @g
+  ret <4 x i16> %r
+}
+
+define i64 @d27(ptr byval(%s34) %a0, %s33 %a1, <2 x i64> %a2, bfloat %a3) {
+  %p28 = getelementptr %s34, ptr %a0, i32 0, i32 0, i64 0
+  %v28 = load double, ptr %p28
+  store volatile double %v28, ptr @g
   call void @sink(ptr %a0)
-  %p41 = getelementptr %s67, ptr %a1, i32 0, i32 0
-  %v41 = load double, ptr %p41
-  store volatile double %v41, ptr @g
-  %p42 = getelementptr %s68, ptr %a2, i32 0, i32 0
-  %v42 = load double, ptr %p42
-  store volatile double %v42, ptr @g
-  %p43 = getelementptr %s70, ptr %a3, i32 0, i32 0, i32 0
+  store volatile %s33 %a1, ptr @g
+  store volatile <2 x i64> %a2, ptr @g
+  store volatile bfloat %a3, ptr @g
+  %r = load volatile i64, ptr @g
+  ret i64 %r
+}
+
+define [1 x %s36] @d29(ptr byval(%s35) %a0) {
+  %p30 = getelementptr %s35, ptr %a0, i32 0, i32 0, i64 0
+  %v30 = load i64, ptr %p30
+  store volatile i64 %v30, ptr @g
+  %r = load volatile [1 x %s36], ptr @g
+  ret [1 x %s36] %r
+}
+
+declare i128 @e31([4 x float])
+
+declare %s42 @e32([3 x %s37], %s40, double, float)
+
+declare <2 x double> @e33(half, %s43, %s44)
+
+declare i128 @e34(i128, %s47, i64, i16)
+
+declare i1 @e35([1 x %s48], %s49, ptr)
+
+define ptx_kernel void @k36(<4 x i16> %a0) {
+  store volatile <4 x i16> %a0, ptr @g
+  ret void
+}
+
+define ptx_kernel void @k37(ptr byval(%s51) %a0) {
+  %p38 = getelementptr %s51, ptr %a0, i32 0, i32 0, i32 0
+  %v38 = load i64, ptr %p38
+  store volatile i64 %v38, ptr @g
+  %p39 = getelementptr %s51, ptr %a0, i32 0, i32 0, i32 0
+  %v39 = load i64, ptr %p39
+  store volatile i64 %v39, ptr @g
+  %p40 = getelementptr %s51, ptr %a0, i32 0, i32 0, i32 0
+  %v40 = load i64, ptr %p40
+  store volatile i64 %v40, ptr @g
+  call void @sink(ptr %a0)
+  ret void
+}
+
+define ptx_kernel void @k41(ptr addrspace(1) %a0) {
+  store volatile ptr addrspace(1) %a0, ptr @g
+  ret void
+}
+
+define ptx_kernel void @k42(ptr byval(%s52) %a0, %s53 %a1, [3 x %s54] %a2) {
+  %p43 = getelementptr %s52, ptr %a0, i32 0, i32 2, i64 0
   %v43 = load i64, ptr %p43
   store volatile i64 %v43, ptr @g
+  store volatile %s53 %a1, ptr @g
+  store volatile [3 x %s54] %a2, ptr @g
   ret void
 }
 
-define ptx_kernel void @k44(i64 %a0, i128 %a1, ptr byval(%s72) %a2, ptr byval(%s74) %a3) {
-  store volatile i64 %a0, ptr @g
-  store volatile i128 %a1, ptr @g
-  %p45 = getelementptr %s72, ptr %a2, i32 0, i32 0, i64 1
+define ptx_kernel void @k44(ptr byval(%s57) %a0) {
+  %p45 = getelementptr %s57, ptr %a0, i32 0, i32 0
   %v45 = load i8, ptr %p45
   store volatile i8 %v45, ptr @g
-  %p46 = getelementptr %s74, ptr %a3, i32 0, i32 1, i64 0, i32 0
-  %v46 = load bfloat, ptr %p46
-  store volatile bfloat %v46, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k47(%s76 %a0, %s77 %a1, [1 x double] %a2, %s78 %a3) {
-  store volatile %s76 %a0, ptr @g
-  store volatile %s77 %a1, ptr @g
-  store volatile [1 x double] %a2, ptr @g
-  store volatile %s78 %a3, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k48(ptr byval(%s80) %a0, i32 %a1, [4 x %s79] %a2) {
+  %p46 = getelementptr %s57, ptr %a0, i32 0, i32 0
+  %v46 = load i8, ptr %p46
+  store volatile i8 %v46, ptr @g
+  %p47 = getelementptr %s57, ptr %a0, i32 0, i32 2, i32 0, i64 0
+  %v47 = load float, ptr %p47
+  store volatile float %v47, ptr @g
   call void @sink(ptr %a0)
-  store volatile i32 %a1, ptr @g
-  store volatile [4 x %s79] %a2, ptr @g
   ret void
 }
 
-define ptx_kernel void @k49(<4 x half> %a0, %s81 %a1, i16 %a2) {
-  store volatile <4 x half> %a0, ptr @g
-  store volatile %s81 %a1, ptr @g
-  store volatile i16 %a2, ptr @g
+define ptx_kernel void @k48(ptr byval(%s58) %a0, %s59 %a1, ptr byval(%s60) %a2, <4 x float> %a3) {
+  %p49 = getelementptr %s58, ptr %a0, i32 0, i32 0
+  %v49 = load i16, ptr %p49
+  store volatile i16 %v49, ptr @g
+  %p50 = getelementptr %s58, ptr %a0, i32 0, i32 0
+  %v50 = load i16, ptr %p50
+  store volatile i16 %v50, ptr @g
+  store volatile %s59 %a1, ptr @g
+  %p51 = getelementptr %s60, ptr %a2, i32 0, i32 0, i64 0
+  %v51 = load i32, ptr %p51
+  store volatile i32 %v51, ptr @g
+  store volatile <4 x float> %a3, ptr @g
   ret void
 }
 
-define ptx_kernel void @k50(i16 %a0, ptr %a1) {
-  store volatile i16 %a0, ptr @g
-  store volatile ptr %a1, ptr @g
+define ptx_kernel void @k52(ptr byval(%s61) %a0, ptr byval(%s62) %a1, ptr byval(%s63) %a2, ptr byval(%s65) %a3) {
+  %p53 = getelementptr %s61, ptr %a0, i32 0, i32 4
+  %v53 = load i64, ptr %p53
+  store volatile i64 %v53, ptr @g
+  %p54 = getelementptr %s61, ptr %a0, i32 0, i32 2
+  %v54 = load ptr, ptr %p54
+  store volatile ptr %v54, ptr @g
+  %p55 = getelementptr %s61, ptr %a0, i32 0, i32 2
+  %v55 = load ptr, ptr %p55
+  store volatile ptr %v55, ptr @g
+  %p56 = getelementptr %s62, ptr %a1, i32 0, i32 0
+  %v56 = load double, ptr %p56
+  store volatile double %v56, ptr @g
+  %p57 = getelementptr %s63, ptr %a2, i32 0, i32 0
+  %v57 = load double, ptr %p57
+  store volatile double %v57, ptr @g
+  %p58 = getelementptr %s63, ptr %a2, i32 0, i32 0
+  %v58 = load double, ptr %p58
+  store volatile double %v58, ptr @g
+  %p59 = getelementptr %s63, ptr %a2, i32 0, i32 0
+  %v59 = load double, ptr %p59
+  store volatile double %v59, ptr @g
+  %p60 = getelementptr %s65, ptr %a3, i32 0, i32 0, i32 0
+  %v60 = load i64, ptr %p60
+  store volatile i64 %v60, ptr @g
+  %p61 = getelementptr %s65, ptr %a3, i32 0, i32 0, i32 0
+  %v61 = load i64, ptr %p61
+  store volatile i64 %v61, ptr @g
   ret void
 }
 
-define ptx_kernel void @c51(ptr %fp) {
-  %c52 = load volatile i32, ptr @g
-  %c53 = load volatile %s24, ptr @g
-  %c54 = load volatile [4 x double], ptr @g
-  %r55 = call <2 x i64> @d11(i32 %c52, %s24 %c53, [4 x double] %c54)
-  store volatile <2 x i64> %r55, ptr @g
-  call void @d8(ptr byval(%s18) @g, ptr byval(%s21) @g)
-  %c56 = load volatile i1, ptr @g
-  %c57 = load volatile i1, ptr @g
-  call void @d12(i1 %c56, i1 %c57, ptr byval(%s28) @g)
-  %c58 = load volatile <8 x half>, ptr @g
-  %c59 = load volatile i8, ptr @g
-  %c60 = load volatile half, ptr @g
-  %c61 = load volatile %s46, ptr @g
-  call void @d26(<8 x half> %c58, i8 %c59, half %c60, %s46 %c61)
-  %c62 = load volatile <8 x half>, ptr @g
-  %c63 = load volatile i8, ptr @g
-  %c64 = load volatile half, ptr @g
-  %c65 = load volatile %s46, ptr @g
-  call void @d26(<8 x half> %c62, i8 %c63, half %c64, %s46 %c65)
-  %c66 = load volatile %s32, ptr @g
-  %c67 = load volatile <4 x i16>, ptr @g
-  %r68 = call i1 @d16(%s32 %c66, <4 x i16> %c67)
-  store volatile i1 %r68, ptr @g
-  %c69 = load volatile ptr, ptr @g
-  call void @d22(ptr byval(%s40) @g, ptr %c69)
-  %c70 = load volatile %s55, ptr @g
-  %c71 = load volatile double, ptr @g
-  %r72 = call half %fp(%s55 %c70, double %c71)
-  store volatile half %r72, ptr @g
-  %c73 = load volatile %s47, ptr @g
-  %c74 = load volatile bfloat, ptr @g
-  %r75 = call %s49 @e27(%s47 %c73, bfloat %c74)
-  store volatile %s49 %r75, ptr @g
-  %c76 = load volatile half, ptr @g
-  %c77 = load volatile %s83, ptr @g
-  %r78 = call i32 (ptr, ...) @vf(ptr @g, half %c76, %s83 %c77)
-  store volatile i32 %r78, ptr @g
+define ptx_kernel void @k62(%s66 %a0, ptr byval(%s71) %a1, ptr byval(%s70) %a2) {
+  store volatile %s66 %a0, ptr @g
+  %p63 = getelementptr %s71, ptr %a1, i32 0, i32 3, i64 1
+  %v63 = load i1, ptr %p63
+  store volatile i1 %v63, ptr @g
+  call void @sink(ptr %a1)
+  %p64 = getelementptr %s70, ptr %a2, i32 0, i32 2
+  %v64 = load bfloat, ptr %p64
+  store volatile bfloat %v64, ptr @g
+  %p65 = getelementptr %s70, ptr %a2, i32 0, i32 2
+  %v65 = load bfloat, ptr %p65
+  store volatile bfloat %v65, ptr @g
+  %p66 = getelementptr %s70, ptr %a2, i32 0, i32 3, i64 1
+  %v66 = load i8, ptr %p66
+  store volatile i8 %v66, ptr @g
   ret void
 }
 
-define ptx_kernel void @c79(ptr %fp) {
-  %c80 = load volatile <4 x float>, ptr @g
-  %r81 = call i64 @e31(<4 x float> %c80)
-  store volatile i64 %r81, ptr @g
-  %c82 = load volatile [4 x %s30], ptr @g
-  %c83 = load volatile i8, ptr @g
-  %r84 = call <4 x i8> %fp([4 x %s30] %c82, i8 %c83)
-  store volatile <4 x i8> %r84, ptr @g
-  %c85 = load volatile i1, ptr @g
-  %c86 = load volatile i1, ptr @g
-  call void @d12(i1 %c85, i1 %c86, ptr byval(%s28) @g)
-  %c87 = load volatile i16, ptr @g
-  %c88 = load volatile ptr addrspace(1), ptr @g
-  %c89 = load volatile %s6, ptr @g
-  %c90 = load volatile %s8, ptr @g
-  %r91 = call %s9 @d4(i16 %c87, ptr byval(%s5) @g, ptr addrspace(1) %c88, %s6 %c89, %s8 %c90)
-  store volatile %s9 %r91, ptr @g
-  %c92 = load volatile %s34, ptr @g
-  %c93 = load volatile i64, ptr @g
-  %r94 = call float @d17(ptr byval(%s33) @g, %s34 %c92, i64 %c93)
-  store volatile float %r94, ptr @g
-  %c95 = load volatile %s32, ptr @g
-  %c96 = load volatile <4 x i16>, ptr @g
-  %r97 = call i1 @d16(%s32 %c95, <4 x i16> %c96)
-  store volatile i1 %r97, ptr @g
-  %c98 = load volatile %s55, ptr @g
-  %c99 = load volatile double, ptr @g
-  %r100 = call half @e29(%s55 %c98, double %c99)
-  store volatile half %r100, ptr @g
-  %c101 = load volatile <4 x float>, ptr @g
-  %r102 = call i64 @e31(<4 x float> %c101)
-  store volatile i64 %r102, ptr @g
-  %c103 = load volatile <8 x half>, ptr @g
-  %c104 = load volatile i8, ptr @g
-  %c105 = load volatile half, ptr @g
-  %c106 = load volatile %s46, ptr @g
-  call void @d26(<8 x half> %c103, i8 %c104, half %c105, %s46 %c106)
-  %c107 = load volatile double, ptr @g
-  %c108 = load volatile <2 x half>, ptr @g
-  %c109 = load volatile ptr addrspace(1), ptr @g
-  %r110 = call i32 (ptr, ...) @vf(ptr @g, double %c107, <2 x half> %c108, ptr addrspace(1) %c109)
+define ptx_kernel void @k67(ptr byval(%s72) %a0) {
+  ret void
+}
+
+define ptx_kernel void @k68(half %a0, <4 x i16> %a1, %s74 %a2, [4 x %s75] %a3) {
+  store volatile half %a0, ptr @g
+  store volatile <4 x i16> %a1, ptr @g
+  store volatile %s74 %a2, ptr @g
+  store volatile [4 x %s75] %a3, ptr @g
+  ret void
+}
+
+define ptx_kernel void @c69(ptr %fp) {
+  %c70 = load volatile i64, ptr @g
+  %c71 = load volatile %s3, ptr @g
+  %r72 = call %s4 @d1(ptr byval(%s0) @g, i64 %c70, ptr byval(%s2) @g, %s3 %c71)
+  store volatile %s4 %r72, ptr @g
+  call void @d9(ptr byval(%s12) @g)
+  %c73 = load volatile %s11, ptr @g
+  %c74 = load volatile <4 x i32>, ptr @g
+  call void %fp(%s11 %c73, <4 x i32> %c74)
+  %c75 = load volatile %s33, ptr @g
+  %c76 = load volatile <2 x i64>, ptr @g
+  %c77 = load volatile bfloat, ptr @g
+  %r78 = call i64 @d27(ptr byval(%s34) @g, %s33 %c75, <2 x i64> %c76, bfloat %c77)
+  store volatile i64 %r78, ptr @g
+  %c79 = load volatile [4 x float], ptr @g
+  %r80 = call i128 @e31([4 x float] %c79)
+  store volatile i128 %r80, ptr @g
+  %c81 = load volatile %s15, ptr @g
+  %c82 = load volatile [4 x double], ptr @g
+  %c83 = load volatile ptr addrspace(1), ptr @g
+  %r84 = call %s17 @d12(%s15 %c81, ptr byval(%s16) @g, [4 x double] %c82, ptr addrspace(1) %c83)
+  store volatile %s17 %r84, ptr @g
+  call void @d9(ptr byval(%s12) @g)
+  %c85 = load volatile <4 x half>, ptr @g
+  %c86 = load volatile half, ptr @g
+  %c87 = load volatile <2 x double>, ptr @g
+  %r88 = call i32 @d15(<4 x half> %c85, half %c86, <2 x double> %c87, ptr byval(%s22) @g)
+  store volatile i32 %r88, ptr @g
+  %r89 = call [1 x %s36] @d29(ptr byval(%s35) @g)
+  store volatile [1 x %s36] %r89, ptr @g
+  %r90 = call i32 (ptr, ...) @vf(ptr @g)
+  store volatile i32 %r90, ptr @g
+  ret void
+}
+
+define ptx_kernel void @c91(ptr %fp) {
+  %r92 = call [1 x %s36] @d29(ptr byval(%s35) @g)
+  store volatile [1 x %s36] %r92, ptr @g
+  %c93 = load volatile half, ptr @g
+  %c94 = load volatile [1 x i16], ptr @g
+  %r95 = call i128 @d21(half %c93, ptr byval(%s27) @g, [1 x i16] %c94)
+  store volatile i128 %r95, ptr @g
+  %c96 = load volatile ptr, ptr @g
+  %r97 = call <4 x i16> %fp(ptr %c96)
+  store volatile <4 x i16> %r97, ptr @g
+  %c98 = load volatile half, ptr @g
+  %c99 = load volatile %s43, ptr @g
+  %c100 = load volatile %s44, ptr @g
+  %r101 = call <2 x double> %fp(half %c98, %s43 %c99, %s44 %c100)
+  store volatile <2 x double> %r101, ptr @g
+  %c102 = load volatile [4 x float], ptr @g
+  %r103 = call i128 @e31([4 x float] %c102)
+  store volatile i128 %r103, ptr @g
+  call void @d9(ptr byval(%s12) @g)
+  %c104 = load volatile %s23, ptr @g
+  %r105 = call <2 x i64> @d18(%s23 %c104)
+  store volatile <2 x i64> %r105, ptr @g
+  call void @d9(ptr byval(%s12) @g)
+  %c106 = load volatile <4 x half>, ptr @g
+  %c107 = load volatile half, ptr @g
+  %c108 = load volatile <2 x double>, ptr @g
+  %r109 = call i32 @d15(<4 x half> %c106, half %c107, <2 x double> %c108, ptr byval(%s22) @g)
+  store volatile i32 %r109, ptr @g
+  %r110 = call i32 (ptr, ...) @vf(ptr @g)
   store volatile i32 %r110, ptr @g
   ret void
 }
 
 define ptx_kernel void @c111(ptr %fp) {
-  %c112 = load volatile <4 x float>, ptr @g
-  %r113 = call i64 %fp(<4 x float> %c112)
-  store volatile i64 %r113, ptr @g
-  %c114 = load volatile i128, ptr @g
-  call void @d15(i128 %c114)
-  %c115 = load volatile <8 x half>, ptr @g
-  %c116 = load volatile i8, ptr @g
-  %c117 = load volatile half, ptr @g
-  %c118 = load volatile %s46, ptr @g
-  call void @d26(<8 x half> %c115, i8 %c116, half %c117, %s46 %c118)
-  %c119 = load volatile [2 x %s41], ptr @g
-  %c120 = load volatile bfloat, ptr @g
-  %r121 = call %s45 @d24([2 x %s41] %c119, bfloat %c120, ptr byval(%s44) @g)
-  store volatile %s45 %r121, ptr @g
-  %c122 = load volatile %s32, ptr @g
-  %c123 = load volatile <4 x i16>, ptr @g
-  %r124 = call i1 %fp(%s32 %c122, <4 x i16> %c123)
-  store volatile i1 %r124, ptr @g
-  %c125 = load volatile <4 x float>, ptr @g
-  %r126 = call i64 @e31(<4 x float> %c125)
-  store volatile i64 %r126, ptr @g
-  %c127 = load volatile i32, ptr @g
-  %c128 = load volatile %s24, ptr @g
-  %c129 = load volatile [4 x double], ptr @g
-  %r130 = call <2 x i64> %fp(i32 %c127, %s24 %c128, [4 x double] %c129)
-  store volatile <2 x i64> %r130, ptr @g
-  %c131 = load volatile ptr, ptr @g
-  call void @d22(ptr byval(%s40) @g, ptr %c131)
-  %c132 = load volatile [4 x %s30], ptr @g
-  %c133 = load volatile i8, ptr @g
-  %r134 = call <4 x i8> @d14([4 x %s30] %c132, i8 %c133)
-  store volatile <4 x i8> %r134, ptr @g
-  %c135 = load volatile [3 x i8], ptr @g
-  %c136 = load volatile <2 x half>, ptr @g
-  %r137 = call i32 (ptr, ...) @vf(ptr @g, [3 x i8] %c135, <2 x half> %c136)
-  store volatile i32 %r137, ptr @g
+  %c112 = load volatile %s11, ptr @g
+  %c113 = load volatile <4 x i32>, ptr @g
+  call void @d8(%s11 %c112, <4 x i32> %c113)
+  %c114 = load volatile half, ptr @g
+  %c115 = load volatile %s43, ptr @g
+  %c116 = load volatile %s44, ptr @g
+  %r117 = call <2 x double> %fp(half %c114, %s43 %c115, %s44 %c116)
+  store volatile <2 x double> %r117, ptr @g
+  call void @d9(ptr byval(%s12) @g)
+  %c118 = load volatile %s29, ptr @g
+  %c119 = load volatile <4 x i16>, ptr @g
+  %c120 = load volatile i1, ptr @g
+  %c121 = load volatile ptr addrspace(1), ptr @g
+  %c122 = load volatile <8 x i8>, ptr @g
+  call void @d24(%s29 %c118, <4 x i16> %c119, i1 %c120, ptr addrspace(1) %c121, <8 x i8> %c122)
+  %c123 = load volatile [1 x %s48], ptr @g
+  %c124 = load volatile %s49, ptr @g
+  %c125 = load volatile ptr, ptr @g
+  %r126 = call i1 @e35([1 x %s48] %c123, %s49 %c124, ptr %c125)
+  store volatile i1 %r126, ptr @g
+  %c127 = load volatile %s23, ptr @g
+  %r128 = call <2 x i64> %fp(%s23 %c127)
+  store volatile <2 x i64> %r128, ptr @g
+  %c129 = load volatile <4 x half>, ptr @g
+  %c130 = load volatile half, ptr @g
+  %c131 = load volatile <2 x double>, ptr @g
+  %r132 = call i32 @d15(<4 x half> %c129, half %c130, <2 x double> %c131, ptr byval(%s22) @g)
+  store volatile i32 %r132, ptr @g
+  %c133 = load volatile %s5, ptr @g
+  %c134 = load volatile %s7, ptr @g
+  %r135 = call %s8 @d7(%s5 %c133, %s7 %c134)
+  store volatile %s8 %r135, ptr @g
+  %c136 = load volatile %s29, ptr @g
+  %c137 = load volatile <4 x i16>, ptr @g
+  %c138 = load volatile i1, ptr @g
+  %c139 = load volatile ptr addrspace(1), ptr @g
+  %c140 = load volatile <8 x i8>, ptr @g
+  call void @d24(%s29 %c136, <4 x i16> %c137, i1 %c138, ptr addrspace(1) %c139, <8 x i8> %c140)
+  %c141 = load volatile %s76, ptr @g
+  %c142 = load volatile %s77, ptr @g
+  %c143 = load volatile %s78, ptr @g
+  %r144 = call i32 (ptr, ...) @vf(ptr @g, %s76 %c141, %s77 %c142, %s78 %c143)
+  store volatile i32 %r144, ptr @g
   ret void
 }
 
-define ptx_kernel void @x138(ptr %kp) {
-  %v139 = load volatile i8, ptr @g
-  %a139 = atomicrmw sub ptr addrspace(1) @g1, i8 %v139 monotonic
-  store volatile i8 %a139, ptr @g
-  %v140 = load volatile bfloat, ptr @g
-  %a140 = atomicrmw fsub ptr addrspace(3) @g3, bfloat %v140 monotonic
-  store volatile bfloat %a140, ptr @g
-  %v141 = load volatile double, ptr @g
-  %a141 = atomicrmw fadd ptr @g, double %v141 monotonic
-  store volatile double %a141, ptr @g
-  %v142 = load volatile i64, ptr @g
-  %a142 = atomicrmw udec_wrap ptr addrspace(1) @g1, i64 %v142 monotonic
-  store volatile i64 %a142, ptr @g
-  %v143 = load volatile <2 x float>, ptr @g
-  %a143 = atomicrmw fadd ptr addrspace(3) @g3, <2 x float> %v143 monotonic
-  store volatile <2 x float> %a143, ptr @g
-  %q144 = load volatile ptr, ptr @g
-  %v145 = load volatile i8, ptr @g
-  %a145 = atomicrmw xchg ptr %q144, i8 %v145 monotonic
-  store volatile i8 %a145, ptr @g
-  %v146 = load volatile i32, ptr @g
-  %a146 = atomicrmw umax ptr addrspace(1) @g1, i32 %v146 monotonic
-  store volatile i32 %a146, ptr @g
-  %v147 = load volatile bfloat, ptr @g
-  %a147 = atomicrmw fsub ptr addrspace(1) @g1, bfloat %v147 monotonic
-  store volatile bfloat %a147, ptr @g
-  %v148 = load volatile <2 x float>, ptr @g
-  %a148 = atomicrmw fadd ptr addrspace(1) @g1, <2 x float> %v148 monotonic
-  store volatile <2 x float> %a148, ptr @g
-  %v149 = load volatile i64, ptr @g
-  %a149 = atomicrmw xor ptr @g, i64 %v149 monotonic
-  store volatile i64 %a149, ptr @g
-  %v150 = load volatile i64, ptr @g
-  %a150 = atomicrmw udec_wrap ptr addrspace(3) @g3, i64 %v150 monotonic
-  store volatile i64 %a150, ptr @g
-  %v151 = load volatile double, ptr @g
-  %a151 = atomicrmw fmax ptr %kp, double %v151 monotonic
-  store volatile double %a151, ptr @g
-  %v152 = load volatile bfloat, ptr @g
-  %a152 = atomicrmw fadd ptr %kp, bfloat %v152 monotonic
-  store volatile bfloat %a152, ptr @g
-  %v153 = load volatile bfloat, ptr @g
-  %a153 = atomicrmw fadd ptr addrspace(3) @g3, bfloat %v153 monotonic
-  store volatile bfloat %a153, ptr @g
-  %v154 = load volatile i32, ptr @g
-  %a154 = atomicrmw umin ptr %kp, i32 %v154 monotonic
-  store volatile i32 %a154, ptr @g
-  %v155 = load volatile half, ptr @g
-  %a155 = atomicrmw fadd ptr addrspace(3) @g3, half %v155 monotonic
-  store volatile half %a155, ptr @g
-  %v156 = load volatile half, ptr @g
-  %a156 = atomicrmw fmin ptr addrspace(1) @g1, half %v156 monotonic
-  store volatile half %a156, ptr @g
-  %v157 = load volatile bfloat, ptr @g
-  %a157 = atomicrmw fadd ptr addrspace(3) @g3, bfloat %v157 monotonic
-  store volatile bfloat %a157, ptr @g
-  %q158 = load volatile ptr, ptr @g
-  %v159 = load volatile i8, ptr @g
-  %w159 = load volatile i8, ptr @g
-  %a159 = cmpxchg ptr %q158, i8 %v159, i8 %w159 monotonic monotonic
-  %e159 = extractvalue { i8, i1 } %a159, 0
-  store volatile i8 %e159, ptr @g
-  %q160 = load volatile ptr, ptr @g
-  %v161 = load volatile bfloat, ptr @g
-  %a161 = atomicrmw fmin ptr %q160, bfloat %v161 monotonic
-  store volatile bfloat %a161, ptr @g
-  %v162 = load volatile <2 x half>, ptr @g
-  %a162 = atomicrmw fadd ptr @g, <2 x half> %v162 monotonic
-  store volatile <2 x half> %a162, ptr @g
-  %v163 = load volatile float, ptr @g
-  %a163 = atomicrmw fmax ptr @g, float %v163 monotonic
-  store volatile float %a163, ptr @g
-  %v164 = load volatile i8, ptr @g
-  %a164 = atomicrmw xor ptr @g, i8 %v164 monotonic
-  store volatile i8 %a164, ptr @g
-  %v165 = load volatile <2 x half>, ptr @g
-  %a165 = atomicrmw fadd ptr addrspace(1) @g1, <2 x half> %v165 monotonic
-  store volatile <2 x half> %a165, ptr @g
-  %v166 = load volatile i8, ptr @g
-  %a166 = atomicrmw umin ptr addrspace(1) @g1, i8 %v166 monotonic
-  store volatile i8 %a166, ptr @g
+define ptx_kernel void @x145(ptr %kp) {
+  %v146 = load volatile double, ptr @g
+  %a146 = atomicrmw fadd ptr @g, double %v146 monotonic
+  store volatile double %a146, ptr @g
+  %v147 = load volatile half, ptr @g
+  %a147 = atomicrmw fmax ptr %kp, half %v147 monotonic
+  store volatile half %a147, ptr @g
+  %v148 = load volatile float, ptr @g
+  %a148 = atomicrmw fsub ptr addrspace(1) @g1, float %v148 monotonic
+  store volatile float %a148, ptr @g
+  %v149 = load volatile float, ptr @g
+  %a149 = atomicrmw xchg ptr %kp, float %v149 monotonic
+  store volatile float %a149, ptr @g
+  %v150 = load volatile i8, ptr @g
+  %a150 = atomicrmw max ptr %kp, i8 %v150 monotonic
+  store volatile i8 %a150, ptr @g
+  %v151 = load volatile i32, ptr @g
+  %w151 = load volatile i32, ptr @g
+  %a151 = cmpxchg ptr @g, i32 %v151, i32 %w151 monotonic monotonic
+  %e151 = extractvalue { i32, i1 } %a151, 0
+  store volatile i32 %e151, ptr @g
+  %v152 = load volatile i32, ptr @g
+  %a152 = atomicrmw umax ptr addrspace(3) @g3, i32 %v152 monotonic
+  store volatile i32 %a152, ptr @g
+  %v153 = load volatile i16, ptr @g
+  %a153 = atomicrmw udec_wrap ptr addrspace(1) @g1, i16 %v153 monotonic
+  store volatile i16 %a153, ptr @g
+  %v154 = load volatile <2 x float>, ptr @g
+  %a154 = atomicrmw fadd ptr addrspace(3) @g3, <2 x float> %v154 monotonic
+  store volatile <2 x float> %a154, ptr @g
+  %q155 = load volatile ptr, ptr @g
+  %v156 = load volatile i8, ptr @g
+  %a156 = atomicrmw xchg ptr %q155, i8 %v156 monotonic
+  store volatile i8 %a156, ptr @g
+  %v157 = load volatile i32, ptr @g
+  %a157 = atomicrmw umax ptr addrspace(1) @g1, i32 %v157 monotonic
+  store volatile i32 %a157, ptr @g
+  %v158 = load volatile bfloat, ptr @g
+  %a158 = atomicrmw fsub ptr addrspace(1) @g1, bfloat %v158 monotonic
+  store volatile bfloat %a158, ptr @g
+  %v159 = load volatile <2 x float>, ptr @g
+  %a159 = atomicrmw fadd ptr addrspace(1) @g1, <2 x float> %v159 monotonic
+  store volatile <2 x float> %a159, ptr @g
+  %v160 = load volatile i64, ptr @g
+  %a160 = atomicrmw xor ptr @g, i64 %v160 monotonic
+  store volatile i64 %a160, ptr @g
+  %v161 = load volatile i64, ptr @g
+  %a161 = atomicrmw udec_wrap ptr addrspace(3) @g3, i64 %v161 monotonic
+  store volatile i64 %a161, ptr @g
+  %v162 = load volatile double, ptr @g
+  %a162 = atomicrmw fmax ptr %kp, double %v162 monotonic
+  store volatile double %a162, ptr @g
+  %v163 = load volatile bfloat, ptr @g
+  %a163 = atomicrmw fadd ptr %kp, bfloat %v163 monotonic
+  store volatile bfloat %a163, ptr @g
+  %v164 = load volatile bfloat, ptr @g
+  %a164 = atomicrmw fadd ptr addrspace(3) @g3, bfloat %v164 monotonic
+  store volatile bfloat %a164, ptr @g
+  %v165 = load volatile i32, ptr @g
+  %a165 = atomicrmw umin ptr %kp, i32 %v165 monotonic
+  store volatile i32 %a165, ptr @g
+  %v166 = load volatile half, ptr @g
+  %a166 = atomicrmw fadd ptr addrspace(3) @g3, half %v166 monotonic
+  store volatile half %a166, ptr @g
   %v167 = load volatile half, ptr @g
-  %a167 = atomicrmw fmax ptr %kp, half %v167 monotonic
+  %a167 = atomicrmw fmin ptr addrspace(1) @g1, half %v167 monotonic
   store volatile half %a167, ptr @g
-  %q168 = load volatile ptr, ptr @g
-  %v169 = load volatile bfloat, ptr @g
-  %a169 = atomicrmw fadd ptr %q168, bfloat %v169 monotonic
-  store volatile bfloat %a169, ptr @g
-  %v170 = load volatile bfloat, ptr @g
-  %a170 = atomicrmw fadd ptr @g, bfloat %v170 monotonic
-  store volatile bfloat %a170, ptr @g
-  %v171 = load volatile <2 x float>, ptr @g
-  %a171 = atomicrmw fadd ptr %kp, <2 x float> %v171 monotonic
-  store volatile <2 x float> %a171, ptr @g
-  %q172 = load volatile ptr, ptr @g
-  %v173 = load volatile i32, ptr @g
-  %a173 = atomicrmw min ptr %q172, i32 %v173 monotonic
-  store volatile i32 %a173, ptr @g
+  %v168 = load volatile bfloat, ptr @g
+  %a168 = atomicrmw fadd ptr addrspace(3) @g3, bfloat %v168 monotonic
+  store volatile bfloat %a168, ptr @g
+  %q169 = load volatile ptr, ptr @g
+  %v170 = load volatile i8, ptr @g
+  %w170 = load volatile i8, ptr @g
+  %a170 = cmpxchg ptr %q169, i8 %v170, i8 %w170 monotonic monotonic
+  %e170 = extractvalue { i8, i1 } %a170, 0
+  store volatile i8 %e170, ptr @g
+  %q171 = load volatile ptr, ptr @g
+  %v172 = load volatile bfloat, ptr @g
+  %a172 = atomicrmw fmin ptr %q171, bfloat %v172 monotonic
+  store volatile bfloat %a172, ptr @g
+  %v173 = load volatile <2 x half>, ptr @g
+  %a173 = atomicrmw fadd ptr @g, <2 x half> %v173 monotonic
+  store volatile <2 x half> %a173, ptr @g
+  %v174 = load volatile float, ptr @g
+  %a174 = atomicrmw fmax ptr @g, float %v174 monotonic
+  store volatile float %a174, ptr @g
+  %v175 = load volatile i8, ptr @g
+  %a175 = atomicrmw xor ptr @g, i8 %v175 monotonic
+  store volatile i8 %a175, ptr @g
+  %v176 = load volatile <2 x half>, ptr @g
+  %a176 = atomicrmw fadd ptr addrspace(1) @g1, <2 x half> %v176 monotonic
+  store volatile <2 x half> %a176, ptr @g
+  %v177 = load volatile i8, ptr @g
+  %a177 = atomicrmw umin ptr addrspace(1) @g1, i8 %v177 monotonic
+  store volatile i8 %a177, ptr @g
+  %v178 = load volatile half, ptr @g
+  %a178 = atomicrmw fmax ptr %kp, half %v178 monotonic
+  store volatile half %a178, ptr @g
   ret void
 }
 

@@ -13,488 +13,614 @@ declare void @sink(ptr)
 %s1 = type { ptr, %s0, i8, half, double }
 %s2 = type { i1, [4 x double], i32, <4 x i16> }
 %s3 = type { half, [3 x i1], %s2, half }
-%s4 = type { float, half, i64 }
-%s5 = type { half, i16 }
-%s6 = type { half }
-%s7 = type <{ <2 x i64>, i16, <3 x float>, [3 x %s6] }>
-%s8 = type { <4 x float>, [4 x i1], i16, i1, <2 x i64> }
-%s9 = type { half, ptr addrspace(1) }
-%s10 = type { i1, i1 }
-%s11 = type { i16, <2 x half>, [4 x %s10] }
-%s12 = type <{ <2 x double>, i8 }>
-%s13 = type <{ <2 x double>, double, bfloat }>
-%s14 = type { <2 x i16>, <4 x half>, half }
-%s15 = type { i1, [1 x i32] }
-%s16 = type { i32 }
-%s17 = type { [3 x i64], i8, float, i64 }
-%s18 = type { [3 x ptr addrspace(1)], [4 x i64], <2 x float> }
-%s19 = type { i8, [2 x double], <2 x i16>, %s18, [3 x half] }
-%s20 = type { i1, i128, double }
-%s21 = type { <2 x bfloat>, <2 x bfloat>, <3 x i32>, [4 x i1], ptr addrspace(1) }
-%s22 = type { %s21, i128, i32, ptr addrspace(1), [1 x float] }
-%s23 = type { bfloat, ptr addrspace(1), <4 x i16>, half }
-%s24 = type <{ i16 }>
-%s25 = type { ptr addrspace(1), <3 x float>, ptr addrspace(1), <4 x i16>, <8 x half> }
-%s26 = type { [2 x i1] }
-%s27 = type { %s26, <4 x i32>, ptr addrspace(1), bfloat }
-%s28 = type { i64, [1 x i64] }
-%s29 = type { i128 }
-%s30 = type { i1, i32, double }
-%s31 = type { <4 x float> }
-%s32 = type <{ [4 x bfloat], i16, [4 x double] }>
-%s33 = type { bfloat, i8 }
-%s34 = type { ptr, <4 x i8> }
-%s35 = type { bfloat, float, i16, <2 x double> }
-%s36 = type { double, i64, [3 x float], double, i32 }
-%s37 = type { i1, %s36, i64 }
-%s38 = type { half, float, half }
-%s39 = type { [4 x double], <4 x i8>, i128, <4 x i16> }
-%s40 = type { i128, i64, i64, bfloat, %s39 }
-%s41 = type { i8 }
-%s42 = type { <2 x double>, half, i8 }
-%s43 = type { [3 x half], <2 x i64>, i64, i128 }
-%s44 = type { i1, %s41, [2 x i16], %s42, %s43 }
-%s45 = type { float }
-%s46 = type { ptr addrspace(1) }
-%s47 = type { <4 x half>, <2 x i64> }
-%s48 = type { float, i1, %s47 }
-%s49 = type { float, bfloat }
-%s50 = type { i16, %s49 }
-%s51 = type { bfloat, double, float }
-%s52 = type { i64, i32, i16, <8 x i8> }
-%s53 = type <{ i32, i64, ptr addrspace(1), [4 x double] }>
-%s54 = type { <2 x float>, <2 x double>, %s52, %s53, i32 }
-%s55 = type { [2 x %s51], %s54 }
-%s56 = type { <4 x i32> }
-%s57 = type { i64, float, ptr addrspace(1), <2 x double> }
-%s58 = type { [3 x ptr], [2 x double] }
-%s59 = type { ptr, [1 x %s58] }
-%s60 = type { <2 x float>, float, [1 x i8], i64 }
-%s61 = type { i1 }
-%s62 = type { <8 x i8>, float, i8 }
-%s63 = type { %s62 }
-%s64 = type { ptr, i8, <8 x i8>, ptr }
-%s65 = type { bfloat, i32, i8 }
-%s66 = type <{ <3 x float>, i16, [1 x half] }>
-%s67 = type <{ i1, float }>
-%s68 = type { [4 x ptr addrspace(1)], %s67, i1 }
-%s69 = type { [2 x %s66], %s68, i8 }
-%s70 = type { <3 x float> }
-%s71 = type <{ <8 x half>, double, %s70 }>
-%s72 = type { i8, ptr, [1 x double] }
+%s4 = type { i16 }
+%s5 = type <{ <2 x i64>, i16, <3 x float>, [3 x i16] }>
+%s6 = type { i1, i16, i1, <2 x i64> }
+%s7 = type { <4 x float>, [3 x %s6], i64, bfloat, half }
+%s8 = type { ptr, [3 x i8] }
+%s9 = type { [1 x i32], ptr }
+%s10 = type <{ float, i64, half }>
+%s11 = type { [1 x %s10] }
+%s12 = type <{ [1 x i8], <2 x half>, <2 x half>, half }>
+%s13 = type { i16, i32, [2 x i1], [1 x i32], i128 }
+%s14 = type <{ i32, <2 x float>, float, <4 x i32>, <8 x half> }>
+%s15 = type <{ half }>
+%s16 = type { [1 x i32], %s15, float, i64 }
+%s17 = type { [3 x %s16], [2 x double], <2 x i16> }
+%s18 = type { ptr addrspace(1), i1, i128, double, half }
+%s19 = type { <3 x i32>, [4 x i1], ptr addrspace(1), i128 }
+%s20 = type { <8 x half>, <2 x half> }
+%s21 = type <{ <3 x float>, <2 x i64> }>
+%s22 = type { [1 x i1], ptr }
+%s23 = type { bfloat, <3 x float>, ptr addrspace(1), <4 x i16>, <2 x bfloat> }
+%s24 = type <{ [4 x ptr] }>
+%s25 = type <{ [2 x i64], ptr addrspace(1), i64 }>
+%s26 = type { i128 }
+%s27 = type <{ [4 x i8], <4 x float> }>
+%s28 = type { [4 x i1] }
+%s29 = type <{ [3 x i8] }>
+%s30 = type { [4 x i1], i8, %s29 }
+%s31 = type { [4 x i1], double, [2 x %s30] }
+%s32 = type { <2 x double>, float, i32, <3 x float> }
+%s33 = type { [2 x i32], [4 x i64] }
+%s34 = type { double, i64, [3 x float], double, i32 }
+%s35 = type { %s33, i1, %s34, i64, half }
+%s36 = type { i64, bfloat, <3 x float> }
+%s37 = type { <3 x i32>, i64, [2 x %s36] }
+%s38 = type { <2 x double>, half, i8 }
+%s39 = type { <2 x i64>, i64, ptr addrspace(1), <2 x i16> }
+%s40 = type { [4 x float], float }
+%s41 = type { <4 x half>, <2 x i64> }
+%s42 = type { float, bfloat }
+%s43 = type { %s41, double, i16, %s42, <2 x i64> }
+%s44 = type { <2 x float>, <2 x double>, bfloat, <4 x i16>, i8 }
+%s45 = type { half, <2 x i64>, double, float, %s44 }
+%s46 = type <{ i32, i64, i64, [4 x double] }>
+%s47 = type { double, i64 }
+%s48 = type { [1 x half], i64 }
+%s49 = type { i64, float, ptr addrspace(1), <2 x double> }
+%s50 = type { [3 x ptr], [2 x double] }
+%s51 = type { ptr, [1 x %s50] }
+%s52 = type { ptr addrspace(1), bfloat }
+%s53 = type { <8 x i8>, float, i8 }
+%s54 = type { ptr }
+%s55 = type { <8 x i8> }
+%s56 = type <{ double, i8 }>
+%s57 = type { <4 x i8>, [3 x half], float, %s56 }
+%s58 = type { <4 x half> }
+%s59 = type { <4 x float>, ptr, [2 x ptr addrspace(1)] }
+%s60 = type { <3 x float> }
+%s61 = type <{ <8 x half>, double, %s60 }>
+%s62 = type { %s61 }
+%s63 = type { half, ptr, [1 x double], <8 x half>, i8 }
+%s64 = type { [4 x i32] }
+%s65 = type { [1 x ptr] }
+%s66 = type { i64, %s65, i64 }
+%s67 = type { i32 }
+%s68 = type { %s67, ptr }
+%s69 = type { [2 x i32], <8 x i8>, <4 x float>, half, i1 }
+%s70 = type { i1, half, double, ptr addrspace(1) }
 
 declare i32 @vf(ptr, ...)
 
 define ptr addrspace(1) @d1(ptr byval(%s1) %a0, [3 x %s3] %a1) {
-  %p2 = getelementptr %s1, ptr %a0, i32 0, i32 3
-  %v2 = load half, ptr %p2
-  store volatile half %v2, ptr @g
+  %p2 = getelementptr %s1, ptr %a0, i32 0, i32 0
+  %v2 = load ptr, ptr %p2
+  store volatile ptr %v2, ptr @g
+  %p3 = getelementptr %s1, ptr %a0, i32 0, i32 2
+  %v3 = load i8, ptr %p3
+  store volatile i8 %v3, ptr @g
+  %p4 = getelementptr %s1, ptr %a0, i32 0, i32 1, i32 1
+  %v4 = load i32, ptr %p4
+  store volatile i32 %v4, ptr @g
   store volatile [3 x %s3] %a1, ptr @g
   %r = load volatile ptr addrspace(1), ptr @g
   ret ptr addrspace(1) %r
 }
 
-define <8 x i8> @d3(ptr byval(%s4) %a0) {
-  %p4 = getelementptr %s4, ptr %a0, i32 0, i32 2
-  %v4 = load i64, ptr %p4
-  store volatile i64 %v4, ptr @g
-  %r = load volatile <8 x i8>, ptr @g
-  ret <8 x i8> %r
+define ptr @d5(<4 x i32> %a0, <3 x i32> %a1, <8 x i8> %a2, %s4 %a3) {
+  store volatile <4 x i32> %a0, ptr @g
+  store volatile <3 x i32> %a1, ptr @g
+  store volatile <8 x i8> %a2, ptr @g
+  store volatile %s4 %a3, ptr @g
+  %r = load volatile ptr, ptr @g
+  ret ptr %r
 }
 
-define i16 @d5(ptr byval(%s5) %a0, ptr %a1) {
-  %p6 = getelementptr %s5, ptr %a0, i32 0, i32 1
-  %v6 = load i16, ptr %p6
-  store volatile i16 %v6, ptr @g
-  store volatile ptr %a1, ptr @g
-  %r = load volatile i16, ptr @g
-  ret i16 %r
-}
-
-define internal <3 x i32> @d7(%s7 %a0, ptr byval(%s8) %a1, i64 %a2, ptr byval(%s9) %a3, i32 %a4) {
-  store volatile %s7 %a0, ptr @g
-  %p8 = getelementptr %s8, ptr %a1, i32 0, i32 1, i64 0
-  %v8 = load i1, ptr %p8
-  store volatile i1 %v8, ptr @g
-  store volatile i64 %a2, ptr @g
-  %p9 = getelementptr %s9, ptr %a3, i32 0, i32 0
-  %v9 = load half, ptr %p9
-  store volatile half %v9, ptr @g
-  store volatile i32 %a4, ptr @g
-  %r = load volatile <3 x i32>, ptr @g
-  ret <3 x i32> %r
-}
-
-define i16 @d10(ptr byval(%s11) %a0, ptr %a1, i8 %a2, ptr byval(%s12) %a3) {
-  %p11 = getelementptr %s11, ptr %a0, i32 0, i32 0
-  %v11 = load i16, ptr %p11
-  store volatile i16 %v11, ptr @g
-  store volatile ptr %a1, ptr @g
-  store volatile i8 %a2, ptr @g
-  %p12 = getelementptr %s12, ptr %a3, i32 0, i32 1
-  %v12 = load i8, ptr %p12
-  store volatile i8 %v12, ptr @g
-  %r = load volatile i16, ptr @g
-  ret i16 %r
-}
-
-define void @d13(ptr byval(%s14) %a0) {
-  %p14 = getelementptr %s14, ptr %a0, i32 0, i32 2
-  %v14 = load half, ptr %p14
-  store volatile half %v14, ptr @g
-  call void @sink(ptr %a0)
+define void @d6(i16 %a0, [4 x %s5] %a1, ptr byval(%s7) %a2) {
+  store volatile i16 %a0, ptr @g
+  store volatile [4 x %s5] %a1, ptr @g
+  %p7 = getelementptr %s7, ptr %a2, i32 0, i32 4
+  %v7 = load half, ptr %p7
+  store volatile half %v7, ptr @g
   ret void
 }
 
-define float @d15(i16 %a0) {
-  store volatile i16 %a0, ptr @g
-  %r = load volatile float, ptr @g
-  ret float %r
+define internal i16 @d8(i32 %a0, <3 x i32> %a1, ptr byval(%s8) %a2) {
+  store volatile i32 %a0, ptr @g
+  store volatile <3 x i32> %a1, ptr @g
+  %p9 = getelementptr %s8, ptr %a2, i32 0, i32 1, i64 2
+  %v9 = load i8, ptr %p9
+  store volatile i8 %v9, ptr @g
+  %p10 = getelementptr %s8, ptr %a2, i32 0, i32 1, i64 2
+  %v10 = load i8, ptr %p10
+  store volatile i8 %v10, ptr @g
+  %r = load volatile i16, ptr @g
+  ret i16 %r
 }
 
-define internal i16 @d16(ptr byval(%s15) %a0, ptr byval(%s16) %a1) {
-  %p17 = getelementptr %s15, ptr %a0, i32 0, i32 1, i64 0
+define i8 @d11(i128 %a0, [4 x i16] %a1, float %a2, ptr byval(%s9) %a3) {
+  store volatile i128 %a0, ptr @g
+  store volatile [4 x i16] %a1, ptr @g
+  store volatile float %a2, ptr @g
+  %p12 = getelementptr %s9, ptr %a3, i32 0, i32 0, i64 0
+  %v12 = load i32, ptr %p12
+  store volatile i32 %v12, ptr @g
+  %r = load volatile i8, ptr @g
+  ret i8 %r
+}
+
+define void @d13(i8 %a0, ptr byval(%s12) %a1, i8 %a2, <2 x double> %a3) {
+  store volatile i8 %a0, ptr @g
+  %p14 = getelementptr %s12, ptr %a1, i32 0, i32 0, i64 0
+  %v14 = load i8, ptr %p14
+  store volatile i8 %v14, ptr @g
+  call void @sink(ptr %a1)
+  store volatile i8 %a2, ptr @g
+  store volatile <2 x double> %a3, ptr @g
+  ret void
+}
+
+define bfloat @d15(ptr byval(%s13) %a0, ptr byval(%s14) %a1) {
+  %p16 = getelementptr %s13, ptr %a0, i32 0, i32 0
+  %v16 = load i16, ptr %p16
+  store volatile i16 %v16, ptr @g
+  %p17 = getelementptr %s13, ptr %a0, i32 0, i32 3, i64 0
   %v17 = load i32, ptr %p17
   store volatile i32 %v17, ptr @g
-  %p18 = getelementptr %s16, ptr %a1, i32 0, i32 0
+  %p18 = getelementptr %s13, ptr %a0, i32 0, i32 1
   %v18 = load i32, ptr %p18
   store volatile i32 %v18, ptr @g
-  %r = load volatile i16, ptr @g
-  ret i16 %r
+  %p19 = getelementptr %s14, ptr %a1, i32 0, i32 2
+  %v19 = load float, ptr %p19
+  store volatile float %v19, ptr @g
+  %r = load volatile bfloat, ptr @g
+  ret bfloat %r
 }
 
-define void @d19([3 x %s17] %a0, double %a1) {
-  store volatile [3 x %s17] %a0, ptr @g
-  store volatile double %a1, ptr @g
+define internal <4 x i8> @d20(double %a0, ptr byval(%s17) %a1) {
+  store volatile double %a0, ptr @g
+  %p21 = getelementptr %s17, ptr %a1, i32 0, i32 1, i64 1
+  %v21 = load double, ptr %p21
+  store volatile double %v21, ptr @g
+  %p22 = getelementptr %s17, ptr %a1, i32 0, i32 0, i64 2, i32 2
+  %v22 = load float, ptr %p22
+  store volatile float %v22, ptr @g
+  %p23 = getelementptr %s17, ptr %a1, i32 0, i32 1, i64 1
+  %v23 = load double, ptr %p23
+  store volatile double %v23, ptr @g
+  %r = load volatile <4 x i8>, ptr @g
+  ret <4 x i8> %r
+}
+
+define void @d24(ptr byval(%s18) %a0, i16 %a1) {
+  %p25 = getelementptr %s18, ptr %a0, i32 0, i32 3
+  %v25 = load double, ptr %p25
+  store volatile double %v25, ptr @g
+  %p26 = getelementptr %s18, ptr %a0, i32 0, i32 4
+  %v26 = load half, ptr %p26
+  store volatile half %v26, ptr @g
+  %p27 = getelementptr %s18, ptr %a0, i32 0, i32 4
+  %v27 = load half, ptr %p27
+  store volatile half %v27, ptr @g
+  store volatile i16 %a1, ptr @g
   ret void
 }
 
-define <8 x half> @d20(<4 x half> %a0, <4 x i32> %a1, i32 %a2) {
-  store volatile <4 x half> %a0, ptr @g
-  store volatile <4 x i32> %a1, ptr @g
-  store volatile i32 %a2, ptr @g
-  %r = load volatile <8 x half>, ptr @g
-  ret <8 x half> %r
+define void @d28(%s19 %a0, i1 %a1, %s20 %a2) {
+  store volatile %s19 %a0, ptr @g
+  store volatile i1 %a1, ptr @g
+  store volatile %s20 %a2, ptr @g
+  ret void
 }
 
-define %s20 @d21(ptr byval(%s19) %a0) {
-  %p22 = getelementptr %s19, ptr %a0, i32 0, i32 1, i64 1
-  %v22 = load double, ptr %p22
-  store volatile double %v22, ptr @g
-  %r = load volatile %s20, ptr @g
-  ret %s20 %r
+define i128 @d29([2 x i32] %a0, %s21 %a1, %s22 %a2, ptr byval(%s23) %a3, %s24 %a4) {
+  store volatile [2 x i32] %a0, ptr @g
+  store volatile %s21 %a1, ptr @g
+  store volatile %s22 %a2, ptr @g
+  %p30 = getelementptr %s23, ptr %a3, i32 0, i32 0
+  %v30 = load bfloat, ptr %p30
+  store volatile bfloat %v30, ptr @g
+  store volatile %s24 %a4, ptr @g
+  %r = load volatile i128, ptr @g
+  ret i128 %r
 }
 
-define internal i64 @d23(i16 %a0, ptr byval(%s22) %a1, %s23 %a2) {
-  store volatile i16 %a0, ptr @g
-  %p24 = getelementptr %s22, ptr %a1, i32 0, i32 3
-  %v24 = load ptr addrspace(1), ptr %p24
-  store volatile ptr addrspace(1) %v24, ptr @g
-  store volatile %s23 %a2, ptr @g
-  %r = load volatile i64, ptr @g
-  ret i64 %r
+define internal %s26 @d31(ptr addrspace(1) %a0, <2 x float> %a1, ptr byval(%s25) %a2) {
+  store volatile ptr addrspace(1) %a0, ptr @g
+  store volatile <2 x float> %a1, ptr @g
+  %p32 = getelementptr %s25, ptr %a2, i32 0, i32 2
+  %v32 = load i64, ptr %p32
+  store volatile i64 %v32, ptr @g
+  %r = load volatile %s26, ptr @g
+  ret %s26 %r
 }
 
-define void @d25(ptr byval(%s25) %a0) {
-  %p26 = getelementptr %s25, ptr %a0, i32 0, i32 0
-  %v26 = load ptr addrspace(1), ptr %p26
-  store volatile ptr addrspace(1) %v26, ptr @g
+define void @d33(<2 x double> %a0, ptr byval(%s31) %a1, ptr byval(%s28) %a2) {
+  store volatile <2 x double> %a0, ptr @g
+  %p34 = getelementptr %s31, ptr %a1, i32 0, i32 2, i64 0, i32 0, i64 3
+  %v34 = load i1, ptr %p34
+  store volatile i1 %v34, ptr @g
+  %p35 = getelementptr %s31, ptr %a1, i32 0, i32 1
+  %v35 = load double, ptr %p35
+  store volatile double %v35, ptr @g
+  call void @sink(ptr %a1)
+  %p36 = getelementptr %s28, ptr %a2, i32 0, i32 0, i64 3
+  %v36 = load i1, ptr %p36
+  store volatile i1 %v36, ptr @g
+  %p37 = getelementptr %s28, ptr %a2, i32 0, i32 0, i64 1
+  %v37 = load i1, ptr %p37
+  store volatile i1 %v37, ptr @g
+  ret void
+}
+
+define %s37 @d38(ptr byval(%s32) %a0, i16 %a1, ptr addrspace(1) %a2, ptr byval(%s35) %a3) {
+  %p39 = getelementptr %s32, ptr %a0, i32 0, i32 1
+  %v39 = load float, ptr %p39
+  store volatile float %v39, ptr @g
+  %p40 = getelementptr %s32, ptr %a0, i32 0, i32 2
+  %v40 = load i32, ptr %p40
+  store volatile i32 %v40, ptr @g
+  %p41 = getelementptr %s32, ptr %a0, i32 0, i32 2
+  %v41 = load i32, ptr %p41
+  store volatile i32 %v41, ptr @g
+  store volatile i16 %a1, ptr @g
+  store volatile ptr addrspace(1) %a2, ptr @g
+  %p42 = getelementptr %s35, ptr %a3, i32 0, i32 4
+  %v42 = load half, ptr %p42
+  store volatile half %v42, ptr @g
+  %p43 = getelementptr %s35, ptr %a3, i32 0, i32 4
+  %v43 = load half, ptr %p43
+  store volatile half %v43, ptr @g
+  %p44 = getelementptr %s35, ptr %a3, i32 0, i32 2, i32 0
+  %v44 = load double, ptr %p44
+  store volatile double %v44, ptr @g
+  %r = load volatile %s37, ptr @g
+  ret %s37 %r
+}
+
+declare [4 x %s39] @e45(i32, ptr, %s38)
+
+declare void @e46()
+
+declare void @e47(<3 x i32>, i16)
+
+declare %s43 @e48(%s40, i1)
+
+declare [4 x %s46] @e49(<4 x i32>, [2 x %s45], i16)
+
+define ptx_kernel void @k50(ptr byval(%s47) %a0, [3 x %s48] %a1, <2 x i16> %a2) {
+  %p51 = getelementptr %s47, ptr %a0, i32 0, i32 0
+  %v51 = load double, ptr %p51
+  store volatile double %v51, ptr @g
+  store volatile [3 x %s48] %a1, ptr @g
+  store volatile <2 x i16> %a2, ptr @g
+  ret void
+}
+
+define ptx_kernel void @k52(ptr byval(%s49) %a0, ptr addrspace(1) %a1, <4 x i8> %a2, ptr %a3) {
+  %p53 = getelementptr %s49, ptr %a0, i32 0, i32 2
+  %v53 = load ptr addrspace(1), ptr %p53
+  store volatile ptr addrspace(1) %v53, ptr @g
+  %p54 = getelementptr %s49, ptr %a0, i32 0, i32 1
+  %v54 = load float, ptr %p54
+  store volatile float %v54, ptr @g
+  %p55 = getelementptr %s49, ptr %a0, i32 0, i32 0
+  %v55 = load i64, ptr %p55
+  store volatile i64 %v55, ptr @g
   call void @sink(ptr %a0)
-  ret void
-}
-
-define void @d27(%s27 %a0) {
-  store volatile %s27 %a0, ptr @g
-  ret void
-}
-
-declare void @e28()
-
-declare %s30 @e29(%s28, %s29)
-
-declare [4 x float] @e30(%s31, double, %s32)
-
-declare i1 @e31(i128)
-
-declare %s33 @e32()
-
-define ptx_kernel void @k33(%s34 %a0, i64 %a1, float %a2, ptr byval(%s35) %a3) {
-  store volatile %s34 %a0, ptr @g
-  store volatile i64 %a1, ptr @g
-  store volatile float %a2, ptr @g
-  %p34 = getelementptr %s35, ptr %a3, i32 0, i32 1
-  %v34 = load float, ptr %p34
-  store volatile float %v34, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k35(ptr byval(%s38) %a0, %s37 %a1) {
-  %p36 = getelementptr %s38, ptr %a0, i32 0, i32 1
-  %v36 = load float, ptr %p36
-  store volatile float %v36, ptr @g
-  call void @sink(ptr %a0)
-  store volatile %s37 %a1, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k37(%s40 %a0, %s44 %a1, %s45 %a2, i1 %a3, ptr byval(%s46) %a4) {
-  store volatile %s40 %a0, ptr @g
-  store volatile %s44 %a1, ptr @g
-  store volatile %s45 %a2, ptr @g
-  store volatile i1 %a3, ptr @g
-  %p38 = getelementptr %s46, ptr %a4, i32 0, i32 0
-  %v38 = load ptr addrspace(1), ptr %p38
-  store volatile ptr addrspace(1) %v38, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k39(%s48 %a0, %s50 %a1) {
-  store volatile %s48 %a0, ptr @g
-  store volatile %s50 %a1, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k40(ptr byval(%s56) %a0, <4 x i32> %a1, %s55 %a2, double %a3) {
-  call void @sink(ptr %a0)
-  store volatile <4 x i32> %a1, ptr @g
-  store volatile %s55 %a2, ptr @g
-  store volatile double %a3, ptr @g
-  ret void
-}
-
-define ptx_kernel void @k41(ptr %a0, ptr addrspace(1) %a1, <4 x i8> %a2) {
-  store volatile ptr %a0, ptr @g
   store volatile ptr addrspace(1) %a1, ptr @g
   store volatile <4 x i8> %a2, ptr @g
+  store volatile ptr %a3, ptr @g
   ret void
 }
 
-define ptx_kernel void @k42(%s57 %a0) {
-  store volatile %s57 %a0, ptr @g
+define ptx_kernel void @k56(ptr byval(%s51) %a0, half %a1) {
+  %p57 = getelementptr %s51, ptr %a0, i32 0, i32 1, i64 0, i32 1, i64 1
+  %v57 = load double, ptr %p57
+  store volatile double %v57, ptr @g
+  %p58 = getelementptr %s51, ptr %a0, i32 0, i32 1, i64 0, i32 1, i64 0
+  %v58 = load double, ptr %p58
+  store volatile double %v58, ptr @g
+  store volatile half %a1, ptr @g
   ret void
 }
 
-define ptx_kernel void @k43(<4 x i32> %a0, ptr byval(%s61) %a1, half %a2, %s60 %a3) {
-  store volatile <4 x i32> %a0, ptr @g
-  %p44 = getelementptr %s61, ptr %a1, i32 0, i32 0
-  %v44 = load i1, ptr %p44
-  store volatile i1 %v44, ptr @g
-  call void @sink(ptr %a1)
-  store volatile half %a2, ptr @g
-  store volatile %s60 %a3, ptr @g
+define ptx_kernel void @k59(i128 %a0, [2 x %s52] %a1, %s53 %a2) {
+  store volatile i128 %a0, ptr @g
+  store volatile [2 x %s52] %a1, ptr @g
+  store volatile %s53 %a2, ptr @g
   ret void
 }
 
-define ptx_kernel void @k45(bfloat %a0, i128 %a1, ptr byval(%s63) %a2) {
-  store volatile bfloat %a0, ptr @g
-  store volatile i128 %a1, ptr @g
-  %p46 = getelementptr %s63, ptr %a2, i32 0, i32 0, i32 1
-  %v46 = load float, ptr %p46
-  store volatile float %v46, ptr @g
+define ptx_kernel void @k60(ptr byval(%s58) %a0, %s55 %a1, %s57 %a2) {
+  call void @sink(ptr %a0)
+  store volatile %s55 %a1, ptr @g
+  store volatile %s57 %a2, ptr @g
   ret void
 }
 
-define ptx_kernel void @k47(ptr byval(%s64) %a0, [3 x %s65] %a1, <2 x bfloat> %a2, %s69 %a3, [1 x double] %a4) {
-  %p48 = getelementptr %s64, ptr %a0, i32 0, i32 0
-  %v48 = load ptr, ptr %p48
-  store volatile ptr %v48, ptr @g
-  store volatile [3 x %s65] %a1, ptr @g
-  store volatile <2 x bfloat> %a2, ptr @g
-  store volatile %s69 %a3, ptr @g
-  store volatile [1 x double] %a4, ptr @g
+define ptx_kernel void @k61(i8 %a0, half %a1, <2 x i64> %a2) {
+  store volatile i8 %a0, ptr @g
+  store volatile half %a1, ptr @g
+  store volatile <2 x i64> %a2, ptr @g
   ret void
 }
 
-define ptx_kernel void @c49(ptr %fp) {
-  %c50 = load volatile [3 x %s17], ptr @g
-  %c51 = load volatile double, ptr @g
-  call void @d19([3 x %s17] %c50, double %c51)
-  call void @d25(ptr byval(%s25) @g)
-  %c52 = load volatile ptr, ptr @g
-  %r53 = call i16 @d5(ptr byval(%s5) @g, ptr %c52)
-  store volatile i16 %r53, ptr @g
-  %c54 = load volatile [3 x %s17], ptr @g
-  %c55 = load volatile double, ptr @g
-  call void @d19([3 x %s17] %c54, double %c55)
-  %c56 = load volatile i16, ptr @g
-  %c57 = load volatile %s23, ptr @g
-  %r58 = call i64 @d23(i16 %c56, ptr byval(%s22) @g, %s23 %c57)
-  store volatile i64 %r58, ptr @g
-  %c59 = load volatile %s27, ptr @g
-  call void @d27(%s27 %c59)
-  %r60 = call <8 x i8> @d3(ptr byval(%s4) @g)
-  store volatile <8 x i8> %r60, ptr @g
-  call void @d13(ptr byval(%s14) @g)
-  call void @d13(ptr byval(%s14) @g)
-  %c61 = load volatile i16, ptr @g
-  %c62 = load volatile double, ptr @g
-  %r63 = call i32 (ptr, ...) @vf(ptr @g, i16 %c61, double %c62)
-  store volatile i32 %r63, ptr @g
+define ptx_kernel void @k62([1 x %s59] %a0, [3 x i8] %a1, i64 %a2) {
+  store volatile [1 x %s59] %a0, ptr @g
+  store volatile [3 x i8] %a1, ptr @g
+  store volatile i64 %a2, ptr @g
   ret void
 }
 
-define ptx_kernel void @c64(ptr %fp) {
-  %r65 = call %s20 @d21(ptr byval(%s19) @g)
-  store volatile %s20 %r65, ptr @g
-  %c66 = load volatile [3 x %s17], ptr @g
-  %c67 = load volatile double, ptr @g
-  call void %fp([3 x %s17] %c66, double %c67)
-  %r68 = call %s33 @e32()
-  store volatile %s33 %r68, ptr @g
-  %c69 = load volatile [3 x %s3], ptr @g
-  %r70 = call ptr addrspace(1) @d1(ptr byval(%s1) @g, [3 x %s3] %c69)
-  store volatile ptr addrspace(1) %r70, ptr @g
-  %r71 = call %s33 %fp()
-  store volatile %s33 %r71, ptr @g
-  call void @d25(ptr byval(%s25) @g)
-  call void @d13(ptr byval(%s14) @g)
-  %c72 = load volatile i16, ptr @g
-  %r73 = call float @d15(i16 %c72)
-  store volatile float %r73, ptr @g
-  %r74 = call <8 x i8> @d3(ptr byval(%s4) @g)
-  store volatile <8 x i8> %r74, ptr @g
-  %c75 = load volatile <4 x half>, ptr @g
-  %c76 = load volatile %s71, ptr @g
-  %c77 = load volatile %s72, ptr @g
-  %r78 = call i32 (ptr, ...) @vf(ptr @g, <4 x half> %c75, %s71 %c76, %s72 %c77)
-  store volatile i32 %r78, ptr @g
+define ptx_kernel void @k63(i128 %a0, i16 %a1, <4 x i32> %a2, ptr byval(%s63) %a3) {
+  store volatile i128 %a0, ptr @g
+  store volatile i16 %a1, ptr @g
+  store volatile <4 x i32> %a2, ptr @g
+  %p64 = getelementptr %s63, ptr %a3, i32 0, i32 1
+  %v64 = load ptr, ptr %p64
+  store volatile ptr %v64, ptr @g
+  %p65 = getelementptr %s63, ptr %a3, i32 0, i32 2, i64 0
+  %v65 = load double, ptr %p65
+  store volatile double %v65, ptr @g
+  call void @sink(ptr %a3)
   ret void
 }
 
-define ptx_kernel void @c79(ptr %fp) {
-  call void @d25(ptr byval(%s25) @g)
-  %r80 = call <8 x i8> @d3(ptr byval(%s4) @g)
-  store volatile <8 x i8> %r80, ptr @g
-  %r81 = call %s20 @d21(ptr byval(%s19) @g)
-  store volatile %s20 %r81, ptr @g
-  %c82 = load volatile i16, ptr @g
-  %c83 = load volatile %s23, ptr @g
-  %r84 = call i64 @d23(i16 %c82, ptr byval(%s22) @g, %s23 %c83)
-  store volatile i64 %r84, ptr @g
-  %c85 = load volatile i16, ptr @g
-  %r86 = call float @d15(i16 %c85)
-  store volatile float %r86, ptr @g
-  %c87 = load volatile %s7, ptr @g
-  %c88 = load volatile i64, ptr @g
-  %c89 = load volatile i32, ptr @g
-  %r90 = call <3 x i32> @d7(%s7 %c87, ptr byval(%s8) @g, i64 %c88, ptr byval(%s9) @g, i32 %c89)
-  store volatile <3 x i32> %r90, ptr @g
-  call void @d25(ptr byval(%s25) @g)
-  %c91 = load volatile %s7, ptr @g
-  %c92 = load volatile i64, ptr @g
-  %c93 = load volatile i32, ptr @g
-  %r94 = call <3 x i32> @d7(%s7 %c91, ptr byval(%s8) @g, i64 %c92, ptr byval(%s9) @g, i32 %c93)
-  store volatile <3 x i32> %r94, ptr @g
-  %c95 = load volatile [3 x %s17], ptr @g
-  %c96 = load volatile double, ptr @g
-  call void @d19([3 x %s17] %c95, double %c96)
-  %r97 = call i32 (ptr, ...) @vf(ptr @g)
-  store volatile i32 %r97, ptr @g
+define ptx_kernel void @k66(%s64 %a0, ptr byval(%s66) %a1, ptr addrspace(1) %a2) {
+  store volatile %s64 %a0, ptr @g
+  %p67 = getelementptr %s66, ptr %a1, i32 0, i32 0
+  %v67 = load i64, ptr %p67
+  store volatile i64 %v67, ptr @g
+  %p68 = getelementptr %s66, ptr %a1, i32 0, i32 1, i32 0, i64 0
+  %v68 = load ptr, ptr %p68
+  store volatile ptr %v68, ptr @g
+  store volatile ptr addrspace(1) %a2, ptr @g
   ret void
 }
 
-define ptx_kernel void @x98(ptr %kp) {
-  %v99 = load volatile <2 x float>, ptr @g
-  %a99 = atomicrmw fadd ptr addrspace(3) @g3, <2 x float> %v99 monotonic
-  store volatile <2 x float> %a99, ptr @g
-  %v100 = load volatile <2 x half>, ptr @g
-  %a100 = atomicrmw fadd ptr addrspace(3) @g3, <2 x half> %v100 monotonic
-  store volatile <2 x half> %a100, ptr @g
-  %v101 = load volatile half, ptr @g
-  %a101 = atomicrmw fadd ptr addrspace(3) @g3, half %v101 monotonic
-  store volatile half %a101, ptr @g
-  %v102 = load volatile i64, ptr @g
-  %w102 = load volatile i64, ptr @g
-  %a102 = cmpxchg ptr addrspace(1) @g1, i64 %v102, i64 %w102 monotonic monotonic
-  %e102 = extractvalue { i64, i1 } %a102, 0
-  store volatile i64 %e102, ptr @g
-  %v103 = load volatile <2 x half>, ptr @g
-  %a103 = atomicrmw fadd ptr addrspace(1) @g1, <2 x half> %v103 monotonic
-  store volatile <2 x half> %a103, ptr @g
-  %q104 = load volatile ptr, ptr @g
-  %v105 = load volatile <2 x half>, ptr @g
-  %a105 = atomicrmw fadd ptr %q104, <2 x half> %v105 monotonic
-  store volatile <2 x half> %a105, ptr @g
-  %v106 = load volatile i16, ptr @g
-  %w106 = load volatile i16, ptr @g
-  %a106 = cmpxchg ptr addrspace(1) @g1, i16 %v106, i16 %w106 monotonic monotonic
-  %e106 = extractvalue { i16, i1 } %a106, 0
-  store volatile i16 %e106, ptr @g
-  %v107 = load volatile i64, ptr @g
-  %a107 = atomicrmw xchg ptr addrspace(1) @g1, i64 %v107 monotonic
-  store volatile i64 %a107, ptr @g
-  %q108 = load volatile ptr, ptr @g
-  %v109 = load volatile float, ptr @g
-  %a109 = atomicrmw fmin ptr %q108, float %v109 monotonic
-  store volatile float %a109, ptr @g
-  %v110 = load volatile i64, ptr @g
-  %a110 = atomicrmw min ptr @g, i64 %v110 monotonic
-  store volatile i64 %a110, ptr @g
-  %v111 = load volatile i16, ptr @g
-  %a111 = atomicrmw umax ptr addrspace(3) @g3, i16 %v111 monotonic
-  store volatile i16 %a111, ptr @g
-  %q112 = load volatile ptr, ptr @g
-  %v113 = load volatile i64, ptr @g
-  %a113 = atomicrmw max ptr %q112, i64 %v113 monotonic
-  store volatile i64 %a113, ptr @g
-  %v114 = load volatile i8, ptr @g
-  %a114 = atomicrmw nand ptr addrspace(1) @g1, i8 %v114 monotonic
-  store volatile i8 %a114, ptr @g
-  %v115 = load volatile <2 x float>, ptr @g
-  %a115 = atomicrmw fadd ptr addrspace(3) @g3, <2 x float> %v115 monotonic
-  store volatile <2 x float> %a115, ptr @g
-  %v116 = load volatile i8, ptr @g
-  %a116 = atomicrmw uinc_wrap ptr @g, i8 %v116 monotonic
-  store volatile i8 %a116, ptr @g
-  %q117 = load volatile ptr, ptr @g
-  %v118 = load volatile float, ptr @g
-  %a118 = atomicrmw xchg ptr %q117, float %v118 monotonic
-  store volatile float %a118, ptr @g
-  %v119 = load volatile half, ptr @g
-  %a119 = atomicrmw fmin ptr addrspace(3) @g3, half %v119 monotonic
-  store volatile half %a119, ptr @g
-  %v120 = load volatile half, ptr @g
-  %a120 = atomicrmw fadd ptr %kp, half %v120 monotonic
-  store volatile half %a120, ptr @g
-  %v121 = load volatile bfloat, ptr @g
-  %a121 = atomicrmw xchg ptr addrspace(1) @g1, bfloat %v121 monotonic
-  store volatile bfloat %a121, ptr @g
-  %v122 = load volatile i64, ptr @g
-  %a122 = atomicrmw xor ptr addrspace(1) @g1, i64 %v122 monotonic
-  store volatile i64 %a122, ptr @g
-  %v123 = load volatile i8, ptr @g
-  %a123 = atomicrmw nand ptr %kp, i8 %v123 monotonic
-  store volatile i8 %a123, ptr @g
-  %q124 = load volatile ptr, ptr @g
-  %v125 = load volatile half, ptr @g
-  %a125 = atomicrmw fadd ptr %q124, half %v125 monotonic
-  store volatile half %a125, ptr @g
-  %v126 = load volatile half, ptr @g
-  %a126 = atomicrmw xchg ptr %kp, half %v126 monotonic
-  store volatile half %a126, ptr @g
-  %q127 = load volatile ptr, ptr @g
-  %v128 = load volatile double, ptr @g
-  %a128 = atomicrmw fmin ptr %q127, double %v128 monotonic
-  store volatile double %a128, ptr @g
-  %v129 = load volatile <2 x float>, ptr @g
-  %a129 = atomicrmw fadd ptr %kp, <2 x float> %v129 monotonic
-  store volatile <2 x float> %a129, ptr @g
-  %v130 = load volatile i16, ptr @g
-  %a130 = atomicrmw and ptr %kp, i16 %v130 monotonic
-  store volatile i16 %a130, ptr @g
-  %v131 = load volatile i16, ptr @g
-  %a131 = atomicrmw nand ptr addrspace(1) @g1, i16 %v131 monotonic
-  store volatile i16 %a131, ptr @g
-  %v132 = load volatile i64, ptr @g
-  %a132 = atomicrmw umax ptr addrspace(1) @g1, i64 %v132 monotonic
-  store volatile i64 %a132, ptr @g
-  %q133 = load volatile ptr, ptr @g
-  %v134 = load volatile double, ptr @g
-  %a134 = atomicrmw fadd ptr %q133, double %v134 monotonic
-  store volatile double %a134, ptr @g
-  %v135 = load volatile <2 x half>, ptr @g
-  %a135 = atomicrmw fadd ptr addrspace(3) @g3, <2 x half> %v135 monotonic
-  store volatile <2 x half> %a135, ptr @g
+define ptx_kernel void @k69(double %a0, ptr byval(%s68) %a1, float %a2, ptr byval(%s69) %a3) {
+  store volatile double %a0, ptr @g
+  %p70 = getelementptr %s68, ptr %a1, i32 0, i32 0, i32 0
+  %v70 = load i32, ptr %p70
+  store volatile i32 %v70, ptr @g
+  %p71 = getelementptr %s68, ptr %a1, i32 0, i32 0, i32 0
+  %v71 = load i32, ptr %p71
+  store volatile i32 %v71, ptr @g
+  store volatile float %a2, ptr @g
+  %p72 = getelementptr %s69, ptr %a3, i32 0, i32 4
+  %v72 = load i1, ptr %p72
+  store volatile i1 %v72, ptr @g
+  %p73 = getelementptr %s69, ptr %a3, i32 0, i32 4
+  %v73 = load i1, ptr %p73
+  store volatile i1 %v73, ptr @g
+  ret void
+}
+
+define ptx_kernel void @c74(ptr %fp) {
+  %c75 = load volatile %s40, ptr @g
+  %c76 = load volatile i1, ptr @g
+  %r77 = call %s43 @e48(%s40 %c75, i1 %c76)
+  store volatile %s43 %r77, ptr @g
+  %c78 = load volatile i128, ptr @g
+  %c79 = load volatile [4 x i16], ptr @g
+  %c80 = load volatile float, ptr @g
+  %r81 = call i8 @d11(i128 %c78, [4 x i16] %c79, float %c80, ptr byval(%s9) @g)
+  store volatile i8 %r81, ptr @g
+  %c82 = load volatile <4 x i32>, ptr @g
+  %c83 = load volatile <3 x i32>, ptr @g
+  %c84 = load volatile <8 x i8>, ptr @g
+  %c85 = load volatile %s4, ptr @g
+  %r86 = call ptr @d5(<4 x i32> %c82, <3 x i32> %c83, <8 x i8> %c84, %s4 %c85)
+  store volatile ptr %r86, ptr @g
+  %r87 = call bfloat @d15(ptr byval(%s13) @g, ptr byval(%s14) @g)
+  store volatile bfloat %r87, ptr @g
+  %c88 = load volatile i32, ptr @g
+  %c89 = load volatile ptr, ptr @g
+  %c90 = load volatile %s38, ptr @g
+  %r91 = call [4 x %s39] %fp(i32 %c88, ptr %c89, %s38 %c90)
+  store volatile [4 x %s39] %r91, ptr @g
+  %c92 = load volatile %s40, ptr @g
+  %c93 = load volatile i1, ptr @g
+  %r94 = call %s43 @e48(%s40 %c92, i1 %c93)
+  store volatile %s43 %r94, ptr @g
+  %c95 = load volatile i8, ptr @g
+  %c96 = load volatile i8, ptr @g
+  %c97 = load volatile <2 x double>, ptr @g
+  call void @d13(i8 %c95, ptr byval(%s12) @g, i8 %c96, <2 x double> %c97)
+  %c98 = load volatile double, ptr @g
+  %r99 = call <4 x i8> @d20(double %c98, ptr byval(%s17) @g)
+  store volatile <4 x i8> %r99, ptr @g
+  %c100 = load volatile <4 x i32>, ptr @g
+  %c101 = load volatile [2 x %s45], ptr @g
+  %c102 = load volatile i16, ptr @g
+  %r103 = call [4 x %s46] @e49(<4 x i32> %c100, [2 x %s45] %c101, i16 %c102)
+  store volatile [4 x %s46] %r103, ptr @g
+  %c104 = load volatile [3 x i8], ptr @g
+  %r105 = call i32 (ptr, ...) @vf(ptr @g, [3 x i8] %c104)
+  store volatile i32 %r105, ptr @g
+  ret void
+}
+
+define ptx_kernel void @c106(ptr %fp) {
+  %c107 = load volatile i16, ptr @g
+  call void @d24(ptr byval(%s18) @g, i16 %c107)
+  %c108 = load volatile <4 x i32>, ptr @g
+  %c109 = load volatile <3 x i32>, ptr @g
+  %c110 = load volatile <8 x i8>, ptr @g
+  %c111 = load volatile %s4, ptr @g
+  %r112 = call ptr @d5(<4 x i32> %c108, <3 x i32> %c109, <8 x i8> %c110, %s4 %c111)
+  store volatile ptr %r112, ptr @g
+  %c113 = load volatile i16, ptr @g
+  %c114 = load volatile [4 x %s5], ptr @g
+  call void @d6(i16 %c113, [4 x %s5] %c114, ptr byval(%s7) @g)
+  %c115 = load volatile i16, ptr @g
+  %c116 = load volatile ptr addrspace(1), ptr @g
+  %r117 = call %s37 @d38(ptr byval(%s32) @g, i16 %c115, ptr addrspace(1) %c116, ptr byval(%s35) @g)
+  store volatile %s37 %r117, ptr @g
+  %c118 = load volatile i16, ptr @g
+  %c119 = load volatile [4 x %s5], ptr @g
+  call void @d6(i16 %c118, [4 x %s5] %c119, ptr byval(%s7) @g)
+  %c120 = load volatile <4 x i32>, ptr @g
+  %c121 = load volatile <3 x i32>, ptr @g
+  %c122 = load volatile <8 x i8>, ptr @g
+  %c123 = load volatile %s4, ptr @g
+  %r124 = call ptr @d5(<4 x i32> %c120, <3 x i32> %c121, <8 x i8> %c122, %s4 %c123)
+  store volatile ptr %r124, ptr @g
+  %c125 = load volatile <3 x i32>, ptr @g
+  %c126 = load volatile i16, ptr @g
+  call void @e47(<3 x i32> %c125, i16 %c126)
+  %c127 = load volatile i128, ptr @g
+  %c128 = load volatile [4 x i16], ptr @g
+  %c129 = load volatile float, ptr @g
+  %r130 = call i8 @d11(i128 %c127, [4 x i16] %c128, float %c129, ptr byval(%s9) @g)
+  store volatile i8 %r130, ptr @g
+  %c131 = load volatile %s40, ptr @g
+  %c132 = load volatile i1, ptr @g
+  %r133 = call %s43 %fp(%s40 %c131, i1 %c132)
+  store volatile %s43 %r133, ptr @g
+  %c134 = load volatile <4 x half>, ptr @g
+  %c135 = load volatile [3 x i16], ptr @g
+  %r136 = call i32 (ptr, ...) @vf(ptr @g, <4 x half> %c134, [3 x i16] %c135)
+  store volatile i32 %r136, ptr @g
+  ret void
+}
+
+define ptx_kernel void @c137(ptr %fp) {
+  %c138 = load volatile <2 x double>, ptr @g
+  call void @d33(<2 x double> %c138, ptr byval(%s31) @g, ptr byval(%s28) @g)
+  %c139 = load volatile i16, ptr @g
+  call void @d24(ptr byval(%s18) @g, i16 %c139)
+  %c140 = load volatile i32, ptr @g
+  %c141 = load volatile ptr, ptr @g
+  %c142 = load volatile %s38, ptr @g
+  %r143 = call [4 x %s39] @e45(i32 %c140, ptr %c141, %s38 %c142)
+  store volatile [4 x %s39] %r143, ptr @g
+  %c144 = load volatile [2 x i32], ptr @g
+  %c145 = load volatile %s21, ptr @g
+  %c146 = load volatile %s22, ptr @g
+  %c147 = load volatile %s24, ptr @g
+  %r148 = call i128 @d29([2 x i32] %c144, %s21 %c145, %s22 %c146, ptr byval(%s23) @g, %s24 %c147)
+  store volatile i128 %r148, ptr @g
+  %c149 = load volatile i32, ptr @g
+  %c150 = load volatile <3 x i32>, ptr @g
+  %r151 = call i16 @d8(i32 %c149, <3 x i32> %c150, ptr byval(%s8) @g)
+  store volatile i16 %r151, ptr @g
+  %c152 = load volatile <4 x i32>, ptr @g
+  %c153 = load volatile <3 x i32>, ptr @g
+  %c154 = load volatile <8 x i8>, ptr @g
+  %c155 = load volatile %s4, ptr @g
+  %r156 = call ptr @d5(<4 x i32> %c152, <3 x i32> %c153, <8 x i8> %c154, %s4 %c155)
+  store volatile ptr %r156, ptr @g
+  %c157 = load volatile ptr addrspace(1), ptr @g
+  %c158 = load volatile <2 x float>, ptr @g
+  %r159 = call %s26 @d31(ptr addrspace(1) %c157, <2 x float> %c158, ptr byval(%s25) @g)
+  store volatile %s26 %r159, ptr @g
+  call void @e46()
+  %c160 = load volatile <4 x i32>, ptr @g
+  %c161 = load volatile <3 x i32>, ptr @g
+  %c162 = load volatile <8 x i8>, ptr @g
+  %c163 = load volatile %s4, ptr @g
+  %r164 = call ptr @d5(<4 x i32> %c160, <3 x i32> %c161, <8 x i8> %c162, %s4 %c163)
+  store volatile ptr %r164, ptr @g
+  %c165 = load volatile i32, ptr @g
+  %c166 = load volatile %s70, ptr @g
+  %c167 = load volatile <4 x float>, ptr @g
+  %r168 = call i32 (ptr, ...) @vf(ptr @g, i32 %c165, %s70 %c166, <4 x float> %c167)
+  store volatile i32 %r168, ptr @g
+  ret void
+}
+
+define ptx_kernel void @x169(ptr %kp) {
+  %v170 = load volatile double, ptr @g
+  %a170 = atomicrmw fsub ptr %kp, double %v170 monotonic
+  store volatile double %a170, ptr @g
+  %v171 = load volatile i16, ptr @g
+  %a171 = atomicrmw umax ptr @g, i16 %v171 monotonic
+  store volatile i16 %a171, ptr @g
+  %v172 = load volatile half, ptr @g
+  %a172 = atomicrmw fmin ptr addrspace(3) @g3, half %v172 monotonic
+  store volatile half %a172, ptr @g
+  %v173 = load volatile i64, ptr @g
+  %a173 = atomicrmw and ptr addrspace(3) @g3, i64 %v173 monotonic
+  store volatile i64 %a173, ptr @g
+  %v174 = load volatile <2 x half>, ptr @g
+  %a174 = atomicrmw fadd ptr addrspace(1) @g1, <2 x half> %v174 monotonic
+  store volatile <2 x half> %a174, ptr @g
+  %q175 = load volatile ptr, ptr @g
+  %v176 = load volatile i64, ptr @g
+  %w176 = load volatile i64, ptr @g
+  %a176 = cmpxchg ptr %q175, i64 %v176, i64 %w176 monotonic monotonic
+  %e176 = extractvalue { i64, i1 } %a176, 0
+  store volatile i64 %e176, ptr @g
+  %v177 = load volatile bfloat, ptr @g
+  %a177 = atomicrmw fmax ptr addrspace(3) @g3, bfloat %v177 monotonic
+  store volatile bfloat %a177, ptr @g
+  %v178 = load volatile <2 x half>, ptr @g
+  %a178 = atomicrmw fadd ptr %kp, <2 x half> %v178 monotonic
+  store volatile <2 x half> %a178, ptr @g
+  %v179 = load volatile bfloat, ptr @g
+  %a179 = atomicrmw fmax ptr addrspace(3) @g3, bfloat %v179 monotonic
+  store volatile bfloat %a179, ptr @g
+  %v180 = load volatile double, ptr @g
+  %a180 = atomicrmw fadd ptr @g, double %v180 monotonic
+  store volatile double %a180, ptr @g
+  %q181 = load volatile ptr, ptr @g
+  %v182 = load volatile <2 x half>, ptr @g
+  %a182 = atomicrmw fadd ptr %q181, <2 x half> %v182 monotonic
+  store volatile <2 x half> %a182, ptr @g
+  %v183 = load volatile i8, ptr @g
+  %a183 = atomicrmw xchg ptr addrspace(3) @g3, i8 %v183 monotonic
+  store volatile i8 %a183, ptr @g
+  %q184 = load volatile ptr, ptr @g
+  %v185 = load volatile i32, ptr @g
+  %a185 = atomicrmw or ptr %q184, i32 %v185 monotonic
+  store volatile i32 %a185, ptr @g
+  %v186 = load volatile half, ptr @g
+  %a186 = atomicrmw fmax ptr addrspace(1) @g1, half %v186 monotonic
+  store volatile half %a186, ptr @g
+  %v187 = load volatile i32, ptr @g
+  %a187 = atomicrmw uinc_wrap ptr addrspace(1) @g1, i32 %v187 monotonic
+  store volatile i32 %a187, ptr @g
+  %v188 = load volatile <2 x float>, ptr @g
+  %a188 = atomicrmw fadd ptr %kp, <2 x float> %v188 monotonic
+  store volatile <2 x float> %a188, ptr @g
+  %v189 = load volatile i16, ptr @g
+  %a189 = atomicrmw min ptr addrspace(1) @g1, i16 %v189 monotonic
+  store volatile i16 %a189, ptr @g
+  %v190 = load volatile double, ptr @g
+  %a190 = atomicrmw xchg ptr %kp, double %v190 monotonic
+  store volatile double %a190, ptr @g
+  %q191 = load volatile ptr, ptr @g
+  %v192 = load volatile <2 x half>, ptr @g
+  %a192 = atomicrmw fadd ptr %q191, <2 x half> %v192 monotonic
+  store volatile <2 x half> %a192, ptr @g
+  %v193 = load volatile i16, ptr @g
+  %a193 = atomicrmw umax ptr addrspace(3) @g3, i16 %v193 monotonic
+  store volatile i16 %a193, ptr @g
+  %q194 = load volatile ptr, ptr @g
+  %v195 = load volatile <2 x half>, ptr @g
+  %a195 = atomicrmw fadd ptr %q194, <2 x half> %v195 monotonic
+  store volatile <2 x half> %a195, ptr @g
+  %v196 = load volatile half, ptr @g
+  %a196 = atomicrmw fadd ptr addrspace(1) @g1, half %v196 monotonic
+  store volatile half %a196, ptr @g
+  %v197 = load volatile double, ptr @g
+  %a197 = atomicrmw fmin ptr addrspace(1) @g1, double %v197 monotonic
+  store volatile double %a197, ptr @g
+  %q198 = load volatile ptr, ptr @g
+  %v199 = load volatile i64, ptr @g
+  %a199 = atomicrmw umin ptr %q198, i64 %v199 monotonic
+  store volatile i64 %a199, ptr @g
+  %v200 = load volatile i64, ptr @g
+  %a200 = atomicrmw xchg ptr @g, i64 %v200 monotonic
+  store volatile i64 %a200, ptr @g
+  %v201 = load volatile i64, ptr @g
+  %a201 = atomicrmw umax ptr addrspace(1) @g1, i64 %v201 monotonic
+  store volatile i64 %a201, ptr @g
+  %v202 = load volatile double, ptr @g
+  %a202 = atomicrmw xchg ptr @g, double %v202 monotonic
+  store volatile double %a202, ptr @g
+  %v203 = load volatile double, ptr @g
+  %a203 = atomicrmw fmin ptr addrspace(3) @g3, double %v203 monotonic
+  store volatile double %a203, ptr @g
+  %v204 = load volatile i16, ptr @g
+  %a204 = atomicrmw nand ptr %kp, i16 %v204 monotonic
+  store volatile i16 %a204, ptr @g
+  %v205 = load volatile i64, ptr @g
+  %a205 = atomicrmw or ptr %kp, i64 %v205 monotonic
+  store volatile i64 %a205, ptr @g
   ret void
 }
 

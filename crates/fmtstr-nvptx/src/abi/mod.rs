@@ -573,6 +573,9 @@ impl<'m> Planner<'m> {
                     let align = r.align.max(parts::common_align(align, offset));
                     out.extend(self.load_accesses(r.ty, offset, align)?);
                 }
+                // llc reads a place once: loads of the same bytes are one ld.param.
+                out.sort();
+                out.dedup();
                 Some(out)
             }),
         };

@@ -174,8 +174,8 @@ pub struct ParamPlan {
     pub row: Option<Row>,
     /// How the body reads it.
     pub read_mode: ReadMode,
-    /// The `ld.param` reads, when every part is used (or, in place, what the loads read);
-    /// none when an address is computed at run time.
+    /// The `ld.param` reads, when every part is used (in place: each distinct read the loads
+    /// make, by offset); none when an address is computed at run time or llc copies.
     pub reads: Option<Vec<AccessPlan>>,
 }
 

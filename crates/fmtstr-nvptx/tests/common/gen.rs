@@ -282,7 +282,9 @@ impl Gen {
         let mut escaped = false;
         for (i, t) in tys.iter().enumerate() {
             if byval[i] {
-                self.byval_load(&format!("a{i}"), &t.clone());
+                for _ in 0..self.rng.gen_range(1..=3) {
+                    self.byval_load(&format!("a{i}"), &t.clone());
+                }
                 if escape && !escaped {
                     let _ = writeln!(self.body, "  call void @sink(ptr %a{i})");
                     escaped = true;
