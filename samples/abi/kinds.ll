@@ -87,6 +87,26 @@ define internal %Pair @local_pair(%Pair %p, [4 x i8] %bytes) {
   ret %Pair %p
 }
 
+; Linkage: .weak for weak and linkonce functions; local symbols lose their dots (p_$_dot).
+define weak void @weak_fn() {
+  ret void
+}
+
+define linkonce_odr void @linkonce_fn() {
+  ret void
+}
+
+define private void @p.dot() {
+  ret void
+}
+
+define ptx_kernel void @linkage() {
+  call void @weak_fn()
+  call void @linkonce_fn()
+  call void @p.dot()
+  ret void
+}
+
 ; A local function whose address is taken keeps the ABI alignment.
 define internal %Pair @local_taken(%Pair %p) {
   ret %Pair %p

@@ -244,7 +244,7 @@ fn findings_exit_one_with_positions() {
     let path = dir.path().join("odd.ll");
     std::fs::write(
         &path,
-        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine void @f(<2 x i8> %v) {\n  ret void\n}\n\ndefine void @g(ptr %p) {\n  %a = atomicrmw add ptr %p, i24 1 monotonic\n  ret void\n}\n",
+        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine void @f(<2 x i8> %v) {\n  ret void\n}\n\ndefine void @g(ptr %p) {\n  %a = atomicrmw add ptr %p, i24 1 monotonic\n  ret void\n}\n\ndefine available_externally void @ae() {\n  ret void\n}\n\ndefine void @h() {\n  call void @ae()\n  ret void\n}\n",
     )
     .unwrap();
     let out = run(["abi", path.to_str().unwrap()]).expect_code(1);
@@ -259,6 +259,12 @@ fn findings_exit_one_with_positions() {
     assert!(
         shown.contains(&format!(
             "{p}:8:3: finding: in @g: no measurement for `add` on `i24`"
+        )),
+        "{shown}"
+    );
+    assert!(
+        shown.contains(&format!(
+            "{p}:17:3: finding: in @h: llc 19 emits neither a body nor a declaration for available_externally @ae"
         )),
         "{shown}"
     );

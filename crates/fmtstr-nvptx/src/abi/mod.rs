@@ -307,8 +307,10 @@ impl<'m> Planner<'m> {
         let local = self.is_local(f);
         let ptx_name = ptx_symbol(&name, local);
         let kernel = self.annotations.is_kernel(m, f);
-        let definition = !func.is_declaration();
         let words = header_words(m, f);
+        // llc compiles no body for `available_externally` and declares nothing for it.
+        let external_copy = words.iter().any(|w| w == "available_externally");
+        let definition = !func.is_declaration() && !external_copy;
         let weak = words.iter().any(|w| {
             matches!(
                 w.as_str(),
@@ -328,7 +330,7 @@ impl<'m> Planner<'m> {
         }
         .to_string();
         let line = first_line(m, f);
-        let emitted = definition || self.mentioned.contains(&f);
+        let emitted = definition || (!external_copy && self.mentioned.contains(&f));
 
         // Parameters.
         let (_, param_tys, vararg) = m
@@ -661,6 +663,19 @@ impl<'m> Planner<'m> {
         if let Some(c) = direct {
             if m.function(c).name_str().starts_with("llvm.") {
                 return None;
+            }
+            if header_words(m, c)
+                .iter()
+                .any(|w| w == "available_externally")
+            {
+                self.finding(
+                    f,
+                    Some(inst),
+                    format!(
+                        "llc 19 emits neither a body nor a declaration for available_externally @{}, so ptxas rejects this call",
+                        m.function(c).name_str()
+                    ),
+                );
             }
         }
         if direct.is_none() && call.called_function().is_some() {
