@@ -8,9 +8,10 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use fmtstr_ir::Module;
 use fmtstr_nvptx::abi::{self, AccessPlan, CalleeKind, FunctionPlan, Plan, ReadMode};
-use fmtstr_nvptx::{ptx, Config};
+use fmtstr_nvptx::ptx;
 use serde::Serialize;
 
+use crate::nvptx_config::NvptxArgs;
 use crate::output::print_json;
 use crate::Outcome;
 
@@ -61,13 +62,8 @@ pub struct Args {
     /// Print the plan as JSON (schemas/abi.schema.json).
     #[arg(long)]
     json: bool,
-    /// The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native.
-    #[arg(long, value_name = "N", default_value_t = 90, value_parser = clap::value_parser!(u32).range(20..=200))]
-    sm: u32,
-    /// Plan for the module without the struct-args pass (seed 002's opt-byval off): byval
-    /// parameters whose address escapes are copied into local memory by llc.
-    #[arg(long)]
-    no_opt_byval: bool,
+    #[command(flatten)]
+    nvptx: NvptxArgs,
     /// Only this function (by IR name, without @); repeat for more.
     #[arg(long, value_name = "NAME")]
     function: Vec<String>,
@@ -107,10 +103,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bail!("{name} is LLVM bitcode; disassemble it first: llvm-dis-19 {name} -o module.ll");
     }
     let module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let config = Config {
-        opt_byval: !args.no_opt_byval,
-        sm: args.sm,
-    };
+    let config = args.nvptx.config();
     let mut plan = abi::plan(&module, &config);
     if !args.function.is_empty() {
         let missing: Vec<&String> = args

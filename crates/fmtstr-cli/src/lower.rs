@@ -13,6 +13,7 @@ use clap::ValueEnum;
 use fmtstr_ir::Module;
 use fmtstr_lower::{lower, Failed, Layout, Options, Stage, Target};
 
+use crate::nvptx_config::NvptxArgs;
 use crate::output::write_atomically;
 use crate::Outcome;
 
@@ -40,6 +41,9 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
+  fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
+  fmtstr abi k.sa.ll                                                the .param plan llc will follow
+
 Exit codes:
   0  lowered (warnings, if any, on stderr)
   1  --Werror and there were warnings; nothing written
@@ -51,9 +55,16 @@ pub struct Args {
     /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The GPU to lower for.
+    /// The pass to run: printf (printf calls for --target) or struct-args (NVPTX byval
+    /// aggregate parameters read in place from the parameter space, seed 002).
+    #[arg(long, value_enum, default_value_t = PassArg::Printf)]
+    pass: PassArg,
+    /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
     #[arg(long, value_enum)]
-    target: TargetArg,
+    target: Option<TargetArg>,
+    /// struct-args: the SM version and seed 002's opt-byval, shared with `fmtstr abi`.
+    #[command(flatten)]
+    nvptx: NvptxArgs,
     /// amdgpu: lgc writes lgc.debug.printf calls (LLPC lowers them later); buffer writes the
     /// printf-buffer protocol itself and the amdpal.format_strings table.
     #[arg(long, value_enum)]
@@ -79,6 +90,12 @@ pub struct Args {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum PassArg {
+    Printf,
+    StructArgs,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum TargetArg {
     Nvptx,
     Amdgpu,
@@ -97,6 +114,9 @@ enum LayoutArg {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    if args.pass == PassArg::StructArgs {
+        return run_struct_args(&args);
+    }
     let target = target(&args)?;
     let (name, text) = read_input(&args.input)?;
     let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
@@ -130,9 +150,42 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
+/// `--pass struct-args`: seed 002's rewrite of byval aggregate parameters.
+fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
+    for (given, option) in [
+        (args.target == Some(TargetArg::Amdgpu), "--target amdgpu"),
+        (args.stage.is_some(), "--stage"),
+        (args.layout.is_some(), "--layout"),
+        (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
+        (args.emit_strings.is_some(), "--emit-strings"),
+    ] {
+        if given {
+            bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");
+        }
+    }
+    let (name, text) = read_input(&args.input)?;
+    let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let report = fmtstr_nvptx::struct_args::run(&mut module, &args.nvptx.config())
+        .map_err(|error| anyhow::anyhow!("{error}\nnothing was written"))?;
+    let mut stderr = std::io::stderr().lock();
+    for param in &report.params {
+        let _ = writeln!(stderr, "{param}");
+    }
+    drop(stderr);
+    if report.changed() {
+        write_output(args.output.as_deref(), &module.print())?;
+    } else {
+        write_output(args.output.as_deref(), module.source())?;
+    }
+    Ok(Outcome::Clean)
+}
+
 /// The target the options ask for; options that do not apply to it are usage errors.
 fn target(args: &Args) -> anyhow::Result<Target> {
-    match args.target {
+    let Some(target) = args.target else {
+        bail!("--pass printf needs --target nvptx or --target amdgpu");
+    };
+    match target {
         TargetArg::Nvptx => {
             for (given, option) in [
                 (args.stage.is_some(), "--stage"),

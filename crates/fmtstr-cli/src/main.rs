@@ -15,6 +15,7 @@ mod diagnostics;
 mod elf;
 mod hash;
 mod lower;
+mod nvptx_config;
 mod output;
 mod printf;
 mod typed_args;

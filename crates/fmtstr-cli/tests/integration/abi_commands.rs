@@ -37,13 +37,20 @@ fn json(args: &[&str]) -> (i32, Json) {
     (out.code, value)
 }
 
-/// The struct-args pass and llc, as `fmtstr lower --pass struct-args | llc-19` would run them.
+/// `fmtstr lower --pass struct-args`, then llc-19 (and ptxas on its PTX).
 fn compile(llc: &Path, sample: &Path, dir: &Path) -> PathBuf {
-    let text = std::fs::read(sample).expect("sample");
-    let mut module = Module::parse(&sample.display().to_string(), text).expect("parses");
-    struct_args::run(&mut module, &Config::default()).expect("struct-args");
     let lowered = dir.join("lowered.ll");
-    std::fs::write(&lowered, module.print()).expect("write");
+    let lowered_arg = lowered.to_str().expect("UTF-8 temp path");
+    let sample_arg = sample.to_str().expect("UTF-8 sample path");
+    run([
+        "lower",
+        "--pass",
+        "struct-args",
+        sample_arg,
+        "-o",
+        lowered_arg,
+    ])
+    .expect_code(0);
     let ptx = dir.join(format!(
         "{}.ptx",
         sample.file_stem().unwrap().to_string_lossy()
@@ -326,4 +333,46 @@ fn help_teaches_with_examples() {
     ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }
+}
+
+#[test]
+fn lower_pass_struct_args_is_the_library_pass_with_the_shared_setting() {
+    let sample = root().join("samples/abi/kernel-O1.ll");
+    let sample_arg = sample.to_str().expect("UTF-8 sample path");
+    let text = std::fs::read(&sample).expect("sample");
+
+    let mut module = Module::parse(sample_arg, text.clone()).expect("parses");
+    struct_args::run(&mut module, &Config::default()).expect("struct-args");
+    let lowered = run(["lower", "--pass", "struct-args", sample_arg]).expect_code(0);
+    assert_eq!(lowered.stdout, module.print());
+    assert!(lowered.stderr.contains("rewritten"), "{}", lowered.stderr);
+
+    // opt-byval off turns the pass into the identity, as it turns the planner's copies on.
+    let untouched = run([
+        "lower",
+        "--pass",
+        "struct-args",
+        "--no-opt-byval",
+        sample_arg,
+    ]);
+    assert_eq!(untouched.expect_code(0).stdout, text);
+
+    let refused = run([
+        "lower",
+        "--pass",
+        "struct-args",
+        "--target",
+        "amdgpu",
+        sample_arg,
+    ]);
+    assert!(refused
+        .expect_code(2)
+        .stderr
+        .contains("--target amdgpu applies to --pass printf"));
+    let no_target = run(["lower", sample_arg]).expect_code(2);
+    assert!(
+        no_target.stderr.contains("needs --target"),
+        "{}",
+        no_target.stderr
+    );
 }
