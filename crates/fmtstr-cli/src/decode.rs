@@ -147,6 +147,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 out.write_all(&chunk.text)
             },
         )
+    } else if options.jobs == 1 {
+        stream::decode_sequential(&buffer, &formats, 1 << 20, |window, chunk| {
+            release(&window);
+            warnings.chunk(&chunk.problems, chunk.printed, chunk.marked);
+            out.write_all(&chunk.text)
+        })
     } else {
         stream::run(
             &buffer,

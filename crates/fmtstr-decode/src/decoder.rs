@@ -1,12 +1,14 @@
 //! Turning one entry into text: find its format, read its payload as the layout says, render.
 
+use std::collections::HashSet;
 use std::fmt;
 use std::io::Write as _;
 
 use fmtstr_format::{Arg, RenderError};
 
 use crate::buffer::{byte_offset, RawEntry, Stop};
-use crate::formats::{Compiled, FormatNote, Formats, Kind, Known};
+use crate::formats::{Compiled, FormatNote, Formats, Known};
+use crate::plan::{self, Step};
 
 /// What a non-null `%s` pointer prints as: the characters never reach the buffer.
 pub const STRING_PLACEHOLDER: &[u8] = b"<string>";
@@ -127,11 +129,29 @@ pub struct Interpreted<'d> {
     pub needs: u32,
 }
 
+/// Slots of a decoder's ID cache (a power of two).
+const CACHE_SLOTS: usize = 1024;
+
+/// What the hot path found: the details of a problem are worked out again, off the hot path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Quick {
+    Printed,
+    /// Printed; the payload is longer than the format reads.
+    Long,
+    /// Not printed; nothing was appended.
+    Failed,
+}
+
 /// Decodes entries one at a time, reusing its scratch space. One per thread.
 #[derive(Debug)]
 pub struct Decoder<'f> {
     formats: &'f Formats,
     args: Vec<Arg<'static>>,
+    /// A direct-mapped cache of IDs whose format compiled: (ID, known, compiled).
+    cache: Vec<Option<(u64, &'f Known, &'f Compiled)>>,
+    /// IDs whose format notes were given.
+    noted: HashSet<u64>,
+    notes: Vec<Problem>,
 }
 
 impl<'f> Decoder<'f> {
@@ -139,12 +159,75 @@ impl<'f> Decoder<'f> {
         Decoder {
             formats,
             args: Vec::with_capacity(16),
+            cache: vec![None; CACHE_SLOTS],
+            noted: HashSet::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    /// Moves the [`ProblemKind::Format`] notes of formats used for the first time (by this
+    /// decoder) since the last call into `problems`, at the offset of the entry that used them.
+    #[inline]
+    pub fn take_notes(&mut self, problems: &mut Vec<Problem>) {
+        if !self.notes.is_empty() {
+            problems.append(&mut self.notes);
         }
     }
 
     /// The formats this decoder looks IDs up in.
     pub fn formats(&self) -> &'f Formats {
         self.formats
+    }
+
+    /// The format of an ID that compiled, through the cache; notes a format's oddities the
+    /// first time it is used.
+    #[inline]
+    fn lookup(&mut self, id: u64, offset: u64) -> Option<(&'f Known, &'f Compiled)> {
+        let slot = (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54) as usize % CACHE_SLOTS;
+        if let Some((cached, known, compiled)) = self.cache[slot] {
+            if cached == id {
+                return Some((known, compiled));
+            }
+        }
+        self.lookup_slow(id, offset, slot)
+    }
+
+    #[cold]
+    fn lookup_slow(
+        &mut self,
+        id: u64,
+        offset: u64,
+        slot: usize,
+    ) -> Option<(&'f Known, &'f Compiled)> {
+        let known = self.formats.get(id)?;
+        let compiled = known.compiled().ok()?;
+        if !compiled.notes().is_empty() && self.noted.insert(id) {
+            for note in compiled.notes() {
+                self.notes.push(Problem {
+                    offset,
+                    kind: ProblemKind::Format {
+                        id,
+                        format: crate::formats::quoted(known.entry()),
+                        note: note.clone(),
+                    },
+                });
+            }
+        }
+        self.cache[slot] = Some((id, known, compiled));
+        Some((known, compiled))
+    }
+
+    /// Reads the payload into `self.args`; the payload holds at least what `compiled` reads.
+    #[inline]
+    fn fill(&mut self, compiled: &Compiled, payload: &[u8]) {
+        self.args.clear();
+        self.args.extend(
+            compiled
+                .ops
+                .iter()
+                .zip(&compiled.op_at)
+                .map(|(op, at)| plan::arg(*op, payload, *at as usize)),
+        );
     }
 
     /// Finds the entry's format and reads its payload into rendering arguments.
@@ -165,6 +248,8 @@ impl<'f> Decoder<'f> {
             format: crate::formats::quoted(known.entry()),
             message: message.to_owned(),
         })?;
+        // Notes the format's oddities on first use.
+        let _ = self.lookup(entry.id, entry.offset);
         let needs = compiled.payload_dwords();
         let has = entry.payload_dwords();
         if has < needs {
@@ -175,38 +260,63 @@ impl<'f> Decoder<'f> {
                 has,
             });
         }
-        self.args.clear();
-        let mut at = 0usize;
-        for slot in &compiled.slots {
-            for _ in 0..slot.components {
-                let low = entry.dword(at);
-                let bits = if slot.wide {
-                    let high = entry.dword(at + 1);
-                    at += 2;
-                    u64::from(low) | u64::from(high) << 32
-                } else {
-                    at += 1;
-                    u64::from(low)
-                };
-                let arg = match slot.kind {
-                    Kind::Star | Kind::Unsigned => Arg::Int(bits),
-                    Kind::Signed if !slot.wide => Arg::Int(low as i32 as i64 as u64),
-                    Kind::Signed => Arg::Int(bits),
-                    Kind::Float if slot.wide => Arg::Float(f64::from_bits(bits)),
-                    Kind::Float => Arg::Float(f64::from(f32::from_bits(low))),
-                    Kind::Pointer => Arg::Ptr(bits),
-                    Kind::String if bits == 0 => Arg::Ptr(0),
-                    Kind::String => Arg::Str(STRING_PLACEHOLDER),
-                };
-                self.args.push(arg);
-            }
-        }
+        self.fill(compiled, entry.payload);
         Ok(Interpreted {
             known,
             compiled,
             args: &self.args,
             needs,
         })
+    }
+
+    #[inline]
+    fn quick(&mut self, entry: &RawEntry<'_>, out: &mut Vec<u8>) -> Quick {
+        let Some((_, compiled)) = self.lookup(entry.id, entry.offset) else {
+            return Quick::Failed;
+        };
+        let needs = compiled.payload_dwords();
+        let has = entry.payload_dwords();
+        if has < needs {
+            return Quick::Failed;
+        }
+        let payload = entry.payload;
+        match &compiled.plan {
+            Some(steps) => {
+                let start = out.len();
+                for step in steps {
+                    match step {
+                        Step::Short { bytes, len } => plan::push_short(out, bytes, *len),
+                        Step::Long(bytes) => out.extend_from_slice(bytes),
+                        Step::Int(int) => plan::render_int(int, payload, out),
+                        Step::Spec { format, ops } => {
+                            self.args.clear();
+                            for index in ops.clone() {
+                                self.args.push(plan::arg(
+                                    compiled.ops[index],
+                                    payload,
+                                    compiled.op_at[index] as usize,
+                                ));
+                            }
+                            if format.render(&self.args, out).is_err() {
+                                out.truncate(start);
+                                return Quick::Failed;
+                            }
+                        }
+                    }
+                }
+            }
+            None => {
+                self.fill(compiled, payload);
+                if compiled.format().render(&self.args, out).is_err() {
+                    return Quick::Failed;
+                }
+            }
+        }
+        if has > needs {
+            Quick::Long
+        } else {
+            Quick::Printed
+        }
     }
 
     /// Appends the entry's text to `out`, exactly as C's printf prints it. `Ok(Some(_))` is a
@@ -218,9 +328,39 @@ impl<'f> Decoder<'f> {
         entry: &RawEntry<'_>,
         out: &mut Vec<u8>,
     ) -> Result<Option<ProblemKind>, ProblemKind> {
+        match self.quick(entry, out) {
+            Quick::Printed => Ok(None),
+            Quick::Long => Ok(Some(self.long_payload(entry))),
+            Quick::Failed => self.failure(entry, out),
+        }
+    }
+
+    #[cold]
+    fn long_payload(&self, entry: &RawEntry<'_>) -> ProblemKind {
+        let (format, needs) = match self.formats.get(entry.id) {
+            Some(known) => (
+                crate::formats::quoted(known.entry()),
+                known.compiled().map_or(0, Compiled::payload_dwords),
+            ),
+            None => (String::new(), 0),
+        };
+        ProblemKind::LongPayload {
+            id: entry.id,
+            format,
+            needs,
+            has: entry.payload_dwords(),
+        }
+    }
+
+    /// Why the quick path did not print the entry.
+    #[cold]
+    fn failure(
+        &mut self,
+        entry: &RawEntry<'_>,
+        out: &mut Vec<u8>,
+    ) -> Result<Option<ProblemKind>, ProblemKind> {
         let interpreted = self.interpret(entry)?;
         let known = interpreted.known;
-        let needs = interpreted.needs;
         interpreted
             .compiled
             .format()
@@ -230,12 +370,7 @@ impl<'f> Decoder<'f> {
                 format: crate::formats::quoted(known.entry()),
                 error,
             })?;
-        let has = entry.payload_dwords();
-        Ok((has > needs).then(|| ProblemKind::LongPayload {
-            id: entry.id,
-            format: crate::formats::quoted(known.entry()),
-            needs,
-            has,
-        }))
+        // Not reached: the quick path fails only where `interpret` or `render` does.
+        Ok(None)
     }
 }

@@ -151,11 +151,38 @@ pub(crate) struct Slot {
     pub(crate) components: u8,
 }
 
+/// How one scalar value (one vector component) is read from the payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Op {
+    /// One dword as it is (`*`, unsigned conversions, `%c`).
+    Zero32,
+    /// One dword, sign-extended (`d i`).
+    Sign32,
+    /// Two dwords as an integer.
+    Int64,
+    /// One dword of float bits.
+    Float32,
+    /// Two dwords of double bits.
+    Float64,
+    /// A pointer in one or two dwords.
+    Ptr32,
+    Ptr64,
+    /// A `%s` pointer in one or two dwords.
+    Str32,
+    Str64,
+}
+
 /// A format parsed once, with the payload layout its table entry gives.
 #[derive(Debug)]
 pub struct Compiled {
     format: Format,
     pub(crate) slots: Vec<Slot>,
+    /// One per scalar value, in payload order.
+    pub(crate) ops: Vec<Op>,
+    /// The payload byte offset of each op's value.
+    pub(crate) op_at: Vec<u32>,
+    /// The format as steps that read the payload directly (the hot path).
+    pub(crate) plan: Option<Vec<crate::plan::Step>>,
     payload_dwords: u32,
     notes: Vec<FormatNote>,
 }
@@ -224,9 +251,39 @@ impl Compiled {
                 components,
             });
         }
+        let ops: Vec<Op> = slots
+            .iter()
+            .flat_map(|slot| {
+                let op = match (slot.kind, slot.wide) {
+                    (Kind::Star | Kind::Unsigned, false) => Op::Zero32,
+                    (Kind::Signed, false) => Op::Sign32,
+                    (Kind::Star | Kind::Unsigned | Kind::Signed, true) => Op::Int64,
+                    (Kind::Float, false) => Op::Float32,
+                    (Kind::Float, true) => Op::Float64,
+                    (Kind::Pointer, false) => Op::Ptr32,
+                    (Kind::Pointer, true) => Op::Ptr64,
+                    (Kind::String, false) => Op::Str32,
+                    (Kind::String, true) => Op::Str64,
+                };
+                std::iter::repeat_n(op, usize::from(slot.components))
+            })
+            .collect();
+        let mut op_at = Vec::with_capacity(ops.len());
+        let mut at = 0u32;
+        for op in &ops {
+            op_at.push(at);
+            at = at.saturating_add(match op {
+                Op::Int64 | Op::Float64 | Op::Ptr64 | Op::Str64 => 8,
+                _ => 4,
+            });
+        }
+        let plan = crate::plan::compile(&format, &ops, &op_at);
         Ok(Compiled {
             format,
             slots,
+            ops,
+            op_at,
+            plan,
             payload_dwords,
             notes,
         })

@@ -66,6 +66,7 @@ mod decoder;
 pub mod encode;
 mod formats;
 mod map;
+mod plan;
 pub mod stream;
 pub mod vprintf;
 

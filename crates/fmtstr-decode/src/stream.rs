@@ -2,7 +2,7 @@
 //! one thread or several and handed back in buffer order, so that memory stays bounded by the
 //! windows in flight whatever the buffer's size.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::mpsc;
 
@@ -180,7 +180,7 @@ pub struct TextChunk {
     /// ([`Problem::write_marker`]).
     pub text: Vec<u8>,
     /// Problems in buffer order. [`ProblemKind::Format`] notes come the first time a window
-    /// uses the format: keep the first of each ID.
+    /// uses the format (after that entry's own problem): keep the first of each ID.
     pub problems: Vec<Problem>,
     /// Entries printed (with or without a warning).
     pub printed: u64,
@@ -193,83 +193,91 @@ pub fn decode_text(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -
     let mut decoder = Decoder::new(formats);
     let mut chunk = TextChunk {
         // A guess at the text's size; the last window may span unwritten space, so bounded.
-        text: Vec::with_capacity((window.end - window.start).min(1 << 18) as usize * 5),
+        text: Vec::with_capacity((window.end - window.start).min(1 << 18) as usize * 6),
         ..TextChunk::default()
     };
-    let mut noted: HashSet<u64> = HashSet::new();
     for item in buffer.entries_in(window) {
-        let entry = match item {
-            Ok(entry) => entry,
-            Err((offset, stop)) => {
-                let problem = Problem {
-                    offset,
-                    kind: ProblemKind::Stop(stop),
-                };
-                problem.write_marker(&mut chunk.text);
-                chunk.marked += 1;
-                chunk.problems.push(problem);
-                break;
-            }
-        };
-        match decoder.render(&entry, &mut chunk.text) {
-            Ok(warning) => {
-                chunk.printed += 1;
-                if let Some(kind) = warning {
-                    chunk.problems.push(Problem {
-                        offset: entry.offset,
-                        kind,
-                    });
-                }
-            }
-            Err(kind) => {
-                let problem = Problem {
-                    offset: entry.offset,
-                    kind,
-                };
-                problem.write_marker(&mut chunk.text);
-                chunk.marked += 1;
-                chunk.problems.push(problem);
-            }
+        if !step(&mut decoder, item, &mut chunk) {
+            break;
         }
-        note_format(
-            formats,
-            entry.id,
-            entry.offset,
-            &mut noted,
-            &mut chunk.problems,
-        );
     }
     chunk
 }
 
-/// Pushes a format's notes ([`ProblemKind::Format`]) the first time (per `noted`) an entry
-/// uses it.
-pub fn note_format(
+/// Decodes one walk item into `chunk`; false where the walk stopped.
+#[inline]
+fn step(
+    decoder: &mut Decoder<'_>,
+    item: Result<crate::RawEntry<'_>, (u64, crate::Stop)>,
+    chunk: &mut TextChunk,
+) -> bool {
+    let entry = match item {
+        Ok(entry) => entry,
+        Err((offset, stop)) => {
+            let problem = Problem {
+                offset,
+                kind: ProblemKind::Stop(stop),
+            };
+            problem.write_marker(&mut chunk.text);
+            chunk.marked += 1;
+            chunk.problems.push(problem);
+            return false;
+        }
+    };
+    match decoder.render(&entry, &mut chunk.text) {
+        Ok(None) => chunk.printed += 1,
+        Ok(Some(kind)) => {
+            chunk.printed += 1;
+            chunk.problems.push(Problem {
+                offset: entry.offset,
+                kind,
+            });
+        }
+        Err(kind) => {
+            let problem = Problem {
+                offset: entry.offset,
+                kind,
+            };
+            problem.write_marker(&mut chunk.text);
+            chunk.marked += 1;
+            chunk.problems.push(problem);
+        }
+    }
+    decoder.take_notes(&mut chunk.problems);
+    true
+}
+
+/// Decodes the whole written area in one pass on the calling thread (no windows to find
+/// first), handing the text to `sink` in pieces of about `piece_bytes`, each with the range of
+/// dwords it covers. The same text and problems as [`run`] with [`decode_text`].
+pub fn decode_sequential<E>(
+    buffer: &Buffer<'_>,
     formats: &Formats,
-    id: u64,
-    offset: u64,
-    noted: &mut HashSet<u64>,
-    problems: &mut Vec<Problem>,
-) {
-    let Some(known) = formats.get(id) else {
-        return;
+    piece_bytes: usize,
+    mut sink: impl FnMut(Range<u64>, TextChunk) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut decoder = Decoder::new(formats);
+    let mut entries = buffer.entries();
+    let mut start = 0;
+    let new_chunk = || TextChunk {
+        text: Vec::with_capacity(piece_bytes + 4096),
+        ..TextChunk::default()
     };
-    let Ok(compiled) = known.compiled() else {
-        return;
-    };
-    if compiled.notes().is_empty() || !noted.insert(id) {
-        return;
+    let mut chunk = new_chunk();
+    while let Some(item) = entries.next() {
+        if !step(&mut decoder, item, &mut chunk) {
+            break;
+        }
+        if chunk.text.len() >= piece_bytes {
+            let end = entries.offset();
+            sink(start..end, std::mem::replace(&mut chunk, new_chunk()))?;
+            start = end;
+        }
     }
-    for note in compiled.notes() {
-        problems.push(Problem {
-            offset,
-            kind: ProblemKind::Format {
-                id,
-                format: crate::formats::quoted(known.entry()),
-                note: note.clone(),
-            },
-        });
+    if !chunk.text.is_empty() || !chunk.problems.is_empty() || start < buffer.end() {
+        sink(start..buffer.end(), chunk)?;
     }
+    Ok(())
 }
 
 /// The whole buffer's text and problems, on the calling thread (for tests and small buffers;

@@ -553,6 +553,29 @@ fn windows_on_several_threads_give_the_same_text_in_the_same_order() {
 }
 
 #[test]
+fn one_pass_in_pieces_gives_the_same_text_and_problems() {
+    let (bytes, f) = mixed_buffer(20_000, 3);
+    let buffer = Buffer::parse(&bytes).unwrap();
+    let whole = decode_to_vec(&buffer, &f);
+    for piece in [1, 100, 1 << 16] {
+        let mut text = Vec::new();
+        let mut problems = Vec::new();
+        let mut last = 0;
+        stream::decode_sequential::<()>(&buffer, &f, piece, |range, chunk| {
+            assert_eq!(range.start, last);
+            last = range.end;
+            text.extend_from_slice(&chunk.text);
+            problems.extend(chunk.problems);
+            Ok(())
+        })
+        .unwrap();
+        assert_eq!(last, buffer.end());
+        assert!(text == whole.text, "piece {piece}");
+        assert_eq!(problems, whole.problems);
+    }
+}
+
+#[test]
 fn a_sink_error_stops_the_run() {
     let (bytes, f) = mixed_buffer(5_000, 2);
     let buffer = Buffer::parse(&bytes).unwrap();

@@ -1,10 +1,9 @@
 //! `fmtstr decode --json`: one object per entry, one per line (schemas/decode.schema.json).
 
-use std::collections::HashSet;
 use std::io::{self, Write};
 use std::ops::Range;
 
-use fmtstr_decode::stream::{self, Stats};
+use fmtstr_decode::stream::Stats;
 use fmtstr_decode::{Buffer, Decoder, Formats, Problem, ProblemKind, RawEntry, TextChunk};
 use fmtstr_format::{Arg, ArgClass, ArgSlot, Spec};
 use serde_json::{json, Map, Value as Json};
@@ -13,7 +12,6 @@ use serde_json::{json, Map, Value as Json};
 pub fn decode_window(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -> TextChunk {
     let mut decoder = Decoder::new(formats);
     let mut chunk = TextChunk::default();
-    let mut noted = HashSet::new();
     let mut text = Vec::new();
     for item in buffer.entries_in(window) {
         let entry = match item {
@@ -73,13 +71,7 @@ pub fn decode_window(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>)
             }
         }
         line(&mut chunk.text, &Json::Object(object));
-        stream::note_format(
-            formats,
-            entry.id,
-            entry.offset,
-            &mut noted,
-            &mut chunk.problems,
-        );
+        decoder.take_notes(&mut chunk.problems);
     }
     chunk
 }

@@ -1,0 +1,302 @@
+//! The hot path: a format compiled into steps that read the payload directly.
+//!
+//! printf's output is the concatenation of its pieces' outputs, so a format renders piece by
+//! piece: literal text is copied; the commonest integer conversions (`d i u o x X` with at
+//! most the `-` and `0` flags, a fixed width and no precision) are written here; every other
+//! conversion is rendered by fmtstr-format from a format holding that conversion alone. The
+//! differential test against glibc covers both paths.
+
+use std::ops::Range;
+
+use fmtstr_format::{Arg, Count, Format, Piece, Spec};
+
+use crate::formats::Op;
+
+/// Bytes copied at once for short text, digits and padding: a constant-size copy is a few
+/// moves where a variable-size one is a call.
+const CHUNK: usize = 32;
+
+/// One step of a compiled format.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// Literal text of up to [`CHUNK`] bytes (`%%` already made `%`).
+    Short { bytes: [u8; CHUNK], len: u8 },
+    /// Longer literal text.
+    Long(Box<[u8]>),
+    /// A simple integer conversion.
+    Int(IntStep),
+    /// Any other conversion: rendered by fmtstr-format with the arguments of `ops`.
+    Spec { format: Format, ops: Range<usize> },
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IntStep {
+    /// Byte offset of the value in the payload.
+    at: u32,
+    wide: bool,
+    signed: bool,
+    /// The C width: 8, 16, 32 or 64.
+    bits: u8,
+    radix: Radix,
+    width: u32,
+    left: bool,
+    zero: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Radix {
+    Decimal,
+    Octal,
+    Lower,
+    Upper,
+}
+
+/// The steps of `format`, whose scalar values are read by `ops` at payload byte offsets `at`.
+pub(crate) fn compile(format: &Format, ops: &[Op], at: &[u32]) -> Option<Vec<Step>> {
+    let bytes = format.bytes();
+    let mut steps = Vec::new();
+    let mut text: Vec<u8> = Vec::new();
+    let mut next_op = 0usize;
+    let flush = |text: &mut Vec<u8>, steps: &mut Vec<Step>| {
+        if text.is_empty() {
+            return;
+        }
+        if text.len() <= CHUNK {
+            let mut short = [0u8; CHUNK];
+            short[..text.len()].copy_from_slice(text);
+            steps.push(Step::Short {
+                bytes: short,
+                len: text.len() as u8,
+            });
+        } else {
+            steps.push(Step::Long(text.as_slice().into()));
+        }
+        text.clear();
+    };
+    for piece in format.pieces() {
+        match piece {
+            Piece::Literal(range) => text.extend_from_slice(&bytes[range.clone()]),
+            Piece::Percent => text.push(b'%'),
+            Piece::Spec(spec) => {
+                flush(&mut text, &mut steps);
+                let count = spec.star_args() + usize::from(spec.vector.unwrap_or(1));
+                let range = next_op..next_op + count;
+                next_op += count;
+                match simple_int(spec, ops.get(range.clone())?, at.get(range.start)?) {
+                    Some(step) => steps.push(Step::Int(step)),
+                    None => steps.push(Step::Spec {
+                        format: Format::parse(&bytes[spec.offset..spec.offset + spec.len]).ok()?,
+                        ops: range,
+                    }),
+                }
+            }
+        }
+    }
+    flush(&mut text, &mut steps);
+    (next_op == ops.len()).then_some(steps)
+}
+
+fn simple_int(spec: &Spec, ops: &[Op], at: &u32) -> Option<IntStep> {
+    let radix = match spec.conversion.as_byte() {
+        b'd' | b'i' | b'u' => Radix::Decimal,
+        b'o' => Radix::Octal,
+        b'x' => Radix::Lower,
+        b'X' => Radix::Upper,
+        _ => return None,
+    };
+    let flags = spec.flags;
+    if spec.vector.is_some()
+        || spec.precision.is_some()
+        || flags.plus
+        || flags.space
+        || flags.alt
+        || ops.len() != 1
+    {
+        return None;
+    }
+    let width = match spec.width {
+        None => 0,
+        Some(Count::Fixed(width)) => width,
+        Some(Count::Star) => return None,
+    };
+    let wide = match ops[0] {
+        Op::Zero32 | Op::Sign32 => false,
+        Op::Int64 => true,
+        _ => return None,
+    };
+    Some(IntStep {
+        at: *at,
+        wide,
+        signed: spec.is_signed(),
+        bits: spec.c_width() as u8,
+        radix,
+        width,
+        left: flags.left,
+        zero: flags.zero,
+    })
+}
+
+#[inline]
+fn word(payload: &[u8], at: usize) -> u32 {
+    match payload.get(at..at + 4) {
+        Some(b) => u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        None => 0,
+    }
+}
+
+/// The argument op `op` reads at payload byte `at`.
+#[inline]
+pub(crate) fn arg(op: Op, payload: &[u8], at: usize) -> Arg<'static> {
+    let wide = |at: usize| u64::from(word(payload, at)) | u64::from(word(payload, at + 4)) << 32;
+    match op {
+        Op::Zero32 => Arg::Int(u64::from(word(payload, at))),
+        Op::Sign32 => Arg::Int(word(payload, at) as i32 as i64 as u64),
+        Op::Int64 => Arg::Int(wide(at)),
+        Op::Float32 => Arg::Float(f64::from(f32::from_bits(word(payload, at)))),
+        Op::Float64 => Arg::Float(f64::from_bits(wide(at))),
+        Op::Ptr32 => Arg::Ptr(u64::from(word(payload, at))),
+        Op::Ptr64 => Arg::Ptr(wide(at)),
+        Op::Str32 if word(payload, at) == 0 => Arg::Ptr(0),
+        Op::Str64 if wide(at) == 0 => Arg::Ptr(0),
+        Op::Str32 | Op::Str64 => Arg::Str(crate::STRING_PLACEHOLDER),
+    }
+}
+
+/// Appends `n` bytes of `bytes` (`n <= CHUNK`) with a constant-size copy.
+#[inline]
+fn push_chunk(out: &mut Vec<u8>, bytes: &[u8; CHUNK], n: usize) {
+    let len = out.len();
+    out.extend_from_slice(bytes);
+    out.truncate(len + n);
+}
+
+#[inline]
+fn push_fill(out: &mut Vec<u8>, byte: u8, n: usize) {
+    if n == 0 {
+        return;
+    }
+    if n <= CHUNK {
+        push_chunk(out, &[byte; CHUNK], n);
+    } else {
+        out.resize(out.len() + n, byte);
+    }
+}
+
+const PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// The digits of `value` at the start of `buf`; returns how many.
+#[inline]
+fn digits(value: u64, radix: Radix, buf: &mut [u8; CHUNK]) -> usize {
+    match radix {
+        Radix::Decimal => {
+            let n = value.checked_ilog10().map_or(1, |log| log as usize + 1);
+            let mut at = n;
+            let mut value = value;
+            while value >= 100 {
+                let pair = (value % 100) as usize * 2;
+                value /= 100;
+                at -= 2;
+                buf[at] = PAIRS[pair];
+                buf[at + 1] = PAIRS[pair + 1];
+            }
+            if value >= 10 {
+                let pair = value as usize * 2;
+                buf[0] = PAIRS[pair];
+                buf[1] = PAIRS[pair + 1];
+            } else {
+                buf[0] = b'0' + value as u8;
+            }
+            n
+        }
+        Radix::Octal => {
+            let bits = 64 - value.leading_zeros() as usize;
+            let n = bits.div_ceil(3).max(1);
+            let mut value = value;
+            for at in (0..n).rev() {
+                buf[at] = b'0' + (value & 7) as u8;
+                value >>= 3;
+            }
+            n
+        }
+        Radix::Lower | Radix::Upper => {
+            let alphabet: &[u8; 16] = if radix == Radix::Lower {
+                b"0123456789abcdef"
+            } else {
+                b"0123456789ABCDEF"
+            };
+            let bits = 64 - value.leading_zeros() as usize;
+            let n = bits.div_ceil(4).max(1);
+            let mut value = value;
+            for at in (0..n).rev() {
+                buf[at] = alphabet[(value & 15) as usize];
+                value >>= 4;
+            }
+            n
+        }
+    }
+}
+
+/// Renders a simple integer conversion exactly as glibc does.
+#[inline]
+pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
+    let at = step.at as usize;
+    let raw = if step.wide {
+        u64::from(word(payload, at)) | u64::from(word(payload, at + 4)) << 32
+    } else if step.signed {
+        // A 32-bit payload of a signed conversion is sign-extended (see the crate docs).
+        word(payload, at) as i32 as i64 as u64
+    } else {
+        u64::from(word(payload, at))
+    };
+    let (negative, magnitude) = if step.signed {
+        let value = match step.bits {
+            8 => i64::from(raw as i8),
+            16 => i64::from(raw as i16),
+            32 => i64::from(raw as i32),
+            _ => raw as i64,
+        };
+        (value < 0, value.unsigned_abs())
+    } else {
+        let value = match step.bits {
+            8 => u64::from(raw as u8),
+            16 => u64::from(raw as u16),
+            32 => u64::from(raw as u32),
+            _ => raw,
+        };
+        (false, value)
+    };
+    let mut buf = [0u8; CHUNK];
+    let n = digits(magnitude, step.radix, &mut buf);
+    let body = n + usize::from(negative);
+    let pad = (step.width as usize).saturating_sub(body);
+    if step.left {
+        if negative {
+            out.push(b'-');
+        }
+        push_chunk(out, &buf, n);
+        push_fill(out, b' ', pad);
+    } else if step.zero {
+        if negative {
+            out.push(b'-');
+        }
+        push_fill(out, b'0', pad);
+        push_chunk(out, &buf, n);
+    } else {
+        push_fill(out, b' ', pad);
+        if negative {
+            out.push(b'-');
+        }
+        push_chunk(out, &buf, n);
+    }
+}
+
+/// Appends a short text step.
+#[inline]
+pub(crate) fn push_short(out: &mut Vec<u8>, bytes: &[u8; CHUNK], len: u8) {
+    push_chunk(out, bytes, usize::from(len));
+}
