@@ -1,10 +1,15 @@
-//! `cargo xtask demo`: the bundled sample, end to end.
+//! `cargo xtask demo`: the bundled samples, end to end.
 //!
-//! Installs the oracles (idempotent), builds `fmtstr`, renders every case in
-//! `samples/printf/cases.tsv` with `fmtstr printf`, compiles the same calls into a C program with
-//! clang-19 for the host, runs it, and requires the two outputs to be identical, case by case.
+//! Installs the oracles (idempotent) and builds `fmtstr`, then:
+//! 1. renders every case in `samples/printf/cases.tsv` with `fmtstr printf`, compiles the same
+//!    calls into a C program with clang-19 for the host, runs it, and requires the two outputs
+//!    to be identical, case by case;
+//! 2. lowers `samples/lower/printf.c` (through clang-19) for NVIDIA (vprintf, then llc-19 and
+//!    ptxas) and for AMD (the printf-buffer protocol, then llc-19 to a PAL ELF whose
+//!    format-string table `fmtstr dump` shows).
 
 use std::fmt::Write as _;
+use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context};
@@ -69,7 +74,93 @@ pub fn run() -> anyhow::Result<()> {
         "demo: all {} cases are byte-identical to C's printf (clang-19, glibc)",
         cases.len()
     );
-    Ok(())
+    lower_for_both_vendors(&fmtstr, &scratch)
+}
+
+/// samples/lower/printf.c through clang-19, `fmtstr lower`, llc-19 and ptxas.
+fn lower_for_both_vendors(fmtstr: &Path, scratch: &Path) -> anyhow::Result<()> {
+    let source = process::root().join("samples/lower/printf.c");
+    let clang_ir = |target: &[&str], out: &Path| -> anyhow::Result<()> {
+        let mut clang = Tool::Clang.command().context("clang-19 is missing")?;
+        clang.args(target).args([
+            "-x",
+            "c",
+            "-O1",
+            "-fno-builtin-printf",
+            "-S",
+            "-emit-llvm",
+            "-o",
+        ]);
+        process::output(clang.arg(out).arg(&source)).map(drop)
+    };
+
+    let nvptx_ll = scratch.join("printf.nvptx.ll");
+    clang_ir(&["--target=nvptx64-nvidia-cuda"], &nvptx_ll)?;
+    let vprintf_ll = scratch.join("printf.vprintf.ll");
+    process::output(
+        Command::new(fmtstr)
+            .args(["lower", "--target", "nvptx"])
+            .arg(&nvptx_ll)
+            .arg("-o")
+            .arg(&vprintf_ll),
+    )?;
+    let ptx = scratch.join("printf.ptx");
+    let mut llc = Tool::Llc.command().context("llc-19 is missing")?;
+    process::output(
+        llc.args(["-march=nvptx64", "-mcpu=sm_90", "-o"])
+            .arg(&ptx)
+            .arg(&vprintf_ll),
+    )?;
+    let mut ptxas = Tool::Ptxas.command().context("ptxas is missing")?;
+    process::output(
+        ptxas
+            .args(["-c", "-arch=sm_90", "-o"])
+            .arg(scratch.join("printf.cubin"))
+            .arg(&ptx),
+    )?;
+    let calls = std::fs::read_to_string(&ptx)?.matches("vprintf,").count();
+    println!(
+        "demo: NVIDIA: {} -> vprintf ({calls} calls in the PTX) -> ptxas sm_90: ok",
+        process::relative(&source)
+    );
+
+    let amd_ll = scratch.join("printf.amdpal.ll");
+    clang_ir(&["--target=amdgcn-amd-amdpal", "-mcpu=gfx1100"], &amd_ll)?;
+    let buffer_ll = scratch.join("printf.buffer.ll");
+    let strings = scratch.join("printf.strings.json");
+    process::output(
+        Command::new(fmtstr)
+            .args([
+                "lower",
+                "--target",
+                "amdgpu",
+                "--stage",
+                "buffer",
+                "--emit-strings",
+            ])
+            .arg(&strings)
+            .arg(&amd_ll)
+            .arg("-o")
+            .arg(&buffer_ll),
+    )?;
+    let elf = scratch.join("printf.elf");
+    let mut llc = Tool::Llc.command().context("llc-19 is missing")?;
+    process::output(
+        llc.args([
+            "-mtriple=amdgcn--amdpal",
+            "-mcpu=gfx1100",
+            "-filetype=obj",
+            "-o",
+        ])
+        .arg(&elf)
+        .arg(&buffer_ll),
+    )?;
+    println!(
+        "demo: AMD: {} -> printf-buffer protocol -> llc-19 gfx1100 -> {}:",
+        process::relative(&source),
+        process::relative(&elf)
+    );
+    process::run(Command::new(fmtstr).arg("dump").arg(&elf))
 }
 
 fn read_cases(text: &str) -> anyhow::Result<Vec<Case>> {
