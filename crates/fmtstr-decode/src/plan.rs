@@ -189,14 +189,13 @@ const PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
-/// The digits of `value` at the start of `buf`; returns how many.
+/// Writes the digits of `value` so that they end at `buf[CHUNK]`; returns where they start.
 #[inline]
-fn digits(value: u64, radix: Radix, buf: &mut [u8; CHUNK]) -> usize {
+fn digits(value: u64, radix: Radix, buf: &mut [u8; 2 * CHUNK]) -> usize {
+    let mut at = CHUNK;
+    let mut value = value;
     match radix {
         Radix::Decimal => {
-            let n = value.checked_ilog10().map_or(1, |log| log as usize + 1);
-            let mut at = n;
-            let mut value = value;
             while value >= 100 {
                 let pair = (value % 100) as usize * 2;
                 value /= 100;
@@ -206,39 +205,48 @@ fn digits(value: u64, radix: Radix, buf: &mut [u8; CHUNK]) -> usize {
             }
             if value >= 10 {
                 let pair = value as usize * 2;
-                buf[0] = PAIRS[pair];
-                buf[1] = PAIRS[pair + 1];
+                at -= 2;
+                buf[at] = PAIRS[pair];
+                buf[at + 1] = PAIRS[pair + 1];
             } else {
-                buf[0] = b'0' + value as u8;
+                at -= 1;
+                buf[at] = b'0' + value as u8;
             }
-            n
         }
-        Radix::Octal => {
-            let bits = 64 - value.leading_zeros() as usize;
-            let n = bits.div_ceil(3).max(1);
-            let mut value = value;
-            for at in (0..n).rev() {
-                buf[at] = b'0' + (value & 7) as u8;
-                value >>= 3;
+        Radix::Octal => loop {
+            at -= 1;
+            buf[at] = b'0' + (value & 7) as u8;
+            value >>= 3;
+            if value == 0 {
+                break;
             }
-            n
-        }
+        },
         Radix::Lower | Radix::Upper => {
             let alphabet: &[u8; 16] = if radix == Radix::Lower {
                 b"0123456789abcdef"
             } else {
                 b"0123456789ABCDEF"
             };
-            let bits = 64 - value.leading_zeros() as usize;
-            let n = bits.div_ceil(4).max(1);
-            let mut value = value;
-            for at in (0..n).rev() {
+            loop {
+                at -= 1;
                 buf[at] = alphabet[(value & 15) as usize];
                 value >>= 4;
+                if value == 0 {
+                    break;
+                }
             }
-            n
         }
     }
+    at
+}
+
+/// Appends `buf[start..CHUNK]` with a constant-size copy.
+#[inline]
+fn push_digits(out: &mut Vec<u8>, buf: &[u8; 2 * CHUNK], start: usize) {
+    let len = out.len();
+    let start = start.min(CHUNK);
+    out.extend_from_slice(&buf[start..start + CHUNK]);
+    out.truncate(len + CHUNK - start);
 }
 
 /// Renders a simple integer conversion exactly as glibc does.
@@ -270,28 +278,29 @@ pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
         };
         (false, value)
     };
-    let mut buf = [0u8; CHUNK];
-    let n = digits(magnitude, step.radix, &mut buf);
+    let mut buf = [0u8; 2 * CHUNK];
+    let start = digits(magnitude, step.radix, &mut buf);
+    let n = CHUNK - start;
     let body = n + usize::from(negative);
     let pad = (step.width as usize).saturating_sub(body);
     if step.left {
         if negative {
             out.push(b'-');
         }
-        push_chunk(out, &buf, n);
+        push_digits(out, &buf, start);
         push_fill(out, b' ', pad);
     } else if step.zero {
         if negative {
             out.push(b'-');
         }
         push_fill(out, b'0', pad);
-        push_chunk(out, &buf, n);
+        push_digits(out, &buf, start);
     } else {
         push_fill(out, b' ', pad);
         if negative {
             out.push(b'-');
         }
-        push_chunk(out, &buf, n);
+        push_digits(out, &buf, start);
     }
 }
 

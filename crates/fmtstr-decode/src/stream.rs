@@ -249,33 +249,37 @@ fn step(
 
 /// Decodes the whole written area in one pass on the calling thread (no windows to find
 /// first), handing the text to `sink` in pieces of about `piece_bytes`, each with the range of
-/// dwords it covers. The same text and problems as [`run`] with [`decode_text`].
+/// dwords it covers. The same text and problems as [`run`] with [`decode_text`]; one buffer is
+/// reused for every piece.
 pub fn decode_sequential<E>(
     buffer: &Buffer<'_>,
     formats: &Formats,
     piece_bytes: usize,
-    mut sink: impl FnMut(Range<u64>, TextChunk) -> Result<(), E>,
+    mut sink: impl FnMut(Range<u64>, &TextChunk) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut decoder = Decoder::new(formats);
     let mut entries = buffer.entries();
     let mut start = 0;
-    let new_chunk = || TextChunk {
+    let mut chunk = TextChunk {
         text: Vec::with_capacity(piece_bytes + 4096),
         ..TextChunk::default()
     };
-    let mut chunk = new_chunk();
     while let Some(item) = entries.next() {
         if !step(&mut decoder, item, &mut chunk) {
             break;
         }
         if chunk.text.len() >= piece_bytes {
             let end = entries.offset();
-            sink(start..end, std::mem::replace(&mut chunk, new_chunk()))?;
+            sink(start..end, &chunk)?;
+            chunk.text.clear();
+            chunk.problems.clear();
+            chunk.printed = 0;
+            chunk.marked = 0;
             start = end;
         }
     }
     if !chunk.text.is_empty() || !chunk.problems.is_empty() || start < buffer.end() {
-        sink(start..buffer.end(), chunk)?;
+        sink(start..buffer.end(), &chunk)?;
     }
     Ok(())
 }

@@ -565,7 +565,7 @@ fn one_pass_in_pieces_gives_the_same_text_and_problems() {
             assert_eq!(range.start, last);
             last = range.end;
             text.extend_from_slice(&chunk.text);
-            problems.extend(chunk.problems);
+            problems.extend(chunk.problems.iter().cloned());
             Ok(())
         })
         .unwrap();
