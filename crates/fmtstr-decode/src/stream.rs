@@ -24,13 +24,13 @@ pub struct Options {
 
 impl Options {
     /// `jobs` threads, windows sized for the buffer: small enough that every thread gets
-    /// several, at most 256 Ki dwords (1 MiB of buffer).
+    /// several, at most 64 Ki dwords (256 KiB of buffer).
     pub fn for_buffer(buffer: &Buffer<'_>, jobs: usize) -> Options {
         let jobs = jobs.max(1);
         let per_thread = buffer.end() / (jobs as u64 * 8);
         Options {
             jobs,
-            window_dwords: per_thread.clamp(1 << 12, 1 << 18),
+            window_dwords: per_thread.clamp(1 << 12, 1 << 16),
             in_flight: 2 * jobs + 2,
         }
     }
@@ -193,7 +193,7 @@ pub fn decode_text(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -
     let mut decoder = Decoder::new(formats);
     let mut chunk = TextChunk {
         // A guess at the text's size; the last window may span unwritten space, so bounded.
-        text: Vec::with_capacity((window.end - window.start).min(1 << 18) as usize * 6),
+        text: Vec::with_capacity((window.end - window.start).min(1 << 16) as usize * 8),
         ..TextChunk::default()
     };
     for item in buffer.entries_in(window) {

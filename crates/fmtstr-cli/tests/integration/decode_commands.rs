@@ -134,6 +134,11 @@ fn the_sample_decodes_with_pal_elfs_exactly() {
     ])
     .expect_code(0);
     assert_eq!(run.stdout_text(), COMPUTE_TEXT);
+    assert_eq!(
+        std::fs::read_to_string(sample("compute.txt")).unwrap_or_default(),
+        COMPUTE_TEXT,
+        "samples/decode/compute.txt"
+    );
     assert_eq!(run.stderr, "");
     // The same with the JSON table `fmtstr lower --emit-strings` would write, and --strict.
     let run = decode(&[
@@ -594,8 +599,9 @@ fn memory_stays_bounded() {
         k as usize
     );
     assert!(run.stdout.len() > 100 << 20);
-    // The limit bites: with 4 MiB the same run cannot allocate.
-    let run = run_limited(&args, 4 << 20);
+    // The limit is applied: with 1 MiB not even the start fits.
+    let one_job = [args[0], args[1], args[2], args[3], "-j1"];
+    let run = run_limited(&one_job, 1 << 20);
     assert_ne!(run.code, 0);
 }
 
@@ -637,4 +643,304 @@ fn run_path(args: &[&str], path: &Path) -> Run {
     let mut all: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
     all.push(path.as_os_str());
     run(all)
+}
+
+/// The printf calls of the end-to-end test: every line starts with `t<thread> i<call> <kind>`.
+const WORK_C: &str = r#"int printf(const char *format, ...);
+
+void work(int tid, int i) {
+    printf("t%d i%d int %d unsigned %u hex %#x\n", tid, i, i * 7919 - 50000,
+           (unsigned)i * 2654435761u, i * 31);
+    printf("t%d i%d long %ld llx %llx char %c\n", tid, i, (long)i * -123456789L,
+           (unsigned long long)i << 37, 'A' + i % 26);
+    printf("t%d i%d double %f %e %g %a\n", tid, i, i / 7.0, i * 1e10, 1.0 / (i + 1), i * 0.1);
+    if (i % 3 == 0)
+        printf("t%d i%d short %hd %hhu %5.2f%% %hhd\n", tid, i, (short)(i * 1000),
+               (unsigned char)i, i * 0.25f, (signed char)(i * 7));
+    printf("t%d i%d width [%8d] [%-8d] [%08.3f] [%+d] [%-+12.4e] [%5c] [%#10.6X]\n", tid, i,
+           i, -i, i * 1.5, i, -i * 3.25, 'a' + i % 26, (unsigned)i * 40503u);
+}
+"#;
+
+/// Runs work(tid, i) for i < CALLS on 8 threads; the lowered build writes the printf buffer
+/// (its first CAPACITY dwords survive, as a bounds-checked buffer drops stores past its end).
+const HARNESS_C: &str = r#"#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+void work(int tid, int i);
+
+#define THREADS 8
+#define BACKING (1u << 22)
+
+static unsigned char *buffer;
+static int calls;
+
+__attribute__((address_space(1))) unsigned char *__fmtstr_printf_buffer(void) {
+    return (__attribute__((address_space(1))) unsigned char *)buffer;
+}
+
+static void *thread(void *arg) {
+    int tid = (int)(intptr_t)arg;
+    for (int i = 0; i < calls; i++) work(tid, i);
+    return NULL;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) return 2;
+    calls = atoi(argv[1]);
+    buffer = calloc(16 + 4 * (size_t)BACKING, 1);
+    pthread_t threads[THREADS];
+    for (int t = 0; t < THREADS; t++)
+        pthread_create(&threads[t], NULL, thread, (void *)(intptr_t)t);
+    for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+    fflush(stdout);
+    if (argc == 4) {
+        uint64_t used = *(uint64_t *)buffer;
+        size_t capacity = (size_t)strtoull(argv[2], NULL, 10);
+        if (used > BACKING || capacity > BACKING) return 3;
+        FILE *out = fopen(argv[3], "wb");
+        if (!out || fwrite(buffer, 1, 16 + 4 * capacity, out) != 16 + 4 * capacity) return 4;
+        fclose(out);
+    }
+    return 0;
+}
+"#;
+
+/// Lines grouped by the thread that printed them, in order.
+fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut threads = std::collections::BTreeMap::<String, Vec<String>>::new();
+    for line in text.lines() {
+        let thread = line.split(' ').next().unwrap_or("").to_string();
+        threads.entry(thread).or_default().push(line.to_string());
+    }
+    threads
+}
+
+#[track_caller]
+fn checked(command: &mut std::process::Command) -> std::process::Output {
+    let output = command.output().expect("the command runs");
+    assert!(
+        output.status.success(),
+        "{command:?} failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+/// C printf calls compiled by clang-19 for AMDGPU, lowered by `fmtstr lower --stage buffer`
+/// into the printf-buffer protocol, retargeted and compiled for x86_64, and run by 8 threads
+/// writing one buffer: `fmtstr decode` prints exactly what the host's printf prints for the
+/// same calls (thread by thread), and an overflowing buffer loses exactly what did not fit.
+#[test]
+fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
+    let Some(clang) = fmtstr_oracles::require(fmtstr_oracles::Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("work.c"), WORK_C).unwrap();
+    std::fs::write(at("harness.c"), HARNESS_C).unwrap();
+    std::fs::write(at("empty.c"), "").unwrap();
+
+    // 1. C to AMDGPU IR with raw printf calls, lowered to the buffer protocol.
+    checked(
+        std::process::Command::new(&clang)
+            .args([
+                "--target=amdgcn-amd-amdpal",
+                "-mcpu=gfx1100",
+                "-x",
+                "c",
+                "-O1",
+            ])
+            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
+            .arg(at("work.ll"))
+            .arg(at("work.c")),
+    );
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--buffer-addrspace".as_ref(),
+        "1".as_ref(),
+        "--emit-strings".as_ref(),
+        at("strings.json").as_os_str(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.buffer.ll").as_os_str(),
+    ])
+    .expect_code(0);
+
+    // 2. Retarget to x86_64 (its triple and DataLayout, as clang writes them; no GPU
+    //    attributes) and build the lowered harness and the host-printf harness.
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-S", "-emit-llvm", "-o"])
+            .arg(at("empty.ll"))
+            .arg(at("empty.c")),
+    );
+    let host_ir = std::fs::read_to_string(at("empty.ll")).unwrap();
+    let header = |key: &str, text: &str| -> String {
+        text.lines()
+            .find(|line| line.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} line"))
+            .to_string()
+    };
+    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    assert!(lowered.contains("@__fmtstr_printf_buffer()") && !lowered.contains("@printf("));
+    let retargeted: String = lowered
+        .lines()
+        .map(|line| {
+            if line.starts_with("target datalayout") {
+                header("target datalayout", &host_ir)
+            } else if line.starts_with("target triple") {
+                header("target triple", &host_ir)
+            } else if line.starts_with("attributes #") {
+                // Keep the attribute groups but drop the GPU's CPU and features.
+                line.split(' ')
+                    .filter(|part| {
+                        !part.starts_with("\"target-cpu\"")
+                            && !part.starts_with("\"target-features\"")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(at("work.x86.ll"), retargeted).unwrap();
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-c", "-O1", "-o"])
+            .arg(at("work.x86.o"))
+            .arg(at("work.x86.ll")),
+    );
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-O1", "-pthread", "-o"])
+            .arg(at("lowered"))
+            .arg(at("harness.c"))
+            .arg(at("work.x86.o")),
+    );
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-O1", "-pthread", "-fno-builtin-printf", "-o"])
+            .arg(at("host"))
+            .arg(at("harness.c"))
+            .arg(at("work.c")),
+    );
+
+    // 3. The host's printf, 8 threads x 2,000 calls.
+    let calls = "2000";
+    let host = checked(std::process::Command::new(at("host")).arg(calls));
+    let host_text = String::from_utf8(host.stdout).unwrap();
+    let host_lines = by_thread(&host_text);
+    assert_eq!(host_lines.len(), 8);
+    assert_eq!(host_text.lines().count(), 8 * (2000 * 4 + 667));
+
+    // Every entry's size, from the table fmtstr lower wrote: 2 header dwords, one per
+    // argument, one more per 64-bit argument. The buffer must hold exactly their sum.
+    let table: Json =
+        serde_json::from_str(&std::fs::read_to_string(at("strings.json")).unwrap()).unwrap();
+    let strings = table[".strings"].as_array().unwrap();
+    assert_eq!(strings.len(), 5);
+    let size_of = |line: &str| -> u64 {
+        let kind = line.split(' ').nth(2).unwrap();
+        let entry = strings
+            .iter()
+            .find(|e| {
+                e[".string"]
+                    .as_str()
+                    .unwrap()
+                    .contains(&format!(" {kind} "))
+            })
+            .unwrap_or_else(|| panic!("no format for {line:?}"));
+        let mask: u32 = entry[".64bit_arguments"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|w| w.as_u64().unwrap().count_ones())
+            .sum();
+        2 + entry[".argument_count"].as_u64().unwrap() + u64::from(mask)
+    };
+    let total: u64 = host_text.lines().map(size_of).sum();
+
+    // 4. The lowered calls into a buffer with room for all: the same text, thread by thread.
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args([calls, &(1u64 << 22).to_string()])
+            .arg(at("all.bin")),
+    );
+    let bytes = std::fs::read(at("all.bin")).unwrap();
+    assert_eq!(u64::from_le_bytes(bytes[..8].try_into().unwrap()), total);
+    let all = decode(&[
+        &at("all.bin"),
+        Path::new("--strings"),
+        &at("strings.json"),
+        Path::new("--strict"),
+    ])
+    .expect_code(0);
+    assert_eq!(all.stderr, "");
+    let decoded = by_thread(&all.stdout_text());
+    for (thread, lines) in &host_lines {
+        assert!(
+            decoded.get(thread) == Some(lines),
+            "thread {thread}: the decoded lines differ from the host's printf"
+        );
+    }
+    assert_eq!(decoded.len(), 8);
+
+    // 5. A buffer with room for 60% (and half an entry): each thread's lines up to the
+    //    overflow, one entry cut off, and exactly the dwords that did not fit lost.
+    let capacity = total * 3 / 5 + 1;
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args([calls, &capacity.to_string()])
+            .arg(at("part.bin")),
+    );
+    let part =
+        decode(&[&at("part.bin"), Path::new("--strings"), &at("strings.json")]).expect_code(0);
+    let lost = total - capacity;
+    assert!(
+        part.stderr.contains(&format!(
+            "the buffer overflowed: bufferOffset is {total} dwords but the buffer holds \
+             {capacity} after its header; {lost} dwords of entries were lost"
+        )),
+        "{}",
+        part.stderr
+    );
+    let text = part.stdout_text();
+    let (marked, printed): (Vec<&str>, Vec<&str>) =
+        text.lines().partition(|line| line.starts_with("<fmtstr: "));
+    let printed_dwords: u64 = printed.iter().map(|line| size_of(line)).sum();
+    assert!(printed_dwords <= capacity && capacity - printed_dwords < 16);
+    if printed_dwords < capacity {
+        assert_eq!(marked.len(), 1, "{marked:?}");
+        assert!(
+            marked[0].contains("it was cut off")
+                || marked[0].contains("too short for an entry header")
+        );
+    } else {
+        assert!(marked.is_empty());
+    }
+    let partial = by_thread(&printed.join("\n"));
+    for (thread, lines) in &partial {
+        let host = &host_lines[thread];
+        assert!(
+            lines.len() <= host.len() && host[..lines.len()] == lines[..],
+            "thread {thread}: not a prefix of the host's lines"
+        );
+    }
+    decode(&[
+        &at("part.bin"),
+        Path::new("--strings"),
+        &at("strings.json"),
+        Path::new("--strict"),
+    ])
+    .expect_code(1);
 }
