@@ -8,17 +8,17 @@
 
 use crate::constant::{ConstData, ConstKind};
 use crate::error::EditError;
-use crate::hash::FxHashSet;
+use crate::hash::{FxHashMap, FxHashSet};
 use crate::inst::{
     Attr, CallData, InstData, Opcode, Predicate, GEP_INBOUNDS, HAS_DEF, IMPLICIT_NUM, NEW, NONE,
     NO_TEXT, OPS_EDITED, REMOVED,
 };
-use crate::lexer::{Lexer, Tok};
+use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::{MdKindData, MdNodeData, MdOp};
 use crate::module::{
-    ArgData, ArgId, BlockId, FuncData, FuncId, GlobalData, GlobalId, GlobalKindData, InstId,
-    ItemData, ItemKind, MdId, Module, Operand, PackedOp, PackedValue, Value, VarData, BODY_EDITED,
-    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
+    name_hash, ArgData, ArgId, BlockId, FuncData, FuncId, GlobalData, GlobalId, GlobalKindData,
+    InstId, ItemData, ItemKind, MdId, Module, Operand, PackedOp, PackedValue, Value, VarData,
+    BODY_EDITED, HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
 };
 use crate::types::{Type, TypeId};
 
@@ -155,39 +155,124 @@ impl Module {
     }
 
     /// A fresh local name in `f` based on `hint`.
+    ///
+    /// The candidates are `hint`, `hint1`, `hint2`, ... (`hint.1`, ... when the hint ends in a
+    /// digit): the first one not taken. The function's names are indexed on the first request,
+    /// and each hint remembers how far its candidates are taken, so a name costs O(1).
     fn fresh_local(&mut self, f: FuncId, hint: &str) -> Box<[u8]> {
-        if self.funcs[f.index()].names.is_none() {
-            let mut set: FxHashSet<Box<[u8]>> =
-                self.fn_names(f).named_keys().map(|k| k.into()).collect();
-            for (&inst, name) in &self.new_names {
-                if self.owner(Value::Inst(inst)) == Some(f) {
-                    set.insert(name.clone());
+        let index = self.func_index(f);
+        if index.names.is_none() {
+            // Every new name of `f` was made here, after this set was built: the source
+            // names are all there is to collect.
+            let mut set: FxHashSet<u64> = FxHashSet::default();
+            self.for_each_def(f, |raw, numbered, _, _| {
+                if let NameKey::Named(name) = name_key(raw, numbered) {
+                    if !raw.is_empty() {
+                        set.insert(name_hash(&name));
+                    }
                 }
-            }
-            self.funcs[f.index()].names = Some(set);
+            });
+            self.func_index(f).names = Some(set);
         }
         let base: String = if hint.is_empty() || hint.bytes().all(|b| b.is_ascii_digit()) {
             format!("v{hint}")
         } else {
             hint.to_string()
         };
-        let names = self.funcs[f.index()]
-            .names
-            .get_or_insert_with(Default::default);
-        let mut candidate = base.clone();
         let separator = if base.ends_with(|c: char| c.is_ascii_digit()) {
             "."
         } else {
             ""
         };
-        let mut k = 1u64;
-        while names.contains(candidate.as_bytes()) {
-            candidate = format!("{base}{separator}{k}");
+        let index = self.func_index(f);
+        let mut k = index.next_suffix.get(base.as_bytes()).copied().unwrap_or(0);
+        let names = index.names.get_or_insert_with(Default::default);
+        let mut candidate = String::with_capacity(base.len() + 4);
+        loop {
+            candidate.clear();
+            candidate.push_str(&base);
+            if k > 0 {
+                use std::fmt::Write as _;
+                let _ = write!(candidate, "{separator}{k}");
+            }
+            if names.insert(name_hash(candidate.as_bytes())) {
+                break;
+            }
             k += 1;
         }
-        let name: Box<[u8]> = candidate.into_bytes().into();
-        names.insert(name.clone());
-        name
+        // Names are never freed, so every candidate up to `k` stays taken.
+        match index.next_suffix.get_mut(base.as_bytes()) {
+            Some(next) => *next = k + 1,
+            None => {
+                index.next_suffix.insert(base.into_bytes().into(), k + 1);
+            }
+        }
+        candidate.into_bytes().into()
+    }
+
+    fn func_index(&mut self, f: FuncId) -> &mut crate::module::FuncIndex {
+        self.funcs[f.index()]
+            .names
+            .get_or_insert_with(Default::default)
+    }
+
+    /// The live instructions using a local value (each once, in no particular order), from
+    /// the function's user index: O(uses) rather than O(function) per query.
+    fn users_of(&mut self, value: Value) -> Vec<InstId> {
+        let Some(f) = self.owner(value) else {
+            return Vec::new();
+        };
+        if self.func_index(f).users.is_none() {
+            let mut users: FxHashMap<u32, Vec<InstId>> = FxHashMap::default();
+            for &block in &self.funcs[f.index()].blocks {
+                for &inst in self.block_inst_ids(block) {
+                    for op in self.inst_ops(inst) {
+                        if op.value.unpack().is_local() {
+                            users.entry(op.value.0).or_default().push(inst);
+                        }
+                    }
+                }
+            }
+            self.func_index(f).users = Some(users);
+        }
+        let packed = PackedValue::pack(value);
+        let mut found: Vec<InstId> = self.funcs[f.index()]
+            .names
+            .as_ref()
+            .and_then(|i| i.users.as_ref())
+            .and_then(|u| u.get(&packed.0))
+            .cloned()
+            .unwrap_or_default();
+        found.sort_unstable();
+        found.dedup();
+        found.retain(|&i| {
+            self.insts[i.index()].flags & REMOVED == 0
+                && self.inst_ops(i).iter().any(|op| op.value == packed)
+        });
+        // Drop the stale entries while here.
+        if let Some(list) = self.funcs[f.index()]
+            .names
+            .as_mut()
+            .and_then(|i| i.users.as_mut())
+            .and_then(|u| u.get_mut(&packed.0))
+        {
+            list.clone_from(&found);
+        }
+        found
+    }
+
+    /// Records that `inst` uses `value`, where the function's user index exists.
+    fn note_use(&mut self, f: FuncId, inst: InstId, value: PackedValue) {
+        if !value.unpack().is_local() {
+            return;
+        }
+        if let Some(users) = self.funcs[f.index()]
+            .names
+            .as_mut()
+            .and_then(|i| i.users.as_mut())
+        {
+            users.entry(value.0).or_default().push(inst);
+        }
     }
 
     fn describe(&self, value: Value) -> String {
@@ -218,7 +303,7 @@ impl Module {
                 found: self.type_name(new.ty),
             });
         }
-        let users = self.uses(old);
+        let users = self.users_of(old);
         for &inst in &users {
             self.rewrite_operands(inst, old, new);
         }
@@ -292,6 +377,10 @@ impl Module {
                 count += 1;
             }
         }
+        if count > 0 {
+            let f = self.blocks[d.block as usize].func;
+            self.note_use(f, inst, new.value);
+        }
         count
     }
 
@@ -299,7 +388,7 @@ impl Module {
     pub fn remove_inst(&mut self, inst: InstId) -> Result<(), EditError> {
         let d = *self.live_inst(inst)?;
         let users: Vec<InstId> = self
-            .uses(Value::Inst(inst))
+            .users_of(Value::Inst(inst))
             .into_iter()
             .filter(|&u| u != inst)
             .collect();
@@ -497,10 +586,10 @@ impl Module {
                     Tok::Eof | Tok::Error => return false,
                     Tok::GlobalVar | Tok::GlobalId => {
                         let raw = &text[t.start as usize..t.end as usize];
-                        let key = crate::lexer::name_key(raw, t.kind == Tok::GlobalId);
+                        let key = name_key(raw, t.kind == Tok::GlobalId);
                         let matches = match key {
-                            crate::lexer::NameKey::Named(n) => !g.numbered && *n == *g.name,
-                            crate::lexer::NameKey::Numbered(n) => {
+                            NameKey::Named(n) => !g.numbered && *n == *g.name,
+                            NameKey::Numbered(n) => {
                                 g.numbered && n.to_string().as_bytes() == &*g.name
                             }
                         };
@@ -883,6 +972,9 @@ impl<'m> Builder<'m> {
         if data.ty != TypeId::VOID {
             let name = self.m.fresh_local(self.func, name);
             self.m.new_names.insert(id, name);
+        }
+        for op in ops {
+            self.m.note_use(self.func, id, PackedValue::pack(op.value));
         }
         let insts = self.m.block_inst_ids_mut(self.block);
         let index = self.index.min(insts.len());

@@ -252,8 +252,23 @@ pub(crate) struct FuncData {
     pub state: u8,
     /// Substitutions applied to debug records (which are text, not instructions): the RAUW log.
     pub record_subst: Vec<(Value, Value)>,
-    /// Every local name, built on the first request for a fresh name.
-    pub names: Option<FxHashSet<Box<[u8]>>>,
+    /// Indexes built on demand by edits (fresh names, users of values).
+    pub names: Option<Box<FuncIndex>>,
+}
+
+/// A function's indexes for edits, built on the first edit that needs them.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FuncIndex {
+    /// Every local name (source and new) as its [`name_hash`], once a fresh name was asked
+    /// for. A hash collision can only make a free name look taken (the next candidate is
+    /// used): names stay unique.
+    pub names: Option<FxHashSet<u64>>,
+    /// Per name hint: the suffix to try next (every earlier candidate is taken).
+    pub next_suffix: FxHashMap<Box<[u8]>, u64>,
+    /// Per local value (packed): the instructions that used it at some point, once a use
+    /// query was made. Entries may be stale (removed, or operands since replaced) or repeated:
+    /// queries check them.
+    pub users: Option<FxHashMap<u32, Vec<InstId>>>,
 }
 
 #[derive(Clone, Debug)]
@@ -330,6 +345,21 @@ pub struct Module {
     pub(crate) line_starts: OnceLock<Vec<u32>>,
 }
 
+/// A 64-bit hash of a local name, for [`FuncIndex::names`]: FxHash of the bytes and the
+/// length, finished with a full-avalanche mix.
+pub(crate) fn name_hash(name: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = crate::hash::FxHasher::default();
+    h.write(name);
+    h.write_usize(name.len());
+    let mut x = h.finish();
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
+    x ^ (x >> 33)
+}
+
 pub(crate) fn text_of(src: &[u8], text: Text) -> &[u8] {
     if text.is_none() {
         return &[];
@@ -402,11 +432,11 @@ impl Module {
 
     /// A block's instruction list, to edit.
     pub(crate) fn block_inst_ids_mut(&mut self, block: BlockId) -> &mut Vec<InstId> {
-        let owned = self.block_inst_ids(block).to_vec();
-        let b = &mut self.blocks[block.index()];
-        if let InstList::Range(..) = b.insts {
-            b.insts = InstList::Owned(owned);
+        if let InstList::Range(..) = self.blocks[block.index()].insts {
+            let owned = self.block_inst_ids(block).to_vec();
+            self.blocks[block.index()].insts = InstList::Owned(owned);
         }
+        let b = &mut self.blocks[block.index()];
         match &mut b.insts {
             InstList::Owned(list) => list,
             InstList::Range(..) => unreachable_list(),

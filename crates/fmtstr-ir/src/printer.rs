@@ -19,7 +19,7 @@ use crate::module::{
     text_of, BlockId, FuncId, InstId, Module, Operand, Value, BODY_EDITED, HEADER_EDITED, ITEM_NEW,
     ITEM_REMOVED, RENUMBER,
 };
-use crate::types::{write_name, TypeId};
+use crate::types::{push_fmt, write_name, TypeId};
 
 struct Out<'a, W: Write> {
     src: &'a [u8],
@@ -83,12 +83,20 @@ impl<W: Write> Out<'_, W> {
 }
 
 /// Names of one function's local values as the source spelled them, and as printed now.
+///
+/// The tables are built on the first question: a function whose edits only inserted and
+/// removed named values prints without them.
 pub(crate) struct FnNames {
+    func: FuncId,
+    tables: std::cell::OnceCell<NameTables>,
+    record_subst: FxHashMap<Value, Value>,
+}
+
+struct NameTables {
     numbered: Vec<Value>,
     named: FxHashMap<Vec<u8>, Value>,
     /// Current numbers of unnamed values (after removals).
     numbers: FxHashMap<Value, u32>,
-    record_subst: FxHashMap<Value, Value>,
 }
 
 impl Module {
@@ -154,6 +162,8 @@ impl Module {
             return Ok(());
         }
         let names = self.fn_names(f);
+        let renumber = data.state & RENUMBER != 0;
+        let mut text = Vec::with_capacity(256);
         for &block in &data.blocks {
             let b = &self.blocks[block.index()];
             if !b.label.is_none() {
@@ -164,7 +174,8 @@ impl Module {
                 let d = &self.insts[inst.index()];
                 if d.flags & NEW != 0 {
                     out.start_line()?;
-                    let mut text = b"  ".to_vec();
+                    text.clear();
+                    text.extend_from_slice(b"  ");
                     self.write_inst(Some(&names), inst, &mut text);
                     text.push(b'\n');
                     out.emit(&text)?;
@@ -184,6 +195,9 @@ impl Module {
                 self.subst_region(&names, None, lead_end, out)?;
                 if d.flags & REMOVED != 0 {
                     out.skip(d.end as usize)?;
+                } else if !renumber && d.flags & OPS_EDITED == 0 {
+                    // No name changed and no operand was replaced: the source text is exact.
+                    out.keep(d.end as usize);
                 } else {
                     if d.flags & HAS_DEF != 0 {
                         // Definitions are not among the recorded sites: the name comes first.
@@ -219,7 +233,7 @@ impl Module {
             let raw = self.src.get(site..token.end as usize).unwrap_or(&[]);
             let label = matches!(token.kind, Tok::LabelStr | Tok::LabelId);
             let numbered = matches!(token.kind, Tok::LocalId | Tok::LabelId);
-            let Some(orig) = names.lookup(raw, numbered) else {
+            let Some(orig) = names.lookup(self, raw, numbered) else {
                 out.keep(token.end as usize);
                 continue;
             };
@@ -304,7 +318,7 @@ impl Module {
             match t.kind {
                 Tok::LocalVar | Tok::LocalId => {
                     let raw = &comment[t.start as usize..t.end as usize];
-                    match names.lookup(raw, t.kind == Tok::LocalId) {
+                    match names.lookup(self, raw, t.kind == Tok::LocalId) {
                         Some(v) => self.write_local(Some(names), v, &mut rewritten),
                         None => rewritten.extend_from_slice(raw),
                     }
@@ -347,35 +361,47 @@ impl Module {
     }
 
     pub(crate) fn fn_names(&self, f: FuncId) -> FnNames {
-        let data = &self.funcs[f.index()];
-        let mut names = FnNames {
+        FnNames {
+            func: f,
+            tables: std::cell::OnceCell::new(),
+            record_subst: self.funcs[f.index()].record_subst.iter().copied().collect(),
+        }
+    }
+
+    fn name_tables(&self, f: FuncId) -> NameTables {
+        let mut names = NameTables {
             numbered: Vec::new(),
             named: FxHashMap::default(),
             numbers: FxHashMap::default(),
-            record_subst: data.record_subst.iter().copied().collect(),
         };
         let mut next = 0u32;
-        let mut def =
-            |names: &mut FnNames, raw: &[u8], numbered: bool, value: Value, live: bool| {
-                match name_key(raw, numbered) {
-                    NameKey::Named(name) if !raw.is_empty() => {
-                        names.named.insert(name.into_owned(), value);
-                    }
-                    _ => {
-                        names.numbered.push(value);
-                        if live {
-                            names.numbers.insert(value, next);
-                            next += 1;
-                        }
+        self.for_each_def(f, |raw, numbered, value, live| {
+            match name_key(raw, numbered) {
+                NameKey::Named(name) if !raw.is_empty() => {
+                    names.named.insert(name.into_owned(), value);
+                }
+                _ => {
+                    names.numbered.push(value);
+                    if live {
+                        names.numbers.insert(value, next);
+                        next += 1;
                     }
                 }
-            };
+            }
+        });
+        names
+    }
+
+    /// Calls `def(raw, numbered, value, live)` for every local value `f` defines in the
+    /// source (parameters, blocks, source instructions), in order: `raw` is the name token as
+    /// written (empty for an unnamed value), `live` whether it is still there.
+    pub(crate) fn for_each_def(&self, f: FuncId, mut def: impl FnMut(&[u8], bool, Value, bool)) {
+        let data = &self.funcs[f.index()];
         let (start, len) = data.params;
         for i in start..start + len {
             let arg = &self.args[i as usize];
             let raw = text_of(&self.src, arg.name);
             def(
-                &mut names,
                 raw,
                 arg.numbered || raw.is_empty(),
                 Value::Arg(crate::module::ArgId(i)),
@@ -385,7 +411,7 @@ impl Module {
         for &block in &data.blocks {
             let b = &self.blocks[block.index()];
             let raw = text_of(&self.src, b.label);
-            def(&mut names, raw, b.numbered, Value::Block(block), true);
+            def(raw, b.numbered, Value::Block(block), true);
             for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
                 if d.flags & NEW != 0 {
@@ -399,19 +425,12 @@ impl Module {
                         .src
                         .get(t.start as usize..t.end as usize)
                         .unwrap_or(&[]);
-                    def(
-                        &mut names,
-                        raw,
-                        t.kind == Tok::LocalId,
-                        Value::Inst(inst),
-                        live,
-                    );
+                    def(raw, t.kind == Tok::LocalId, Value::Inst(inst), live);
                 } else if d.flags & IMPLICIT_NUM != 0 {
-                    def(&mut names, &[], true, Value::Inst(inst), live);
+                    def(&[], true, Value::Inst(inst), live);
                 }
             }
         }
-        names
     }
 
     // ---- LLVM-style printing of values, constants, instructions, headers ----------------
@@ -464,17 +483,17 @@ impl Module {
         };
         if numbered {
             let number = names
-                .and_then(|n| n.numbers.get(&value).copied())
+                .and_then(|n| n.number(self, value))
                 .or_else(|| self.source_number(value));
             match number {
-                Some(n) => out.extend_from_slice(format!("%{n}").as_bytes()),
+                Some(n) => push_fmt(out, format_args!("%{n}")),
                 None => out.extend_from_slice(b"poison"),
             }
             return;
         }
         match name_key(raw, false) {
             NameKey::Named(name) => write_name(b'%', &name, false, out),
-            NameKey::Numbered(n) => out.extend_from_slice(format!("%{n}").as_bytes()),
+            NameKey::Numbered(n) => push_fmt(out, format_args!("%{n}")),
         }
     }
 
@@ -501,7 +520,7 @@ impl Module {
             Value::Block(b) => self.blocks.get(b.index())?.func,
             _ => return None,
         };
-        self.fn_names(f).numbers.get(&value).copied()
+        self.fn_names(f).number(self, value)
     }
 
     /// Writes a value without its type.
@@ -569,7 +588,7 @@ impl Module {
                 if ty == TypeId::I1 {
                     out.extend_from_slice(if v != 0 { b"true" } else { b"false" });
                 } else {
-                    out.extend_from_slice(v.to_string().as_bytes());
+                    push_fmt(out, format_args!("{}", v));
                 }
             }
             ConstKind::F64(bits) => write_f64(f64::from_bits(bits), out),
@@ -662,12 +681,10 @@ impl Module {
             out.push(b')');
         };
         match attr {
-            Attr::Align(n) => out.extend_from_slice(format!("align {n}").as_bytes()),
-            Attr::Dereferenceable(n) => {
-                out.extend_from_slice(format!("dereferenceable({n})").as_bytes())
-            }
+            Attr::Align(n) => push_fmt(out, format_args!("align {n}")),
+            Attr::Dereferenceable(n) => push_fmt(out, format_args!("dereferenceable({n})")),
             Attr::DereferenceableOrNull(n) => {
-                out.extend_from_slice(format!("dereferenceable_or_null({n})").as_bytes())
+                push_fmt(out, format_args!("dereferenceable_or_null({n})"))
             }
             Attr::ByVal(t) => typed("byval", t, out),
             Attr::ByRef(t) => typed("byref", t, out),
@@ -822,7 +839,7 @@ impl Module {
                 write_align(d.aux, out);
                 if let Some(addrspace) = self.types.ptr_addrspace(d.ty) {
                     if addrspace != 0 {
-                        out.extend_from_slice(format!(", addrspace({addrspace})").as_bytes());
+                        push_fmt(out, format_args!(", addrspace({addrspace})"));
                     }
                 }
             }
@@ -907,7 +924,7 @@ impl Module {
                     typed(i, out);
                 }
                 for index in self.index_list(d.extra) {
-                    out.extend_from_slice(format!(", {index}").as_bytes());
+                    push_fmt(out, format_args!(", {index}"));
                 }
             }
             Opcode::Phi => {
@@ -978,14 +995,19 @@ impl Module {
 }
 
 impl FnNames {
-    pub(crate) fn named_keys(&self) -> impl Iterator<Item = &[u8]> {
-        self.named.keys().map(|k| k.as_slice())
+    fn tables(&self, m: &Module) -> &NameTables {
+        self.tables.get_or_init(|| m.name_tables(self.func))
     }
 
-    fn lookup(&self, raw: &[u8], numbered: bool) -> Option<Value> {
+    fn number(&self, m: &Module, value: Value) -> Option<u32> {
+        self.tables(m).numbers.get(&value).copied()
+    }
+
+    fn lookup(&self, m: &Module, raw: &[u8], numbered: bool) -> Option<Value> {
+        let tables = self.tables(m);
         match name_key(raw, numbered) {
-            NameKey::Numbered(n) => self.numbered.get(n as usize).copied(),
-            NameKey::Named(name) => self.named.get(&*name).copied(),
+            NameKey::Numbered(n) => tables.numbered.get(n as usize).copied(),
+            NameKey::Named(name) => tables.named.get(&*name).copied(),
         }
     }
 }
@@ -1002,7 +1024,7 @@ pub(crate) const ORDERINGS: [&str; 6] = [
 
 fn write_align(aux: u8, out: &mut Vec<u8>) {
     if aux > 0 && aux <= 64 {
-        out.extend_from_slice(format!(", align {}", 1u64 << (aux - 1)).as_bytes());
+        push_fmt(out, format_args!(", align {}", 1u64 << (aux - 1)));
     }
 }
 
@@ -1024,7 +1046,7 @@ pub(crate) fn write_f64(v: f64, out: &mut Vec<u8>) {
             }
         }
     }
-    out.extend_from_slice(format!("0x{:016X}", v.to_bits()).as_bytes());
+    push_fmt(out, format_args!("0x{:016X}", v.to_bits()));
 }
 
 #[cfg(test)]

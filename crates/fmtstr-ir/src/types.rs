@@ -5,7 +5,7 @@
 //! structs (`{ i32, ptr }`) by their contents. Opaque pointers only: LLVM 19 has no other kind
 //! (the parser still reads legacy `T*` spellings as `ptr`).
 
-use std::fmt;
+use std::{fmt, io};
 
 use crate::hash::FxHashMap;
 use crate::lexer::{escape_into, is_bare_name};
@@ -590,11 +590,11 @@ impl Types {
             TypeData::Token => out.extend_from_slice(b"token"),
             TypeData::Int(bits) => {
                 out.push(b'i');
-                out.extend_from_slice(bits.to_string().as_bytes());
+                push_fmt(out, format_args!("{}", bits));
             }
             TypeData::Ptr(0) => out.extend_from_slice(b"ptr"),
             TypeData::Ptr(addrspace) => {
-                out.extend_from_slice(format!("ptr addrspace({addrspace})").as_bytes());
+                push_fmt(out, format_args!("ptr addrspace({addrspace})"));
             }
             &TypeData::Vector {
                 len,
@@ -605,12 +605,12 @@ impl Types {
                 if scalable {
                     out.extend_from_slice(b"vscale x ");
                 }
-                out.extend_from_slice(format!("{len} x ").as_bytes());
+                push_fmt(out, format_args!("{len} x "));
                 self.write_depth(elem, out, depth);
                 out.push(b'>');
             }
             &TypeData::Array { len, elem } => {
-                out.extend_from_slice(format!("[{len} x ").as_bytes());
+                push_fmt(out, format_args!("[{len} x "));
                 self.write_depth(elem, out, depth);
                 out.push(b']');
             }
@@ -659,7 +659,7 @@ impl Types {
                     self.write_depth(t, out, depth);
                 }
                 for i in ints.iter() {
-                    out.extend_from_slice(format!(", {i}").as_bytes());
+                    push_fmt(out, format_args!(", {i}"));
                 }
                 out.push(b')');
             }
@@ -670,6 +670,13 @@ impl Types {
 /// Writes `%name` as LLVM does: bare when it can be, quoted and escaped otherwise.
 pub(crate) fn write_local_name(name: &[u8], numbered: bool, out: &mut Vec<u8>) {
     write_name(b'%', name, numbered, out);
+}
+
+/// Appends formatted text to `out` without an intermediate `String`.
+#[inline]
+pub(crate) fn push_fmt(out: &mut Vec<u8>, args: fmt::Arguments<'_>) {
+    // Writing to a Vec cannot fail.
+    let _ = io::Write::write_fmt(out, args);
 }
 
 pub(crate) fn write_name(sigil: u8, name: &[u8], numbered: bool, out: &mut Vec<u8>) {

@@ -41,13 +41,12 @@ pub mod amdgpu;
 pub mod diag;
 pub mod extract;
 pub mod model;
-mod names;
 pub mod nvptx;
 pub mod promote;
 
 use std::collections::HashSet;
 
-use fmtstr_ir::{Constant, EditError, FuncId, GlobalId, Module, Operand, Value};
+use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Value};
 use fmtstr_meta::Table;
 
 pub use amdgpu::Stage;
@@ -180,15 +179,13 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
     }
     let first = calls[0].location(module);
     // Plan (every check), then edit.
-    let functions = calls.iter().map(|c| c.function);
     let applied: Result<Option<Table<'static>>, EditError> = match options.target {
         Target::Nvptx { layout } => {
             let plans = nvptx::plan(module, &calls, layout, &mut diagnostics);
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
-            prime_names(module, functions)
-                .and_then(|()| nvptx::apply(module, &calls, &plans).map(|()| None))
+            nvptx::apply(module, &calls, &plans).map(|()| None)
         }
         Target::Amdgpu {
             stage,
@@ -198,7 +195,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
-            prime_names(module, functions).and_then(|()| amdgpu::apply(module, &calls, plan))
+            amdgpu::apply(module, &calls, plan)
         }
     };
     match applied {
@@ -212,33 +209,6 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             fail(diagnostics, options.werror)
         }
     }
-}
-
-/// Makes fmtstr-ir build each function's set of local names now, while the module has no new
-/// names yet.
-///
-/// fmtstr-ir builds a function's name set on its first fresh name, and then also walks every
-/// new name of the whole module: done function after function during a lowering, that is
-/// quadratic in the module's size (seconds on 100,000 calls). One throwaway instruction per
-/// function, inserted and removed before any other edit, builds every set while there is
-/// nothing to walk. Remove this once fmtstr-ir indexes new names by function.
-pub(crate) fn prime_names(
-    module: &mut Module,
-    functions: impl IntoIterator<Item = FuncId>,
-) -> Result<(), EditError> {
-    let zero = module.const_int(fmtstr_ir::TypeId::I32, 0);
-    let mut seen = HashSet::new();
-    for f in functions {
-        if !seen.insert(f) {
-            continue;
-        }
-        let mut b = module.builder(fmtstr_ir::Position::EntryAllocas(f))?;
-        let value = b.binary(fmtstr_ir::Opcode::Add, zero, zero, "fmtstr.prime")?;
-        if let Value::Inst(inst) = value.value {
-            module.remove_inst(inst)?;
-        }
-    }
-    Ok(())
 }
 
 /// Removes the `printf` declaration once nothing refers to it (a definition stays).

@@ -40,7 +40,6 @@ use fmtstr_ir::{EditError, FuncId, Module, Opcode, Operand, Position, TypeId};
 
 use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
-use crate::names::Names;
 use crate::promote::{c_promotion, Promotion};
 
 /// How the arguments are laid out in the buffer.
@@ -193,7 +192,6 @@ pub(crate) fn apply(
     layouts: &[CallLayout],
 ) -> Result<(), EditError> {
     let mut vprintf = None;
-    let mut names = Names::default();
     let mut start = 0;
     while start < calls.len() {
         let function = calls[start].function;
@@ -208,7 +206,6 @@ pub(crate) fn apply(
             &calls[start..end],
             &layouts[start..end],
             &mut vprintf,
-            &mut names,
         )?;
         start = end;
     }
@@ -221,7 +218,6 @@ fn lower_function(
     calls: &[PrintfCall],
     layouts: &[CallLayout],
     vprintf: &mut Option<FuncId>,
-    names: &mut Names,
 ) -> Result<(), EditError> {
     // The one buffer: aligned for the widest field (at least 8), sized for the largest call.
     let needs_buffer =
@@ -300,14 +296,14 @@ fn lower_function(
         let dl = module.data_layout().clone();
         let mut b = module.builder(Position::Before(call.inst))?;
         b.debug_loc_from(call.inst);
-        let fmt = generic(&mut b, names, call.format.operand, "fmt")?;
+        let fmt = generic(&mut b, call.format.operand, "fmt")?;
         let buf = match (call.form, buffer) {
             (Form::PrePacked, _) => {
                 let packed = current
                     .first()
                     .copied()
                     .ok_or_else(|| EditError::Invalid("form 85 without a buffer operand".into()))?;
-                generic(&mut b, names, packed, "buf")?
+                generic(&mut b, packed, "buf")?
             }
             (Form::Varargs, Some((buffer, array))) if !layout.fields.is_empty() => {
                 for ((field, spill), (at, tag_at)) in
@@ -315,11 +311,11 @@ fn lower_function(
                 {
                     let operand = current[field.arg];
                     let value = match field.payload {
-                        Payload::Value => field.promotion.apply(&mut b, names, operand)?,
+                        Payload::Value => field.promotion.apply(&mut b, operand)?,
                         Payload::Load => b.load(field.ty, operand, field.align, "byval")?,
                         Payload::Pointer => operand,
                         Payload::Spill => {
-                            let value = field.promotion.apply(&mut b, names, operand)?;
+                            let value = field.promotion.apply(&mut b, operand)?;
                             let slot = spill
                                 .ok_or_else(|| EditError::Invalid("missing spill slot".into()))?;
                             let align = dl.abi_align(b.module().types(), value.ty).unwrap_or(1);
@@ -327,17 +323,10 @@ fn lower_function(
                             slot
                         }
                     };
-                    let ptr = b.gep(
-                        array,
-                        buffer,
-                        &[zero, *at],
-                        true,
-                        &names.next(function, GEP_NAME),
-                    )?;
+                    let ptr = b.gep(array, buffer, &[zero, *at], true, GEP_NAME)?;
                     b.store(value, ptr, field.align)?;
                     if matches!(field.payload, Payload::Pointer | Payload::Spill) {
-                        let name = names.next(function, GEP_NAME);
-                        let ptr = b.gep(array, buffer, &[zero, *tag_at], true, &name)?;
+                        let ptr = b.gep(array, buffer, &[zero, *tag_at], true, GEP_NAME)?;
                         b.store(flag, ptr, 1)?;
                     }
                 }
@@ -345,8 +334,7 @@ fn lower_function(
             }
             _ => null,
         };
-        let name = names.next(function, "vprintf");
-        let new = b.call(callee, &[(fmt, &[]), (buf, &[])], &name)?;
+        let new = b.call(callee, &[(fmt, &[]), (buf, &[])], "vprintf")?;
         let old = module.inst(call.inst);
         if call.result_used && old.ty() == TypeId::I32 {
             let result = module
@@ -364,15 +352,11 @@ fn lower_function(
 /// The pointer as a generic (`addrspace(0)`) one.
 fn generic(
     b: &mut fmtstr_ir::Builder<'_>,
-    names: &mut Names,
     pointer: Operand,
     hint: &'static str,
 ) -> Result<Operand, EditError> {
     match b.module().types().ptr_addrspace(pointer.ty) {
         Some(0) | None => Ok(pointer),
-        Some(_) => {
-            let name = names.next(b.function(), hint);
-            b.cast(Opcode::AddrSpaceCast, pointer, TypeId::PTR, &name)
-        }
+        Some(_) => b.cast(Opcode::AddrSpaceCast, pointer, TypeId::PTR, hint),
     }
 }

@@ -13,8 +13,6 @@
 
 use fmtstr_ir::{Builder, EditError, Module, Opcode, Operand, Type, TypeId};
 
-use crate::names::Names;
-
 use crate::model::{Argument, Extend};
 
 /// A cast that promotes an argument.
@@ -39,20 +37,14 @@ impl Promotion {
     }
 
     /// Emits the cast (nothing for [`Promotion::None`]).
-    pub(crate) fn apply(
-        self,
-        b: &mut Builder<'_>,
-        names: &mut Names,
-        value: Operand,
-    ) -> Result<Operand, EditError> {
+    pub(crate) fn apply(self, b: &mut Builder<'_>, value: Operand) -> Result<Operand, EditError> {
         let (opcode, to, hint) = match self {
             Promotion::None => return Ok(value),
             Promotion::Int(Extend::Sign, to) => (Opcode::SExt, to, "sext"),
             Promotion::Int(Extend::Zero, to) => (Opcode::ZExt, to, "zext"),
             Promotion::FpExt => (Opcode::FPExt, TypeId::DOUBLE, "fpext"),
         };
-        let name = names.next(b.function(), hint);
-        b.cast(opcode, value, to, &name)
+        b.cast(opcode, value, to, hint)
     }
 }
 

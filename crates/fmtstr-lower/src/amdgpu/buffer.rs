@@ -40,7 +40,6 @@ use super::lgc::{prepacked_error, result_warning, retire};
 use super::{carry, BufferSource, Carry};
 use crate::diag::{Diagnostic, Location};
 use crate::model::{Callee, Form, PrintfCall};
-use crate::names::Names;
 
 /// The named metadata holding the PAL metadata document.
 pub const PAL_METADATA: &str = "amdgpu.pal.metadata.msgpack";
@@ -240,9 +239,7 @@ pub(crate) fn apply(
     let index_ty = module.types_mut().int(index_bits);
     let mut buffers = BufferSource::new(plan.buffer_addrspace);
     let mut old_globals = Vec::new();
-    let mut names = Names::default();
     for (call, planned) in calls.iter().zip(&plan.calls) {
-        let f = call.function;
         let buffer = match call.callee {
             Callee::LgcDebugPrintf { buffer } => buffer,
             Callee::Printf => buffers.get(module, call.function)?,
@@ -282,7 +279,7 @@ pub(crate) fn apply(
         let clamped = b.call(
             umin,
             &[(offset, &[][..]), (clamp, &[][..])],
-            &names.next(f, "printf.clamped"),
+            "printf.clamped",
         )?;
         let clamped = b
             .module()
@@ -290,24 +287,17 @@ pub(crate) fn apply(
             .result()
             .ok_or_else(|| EditError::Invalid("llvm.umin has no result".into()))?;
         let first = if index_bits < 64 {
-            b.cast(
-                Opcode::Trunc,
-                clamped,
-                index_ty,
-                &names.next(f, "printf.dword"),
-            )?
+            b.cast(Opcode::Trunc, clamped, index_ty, "printf.dword")?
         } else {
             clamped
         };
-        let name = names.next(f, "printf.entry");
-        let entry = b.gep(TypeId::I32, buffer, &[first], false, &name)?;
+        let entry = b.gep(TypeId::I32, buffer, &[first], false, "printf.entry")?;
         let mut values: Vec<Operand> = header.to_vec();
         for (operand, c) in current.into_iter().zip(&planned.carries) {
-            values.push(c.emit(&mut b, &mut names, operand)?);
+            values.push(c.emit(&mut b, operand)?);
         }
         for (value, slot) in values.into_iter().zip(slots) {
-            let name = names.next(f, "printf.slot");
-            let at = b.gep(TypeId::I32, entry, &[slot], false, &name)?;
+            let at = b.gep(TypeId::I32, entry, &[slot], false, "printf.slot")?;
             b.store(value, at, 4)?;
         }
         retire(module, call, zero)?;

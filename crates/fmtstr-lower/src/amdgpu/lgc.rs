@@ -25,7 +25,6 @@ use fmtstr_ir::{EditError, GlobalId, Module, Operand, Position, TypeId};
 use super::{carry, BufferSource, Carry};
 use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
-use crate::names::Names;
 
 /// LGC's printf operation.
 pub const OPERATION: &str = crate::extract::LGC_DEBUG_PRINTF;
@@ -129,7 +128,6 @@ pub(crate) fn apply(
     };
     let mut buffers = BufferSource::new(plan.buffer_addrspace);
     let mut moved: HashMap<&[u8], GlobalId> = HashMap::new();
-    let mut names = Names::default();
     let mut old_globals = Vec::new();
     for (call, planned) in calls.iter().zip(&plan.calls) {
         let buffer = buffers.get(module, call.function)?;
@@ -157,7 +155,7 @@ pub(crate) fn apply(
         b.debug_loc_from(call.inst);
         let mut args: Vec<Operand> = vec![buffer, format];
         for (operand, c) in current.into_iter().zip(&planned.carries) {
-            args.push(c.emit(&mut b, &mut names, operand)?);
+            args.push(c.emit(&mut b, operand)?);
         }
         let with_attrs: Vec<(Operand, &[fmtstr_ir::Attr])> =
             args.iter().map(|a| (*a, &[][..])).collect();

@@ -26,7 +26,6 @@ use fmtstr_meta::Table;
 
 use crate::diag::Diagnostic;
 use crate::model::{Argument, Callee, Extend, PrintfCall};
-use crate::names::Names;
 use crate::promote::{int_promotion, Promotion};
 
 /// Which form the AMD back end produces.
@@ -95,12 +94,7 @@ impl Carry {
     }
 
     /// Emits the conversion; returns the value to store.
-    pub fn emit(
-        &self,
-        b: &mut Builder<'_>,
-        names: &mut Names,
-        value: Operand,
-    ) -> Result<Operand, EditError> {
+    pub fn emit(&self, b: &mut Builder<'_>, value: Operand) -> Result<Operand, EditError> {
         let to = match self.len {
             Some(len) => b.types_mut().vector(len, self.elem),
             None => self.elem,
@@ -112,8 +106,7 @@ impl Carry {
             Cast::FpExt => (Opcode::FPExt, "fpext"),
             Cast::PtrToInt => (Opcode::PtrToInt, "ptrtoint"),
         };
-        let name = names.next(b.function(), hint);
-        b.cast(opcode, value, to, &name)
+        b.cast(opcode, value, to, hint)
     }
 }
 
