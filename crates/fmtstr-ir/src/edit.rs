@@ -187,15 +187,15 @@ impl Module {
         let index = self.func_index(f);
         let mut k = index.next_suffix.get(base.as_bytes()).copied().unwrap_or(0);
         let names = index.names.get_or_insert_with(Default::default);
-        let mut candidate = String::with_capacity(base.len() + 4);
+        let mut candidate: Vec<u8> = Vec::with_capacity(base.len() + 8);
         loop {
             candidate.clear();
-            candidate.push_str(&base);
+            candidate.extend_from_slice(base.as_bytes());
             if k > 0 {
-                use std::fmt::Write as _;
-                let _ = write!(candidate, "{separator}{k}");
+                candidate.extend_from_slice(separator.as_bytes());
+                crate::types::push_u64(&mut candidate, k);
             }
-            if names.insert(name_hash(candidate.as_bytes())) {
+            if names.insert(name_hash(&candidate)) {
                 break;
             }
             k += 1;
@@ -207,7 +207,7 @@ impl Module {
                 index.next_suffix.insert(base.into_bytes().into(), k + 1);
             }
         }
-        candidate.into_bytes().into()
+        candidate.into()
     }
 
     fn func_index(&mut self, f: FuncId) -> &mut crate::module::FuncIndex {
@@ -568,10 +568,14 @@ impl Module {
         let Value::Const(c) = op.value.unpack() else {
             return false;
         };
+        let data = self.const_data(c);
+        if data.kind != ConstKind::Opaque && self.const_ops(c).is_empty() {
+            // A literal (number, null, string...): nothing to remember.
+            return false;
+        }
         if depth > 64 || !seen.insert(c.0) {
             return false;
         }
-        let data = self.const_data(c);
         if data.kind == ConstKind::Opaque {
             // Text-only constants (blockaddress, dso_local_equivalent): look for the name.
             let g = &self.globals[(target.0 & crate::module::MAX_INDEX) as usize];

@@ -19,7 +19,7 @@ use crate::module::{
     text_of, BlockId, FuncId, InstId, Module, Operand, Value, BODY_EDITED, HEADER_EDITED, ITEM_NEW,
     ITEM_REMOVED, RENUMBER,
 };
-use crate::types::{push_fmt, write_name, TypeId};
+use crate::types::{push_fmt, push_i64, push_u64, write_name, TypeId};
 
 struct Out<'a, W: Write> {
     src: &'a [u8],
@@ -28,6 +28,8 @@ struct Out<'a, W: Write> {
     pos: usize,
     /// Start of the source span kept but not yet written (it ends at `pos`).
     pending: usize,
+    /// Index into [`Module::sites`]: every site before it lies before `pos`.
+    site: usize,
 }
 
 impl<W: Write> Out<'_, W> {
@@ -102,7 +104,9 @@ struct NameTables {
 impl Module {
     /// The module as text: byte-identical to the input where no edit reached.
     pub fn print(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.src.len() + 256);
+        // New instructions take about a line each; their count spares a copy of the output.
+        let new = self.new_names.len().saturating_mul(64);
+        let mut out = Vec::with_capacity(self.src.len().saturating_add(new).saturating_add(256));
         // Writing to a Vec cannot fail.
         let _ = self.write_to(&mut out);
         out
@@ -115,6 +119,7 @@ impl Module {
             w,
             pos: 0,
             pending: 0,
+            site: 0,
         };
         for &index in &self.order {
             let Some(item) = self.items.get(index as usize) else {
@@ -163,6 +168,16 @@ impl Module {
         }
         let names = self.fn_names(f);
         let renumber = data.state & RENUMBER != 0;
+        // A removed value that text still names (a debug record, or metadata wrapping a local
+        // in an instruction) is printed as `poison`: those texts need the slow path then.
+        let removed_defs = data.blocks.iter().any(|&b| {
+            self.block_inst_ids(b).iter().any(|&i| {
+                let f = self.insts[i.index()].flags;
+                f & REMOVED != 0 && f & NEW == 0 && f & (HAS_DEF | IMPLICIT_NUM) != 0
+            })
+        });
+        // Nothing to rename between instructions (comments, debug records): keep it as is.
+        let plain = !renumber && !removed_defs && data.record_subst.is_empty();
         let mut text = Vec::with_capacity(256);
         for &block in &data.blocks {
             let b = &self.blocks[block.index()];
@@ -192,10 +207,17 @@ impl Module {
                 } else {
                     d.start as usize
                 };
-                self.subst_region(&names, None, lead_end, out)?;
+                if plain {
+                    out.keep(lead_end);
+                } else {
+                    self.subst_region(&names, None, lead_end, out)?;
+                }
                 if d.flags & REMOVED != 0 {
                     out.skip(d.end as usize)?;
-                } else if !renumber && d.flags & OPS_EDITED == 0 {
+                } else if !renumber
+                    && d.flags & OPS_EDITED == 0
+                    && !(removed_defs && self.has_metadata_operand(inst))
+                {
                     // No name changed and no operand was replaced: the source text is exact.
                     out.keep(d.end as usize);
                 } else {
@@ -221,12 +243,13 @@ impl Module {
         out: &mut Out<'_, W>,
     ) -> io::Result<()> {
         let edited = inst.and_then(|i| self.operand_map(i));
-        let first = self.sites.partition_point(|&s| (s as usize) < out.pos);
-        for &site in self.sites.get(first..).unwrap_or(&[]) {
+        let mut next = self.first_site_from(out.site, out.pos);
+        for &site in self.sites.get(next..).unwrap_or(&[]) {
             let site = site as usize;
             if site >= to {
                 break;
             }
+            next += 1;
             out.keep(site);
             let mut lexer = Lexer::at(&self.src, site);
             let token = lexer.next_token();
@@ -267,7 +290,29 @@ impl Module {
             }
         }
         out.keep(to);
+        out.site = next;
         Ok(())
+    }
+
+    fn has_metadata_operand(&self, inst: InstId) -> bool {
+        self.inst_ops(inst)
+            .iter()
+            .any(|op| matches!(op.value.unpack(), Value::Metadata(_)))
+    }
+
+    /// The first site at or after `pos`, searching from `from` (every site before `from` lies
+    /// before `pos`): a galloping search, so a function's walk over its sites stays linear
+    /// instead of a binary search over the whole module's per region.
+    fn first_site_from(&self, from: usize, pos: usize) -> usize {
+        let rest = self.sites.get(from..).unwrap_or(&[]);
+        let mut lo = 0;
+        let mut step = 1;
+        while lo + step <= rest.len() && (rest[lo + step - 1] as usize) < pos {
+            lo += step;
+            step *= 2;
+        }
+        let hi = (lo + step).min(rest.len());
+        from + lo + rest[lo..hi].partition_point(|&s| (s as usize) < pos)
     }
 
     /// Prints `text` in place of the token at `at` (keeping the source when they agree).
@@ -486,14 +531,20 @@ impl Module {
                 .and_then(|n| n.number(self, value))
                 .or_else(|| self.source_number(value));
             match number {
-                Some(n) => push_fmt(out, format_args!("%{n}")),
+                Some(n) => {
+                    out.push(b'%');
+                    push_u64(out, u64::from(n));
+                }
                 None => out.extend_from_slice(b"poison"),
             }
             return;
         }
         match name_key(raw, false) {
             NameKey::Named(name) => write_name(b'%', &name, false, out),
-            NameKey::Numbered(n) => push_fmt(out, format_args!("%{n}")),
+            NameKey::Numbered(n) => {
+                out.push(b'%');
+                push_u64(out, u64::from(n));
+            }
         }
     }
 
@@ -588,7 +639,7 @@ impl Module {
                 if ty == TypeId::I1 {
                     out.extend_from_slice(if v != 0 { b"true" } else { b"false" });
                 } else {
-                    push_fmt(out, format_args!("{}", v));
+                    push_i64(out, v);
                 }
             }
             ConstKind::F64(bits) => write_f64(f64::from_bits(bits), out),
@@ -1024,7 +1075,8 @@ pub(crate) const ORDERINGS: [&str; 6] = [
 
 fn write_align(aux: u8, out: &mut Vec<u8>) {
     if aux > 0 && aux <= 64 {
-        push_fmt(out, format_args!(", align {}", 1u64 << (aux - 1)));
+        out.extend_from_slice(b", align ");
+        push_u64(out, 1u64 << (aux - 1));
     }
 }
 

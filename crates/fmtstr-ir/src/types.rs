@@ -590,7 +590,7 @@ impl Types {
             TypeData::Token => out.extend_from_slice(b"token"),
             TypeData::Int(bits) => {
                 out.push(b'i');
-                push_fmt(out, format_args!("{}", bits));
+                push_u64(out, u64::from(*bits));
             }
             TypeData::Ptr(0) => out.extend_from_slice(b"ptr"),
             TypeData::Ptr(addrspace) => {
@@ -677,6 +677,31 @@ pub(crate) fn write_local_name(name: &[u8], numbered: bool, out: &mut Vec<u8>) {
 pub(crate) fn push_fmt(out: &mut Vec<u8>, args: fmt::Arguments<'_>) {
     // Writing to a Vec cannot fail.
     let _ = io::Write::write_fmt(out, args);
+}
+
+/// Appends the decimal digits of `n` (what `format!("{n}")` gives, without the formatter).
+#[inline]
+pub(crate) fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[i..]);
+}
+
+/// [`push_u64`] for a signed value.
+#[inline]
+pub(crate) fn push_i64(out: &mut Vec<u8>, n: i64) {
+    if n < 0 {
+        out.push(b'-');
+    }
+    push_u64(out, n.unsigned_abs());
 }
 
 pub(crate) fn write_name(sigil: u8, name: &[u8], numbered: bool, out: &mut Vec<u8>) {

@@ -563,3 +563,23 @@ fn call_details_kept_as_written() {
     assert_eq!(call.bundles_text(), b"[ \"deopt\"(i32 %a) ]");
     assert!(call.inst().metadata("dbg").is_some());
 }
+
+#[test]
+fn edited_functions_keep_untouched_text_and_poison_removed_values_named_by_metadata() {
+    let text = "declare void @llvm.dbg.value(metadata, metadata, metadata)\n\ndefine i32 @f(i32 %a) {\nentry:\n  %x = add i32 %a, 1\n  %y = mul i32 %a,   %a ; odd spacing stays\n  call void @llvm.dbg.value(metadata i32 %x, metadata !1, metadata !DIExpression())\n  ret i32 %y\n}\n\n!1 = !{}\n";
+    let mut module = Module::parse("m.ll", text).unwrap();
+    let f = module.function_by_name("f").unwrap();
+    let x = module.function(f).instructions().next().unwrap().id();
+    let a = module.function(f).param(0).unwrap().operand();
+    let mut b = module.builder(Position::Before(x)).unwrap();
+    let t = b.binary(Opcode::Add, a, a, "t").unwrap();
+    let t2 = b.binary(Opcode::Add, t, a, "t").unwrap();
+    b.binary(Opcode::Add, t2, a, "t").unwrap();
+    module.remove_inst(x).unwrap();
+    let printed = String::from_utf8(module.print()).unwrap();
+    assert!(printed
+        .contains("  %t = add i32 %a, %a\n  %t1 = add i32 %t, %a\n  %t2 = add i32 %t1, %a\n"));
+    assert!(printed.contains("  %y = mul i32 %a,   %a ; odd spacing stays\n"));
+    assert!(printed.contains("call void @llvm.dbg.value(metadata i32 poison, metadata !1"));
+    assert!(!printed.contains("%x"));
+}
