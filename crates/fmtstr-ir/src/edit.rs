@@ -8,7 +8,7 @@
 
 use crate::constant::{ConstData, ConstKind};
 use crate::error::EditError;
-use crate::hash::{FxHashMap, FxHashSet};
+use crate::hash::FxHashSet;
 use crate::inst::{
     Attr, CallData, InstData, Opcode, Predicate, GEP_INBOUNDS, HAS_DEF, IMPLICIT_NUM, NEW, NONE,
     NO_TEXT, OPS_EDITED, REMOVED,
@@ -159,7 +159,7 @@ impl Module {
     /// The candidates are `hint`, `hint1`, `hint2`, ... (`hint.1`, ... when the hint ends in a
     /// digit): the first one not taken. The function's names are indexed on the first request,
     /// and each hint remembers how far its candidates are taken, so a name costs O(1).
-    fn fresh_local(&mut self, f: FuncId, hint: &str) -> Box<[u8]> {
+    fn fresh_local(&mut self, f: FuncId, hint: &str) -> Vec<u8> {
         let index = self.func_index(f);
         if index.names.is_none() {
             // Every new name of `f` was made here, after this set was built: the source
@@ -207,7 +207,7 @@ impl Module {
                 index.next_suffix.insert(base.into_bytes().into(), k + 1);
             }
         }
-        candidate.into()
+        candidate
     }
 
     fn func_index(&mut self, f: FuncId) -> &mut crate::module::FuncIndex {
@@ -217,31 +217,35 @@ impl Module {
     }
 
     /// The live instructions using a local value (each once, in no particular order), from
-    /// the function's user index: O(uses) rather than O(function) per query.
+    /// the function's user index: O(log function + uses) rather than O(function) per query.
     fn users_of(&mut self, value: Value) -> Vec<InstId> {
         let Some(f) = self.owner(value) else {
             return Vec::new();
         };
         if self.func_index(f).users.is_none() {
-            let mut users: FxHashMap<u32, Vec<InstId>> = FxHashMap::default();
+            let mut sorted: Vec<(u32, InstId)> = Vec::new();
             for &block in &self.funcs[f.index()].blocks {
                 for &inst in self.block_inst_ids(block) {
                     for op in self.inst_ops(inst) {
                         if op.value.unpack().is_local() {
-                            users.entry(op.value.0).or_default().push(inst);
+                            sorted.push((op.value.0, inst));
                         }
                     }
                 }
             }
-            self.func_index(f).users = Some(users);
+            sorted.sort_unstable();
+            sorted.dedup();
+            self.func_index(f).users = Some(crate::module::UserIndex {
+                sorted,
+                extra: Vec::new(),
+            });
         }
         let packed = PackedValue::pack(value);
         let mut found: Vec<InstId> = self.funcs[f.index()]
             .names
             .as_ref()
             .and_then(|i| i.users.as_ref())
-            .and_then(|u| u.get(&packed.0))
-            .cloned()
+            .map(|u| u.candidates(packed.0).collect())
             .unwrap_or_default();
         found.sort_unstable();
         found.dedup();
@@ -249,15 +253,6 @@ impl Module {
             self.insts[i.index()].flags & REMOVED == 0
                 && self.inst_ops(i).iter().any(|op| op.value == packed)
         });
-        // Drop the stale entries while here.
-        if let Some(list) = self.funcs[f.index()]
-            .names
-            .as_mut()
-            .and_then(|i| i.users.as_mut())
-            .and_then(|u| u.get_mut(&packed.0))
-        {
-            list.clone_from(&found);
-        }
         found
     }
 
@@ -271,7 +266,7 @@ impl Module {
             .as_mut()
             .and_then(|i| i.users.as_mut())
         {
-            users.entry(value.0).or_default().push(inst);
+            users.note(value.0, inst);
         }
     }
 
@@ -975,7 +970,7 @@ impl<'m> Builder<'m> {
         self.m.insts.push(data);
         if data.ty != TypeId::VOID {
             let name = self.m.fresh_local(self.func, name);
-            self.m.new_names.insert(id, name);
+            self.m.new_names.insert(id, &name);
         }
         for op in ops {
             self.m.note_use(self.func, id, PackedValue::pack(op.value));

@@ -265,10 +265,43 @@ pub(crate) struct FuncIndex {
     pub names: Option<FxHashSet<u64>>,
     /// Per name hint: the suffix to try next (every earlier candidate is taken).
     pub next_suffix: FxHashMap<Box<[u8]>, u64>,
-    /// Per local value (packed): the instructions that used it at some point, once a use
-    /// query was made. Entries may be stale (removed, or operands since replaced) or repeated:
-    /// queries check them.
-    pub users: Option<FxHashMap<u32, Vec<InstId>>>,
+    /// The instructions that use each local value, once a use query was made.
+    pub users: Option<UserIndex>,
+}
+
+/// (packed local value, instruction using it) pairs: a sorted list and the pairs noted since
+/// it was sorted. Entries may be stale (removed, or operands since replaced) or repeated:
+/// queries check them. No allocation per value.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct UserIndex {
+    pub sorted: Vec<(u32, InstId)>,
+    pub extra: Vec<(u32, InstId)>,
+}
+
+impl UserIndex {
+    pub fn note(&mut self, value: u32, inst: InstId) {
+        self.extra.push((value, inst));
+        if self.extra.len() > 32 + self.sorted.len() / 8 {
+            self.sorted.append(&mut self.extra);
+            self.sorted.sort_unstable();
+            self.sorted.dedup();
+        }
+    }
+
+    /// Every instruction noted as a user of `value` (unchecked, possibly repeated).
+    pub fn candidates(&self, value: u32) -> impl Iterator<Item = InstId> + '_ {
+        let start = self.sorted.partition_point(|&(v, _)| v < value);
+        let sorted = self.sorted[start..]
+            .iter()
+            .take_while(move |&&(v, _)| v == value)
+            .map(|&(_, i)| i);
+        let extra = self
+            .extra
+            .iter()
+            .filter(move |&&(v, _)| v == value)
+            .map(|&(_, i)| i);
+        sorted.chain(extra)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -298,6 +331,58 @@ pub(crate) struct BlockData {
 pub(crate) enum InstList {
     Range(u32, u32),
     Owned(Vec<InstId>),
+}
+
+/// Names of instructions made by edits: one byte arena, ordered by instruction id (ids only
+/// grow, so inserting is a push and finding is a binary search, with no allocation per name).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NewNames {
+    ids: Vec<InstId>,
+    /// End of each name in `bytes` (its start is the previous end).
+    ends: Vec<u32>,
+    bytes: Vec<u8>,
+}
+
+impl NewNames {
+    pub fn insert(&mut self, id: InstId, name: &[u8]) {
+        if self.ids.last().is_some_and(|&last| last >= id) {
+            // Not reached: new instructions get ever larger ids. Keep the order anyway.
+            let at = self.ids.partition_point(|&i| i < id);
+            if self.ids.get(at) == Some(&id) {
+                return;
+            }
+            let mut names: Vec<(InstId, Vec<u8>)> = (0..self.ids.len())
+                .map(|k| (self.ids[k], self.name_at(k).to_vec()))
+                .collect();
+            names.insert(at, (id, name.to_vec()));
+            *self = NewNames::default();
+            for (i, n) in names {
+                self.push(i, &n);
+            }
+            return;
+        }
+        self.push(id, name);
+    }
+
+    fn push(&mut self, id: InstId, name: &[u8]) {
+        self.ids.push(id);
+        self.bytes.extend_from_slice(name);
+        self.ends.push(self.bytes.len() as u32);
+    }
+
+    fn name_at(&self, k: usize) -> &[u8] {
+        let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
+        &self.bytes[start..self.ends[k] as usize]
+    }
+
+    pub fn get(&self, id: &InstId) -> Option<&[u8]> {
+        let k = self.ids.binary_search(id).ok()?;
+        Some(self.name_at(k))
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
 }
 
 /// A parsed LLVM module. Owns its source text; see the crate documentation.
@@ -339,7 +424,7 @@ pub struct Module {
     /// Current operands of instructions whose operands an edit replaced.
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
     /// Names of instructions made by edits.
-    pub(crate) new_names: FxHashMap<InstId, Box<[u8]>>,
+    pub(crate) new_names: NewNames,
     /// Contents of string globals made by edits.
     pub(crate) byte_strings: Vec<Box<[u8]>>,
     pub(crate) line_starts: OnceLock<Vec<u32>>,

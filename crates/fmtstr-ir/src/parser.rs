@@ -163,7 +163,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         md_attach: Vec::new(),
         sites: Vec::new(),
         edited_ops: FxHashMap::default(),
-        new_names: FxHashMap::default(),
+        new_names: crate::module::NewNames::default(),
         byte_strings: Vec::new(),
         line_starts: std::sync::OnceLock::new(),
     }
