@@ -11,7 +11,6 @@
 //! 2. Two ELFs with 1,000,000 strings each (10% of them shared) are merged with `fmtstr merge`;
 //!    the wall time and the peak resident memory of the process (from wait4's rusage) are
 //!    reported against the input size.
-#![allow(unsafe_code)] // wait4(2) for the merge's peak memory, sync(2) before timing
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -25,6 +24,7 @@ use fmtstr_oracles::Tool;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::measure::{self, run_measured};
 use crate::process;
 
 const FILES: usize = 10_000;
@@ -38,7 +38,7 @@ pub fn run() -> anyhow::Result<()> {
     else {
         bail!("llvm-readobj-19 is not installed: run `cargo xtask oracles` first");
     };
-    let fmtstr = build_fmtstr()?;
+    let fmtstr = process::build_fmtstr()?;
     let template = std::fs::read(process::root().join("samples/pal/compute.elf"))
         .context("cannot read samples/pal/compute.elf")?;
     let dir = tempfile::Builder::new()
@@ -86,8 +86,7 @@ pub fn run() -> anyhow::Result<()> {
     };
     // Let the kernel finish writing the generated files first, then take the best of three
     // runs (a short run suffers most from other work on the machine).
-    // SAFETY: sync(2) takes no arguments and cannot fail.
-    unsafe { libc::sync() };
+    measure::sync_disks();
     let mut audit_time = Duration::MAX;
     for _ in 0..3 {
         audit_time = audit_time.min(time(audit_once)?);
@@ -149,33 +148,6 @@ pub fn run() -> anyhow::Result<()> {
         peak as f64 / input_size as f64
     );
     Ok(())
-}
-
-/// Builds the release binary and returns its path.
-fn build_fmtstr() -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    process::run(Command::new(cargo).current_dir(process::root()).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "fmtstr-cli",
-    ]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                process::root().join(dir)
-            }
-        })
-        .unwrap_or_else(|| process::root().join("target"));
-    let binary = target.join("release/fmtstr");
-    if !binary.exists() {
-        bail!("{} was not built", binary.display());
-    }
-    Ok(binary)
 }
 
 fn file_name(index: usize) -> String {
@@ -346,27 +318,4 @@ fn bytecount(haystack: &[u8], needle: &[u8]) -> usize {
         .windows(needle.len())
         .filter(|w| *w == needle)
         .count()
-}
-
-/// Runs a command to completion; returns its wall time and peak resident memory in bytes.
-fn run_measured(command: &mut Command) -> anyhow::Result<(Duration, u64)> {
-    eprintln!("$ {}", process::show(command));
-    let started = Instant::now();
-    let child = command.spawn().context("cannot start the command")?;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value, and wait4 writes into the one we own.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not yet waited for; the pointers are valid for the call.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = started.elapsed();
-    if waited != pid {
-        bail!("wait4 failed: {}", std::io::Error::last_os_error());
-    }
-    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        bail!("`{}` failed (status {status})", process::show(command));
-    }
-    // The child is reaped; dropping the handle does not wait again.
-    drop(child);
-    Ok((elapsed, usage.ru_maxrss as u64 * 1024))
 }

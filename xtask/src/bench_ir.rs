@@ -9,16 +9,15 @@
 //! uses one), so it is also timed with one thread. Each is run three times; the best time and
 //! the peak resident memory of that run (wait4's rusage) are printed, with the ratios against
 //! the targets: at least 10x faster than opt, at most 3x the file size in memory.
-#![allow(unsafe_code)] // wait4(2) for the children's peak memory
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use anyhow::{bail, Context};
 use fmtstr_ir::Module;
 use fmtstr_oracles::Tool;
 
+use crate::measure::{best_of, run_measured};
 use crate::{corpus, process};
 
 const TARGET_BYTES: usize = 50 * 1000 * 1000;
@@ -29,7 +28,10 @@ pub fn run() -> anyhow::Result<()> {
         bail!("opt-19 is not installed: run `cargo xtask oracles` first");
     };
     let files = corpus::files()?;
-    let roundtrip = build_roundtrip()?;
+    let roundtrip = process::build_release(
+        &["-p", "fmtstr-ir", "--example", "roundtrip"],
+        "examples/roundtrip",
+    )?;
     let dir = tempfile::Builder::new()
         .prefix("fmtstr-bench-ir-")
         .tempdir()
@@ -46,12 +48,13 @@ pub fn run() -> anyhow::Result<()> {
     std::fs::read(&input)?;
 
     let ours_out = dir.path().join("fmtstr.ll");
-    let (ours_time, ours_rss) =
-        best_of(|| run_measured(Command::new(&roundtrip).arg(&input).arg(&ours_out)))?;
+    let (ours_time, ours_rss) = best_of(RUNS, || {
+        run_measured(Command::new(&roundtrip).arg(&input).arg(&ours_out))
+    })?;
     identical(&input, &ours_out)?;
     std::fs::remove_file(&ours_out)?;
 
-    let (single_time, single_rss) = best_of(|| {
+    let (single_time, single_rss) = best_of(RUNS, || {
         run_measured(
             Command::new(&roundtrip)
                 .args(["--threads", "1"])
@@ -63,7 +66,7 @@ pub fn run() -> anyhow::Result<()> {
     std::fs::remove_file(&ours_out)?;
 
     let opt_out = dir.path().join("opt.ll");
-    let (opt_time, opt_rss) = best_of(|| {
+    let (opt_time, opt_rss) = best_of(RUNS, || {
         run_measured(
             Command::new(&opt)
                 .arg("-S")
@@ -175,69 +178,4 @@ fn identical(input: &Path, output: &Path) -> anyhow::Result<()> {
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
-}
-
-fn build_roundtrip() -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    process::run(Command::new(cargo).current_dir(process::root()).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "fmtstr-ir",
-        "--example",
-        "roundtrip",
-    ]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                process::root().join(dir)
-            }
-        })
-        .unwrap_or_else(|| process::root().join("target"));
-    let binary = target.join("release/examples/roundtrip");
-    if !binary.exists() {
-        bail!("{} was not built", binary.display());
-    }
-    Ok(binary)
-}
-
-fn best_of(
-    mut run: impl FnMut() -> anyhow::Result<(Duration, u64)>,
-) -> anyhow::Result<(Duration, u64)> {
-    let mut best: Option<(Duration, u64)> = None;
-    for _ in 0..RUNS {
-        let result = run()?;
-        if best.is_none_or(|b| result.0 < b.0) {
-            best = Some(result);
-        }
-    }
-    best.ok_or_else(|| anyhow::anyhow!("no runs"))
-}
-
-/// Runs a command to completion; returns its wall time and peak resident memory in bytes.
-fn run_measured(command: &mut Command) -> anyhow::Result<(Duration, u64)> {
-    eprintln!("$ {}", process::show(command));
-    command.stdout(Stdio::null());
-    let started = Instant::now();
-    let child = command.spawn().context("cannot start the command")?;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value, and wait4 writes into the one we own.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not yet waited for; the pointers are valid for the call.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = started.elapsed();
-    if waited != pid {
-        bail!("wait4 failed: {}", std::io::Error::last_os_error());
-    }
-    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        bail!("`{}` failed (status {status})", process::show(command));
-    }
-    // The child is reaped; dropping the handle does not wait again.
-    drop(child);
-    Ok((elapsed, usage.ru_maxrss as u64 * 1024))
 }

@@ -10,16 +10,15 @@
 //! printf before any figure is reported. fmtstr runs three times and opt once (it is the slow
 //! one); the best time and that run's peak resident memory (wait4's rusage) are printed, with
 //! the ratio against the target of at least 10x faster.
-#![allow(unsafe_code)] // wait4(2) for the children's peak memory
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use anyhow::{bail, Context};
 use fmtstr_oracles::Tool;
 
+use crate::measure::{best_of, run_measured};
 use crate::process;
 
 const FUNCTIONS: usize = 2_000;
@@ -32,7 +31,7 @@ pub fn run() -> anyhow::Result<()> {
     let Some(opt) = Tool::Opt.command().map(|c| PathBuf::from(c.get_program())) else {
         bail!("opt-19 is not installed: run `cargo xtask oracles` first");
     };
-    let fmtstr = build_fmtstr()?;
+    let fmtstr = process::build_fmtstr()?;
     let dir = tempfile::Builder::new()
         .prefix("fmtstr-bench-lower-")
         .tempdir()
@@ -54,20 +53,15 @@ pub fn run() -> anyhow::Result<()> {
     std::fs::read(&input)?;
 
     let ours_out = dir.path().join("fmtstr.ll");
-    let mut best: Option<(Duration, u64)> = None;
-    for _ in 0..FMTSTR_RUNS {
-        let run = run_measured(
+    let (ours_time, ours_rss) = best_of(FMTSTR_RUNS, || {
+        run_measured(
             Command::new(&fmtstr)
                 .args(["lower", "--target", "nvptx"])
                 .arg(&input)
                 .arg("-o")
                 .arg(&ours_out),
-        )?;
-        if best.is_none_or(|b| run.0 < b.0) {
-            best = Some(run);
-        }
-    }
-    let (ours_time, ours_rss) = best.context("no runs")?;
+        )
+    })?;
     let lowered = std::fs::read(&ours_out)?;
     let vprintf = count(&lowered, b"call i32 @vprintf(");
     if vprintf != calls || count(&lowered, b"@printf(") != 0 {
@@ -239,57 +233,4 @@ fn count(haystack: &[u8], needle: &[u8]) -> usize {
         .windows(needle.len())
         .filter(|w| *w == needle)
         .count()
-}
-
-/// Builds the release `fmtstr` binary; returns its path.
-fn build_fmtstr() -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    process::run(Command::new(cargo).current_dir(process::root()).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "fmtstr-cli",
-        "--bin",
-        "fmtstr",
-    ]))?;
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                process::root().join(dir)
-            }
-        })
-        .unwrap_or_else(|| process::root().join("target"));
-    let binary = target.join("release/fmtstr");
-    if !binary.exists() {
-        bail!("{} was not built", binary.display());
-    }
-    Ok(binary)
-}
-
-/// Runs a command to completion; returns its wall time and peak resident memory in bytes.
-fn run_measured(command: &mut Command) -> anyhow::Result<(Duration, u64)> {
-    eprintln!("$ {}", process::show(command));
-    command.stdout(Stdio::null());
-    let started = Instant::now();
-    let child = command.spawn().context("cannot start the command")?;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value, and wait4 writes into the one we own.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not yet waited for; the pointers are valid for the call.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = started.elapsed();
-    if waited != pid {
-        bail!("wait4 failed: {}", std::io::Error::last_os_error());
-    }
-    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        bail!("`{}` failed (status {status})", process::show(command));
-    }
-    // The child is reaped; dropping the handle does not wait again.
-    drop(child);
-    Ok((elapsed, usage.ru_maxrss as u64 * 1024))
 }

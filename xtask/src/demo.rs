@@ -30,12 +30,7 @@ pub fn run() -> anyhow::Result<()> {
     let root = process::root();
     let cases = read_cases(&std::fs::read_to_string(root.join(CASES)).context(CASES)?)?;
 
-    process::run(
-        Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .current_dir(&root)
-            .args(["build", "--release", "--quiet", "-p", "fmtstr-cli"]),
-    )?;
-    let fmtstr = root.join("target/release/fmtstr");
+    let fmtstr = process::build_fmtstr()?;
 
     let scratch = root.join("target/demo");
     std::fs::create_dir_all(&scratch)?;

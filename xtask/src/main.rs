@@ -12,6 +12,7 @@ mod bench_lower;
 mod ci;
 mod corpus;
 mod demo;
+mod measure;
 mod oracles;
 mod process;
 mod samples;

@@ -54,3 +54,32 @@ pub fn relative(path: &Path) -> String {
         .display()
         .to_string()
 }
+
+/// Cargo's target directory (`$CARGO_TARGET_DIR`, relative to the root, or `target`).
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR").map(PathBuf::from) {
+        Some(dir) if dir.is_absolute() => dir,
+        Some(dir) => root().join(dir),
+        None => root().join("target"),
+    }
+}
+
+/// Builds a release artifact (`cargo build --release --quiet ARGS...`) and returns the path of
+/// `release/ARTIFACT` in the target directory.
+pub fn build_release(args: &[&str], artifact: &str) -> anyhow::Result<PathBuf> {
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    run(Command::new(cargo)
+        .current_dir(root())
+        .args(["build", "--release", "--quiet"])
+        .args(args))?;
+    let binary = target_dir().join("release").join(artifact);
+    if !binary.exists() {
+        bail!("{} was not built", binary.display());
+    }
+    Ok(binary)
+}
+
+/// The release `fmtstr` binary, built first.
+pub fn build_fmtstr() -> anyhow::Result<PathBuf> {
+    build_release(&["-p", "fmtstr-cli", "--bin", "fmtstr"], "fmtstr")
+}
