@@ -10,6 +10,7 @@ use fmtstr_meta::FormatId;
 use fmtstr_oracles::{require, Tool};
 use serde_json::{json, Value as Json};
 
+use crate::llvm::{self, canonical};
 use crate::util::{assert_matches_schema, fmtstr, root, run, run_command};
 
 fn sample(name: &str) -> PathBuf {
@@ -291,65 +292,6 @@ fn strings_are_a_clear_error_for_the_amd_buffer() {
     );
 }
 
-/// The table `llvm-readobj --notes` shows in a PAL ELF, as JSON.
-fn readobj_table(readobj: &Path, elf: &Path) -> Json {
-    fn untag(value: serde_yaml::Value) -> serde_yaml::Value {
-        use serde_yaml::Value;
-        match value {
-            Value::Tagged(tagged) => untag(tagged.value),
-            Value::Sequence(items) => Value::Sequence(items.into_iter().map(untag).collect()),
-            Value::Mapping(map) => {
-                Value::Mapping(map.into_iter().map(|(k, v)| (untag(k), untag(v))).collect())
-            }
-            other => other,
-        }
-    }
-    let output = Command::new(readobj)
-        .args(["--elf-output-style=JSON", "--notes"])
-        .arg(elf)
-        .output()
-        .expect("llvm-readobj runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let report: Json = serde_json::from_slice(&output.stdout).expect("readobj JSON");
-    for section in report[0]["NoteSections"].as_array().into_iter().flatten() {
-        for note in section["NoteSection"]["Notes"]
-            .as_array()
-            .into_iter()
-            .flatten()
-        {
-            if let Some(yaml) = note["AMDGPU Metadata"].as_str() {
-                let document = untag(serde_yaml::from_str(yaml).expect("YAML"));
-                return serde_json::to_value(&document["amdpal.format_strings"]).expect("JSON");
-            }
-        }
-    }
-    panic!("no PAL metadata in {}", elf.display());
-}
-
-/// Entries with their keys in one order, for comparing views.
-fn canonical(table: &Json) -> Json {
-    let strings: Vec<Json> = table[".strings"]
-        .as_array()
-        .expect("strings")
-        .iter()
-        .map(|entry| {
-            let mut pairs: Vec<(String, Json)> = entry
-                .as_object()
-                .expect("entry")
-                .iter()
-                .map(|(k, v)| (k.clone(), v.clone()))
-                .collect();
-            pairs.sort_by(|a, b| a.0.cmp(&b.0));
-            Json::Object(pairs.into_iter().collect())
-        })
-        .collect();
-    json!({".version": table[".version"], ".strings": strings})
-}
-
 #[test]
 fn buffer_stage_elf_carries_exactly_the_expected_table() {
     let (Some(llc), Some(readobj)) = (require(Tool::Llc), require(Tool::LlvmReadobj)) else {
@@ -426,7 +368,7 @@ fn buffer_stage_elf_carries_exactly_the_expected_table() {
         canonical(&expected)
     );
     assert_eq!(
-        canonical(&readobj_table(&readobj, &elf)),
+        canonical(&llvm::table(&readobj, &elf)),
         canonical(&expected)
     );
 
@@ -442,7 +384,7 @@ fn buffer_stage_elf_carries_exactly_the_expected_table() {
     ])
     .expect_code(0);
     assert_eq!(
-        canonical(&readobj_table(&readobj, &embedded)),
+        canonical(&llvm::table(&readobj, &embedded)),
         canonical(&expected)
     );
 }

@@ -5,5 +5,6 @@ mod abi_commands;
 mod decode_commands;
 mod elf_commands;
 mod format_commands;
+mod llvm;
 mod lower_commands;
 mod util;
