@@ -7,9 +7,9 @@
 //!    C decoder); it is kept and reused while its parameters do not change.
 //! 2. The C decoder is compiled with clang-19 -O2.
 //! 3. The C decoder, `fmtstr decode --jobs 1` and `fmtstr decode --jobs N` (N = the cores)
-//!    each decode the buffer into a file, best of `FMTSTR_BENCH_RUNS` runs (default 2), after
-//!    sync(2). Wall time, CPU time and peak resident memory of each process are taken (from
-//!    GNU time when it is installed, else from wait4's rusage).
+//!    each decode the buffer into a file, best of `FMTSTR_BENCH_RUNS` interleaved runs
+//!    (default 3), after sync(2). Wall time, CPU time and peak resident memory of each process
+//!    are taken (from GNU time when it is installed, else from wait4's rusage).
 //! 4. The three texts must be byte-identical; then the times, ratios and memories are printed.
 //!
 //! `FMTSTR_BENCH_SIZE` sets the buffer size (`1G`, `256M`, or bytes) for slow machines.
@@ -76,7 +76,7 @@ pub fn run() -> anyhow::Result<()> {
     };
     let runs: usize = match std::env::var("FMTSTR_BENCH_RUNS") {
         Ok(text) => text.parse().context("FMTSTR_BENCH_RUNS is not a number")?,
-        Err(_) => 2,
+        Err(_) => 3,
     }
     .max(1);
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -139,12 +139,13 @@ pub fn run() -> anyhow::Result<()> {
             c
         },
     ];
-    let mut results = Vec::new();
-    for (command, output) in commands.iter().zip(&outputs) {
-        let mut best: Option<Measured> = None;
-        for _ in 0..runs {
+    // Runs interleave (C, one job, all cores, C, ...) so that a busy spell on a shared machine
+    // does not fall on one decoder only; each keeps its best.
+    let mut results: Vec<Option<Measured>> = vec![None; commands.len()];
+    for _ in 0..runs {
+        for ((command, output), best) in commands.iter().zip(&outputs).zip(&mut results) {
             let run = timed(command, output)?;
-            best = Some(match best {
+            *best = Some(match *best {
                 Some(best) => Measured {
                     wall: best.wall.min(run.wall),
                     cpu: best.cpu.min(run.cpu),
@@ -153,8 +154,8 @@ pub fn run() -> anyhow::Result<()> {
                 None => run,
             });
         }
-        results.extend(best);
     }
+    let results: Vec<Measured> = results.into_iter().flatten().collect();
     let text_bytes = std::fs::metadata(&outputs[0])?.len();
     for other in &outputs[1..] {
         compare(&outputs[0], other)?;

@@ -14,7 +14,8 @@
 //!
 //! let entry = Entry::for_format("x=%d y=%.2f\n", 2, Mask::for_arguments(2, []));
 //! let id = entry.id().get();
-//! let formats = Formats::from_tables([("table.json".to_string(), Table { entries: vec![entry], ..Table::new() })]);
+//! let table = Table { entries: vec![entry], ..Table::new() };
+//! let formats = Formats::from_tables([("table.json".to_string(), table)]);
 //!
 //! // Header: bufferOffset = 4 dwords; one entry: size 4, the ID, then -7 and 1.5f.
 //! let mut bytes = vec![4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];

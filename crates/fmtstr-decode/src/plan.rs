@@ -1,10 +1,9 @@
 //! The hot path: a format compiled into steps that read the payload directly.
 //!
 //! printf's output is the concatenation of its pieces' outputs, so a format renders piece by
-//! piece: literal text is copied; the commonest integer conversions (`d i u o x X` with at
-//! most the `-` and `0` flags, a fixed width and no precision) are written here; every other
-//! conversion is rendered by fmtstr-format from a format holding that conversion alone. The
-//! differential test against glibc covers both paths.
+//! piece: literal text is copied; integer conversions (`d i u o x X` without `*` or a vector)
+//! are written here; every other conversion is rendered by fmtstr-format from a format holding
+//! that conversion alone. The differential test against glibc covers both paths.
 
 use std::ops::Range;
 
@@ -39,8 +38,15 @@ pub(crate) struct IntStep {
     bits: u8,
     radix: Radix,
     width: u32,
+    /// The precision (`None`: the default of one digit).
+    precision: Option<u32>,
     left: bool,
+    /// `0`, honoured only without `-` and without a precision.
     zero: bool,
+    /// `+` or space (signed conversions only), or 0.
+    sign: u8,
+    /// `#`: `0x`/`0X` before non-zero hex, a leading zero for octal.
+    alt: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,13 +111,7 @@ fn simple_int(spec: &Spec, ops: &[Op], at: &u32) -> Option<IntStep> {
         _ => return None,
     };
     let flags = spec.flags;
-    if spec.vector.is_some()
-        || spec.precision.is_some()
-        || flags.plus
-        || flags.space
-        || flags.alt
-        || ops.len() != 1
-    {
+    if spec.vector.is_some() || ops.len() != 1 {
         return None;
     }
     let width = match spec.width {
@@ -119,20 +119,35 @@ fn simple_int(spec: &Spec, ops: &[Op], at: &u32) -> Option<IntStep> {
         Some(Count::Fixed(width)) => width,
         Some(Count::Star) => return None,
     };
+    let precision = match spec.precision {
+        None => None,
+        Some(Count::Fixed(precision)) => Some(precision),
+        Some(Count::Star) => return None,
+    };
     let wide = match ops[0] {
         Op::Zero32 | Op::Sign32 => false,
         Op::Int64 => true,
         _ => return None,
     };
+    let signed = spec.is_signed();
+    // ISO C gives `+` and space meaning only for signed conversions.
+    let sign = match (signed, flags.plus, flags.space) {
+        (true, true, _) => b'+',
+        (true, false, true) => b' ',
+        _ => 0,
+    };
     Some(IntStep {
         at: *at,
         wide,
-        signed: spec.is_signed(),
+        signed,
         bits: spec.c_width() as u8,
         radix,
         width,
+        precision,
         left: flags.left,
-        zero: flags.zero,
+        zero: flags.zero && !flags.left && precision.is_none(),
+        sign,
+        alt: flags.alt,
     })
 }
 
@@ -279,28 +294,64 @@ pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
         (false, value)
     };
     let mut buf = [0u8; 2 * CHUNK];
-    let start = digits(magnitude, step.radix, &mut buf);
+    // C: a zero value with precision zero prints no digits at all.
+    let start = if magnitude == 0 && step.precision == Some(0) {
+        CHUNK
+    } else {
+        digits(magnitude, step.radix, &mut buf)
+    };
     let n = CHUNK - start;
-    let body = n + usize::from(negative);
+    let mut prefix = [0u8; 4];
+    let mut prefix_len = 0;
+    if negative {
+        prefix[0] = b'-';
+        prefix_len = 1;
+    } else if step.sign != 0 {
+        prefix[0] = step.sign;
+        prefix_len = 1;
+    }
+    let mut zeros = (step.precision.unwrap_or(1) as usize).saturating_sub(n);
+    if step.alt {
+        match step.radix {
+            Radix::Lower if magnitude != 0 => {
+                prefix[prefix_len..prefix_len + 2].copy_from_slice(b"0x");
+                prefix_len += 2;
+            }
+            Radix::Upper if magnitude != 0 => {
+                prefix[prefix_len..prefix_len + 2].copy_from_slice(b"0X");
+                prefix_len += 2;
+            }
+            // `#o` raises the precision just enough that the first digit is a zero.
+            Radix::Octal if zeros == 0 && (n == 0 || buf[start] != b'0') => zeros = 1,
+            _ => {}
+        }
+    }
+    let body = prefix_len + zeros + n;
     let pad = (step.width as usize).saturating_sub(body);
     if step.left {
-        if negative {
-            out.push(b'-');
-        }
+        push_prefix(out, &prefix, prefix_len);
+        push_fill(out, b'0', zeros);
         push_digits(out, &buf, start);
         push_fill(out, b' ', pad);
     } else if step.zero {
-        if negative {
-            out.push(b'-');
-        }
-        push_fill(out, b'0', pad);
+        push_prefix(out, &prefix, prefix_len);
+        push_fill(out, b'0', zeros + pad);
         push_digits(out, &buf, start);
     } else {
         push_fill(out, b' ', pad);
-        if negative {
-            out.push(b'-');
-        }
+        push_prefix(out, &prefix, prefix_len);
+        push_fill(out, b'0', zeros);
         push_digits(out, &buf, start);
+    }
+}
+
+/// Appends `prefix[..len]` with a constant-size copy.
+#[inline]
+fn push_prefix(out: &mut Vec<u8>, prefix: &[u8; 4], len: usize) {
+    if len > 0 {
+        let at = out.len();
+        out.extend_from_slice(prefix);
+        out.truncate(at + len);
     }
 }
 
