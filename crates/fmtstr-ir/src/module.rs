@@ -282,9 +282,25 @@ impl UserIndex {
     pub fn note(&mut self, value: u32, inst: InstId) {
         self.extra.push((value, inst));
         if self.extra.len() > 32 + self.sorted.len() / 8 {
-            self.sorted.append(&mut self.extra);
-            self.sorted.sort_unstable();
-            self.sorted.dedup();
+            // Merge the sorted tail in: linear, every n/8 notes.
+            self.extra.sort_unstable();
+            let mut merged = Vec::with_capacity(self.sorted.len() + self.extra.len());
+            let (mut a, mut b) = (self.sorted.iter().peekable(), self.extra.iter().peekable());
+            loop {
+                let next = match (a.peek(), b.peek()) {
+                    (Some(&&x), Some(&&y)) if x <= y => a.next().copied(),
+                    (Some(_), Some(_)) | (None, Some(_)) => b.next().copied(),
+                    (Some(_), None) => a.next().copied(),
+                    (None, None) => break,
+                };
+                if let Some(pair) = next {
+                    if merged.last() != Some(&pair) {
+                        merged.push(pair);
+                    }
+                }
+            }
+            self.sorted = merged;
+            self.extra.clear();
         }
     }
 
