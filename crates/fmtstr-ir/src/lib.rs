@@ -49,7 +49,11 @@
 //! use, mismatched types) are refused with an [`EditError`] and change nothing.
 //!
 //! Names: new values are always *named* (`%printf.buf`, `%printf.buf1`, ...; a name ending in
-//! a digit gets a `.N` suffix), never numbered, so inserting them never shifts a `%N`.
+//! a digit gets a `.N` suffix), never numbered, so inserting them never shifts a `%N`. Each
+//! function indexes its names on the first fresh name and each hint remembers its next
+//! suffix, so naming is O(1) however many values share a hint; likewise a function indexes
+//! the users of its values on the first [`Module::remove_inst`] or
+//! [`Module::replace_all_uses`], so those cost O(uses), not O(function).
 //! Removing a numbered value renumbers the function's later numbered values and blocks when
 //! printed, as LLVM requires.
 //!
@@ -57,9 +61,12 @@
 //!
 //! Every record keeps the byte span it was parsed from, and the parser remembers the offset
 //! of every token that uses a local value. Printing copies the spans of untouched items (an
-//! untouched module is a single write); in an edited function it rewrites only those tokens
-//! and the definitions and labels whose numbers changed, prints new instructions from their fields, and skips removed ones. Parameter and
-//! header edits reprint the header from its fields around the kept text (linkage, attributes).
+//! untouched module is a single write). In an edited function, new instructions are printed
+//! from their fields and removed ones skipped; source instructions whose operands no edit
+//! replaced are copied verbatim unless a removal renumbered the function (then those tokens,
+//! definitions and labels whose numbers changed are rewritten), or a removed value is still
+//! named by metadata or a debug record (printed `poison`). Parameter and header edits reprint
+//! the header from its fields around the kept text (linkage, attributes).
 //!
 //! # Limits
 //!

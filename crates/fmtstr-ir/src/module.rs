@@ -578,10 +578,10 @@ impl Module {
     pub(crate) fn line_col(&self, offset: u32) -> (u32, u32) {
         let starts = self.line_starts.get_or_init(|| {
             let mut starts = vec![0u32];
-            for (i, &b) in self.src.iter().enumerate() {
-                if b == b'\n' {
-                    starts.push(i as u32 + 1);
-                }
+            let mut at = 0;
+            while let Some(n) = crate::lexer::memchr_long(b'\n', &self.src[at..]) {
+                at += n + 1;
+                starts.push(at as u32);
             }
             starts
         });
