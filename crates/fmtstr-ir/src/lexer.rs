@@ -521,6 +521,34 @@ pub(crate) fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
     haystack.iter().position(|&b| b == needle)
 }
 
+/// The end of a plain local token at `pos` (`%name` or `%N`) and whether it is numbered, as
+/// [`Lexer::next_token`] would lex it there; `None` for anything else (a quoted name, another
+/// token), which needs the lexer.
+#[inline]
+pub(crate) fn quick_local(src: &[u8], pos: usize) -> Option<(usize, bool)> {
+    if src.get(pos) != Some(&b'%') {
+        return None;
+    }
+    let len = src.len();
+    let mut j = pos + 1;
+    if j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+        while j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+            j += 1;
+        }
+        if j >= len || CLASS[src[j] as usize] & NAME == 0 {
+            return Some((j, true));
+        }
+        None
+    } else if j < len && CLASS[src[j] as usize] & NAME_START != 0 {
+        while j < len && CLASS[src[j] as usize] & NAME != 0 {
+            j += 1;
+        }
+        Some((j, false))
+    } else {
+        None
+    }
+}
+
 /// The first index of `needle` in `haystack`, eight bytes at a time (long scans: the ends of
 /// function bodies).
 pub(crate) fn memchr_long(needle: u8, haystack: &[u8]) -> Option<usize> {

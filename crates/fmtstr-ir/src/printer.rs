@@ -294,6 +294,22 @@ impl Module {
         Ok(())
     }
 
+    /// The result name token of a source instruction starting at `start` (`%x`, `%7`, `%"a b"`)
+    /// and whether it is numbered.
+    pub(crate) fn def_token(&self, start: u32) -> (&[u8], bool) {
+        let start = start as usize;
+        if let Some((end, numbered)) = crate::lexer::quick_local(&self.src, start) {
+            return (self.src.get(start..end).unwrap_or(&[]), numbered);
+        }
+        let t = Lexer::at(&self.src, start).next_token();
+        (
+            self.src
+                .get(t.start as usize..t.end as usize)
+                .unwrap_or(&[]),
+            t.kind == Tok::LocalId,
+        )
+    }
+
     fn has_metadata_operand(&self, inst: InstId) -> bool {
         self.inst_ops(inst)
             .iter()
@@ -464,13 +480,8 @@ impl Module {
                 }
                 let live = d.flags & REMOVED == 0;
                 if d.flags & HAS_DEF != 0 {
-                    let mut lexer = Lexer::at(&self.src, d.start as usize);
-                    let t = lexer.next_token();
-                    let raw = self
-                        .src
-                        .get(t.start as usize..t.end as usize)
-                        .unwrap_or(&[]);
-                    def(raw, t.kind == Tok::LocalId, Value::Inst(inst), live);
+                    let (raw, numbered) = self.def_token(d.start);
+                    def(raw, numbered, Value::Inst(inst), live);
                 } else if d.flags & IMPLICIT_NUM != 0 {
                     def(&[], true, Value::Inst(inst), live);
                 }
@@ -502,14 +513,7 @@ impl Module {
                 }
                 let d = &self.insts[i.index()];
                 if d.flags & HAS_DEF != 0 {
-                    let mut lexer = Lexer::at(&self.src, d.start as usize);
-                    let t = lexer.next_token();
-                    (
-                        self.src
-                            .get(t.start as usize..t.end as usize)
-                            .unwrap_or(&[]),
-                        t.kind == Tok::LocalId,
-                    )
+                    self.def_token(d.start)
                 } else {
                     (&[], true)
                 }
