@@ -222,12 +222,29 @@ impl Module {
         let Some(f) = self.owner(value) else {
             return Vec::new();
         };
+        let packed = PackedValue::pack(value);
+        if self.is_new_inst(value) {
+            // The index leaves out the uses of new values (the lowerings make many and remove
+            // none): scan the function for those.
+            let mut found = Vec::new();
+            for &block in &self.funcs[f.index()].blocks {
+                for &inst in self.block_inst_ids(block) {
+                    if self.insts[inst.index()].flags & REMOVED == 0
+                        && self.inst_ops(inst).iter().any(|op| op.value == packed)
+                    {
+                        found.push(inst);
+                    }
+                }
+            }
+            return found;
+        }
         if self.func_index(f).users.is_none() {
             let mut sorted: Vec<(u32, InstId)> = Vec::new();
             for &block in &self.funcs[f.index()].blocks {
                 for &inst in self.block_inst_ids(block) {
                     for op in self.inst_ops(inst) {
-                        if op.value.unpack().is_local() {
+                        let v = op.value.unpack();
+                        if v.is_local() && !self.is_new_inst(v) {
                             sorted.push((op.value.0, inst));
                         }
                     }
@@ -240,7 +257,6 @@ impl Module {
                 extra: Vec::new(),
             });
         }
-        let packed = PackedValue::pack(value);
         let mut found: Vec<InstId> = self.funcs[f.index()]
             .names
             .as_ref()
@@ -256,9 +272,14 @@ impl Module {
         found
     }
 
+    fn is_new_inst(&self, value: Value) -> bool {
+        matches!(value, Value::Inst(i) if self.insts.get(i.index()).is_some_and(|d| d.flags & NEW != 0))
+    }
+
     /// Records that `inst` uses `value`, where the function's user index exists.
     fn note_use(&mut self, f: FuncId, inst: InstId, value: PackedValue) {
-        if !value.unpack().is_local() {
+        let value_ = value.unpack();
+        if !value_.is_local() || self.is_new_inst(value_) {
             return;
         }
         if let Some(users) = self.funcs[f.index()]

@@ -583,3 +583,40 @@ fn edited_functions_keep_untouched_text_and_poison_removed_values_named_by_metad
     assert!(printed.contains("call void @llvm.dbg.value(metadata i32 poison, metadata !1"));
     assert!(!printed.contains("%x"));
 }
+
+#[test]
+fn uses_of_new_and_source_values_are_counted_after_edits() {
+    let text = "define i32 @f(i32 %a) {\nentry:\n  %x = add i32 %a, 1\n  %y = mul i32 %x, %x\n  ret i32 %y\n}\n";
+    let mut module = Module::parse("m.ll", text).unwrap();
+    let f = module.function_by_name("f").unwrap();
+    let ids: Vec<_> = module.function(f).instructions().map(|i| i.id()).collect();
+    let (x, y) = (ids[0], ids[1]);
+    let a = module.function(f).param(0).unwrap().operand();
+    // Builds the user index, then edits after it.
+    assert!(matches!(
+        module.remove_inst(x),
+        Err(EditError::StillUsed { uses: 1, .. })
+    ));
+    let mut b = module.builder(Position::Before(y)).unwrap();
+    let t = b.binary(Opcode::Add, a, a, "t").unwrap();
+    let u = b.binary(Opcode::Mul, t, t, "u").unwrap();
+    let Value::Inst(t_inst) = t.value else {
+        panic!("not an instruction")
+    };
+    assert!(matches!(
+        module.remove_inst(t_inst),
+        Err(EditError::StillUsed { uses: 1, .. })
+    ));
+    // %y uses %x twice: one instruction; then %x is free to go.
+    assert_eq!(module.replace_all_uses(Value::Inst(x), u).unwrap(), 1);
+    module.remove_inst(x).unwrap();
+    assert!(matches!(
+        module.remove_inst(y),
+        Err(EditError::StillUsed { uses: 1, .. })
+    ));
+    let printed = String::from_utf8(module.print()).unwrap();
+    assert!(
+        printed.contains("  %t = add i32 %a, %a\n  %u = mul i32 %t, %t\n  %y = mul i32 %u, %u\n")
+    );
+    assert!(!printed.contains("%x"));
+}
