@@ -112,7 +112,7 @@ impl Module {
         let (block, index) = match at {
             Position::Before(i) | Position::After(i) => {
                 let block = BlockId(self.live_inst(i)?.block);
-                let Some(pos) = self.block_inst_ids(block).iter().position(|&x| x == i) else {
+                let Some(pos) = self.position_in_block(block, i) else {
                     return invalid("the instruction is not in its block");
                 };
                 (
@@ -154,6 +154,22 @@ impl Module {
         })
     }
 
+    /// Where `inst` is in `block`'s list: searched from where the last builder in the function
+    /// inserted (edits go forward through a block), then from the start.
+    fn position_in_block(&self, block: BlockId, inst: InstId) -> Option<usize> {
+        let list = self.block_inst_ids(block);
+        let f = self.blocks[block.index()].func;
+        let hint = match self.funcs[f.index()].names.as_ref().and_then(|i| i.cursor) {
+            Some((b, at)) if b == block => at.min(list.len()),
+            _ => 0,
+        };
+        list[hint..]
+            .iter()
+            .position(|&x| x == inst)
+            .map(|p| hint + p)
+            .or_else(|| list[..hint].iter().position(|&x| x == inst))
+    }
+
     /// A fresh local name in `f` based on `hint`.
     ///
     /// The candidates are `hint`, `hint1`, `hint2`, ... (`hint.1`, ... when the hint ends in a
@@ -164,7 +180,13 @@ impl Module {
         if index.names.is_none() {
             // Every new name of `f` was made here, after this set was built: the source
             // names are all there is to collect.
-            let mut set: FxHashSet<u64> = FxHashSet::default();
+            let defs: usize = self.funcs[f.index()]
+                .blocks
+                .iter()
+                .map(|&b| self.block_inst_ids(b).len() + 1)
+                .sum();
+            let mut set: FxHashSet<u64> =
+                FxHashSet::with_capacity_and_hasher(defs + 64, Default::default());
             self.for_each_def(f, |raw, numbered, _, _| {
                 if let NameKey::Named(name) = name_key(raw, numbered) {
                     if !raw.is_empty() {
@@ -1000,6 +1022,7 @@ impl<'m> Builder<'m> {
         let index = self.index.min(insts.len());
         insts.insert(index, id);
         self.index = index + 1;
+        self.m.func_index(self.func).cursor = Some((self.block, self.index));
         self.m.funcs[self.func.index()].state |= BODY_EDITED;
         self.last = Some(id);
         Ok(id)

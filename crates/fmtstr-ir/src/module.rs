@@ -267,6 +267,8 @@ pub(crate) struct FuncIndex {
     pub next_suffix: FxHashMap<Box<[u8]>, u64>,
     /// The instructions that use each local value, once a use query was made.
     pub users: Option<UserIndex>,
+    /// Where the last instruction was inserted: (block, index after it), a search hint.
+    pub cursor: Option<(BlockId, usize)>,
 }
 
 /// (packed local value, instruction using it) pairs: a sorted list and the pairs noted since
