@@ -13,7 +13,7 @@
 //! 4. The three texts must be byte-identical; then the times, ratios and memories are printed.
 //!
 //! `FMTSTR_BENCH_SIZE` sets the buffer size (`1G`, `256M`, or bytes) for slow machines.
-#![allow(unsafe_code)] // wait4(2) for each decoder's peak memory, sync(2) before timing
+#![allow(unsafe_code)] // wait4(2) for each decoder's CPU time and peak memory
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -86,8 +86,8 @@ pub fn run() -> anyhow::Result<()> {
     else {
         bail!("clang-19 is not installed: run `cargo xtask oracles` first");
     };
-    let fmtstr = build_fmtstr()?;
-    let dir = target_dir().join("bench-decode");
+    let fmtstr = process::build_fmtstr()?;
+    let dir = process::target_dir().join("bench-decode");
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
 
     let driver = dir.join("driver_decode");
@@ -362,8 +362,7 @@ fn timed(command: &Command, output: &Path) -> anyhow::Result<Measured> {
         run.args(command.get_args());
         run
     };
-    // SAFETY: sync(2) takes no arguments and cannot fail.
-    unsafe { libc::sync() };
+    crate::measure::sync_disks();
     run.stdout(
         File::create(output).with_context(|| format!("cannot create {}", output.display()))?,
     )
@@ -461,33 +460,4 @@ fn read_full(reader: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize
         }
     }
     Ok(filled)
-}
-
-fn target_dir() -> PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .map(|dir| {
-            if dir.is_absolute() {
-                dir
-            } else {
-                process::root().join(dir)
-            }
-        })
-        .unwrap_or_else(|| process::root().join("target"))
-}
-
-fn build_fmtstr() -> anyhow::Result<PathBuf> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    process::run(Command::new(cargo).current_dir(process::root()).args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "fmtstr-cli",
-    ]))?;
-    let binary = target_dir().join("release/fmtstr");
-    if !binary.exists() {
-        bail!("{} was not built", binary.display());
-    }
-    Ok(binary)
 }
