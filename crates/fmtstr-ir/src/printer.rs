@@ -507,7 +507,12 @@ impl Module {
     pub(crate) fn write_local(&self, names: Option<&FnNames>, value: Value, out: &mut Vec<u8>) {
         let (raw, numbered): (&[u8], bool) = match value {
             Value::Inst(i) => {
-                if let Some(name) = self.new_names.get(&i) {
+                // Only instructions made by edits have new names.
+                let new = self
+                    .insts
+                    .get(i.index())
+                    .is_some_and(|d| d.flags & NEW != 0);
+                if let Some(name) = new.then(|| self.new_names.get(&i)).flatten() {
                     write_name(b'%', name, false, out);
                     return;
                 }
@@ -819,7 +824,22 @@ impl Module {
     /// Writes an instruction made by an edit (or any instruction, from its fields).
     pub(crate) fn write_inst(&self, names: Option<&FnNames>, inst: InstId, out: &mut Vec<u8>) {
         let d: InstData = self.insts[inst.index()];
-        let ops: Vec<Operand> = self.inst_ops(inst).iter().map(|o| o.get()).collect();
+        // Most instructions have a few operands: unpack those on the stack.
+        let packed = self.inst_ops(inst);
+        let mut small = [Operand {
+            ty: TypeId::VOID,
+            value: Value::Const(crate::module::ConstId(0)),
+        }; 8];
+        let heap: Vec<Operand>;
+        let ops: &[Operand] = if packed.len() <= small.len() {
+            for (slot, op) in small.iter_mut().zip(packed) {
+                *slot = op.get();
+            }
+            &small[..packed.len()]
+        } else {
+            heap = packed.iter().map(|o| o.get()).collect();
+            &heap
+        };
         let typed = |i: usize, out: &mut Vec<u8>| {
             if let Some(&op) = ops.get(i) {
                 self.write_typed(names, op, out);
