@@ -137,9 +137,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             write_stats(&mut out, &buffer, &formats, &stats)
         }
     } else if args.json {
-        stream::run(
+        stream::run_bounded(
             &buffer,
             &options,
+            &formats,
             |window| json::decode_window(&buffer, &formats, window),
             |window, chunk| {
                 release(&window);
@@ -154,9 +155,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             out.write_all(&chunk.text)
         })
     } else {
-        stream::run(
+        stream::run_bounded(
             &buffer,
             &options,
+            &formats,
             |window| stream::decode_text(&buffer, &formats, window),
             |window, chunk| {
                 release(&window);

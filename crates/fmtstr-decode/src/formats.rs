@@ -184,6 +184,7 @@ pub struct Compiled {
     /// The format as steps that read the payload directly (the hot path).
     pub(crate) plan: Option<Vec<crate::plan::Step>>,
     payload_dwords: u32,
+    text_bound: u64,
     notes: Vec<FormatNote>,
 }
 
@@ -278,7 +279,9 @@ impl Compiled {
             });
         }
         let plan = crate::plan::compile(&format, &ops, &op_at);
+        let text_bound = text_bound(&format);
         Ok(Compiled {
+            text_bound,
             format,
             slots,
             ops,
@@ -300,6 +303,12 @@ impl Compiled {
         self.payload_dwords
     }
 
+    /// The most bytes one entry of this format can print (a generous bound: `%f` of the
+    /// largest double, a `*` of 65536, ...).
+    pub fn text_bound(&self) -> u64 {
+        self.text_bound
+    }
+
     /// What is odd about the format and its table entry (said once per format).
     pub fn notes(&self) -> &[FormatNote] {
         &self.notes
@@ -310,6 +319,43 @@ impl Compiled {
     pub fn is_wide(&self, index: usize) -> bool {
         self.slots.get(index).is_some_and(|slot| slot.wide)
     }
+}
+
+/// The most bytes a format can print for one entry.
+fn text_bound(format: &Format) -> u64 {
+    use fmtstr_format::{Count, Piece};
+    const STAR: u64 = fmtstr_format::MAX_COUNT as u64;
+    let mut bound = 0u64;
+    for piece in format.pieces() {
+        bound += match piece {
+            Piece::Literal(range) => range.len() as u64,
+            Piece::Percent => 1,
+            Piece::Spec(spec) => {
+                let width = match spec.width {
+                    Some(Count::Fixed(width)) => u64::from(width),
+                    Some(Count::Star) => STAR,
+                    None => 0,
+                };
+                let precision = match spec.precision {
+                    Some(Count::Fixed(precision)) => Some(u64::from(precision)),
+                    Some(Count::Star) => Some(STAR),
+                    None => None,
+                };
+                let value = match spec.conversion.as_byte() {
+                    // 309 integer digits of the largest double, the point, the sign.
+                    b'f' | b'F' => 312 + precision.unwrap_or(6),
+                    b'e' | b'E' | b'g' | b'G' => 16 + precision.unwrap_or(6),
+                    b'a' | b'A' => 24 + precision.unwrap_or(13),
+                    b'c' => 1,
+                    b's' => 16 + precision.unwrap_or(0).min(16),
+                    b'p' => 24,
+                    _ => 26 + precision.unwrap_or(0),
+                };
+                (width.max(value) + 1) * u64::from(spec.vector.unwrap_or(1))
+            }
+        };
+    }
+    bound
 }
 
 /// The text of a spec (or `*` for a star argument), for messages.

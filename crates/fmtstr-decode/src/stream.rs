@@ -20,6 +20,9 @@ pub struct Options {
     /// Windows rendered but not yet handed back, at most (memory is bounded by this many
     /// windows' output); at least `jobs`.
     pub in_flight: usize,
+    /// With [`run_bounded`]: the most text a window may print by its formats' bounds, so that
+    /// entries printing far more than their size (`%65536d`) make smaller windows.
+    pub window_bytes: u64,
 }
 
 impl Options {
@@ -31,7 +34,8 @@ impl Options {
         Options {
             jobs,
             window_dwords: per_thread.clamp(1 << 12, 1 << 16),
-            in_flight: 2 * jobs + 2,
+            in_flight: 2 * jobs,
+            window_bytes: 4 << 20,
         }
     }
 }
@@ -44,19 +48,41 @@ pub struct Windows<'a> {
     entries: Entries<'a>,
     end: u64,
     target: u64,
+    /// The formats whose text bounds also cut windows, and the most bytes per window.
+    bound: Option<(&'a Formats, u64)>,
     done: bool,
 }
 
 impl<'a> Windows<'a> {
+    /// Windows of about `window_dwords` dwords.
     pub fn new(buffer: &Buffer<'a>, window_dwords: u64) -> Windows<'a> {
         Windows {
             entries: buffer.entries(),
             end: buffer.end(),
             target: window_dwords.max(1),
+            bound: None,
             done: false,
         }
     }
+
+    /// Windows of about `window_dwords` dwords that also end once their entries could print
+    /// `window_bytes` ([`Compiled::text_bound`](crate::Compiled::text_bound); a marker line for
+    /// an entry without a usable format).
+    pub fn bounded(
+        buffer: &Buffer<'a>,
+        window_dwords: u64,
+        formats: &'a Formats,
+        window_bytes: u64,
+    ) -> Windows<'a> {
+        Windows {
+            bound: Some((formats, window_bytes.max(1))),
+            ..Windows::new(buffer, window_dwords)
+        }
+    }
 }
+
+/// What a marker line takes at most, about.
+const MARKER_BOUND: u64 = 512;
 
 impl Iterator for Windows<'_> {
     type Item = Range<u64>;
@@ -66,9 +92,21 @@ impl Iterator for Windows<'_> {
             return None;
         }
         let start = self.entries.offset();
+        let mut bytes = 0u64;
         loop {
             match self.entries.next() {
-                Some(Ok(_)) => {
+                Some(Ok(entry)) => {
+                    if let Some((formats, most)) = self.bound {
+                        bytes += formats
+                            .get(entry.id)
+                            .and_then(|known| known.compiled().ok())
+                            .map_or(MARKER_BOUND, |compiled| {
+                                compiled.text_bound().max(MARKER_BOUND)
+                            });
+                        if bytes >= most {
+                            return Some(start..self.entries.offset());
+                        }
+                    }
                     let at = self.entries.offset();
                     if at - start >= self.target {
                         return Some(start..at);
@@ -92,8 +130,45 @@ impl Iterator for Windows<'_> {
 /// order. With `options.jobs > 1`, windows are rendered on a pool of that many threads while
 /// the calling thread walks headers and runs the sink; at most `options.in_flight` results wait
 /// at any time. The first sink error stops the run (windows in flight finish first).
-pub fn run<T, E, W, S>(
+pub fn run<T, E, W, S>(buffer: &Buffer<'_>, options: &Options, work: W, sink: S) -> Result<(), E>
+where
+    T: Send,
+    W: Fn(Range<u64>) -> T + Sync,
+    S: FnMut(Range<u64>, T) -> Result<(), E>,
+{
+    run_windows(
+        Windows::new(buffer, options.window_dwords),
+        options,
+        work,
+        sink,
+    )
+}
+
+/// [`run`] with windows that also end once their entries could print
+/// `options.window_bytes` by their formats' bounds ([`Windows::bounded`]): memory stays
+/// bounded even for entries that print far more than they take.
+pub fn run_bounded<T, E, W, S>(
     buffer: &Buffer<'_>,
+    options: &Options,
+    formats: &Formats,
+    work: W,
+    sink: S,
+) -> Result<(), E>
+where
+    T: Send,
+    W: Fn(Range<u64>) -> T + Sync,
+    S: FnMut(Range<u64>, T) -> Result<(), E>,
+{
+    run_windows(
+        Windows::bounded(buffer, options.window_dwords, formats, options.window_bytes),
+        options,
+        work,
+        sink,
+    )
+}
+
+fn run_windows<T, E, W, S>(
+    windows: Windows<'_>,
     options: &Options,
     work: W,
     mut sink: S,
@@ -103,7 +178,6 @@ where
     W: Fn(Range<u64>) -> T + Sync,
     S: FnMut(Range<u64>, T) -> Result<(), E>,
 {
-    let windows = Windows::new(buffer, options.window_dwords);
     if options.jobs <= 1 {
         for window in windows {
             let result = work(window.clone());
@@ -224,6 +298,12 @@ fn step(
             return false;
         }
     };
+    let text = &mut chunk.text;
+    if text.capacity() - text.len() < 1 << 16 {
+        // Grow by a quarter rather than double: a window's text is as large as a window
+        // gets, and doubling would leave up to half of it allocated for nothing.
+        text.reserve_exact((text.len() / 4).max(1 << 17));
+    }
     match decoder.render(&entry, &mut chunk.text) {
         Ok(None) => chunk.printed += 1,
         Ok(Some(kind)) => {

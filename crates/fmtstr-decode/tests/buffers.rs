@@ -522,6 +522,7 @@ fn windows_on_several_threads_give_the_same_text_in_the_same_order() {
             jobs,
             window_dwords: window,
             in_flight: jobs + 1,
+            window_bytes: 1 << 20,
         };
         let mut text = Vec::new();
         let mut problems = Vec::new();
@@ -576,6 +577,55 @@ fn one_pass_in_pieces_gives_the_same_text_and_problems() {
 }
 
 #[test]
+fn windows_end_where_their_text_could_grow_large() {
+    let f = formats(&[("%65536d\n", 1, &[]), ("%d\n", 1, &[])]);
+    let mut w = BufferWriter::new();
+    for k in 0..300 {
+        w.entry(id(if k % 3 == 0 { "%65536d\n" } else { "%d\n" }), &[k]);
+    }
+    let bytes = w.finish();
+    let buffer = Buffer::parse(&bytes).unwrap();
+    let windows: Vec<_> = stream::Windows::bounded(&buffer, 1 << 20, &f, 1 << 20).collect();
+    // Each wide entry may print 65,537 bytes: at most 16 of them per MiB.
+    assert!(windows.len() >= 100 / 16, "{windows:?}");
+    for window in &windows {
+        let wide = (window.start..window.end).step_by(3).count();
+        assert!(wide <= 3 * 16 + 3, "{window:?}");
+    }
+    assert_eq!(windows.last().unwrap().end, buffer.end());
+    let options = Options {
+        jobs: 2,
+        window_dwords: 1 << 20,
+        in_flight: 3,
+        window_bytes: 1 << 20,
+    };
+    let mut text = Vec::new();
+    let mut largest = 0;
+    stream::run_bounded::<_, (), _, _>(
+        &buffer,
+        &options,
+        &f,
+        |window| stream::decode_text(&buffer, &f, window),
+        |_, chunk| {
+            largest = largest.max(chunk.text.len());
+            text.extend_from_slice(&chunk.text);
+            Ok(())
+        },
+    )
+    .unwrap();
+    assert!(text == decode_to_vec(&buffer, &f).text);
+    assert!(largest <= (1 << 20) + 65_538, "{largest}");
+    assert_eq!(
+        text.len(),
+        100 * 65_537
+            + (0..300)
+                .filter(|k| k % 3 != 0)
+                .map(|k: u32| k.to_string().len() + 1)
+                .sum::<usize>()
+    );
+}
+
+#[test]
 fn a_sink_error_stops_the_run() {
     let (bytes, f) = mixed_buffer(5_000, 2);
     let buffer = Buffer::parse(&bytes).unwrap();
@@ -583,6 +633,7 @@ fn a_sink_error_stops_the_run() {
         jobs: 2,
         window_dwords: 64,
         in_flight: 4,
+        window_bytes: 1 << 20,
     };
     let mut calls = 0;
     let result = stream::run(

@@ -552,6 +552,7 @@ fn random_entries_match_glibc() {
         jobs: 2,
         window_dwords: 1 << 14,
         in_flight: 4,
+        window_bytes: 1 << 20,
     };
     let mut parallel = Vec::with_capacity(expected.len());
     stream::run::<_, (), _, _>(

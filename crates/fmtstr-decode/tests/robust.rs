@@ -58,6 +58,7 @@ fn check(bytes: &[u8], formats: &Formats) {
         jobs: 2,
         window_dwords: 5,
         in_flight: 3,
+        window_bytes: 1 << 20,
     };
     stream::run::<_, (), _, _>(
         &buffer,

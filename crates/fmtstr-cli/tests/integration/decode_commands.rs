@@ -605,6 +605,46 @@ fn memory_stays_bounded() {
     assert_ne!(run.code, 0);
 }
 
+/// Entries that print 64 KiB each from 3 dwords: 256 MiB of text from 48 KiB of buffer, on
+/// one thread and on two, with the heap limited to 64 MiB.
+#[test]
+fn text_far_larger_than_the_buffer_stays_bounded() {
+    let dir = scratch();
+    let format = "%65536d\n";
+    let table = serde_json::json!({
+        ".version": 1,
+        ".strings": [{
+            ".index": id(format),
+            ".string": format,
+            ".argument_count": 1,
+            ".64bit_arguments": [0],
+        }],
+    });
+    let strings = dir.path().join("wide.json");
+    std::fs::write(&strings, table.to_string()).unwrap();
+    let mut w = BufferWriter::new();
+    for k in 0..4096 {
+        w.entry(id(format), &[k]);
+    }
+    let path = dir.path().join("wide.bin");
+    std::fs::write(&path, w.finish()).unwrap();
+    for jobs in ["-j1", "-j2"] {
+        let run = run_limited(
+            &[
+                "decode",
+                path.to_str().unwrap(),
+                "--strings",
+                strings.to_str().unwrap(),
+                jobs,
+            ],
+            64 << 20,
+        );
+        assert_eq!(run.code, 0, "{jobs}: {}", run.stderr);
+        assert_eq!(run.stdout.len(), 4096 * 65_537, "{jobs}");
+        assert!(run.stdout.ends_with(b"  4095\n"));
+    }
+}
+
 #[test]
 fn vprintf_buffers_use_natural_alignment() {
     let run = run([
