@@ -56,11 +56,21 @@
 //!   [`STRING_PLACEHOLDER`].
 //! - When a table's `.argument_count` disagrees with its string, the string decides the layout.
 //!
+//! # Speed
+//!
+//! Each format is compiled once per ID ([`Compiled`]) into steps that read the payload
+//! directly: literal text is copied, integer conversions are written by this crate, and every
+//! other conversion is rendered by fmtstr-format from a format holding that conversion alone
+//! (printf's output is the concatenation of its pieces', so this is exact; the differential
+//! test against glibc covers both paths). A [`Decoder`] keeps a small cache of IDs.
+//!
 //! # Large buffers
 //!
-//! [`stream::run`] cuts the written area into entry-aligned windows and renders them on a
-//! thread pool, handing text back in buffer order with a bounded number of windows in flight;
-//! [`Mapped`] maps a file and gives decoded pages back to the kernel.
+//! [`stream::decode_sequential`] decodes in one pass, handing text over in pieces of bounded
+//! size. [`stream::run_bounded`] cuts the written area into entry-aligned windows (ending by
+//! size and by their formats' text bounds, since 3 dwords can print 64 KiB) and renders them
+//! on a thread pool, handing text back in buffer order with a bounded number of windows in
+//! flight. [`Mapped`] maps a file and gives decoded pages back to the kernel.
 
 mod buffer;
 mod decoder;
