@@ -1698,7 +1698,13 @@ impl<'s> Parser<'s> {
                 return Ok(PackedValue::pack(v));
             }
         }
-        let key = name_key(raw, numbered);
+        // Plain `%name` (the common named case): the name is the text after the sigil.
+        let key = match raw {
+            [b'%', first, ..] if !numbered && *first != b'"' => {
+                NameKey::Named(Cow::Borrowed(&raw[1..]))
+            }
+            _ => name_key(raw, numbered),
+        };
         let found = match &key {
             NameKey::Numbered(n) => state.numbered.get(*n as usize),
             NameKey::Named(name) => state.named.get(&**name),
