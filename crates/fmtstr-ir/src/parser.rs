@@ -1645,7 +1645,17 @@ impl<'s> Parser<'s> {
                 }
             }
         }
-        let key = name_key(self.text(t), numbered);
+        let raw = self.text(t);
+        // Plain `%name` and `name:` (the common named cases) need no decoding.
+        let key = match (t.kind, raw) {
+            (Tok::LocalVar, [b'%', first, ..]) if *first != b'"' => {
+                NameKey::Named(Cow::Borrowed(&raw[1..]))
+            }
+            (Tok::LabelStr, [first, .., b':']) if !matches!(first, b'"' | b'%' | b'@' | b'$') => {
+                NameKey::Named(Cow::Borrowed(&raw[..raw.len() - 1]))
+            }
+            _ => name_key(raw, numbered),
+        };
         let Some(state) = self.f.as_mut() else {
             return self.error_at(t.start, "local value outside a function".into());
         };
