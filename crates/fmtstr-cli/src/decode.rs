@@ -3,6 +3,7 @@
 use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 use anyhow::{bail, Context};
 use fmtstr_decode::stream::{self, Options, Stats};
@@ -155,15 +156,30 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             out.write_all(&chunk.text)
         })
     } else {
+        // Text buffers go back to the workers once written.
+        let spare: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
+        let take = || {
+            spare
+                .lock()
+                .ok()
+                .and_then(|mut s| s.pop())
+                .unwrap_or_default()
+        };
         stream::run_bounded(
             &buffer,
             &options,
             &formats,
-            |window| stream::decode_text(&buffer, &formats, window),
-            |window, chunk| {
+            |window| stream::decode_text_into(&buffer, &formats, window, take()),
+            |window, mut chunk| {
                 release(&window);
                 warnings.chunk(&chunk.problems, chunk.printed, chunk.marked);
-                out.write_all(&chunk.text)
+                out.write_all(&chunk.text)?;
+                chunk.text.clear();
+                match spare.lock() {
+                    Ok(mut spare) if chunk.text.capacity() <= 8 << 20 => spare.push(chunk.text),
+                    _ => {}
+                }
+                Ok(())
             },
         )
     };

@@ -50,6 +50,8 @@ pub struct Windows<'a> {
     target: u64,
     /// The formats whose text bounds also cut windows, and the most bytes per window.
     bound: Option<(&'a Formats, u64)>,
+    /// A direct-mapped cache of (ID, text bound).
+    bounds: Vec<(u64, u64)>,
     done: bool,
 }
 
@@ -61,6 +63,7 @@ impl<'a> Windows<'a> {
             end: buffer.end(),
             target: window_dwords.max(1),
             bound: None,
+            bounds: Vec::new(),
             done: false,
         }
     }
@@ -76,10 +79,33 @@ impl<'a> Windows<'a> {
     ) -> Windows<'a> {
         Windows {
             bound: Some((formats, window_bytes.max(1))),
+            // Slot 0 holds ID 0, whose bound is a marker's, like any ID no table has.
+            bounds: vec![(0, MARKER_BOUND); BOUND_SLOTS],
             ..Windows::new(buffer, window_dwords)
         }
     }
+
+    /// The most an entry with this ID prints.
+    #[inline]
+    fn bound_of(&mut self, formats: &Formats, id: u64) -> u64 {
+        let slot = (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as usize % BOUND_SLOTS;
+        let (cached, bound) = self.bounds[slot];
+        if cached == id {
+            return bound;
+        }
+        let bound = formats
+            .get(id)
+            .and_then(|known| known.compiled().ok())
+            .map_or(MARKER_BOUND, |compiled| {
+                compiled.text_bound().max(MARKER_BOUND)
+            });
+        self.bounds[slot] = (id, bound);
+        bound
+    }
 }
+
+/// Slots of the windows' bound cache.
+const BOUND_SLOTS: usize = 256;
 
 /// What a marker line takes at most, about.
 const MARKER_BOUND: u64 = 512;
@@ -97,12 +123,7 @@ impl Iterator for Windows<'_> {
             match self.entries.next() {
                 Some(Ok(entry)) => {
                     if let Some((formats, most)) = self.bound {
-                        bytes += formats
-                            .get(entry.id)
-                            .and_then(|known| known.compiled().ok())
-                            .map_or(MARKER_BOUND, |compiled| {
-                                compiled.text_bound().max(MARKER_BOUND)
-                            });
+                        bytes += self.bound_of(formats, entry.id);
                         if bytes >= most {
                             return Some(start..self.entries.offset());
                         }
@@ -264,10 +285,22 @@ pub struct TextChunk {
 
 /// Decodes the entries of `window` (a [`Windows`] item, or `0..buffer.end()`) into text.
 pub fn decode_text(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -> TextChunk {
+    decode_text_into(buffer, formats, window, Vec::new())
+}
+
+/// [`decode_text`] appending to `text` (a buffer handed back from an earlier chunk, to save
+/// allocating and faulting in a new one per window).
+pub fn decode_text_into(
+    buffer: &Buffer<'_>,
+    formats: &Formats,
+    window: Range<u64>,
+    mut text: Vec<u8>,
+) -> TextChunk {
     let mut decoder = Decoder::new(formats);
+    // A guess at the text's size; the last window may span unwritten space, so bounded.
+    text.reserve((window.end - window.start).min(1 << 16) as usize * 8);
     let mut chunk = TextChunk {
-        // A guess at the text's size; the last window may span unwritten space, so bounded.
-        text: Vec::with_capacity((window.end - window.start).min(1 << 16) as usize * 8),
+        text,
         ..TextChunk::default()
     };
     for item in buffer.entries_in(window) {
