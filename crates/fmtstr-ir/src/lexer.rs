@@ -114,6 +114,24 @@ static CLASS: [u8; 256] = {
     table
 };
 
+/// The single-byte punctuation tokens, by their byte.
+static PUNCT: [Option<Tok>; 256] = {
+    let mut table = [None; 256];
+    table[b'=' as usize] = Some(Tok::Equal);
+    table[b',' as usize] = Some(Tok::Comma);
+    table[b'*' as usize] = Some(Tok::Star);
+    table[b'[' as usize] = Some(Tok::LSquare);
+    table[b']' as usize] = Some(Tok::RSquare);
+    table[b'{' as usize] = Some(Tok::LBrace);
+    table[b'}' as usize] = Some(Tok::RBrace);
+    table[b'<' as usize] = Some(Tok::Less);
+    table[b'>' as usize] = Some(Tok::Greater);
+    table[b'(' as usize] = Some(Tok::LParen);
+    table[b')' as usize] = Some(Tok::RParen);
+    table[b'|' as usize] = Some(Tok::Bar);
+    table
+};
+
 #[inline]
 fn is(class: u8, b: u8) -> bool {
     CLASS[b as usize] & class != 0
@@ -263,9 +281,21 @@ impl<'s> Lexer<'s> {
             self.pos = i + 1;
             return self.sigil(start, Tok::LocalVar, Tok::LocalId);
         }
-        if b == b',' {
+        if let Some(kind) = PUNCT[b as usize] {
             self.pos = i + 1;
-            return make(Tok::Comma, start, i + 1);
+            return make(kind, start, i + 1);
+        }
+        if CLASS[b as usize] & DIGIT != 0 {
+            // A plain decimal integer; `0x...`, floats, `12:` and the rest take the slow path.
+            let mut j = i + 1;
+            while j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+                j += 1;
+            }
+            let next = src.get(j).copied().unwrap_or(b' ');
+            if next != b':' && CLASS[next as usize] & NAME == 0 {
+                self.pos = j;
+                return make(Tok::Int, start, j);
+            }
         }
         self.other_token(start)
     }
