@@ -1757,7 +1757,13 @@ impl<'s> Parser<'s> {
         self.check_capacity(self.m.ops.len() + self.scratch.len(), "operands")?;
         let start = self.m.ops.len() as u32;
         let len = self.scratch.len().saturating_sub(mark) as u32;
-        self.m.ops.extend(self.scratch.drain(mark..));
+        let ops = self.scratch.get(mark..).unwrap_or(&[]);
+        if let [op] = ops {
+            self.m.ops.push(*op);
+        } else {
+            self.m.ops.extend_from_slice(ops);
+        }
+        self.scratch.truncate(mark);
         Ok((start, len))
     }
 
