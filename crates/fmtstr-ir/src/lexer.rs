@@ -297,7 +297,19 @@ impl<'s> Lexer<'s> {
                 return make(Tok::Int, start, j);
             }
         }
-        self.other_token(start)
+        // The slow path runs on a copy, so that this cursor never escapes and its fields can
+        // live in registers in the caller's token loop.
+        let mut slow = Lexer {
+            src,
+            pos: start,
+            error: "",
+        };
+        let t = slow.other_token(start);
+        self.pos = slow.pos;
+        if t.kind == Tok::Error {
+            self.error = slow.error;
+        }
+        t
     }
 
     /// Every token but the common ones [`Lexer::next_token`] handles inline.

@@ -56,7 +56,8 @@ pub(crate) struct Parser<'s> {
     lex: Lexer<'s>,
     tok: Token,
     /// The tokens after `tok`, lexed in batches; `at` is the next one.
-    ahead: Vec<Token>,
+    ahead: [Token; LOOKAHEAD],
+    ahead_len: usize,
     at: usize,
     prev_end: u32,
     m: Module,
@@ -310,7 +311,12 @@ impl<'s> Parser<'s> {
             src,
             lex,
             tok,
-            ahead: Vec::with_capacity(LOOKAHEAD),
+            ahead: [Token {
+                kind: Tok::Eof,
+                start: 0,
+                end: 0,
+            }; LOOKAHEAD],
+            ahead_len: 0,
             at: 0,
             prev_end: 0,
             m,
@@ -337,7 +343,7 @@ impl<'s> Parser<'s> {
     fn bump(&mut self) -> Token {
         let t = self.tok;
         self.prev_end = t.end;
-        if self.at >= self.ahead.len() {
+        if self.at >= self.ahead_len {
             self.refill();
         }
         self.tok = self.ahead.get(self.at).copied().unwrap_or(t);
@@ -350,20 +356,26 @@ impl<'s> Parser<'s> {
     /// lexer then still holds).
     #[inline(never)]
     fn refill(&mut self) {
-        self.ahead.clear();
-        self.at = 0;
-        for _ in 0..LOOKAHEAD {
-            let t = self.lex.next_token();
-            self.ahead.push(t);
+        // The lexer and the buffer as locals: nothing else can see them while the loop runs.
+        let mut lex = self.lex.clone();
+        let ahead = &mut self.ahead;
+        let mut n = 0;
+        while n < LOOKAHEAD {
+            let t = lex.next_token();
+            ahead[n] = t;
+            n += 1;
             if matches!(t.kind, Tok::Eof | Tok::Error) {
                 break;
             }
         }
+        self.lex = lex;
+        self.ahead_len = n;
+        self.at = 0;
     }
 
     /// Moves the lexer to `pos` and reads the token there.
     fn seek(&mut self, pos: usize) {
-        self.ahead.clear();
+        self.ahead_len = 0;
         self.at = 0;
         self.lex = Lexer::at(self.src, pos);
         self.tok = self.lex.next_token();
@@ -410,10 +422,13 @@ impl<'s> Parser<'s> {
 
     /// The token after the current one.
     fn peek(&mut self) -> Token {
-        if self.at >= self.ahead.len() {
+        if self.at >= self.ahead_len {
             self.refill();
         }
-        self.ahead.get(self.at).copied().unwrap_or(self.tok)
+        self.ahead[..self.ahead_len]
+            .get(self.at)
+            .copied()
+            .unwrap_or(self.tok)
     }
 
     #[inline]
