@@ -9,11 +9,10 @@
 //! 3. The C decoder, `fmtstr decode --jobs 1` and `fmtstr decode --jobs N` (N = the cores)
 //!    each decode the buffer into a file, best of `FMTSTR_BENCH_RUNS` interleaved runs
 //!    (default 3), after sync(2). Wall time, CPU time and peak resident memory of each process
-//!    are taken (from GNU time when it is installed, else from wait4's rusage).
+//!    are taken from GNU time (see `measure`).
 //! 4. The three texts must be byte-identical; then the times, ratios and memories are printed.
 //!
 //! `FMTSTR_BENCH_SIZE` sets the buffer size (`1G`, `256M`, or bytes) for slow machines.
-#![allow(unsafe_code)] // wait4(2) for each decoder's CPU time and peak memory
 
 use std::fs::File;
 use std::io::{BufWriter, Read, Seek, SeekFrom, Write};
@@ -27,6 +26,7 @@ use fmtstr_oracles::Tool;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
+use crate::measure::{self, Measured};
 use crate::process;
 
 /// How each argument travels.
@@ -201,14 +201,6 @@ pub fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One decoder run: wall time, CPU time (user + system) and peak resident memory.
-#[derive(Clone, Copy, Debug)]
-struct Measured {
-    wall: Duration,
-    cpu: Duration,
-    peak: u64,
-}
-
 fn parse_size(text: &str) -> anyhow::Result<u64> {
     let text = text.trim();
     let (digits, unit) = match text.char_indices().find(|(_, c)| !c.is_ascii_digit()) {
@@ -343,76 +335,11 @@ fn random_double(rng: &mut SmallRng) -> f64 {
 }
 
 /// Runs `command` with stdout into `output`; its wall time, CPU time and peak memory.
-///
-/// The figures come from GNU time (`/usr/bin/time`) when it is there: a process started by
-/// this one inherits this one's peak RSS in its own `ru_maxrss` until it calls exec, while
-/// GNU time forks from a small process. Without it, wait4's rusage is used (an upper bound).
 fn timed(command: &Command, output: &Path) -> anyhow::Result<Measured> {
-    let gnu_time = Path::new("/usr/bin/time");
-    let stats = output.with_extension("time");
-    let mut run = if gnu_time.exists() {
-        let mut run = Command::new(gnu_time);
-        run.args(["-f", "%e %U %S %M", "-o"])
-            .arg(&stats)
-            .arg(command.get_program())
-            .args(command.get_args());
-        run
-    } else {
-        let mut run = Command::new(command.get_program());
-        run.args(command.get_args());
-        run
-    };
-    crate::measure::sync_disks();
-    run.stdout(
-        File::create(output).with_context(|| format!("cannot create {}", output.display()))?,
-    )
-    .stderr(Stdio::inherit());
-    eprintln!(
-        "$ {} > {}",
-        process::show(command),
-        process::relative(output)
-    );
-    let started = Instant::now();
-    let child = run.spawn().context("cannot start the command")?;
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value, and wait4 writes into the one we own.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: `pid` is our child, not yet waited for; the pointers are valid for the call.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    let elapsed = started.elapsed();
-    if waited != pid {
-        bail!("wait4 failed: {}", std::io::Error::last_os_error());
-    }
-    if !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        bail!("`{}` failed (status {status})", process::show(command));
-    }
-    // The child is reaped; dropping the handle does not wait again.
-    drop(child);
-    if gnu_time.exists() {
-        let text = std::fs::read_to_string(&stats)
-            .with_context(|| format!("cannot read {}", stats.display()))?;
-        let _ = std::fs::remove_file(&stats);
-        let fields: Vec<f64> = text
-            .split_whitespace()
-            .map(str::parse)
-            .collect::<Result<_, _>>()
-            .with_context(|| format!("unexpected output of /usr/bin/time: {text:?}"))?;
-        let [_, user, system, kib] = fields[..] else {
-            bail!("unexpected output of /usr/bin/time: {text:?}");
-        };
-        return Ok(Measured {
-            wall: elapsed,
-            cpu: Duration::from_secs_f64(user + system),
-            peak: kib as u64 * 1024,
-        });
-    }
-    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-    Ok(Measured {
-        wall: elapsed,
-        cpu: time(usage.ru_utime) + time(usage.ru_stime),
-        peak: usage.ru_maxrss as u64 * 1024,
-    })
+    measure::sync_disks();
+    let file =
+        File::create(output).with_context(|| format!("cannot create {}", output.display()))?;
+    measure::measure(command, Stdio::from(file))
 }
 
 /// Fails with the first difference between two files.

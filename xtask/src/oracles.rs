@@ -10,9 +10,10 @@ use std::process::Command;
 use anyhow::{bail, Context};
 use fmtstr_oracles::{cuda_dir, find, Tool};
 
-use crate::process;
+use crate::{measure, process};
 
-const APT_PACKAGES: [&str; 3] = ["llvm-19", "clang-19", "lld-19"];
+/// LLVM 19, and GNU time for the benchmarks' peak-memory figures.
+const APT_PACKAGES: [&str; 4] = ["llvm-19", "clang-19", "lld-19", "time"];
 const CUDA_WHEELS: [&str; 4] = [
     "nvidia-cuda-nvcc",
     "nvidia-nvvm",
@@ -35,8 +36,8 @@ fn missing(nvidia: bool) -> Vec<Tool> {
 
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
-    if missing.is_empty() {
-        eprintln!("LLVM 19: already installed");
+    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() {
+        eprintln!("LLVM 19 and GNU time: already installed");
         return Ok(());
     }
     eprintln!("LLVM 19: missing {missing:?}; installing {APT_PACKAGES:?}");
