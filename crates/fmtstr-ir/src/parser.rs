@@ -506,7 +506,7 @@ impl<'s> Parser<'s> {
             }
         }
         match self.src.get(i) {
-            Some(b';') => match crate::lexer::memchr(b'\n', &self.src[i..]) {
+            Some(b';') => match crate::lexer::memchr_long(b'\n', &self.src[i..]) {
                 Some(n) => (i + n + 1) as u32,
                 None => self.src.len() as u32,
             },
