@@ -821,6 +821,10 @@ impl<'s> Parser<'s> {
             let w = self.text(self.tok);
             let simple = match w {
                 b"ptr" => Some(TypeId::PTR),
+                b"i32" => Some(TypeId::I32),
+                b"i64" => Some(TypeId::I64),
+                b"i8" => Some(TypeId::I8),
+                b"i1" => Some(TypeId::I1),
                 [b'i', b'0'..=b'9', ..] => int_type_bits(w).map(|bits| self.m.types.int(bits)),
                 _ => None,
             };
