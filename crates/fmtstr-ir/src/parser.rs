@@ -446,12 +446,19 @@ impl<'s> Parser<'s> {
         self.expected(what)
     }
 
+    #[inline]
     fn expect_word(&mut self, w: &str) -> PResult<()> {
         if self.eat_word(w.as_bytes()) {
             Ok(())
         } else {
-            self.expected(&format!("'{w}'"))
+            self.expected_word_cold(w)
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn expected_word_cold(&self, w: &str) -> PResult<()> {
+        self.expected(&format!("'{w}'"))
     }
 
     fn error_at<T>(&self, offset: u32, message: String) -> PResult<T> {
