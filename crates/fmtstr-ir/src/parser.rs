@@ -402,6 +402,7 @@ impl<'s> Parser<'s> {
         self.tok.kind == Tok::Ident && self.text(self.tok) == w
     }
 
+    #[inline]
     fn eat_word(&mut self, w: &[u8]) -> bool {
         if self.is_word(w) {
             self.bump();
