@@ -1816,6 +1816,20 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
+    /// Skips fast-math flags. Most instructions have none and go on with a type (`i32`,
+    /// `ptr`, `<`, ...): a first byte no flag starts with settles that without compares.
+    #[inline]
+    fn skip_fast_math(&mut self) {
+        if self.tok.kind == Tok::Ident
+            && matches!(
+                self.text(self.tok).first(),
+                Some(b'f' | b'n' | b'a' | b'c' | b'r')
+            )
+        {
+            self.skip_words(FAST_MATH);
+        }
+    }
+
     fn skip_words(&mut self, words: &[&[u8]]) {
         while self.tok.kind == Tok::Ident && words.contains(&self.text(self.tok)) {
             self.bump();
@@ -1964,13 +1978,13 @@ impl<'s> Parser<'s> {
                 self.push_typed()?;
             }
             FNeg => {
-                self.skip_words(FAST_MATH);
+                self.skip_fast_math();
                 inst.ty = self.push_typed()?.ty;
             }
             Add | Sub | Mul | Shl | UDiv | SDiv | LShr | AShr | URem | SRem | And | Or | Xor
             | FAdd | FSub | FMul | FDiv | FRem => {
                 self.skip_words(&[b"nuw", b"nsw", b"exact", b"disjoint"]);
-                self.skip_words(FAST_MATH);
+                self.skip_fast_math();
                 let a = self.push_typed()?;
                 self.expect(Tok::Comma, "','")?;
                 self.push_value(a.ty)?;
@@ -1978,7 +1992,7 @@ impl<'s> Parser<'s> {
             }
             ICmp | FCmp => {
                 self.skip_words(&[b"samesign"]);
-                self.skip_words(FAST_MATH);
+                self.skip_fast_math();
                 let p = self.expect(Tok::Ident, "a comparison predicate")?;
                 match Predicate::parse(self.text(p), opcode == FCmp) {
                     Some(pred) => inst.aux = pred.0,
@@ -1999,7 +2013,7 @@ impl<'s> Parser<'s> {
                 inst.ty = self.parse_type()?;
             }
             Select => {
-                self.skip_words(FAST_MATH);
+                self.skip_fast_math();
                 self.push_typed()?;
                 self.expect(Tok::Comma, "','")?;
                 let a = self.push_typed()?;
@@ -2064,7 +2078,7 @@ impl<'s> Parser<'s> {
                 inst.ty = if opcode == ExtractValue { ty } else { agg.ty };
             }
             Phi => {
-                self.skip_words(FAST_MATH);
+                self.skip_fast_math();
                 let ty = self.parse_type()?;
                 inst.ty = ty;
                 loop {
@@ -2266,7 +2280,7 @@ impl<'s> Parser<'s> {
             tail = text(first);
             self.expect_word("call")?;
         }
-        self.skip_words(FAST_MATH);
+        self.skip_fast_math();
         let mut cconv = NO_TEXT;
         if is_cconv(self.word()) {
             let t = self.bump();
