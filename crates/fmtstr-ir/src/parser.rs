@@ -1731,8 +1731,18 @@ impl<'s> Parser<'s> {
         };
         self.m.sites.push(t.start);
         if numbered {
-            if let Some(&v) = state.numbered.get(token_number(raw)) {
+            let n = token_number(raw);
+            if let Some(&v) = state.numbered.get(n) {
                 return Ok(PackedValue::pack(v));
+            }
+            if let Ok(n) = u32::try_from(n) {
+                // Not defined yet (a later block): a forward reference, keyed by the number.
+                let index = state.forward.len() as u32;
+                state.forward.push(Forward {
+                    key: NameKey::Numbered(n),
+                    offset: t.start,
+                });
+                return Ok(PackedValue::forward(index));
             }
         }
         // Plain `%name` (the common named case): the name is the text after the sigil.
