@@ -85,6 +85,8 @@ pub(crate) struct Parser<'s> {
 
 /// How many tokens the lexer reads ahead in one batch.
 const LOOKAHEAD: usize = 128;
+/// The batch of a skeleton parse (see [`Parser::refill`]).
+const SKELETON_LOOKAHEAD: usize = 16;
 
 const SMALL_MIN: i64 = -64;
 const SMALL_MAX: i64 = 1023;
@@ -356,11 +358,21 @@ impl<'s> Parser<'s> {
     /// lexer then still holds).
     #[inline(never)]
     fn refill(&mut self) {
+        // A skeleton parse jumps over every body: a short batch wastes less lexing at each jump.
+        if self.skeleton {
+            self.refill_batch::<SKELETON_LOOKAHEAD>();
+        } else {
+            self.refill_batch::<LOOKAHEAD>();
+        }
+    }
+
+    #[inline(always)]
+    fn refill_batch<const N: usize>(&mut self) {
         // The lexer and the buffer as locals: nothing else can see them while the loop runs.
         let mut lex = self.lex.clone();
         let ahead = &mut self.ahead;
         let mut n = 0;
-        while n < LOOKAHEAD {
+        while n < N.min(LOOKAHEAD) {
             let t = lex.next_token();
             ahead[n] = t;
             n += 1;
