@@ -7,7 +7,7 @@
 
 use std::ops::Range;
 
-use fmtstr_format::{Arg, Count, Format, Piece, Spec};
+use fmtstr_format::{int_digits, Arg, Count, Format, IntRadix as Radix, Piece, Spec};
 
 use crate::formats::Op;
 
@@ -47,14 +47,6 @@ pub(crate) struct IntStep {
     sign: u8,
     /// `#`: `0x`/`0X` before non-zero hex, a leading zero for octal.
     alt: bool,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Radix {
-    Decimal,
-    Octal,
-    Lower,
-    Upper,
 }
 
 /// The steps of `format`, whose scalar values are read by `ops` at payload byte offsets `at`.
@@ -106,8 +98,8 @@ fn simple_int(spec: &Spec, ops: &[Op], at: &u32) -> Option<IntStep> {
     let radix = match spec.conversion.as_byte() {
         b'd' | b'i' | b'u' => Radix::Decimal,
         b'o' => Radix::Octal,
-        b'x' => Radix::Lower,
-        b'X' => Radix::Upper,
+        b'x' => Radix::LowerHex,
+        b'X' => Radix::UpperHex,
         _ => return None,
     };
     let flags = spec.flags;
@@ -197,64 +189,6 @@ fn push_fill(out: &mut Vec<u8>, byte: u8, n: usize) {
     }
 }
 
-const PAIRS: &[u8; 200] = b"\
-0001020304050607080910111213141516171819\
-2021222324252627282930313233343536373839\
-4041424344454647484950515253545556575859\
-6061626364656667686970717273747576777879\
-8081828384858687888990919293949596979899";
-
-/// Writes the digits of `value` so that they end at `buf[CHUNK]`; returns where they start.
-#[inline]
-fn digits(value: u64, radix: Radix, buf: &mut [u8; 2 * CHUNK]) -> usize {
-    let mut at = CHUNK;
-    let mut value = value;
-    match radix {
-        Radix::Decimal => {
-            while value >= 100 {
-                let pair = (value % 100) as usize * 2;
-                value /= 100;
-                at -= 2;
-                buf[at] = PAIRS[pair];
-                buf[at + 1] = PAIRS[pair + 1];
-            }
-            if value >= 10 {
-                let pair = value as usize * 2;
-                at -= 2;
-                buf[at] = PAIRS[pair];
-                buf[at + 1] = PAIRS[pair + 1];
-            } else {
-                at -= 1;
-                buf[at] = b'0' + value as u8;
-            }
-        }
-        Radix::Octal => loop {
-            at -= 1;
-            buf[at] = b'0' + (value & 7) as u8;
-            value >>= 3;
-            if value == 0 {
-                break;
-            }
-        },
-        Radix::Lower | Radix::Upper => {
-            let alphabet: &[u8; 16] = if radix == Radix::Lower {
-                b"0123456789abcdef"
-            } else {
-                b"0123456789ABCDEF"
-            };
-            loop {
-                at -= 1;
-                buf[at] = alphabet[(value & 15) as usize];
-                value >>= 4;
-                if value == 0 {
-                    break;
-                }
-            }
-        }
-    }
-    at
-}
-
 /// Appends `buf[start..CHUNK]` with a constant-size copy.
 #[inline]
 fn push_digits(out: &mut Vec<u8>, buf: &[u8; 2 * CHUNK], start: usize) {
@@ -298,7 +232,7 @@ pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
     let start = if magnitude == 0 && step.precision == Some(0) {
         CHUNK
     } else {
-        digits(magnitude, step.radix, &mut buf)
+        int_digits(magnitude, step.radix, &mut buf, CHUNK)
     };
     let n = CHUNK - start;
     let mut prefix = [0u8; 4];
@@ -313,11 +247,11 @@ pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
     let mut zeros = (step.precision.unwrap_or(1) as usize).saturating_sub(n);
     if step.alt {
         match step.radix {
-            Radix::Lower if magnitude != 0 => {
+            Radix::LowerHex if magnitude != 0 => {
                 prefix[prefix_len..prefix_len + 2].copy_from_slice(b"0x");
                 prefix_len += 2;
             }
-            Radix::Upper if magnitude != 0 => {
+            Radix::UpperHex if magnitude != 0 => {
                 prefix[prefix_len..prefix_len + 2].copy_from_slice(b"0X");
                 prefix_len += 2;
             }

@@ -4,10 +4,14 @@ use super::{push_repeat, Field};
 
 /// The digit alphabet of an integer conversion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Radix {
+pub enum Radix {
+    /// `d i u`
     Decimal,
+    /// `o`
     Octal,
+    /// `x`
     LowerHex,
+    /// `X`
     UpperHex,
 }
 
@@ -43,12 +47,14 @@ pub(crate) fn decimal_digits(mut value: u64, buf: &mut [u8], end: usize) -> usiz
     at
 }
 
-/// Writes the digits of `value` at the end of `buf`; returns where they start.
+/// Writes the digits of `value` (no sign, prefix or padding) so that they end at `buf[end]`;
+/// returns where they start. `buf[..end]` must have room for 22 digits (octal `u64::MAX`).
+/// Public for renderers with their own hot path (the buffer decoder).
 #[inline]
-fn digits(mut value: u64, radix: Radix, buf: &mut [u8; DIGITS_MAX]) -> usize {
-    let mut at = DIGITS_MAX;
+pub fn digits(mut value: u64, radix: Radix, buf: &mut [u8], end: usize) -> usize {
+    let mut at = end;
     match radix {
-        Radix::Decimal => return decimal_digits(value, buf, DIGITS_MAX),
+        Radix::Decimal => return decimal_digits(value, buf, end),
         Radix::Octal => loop {
             at -= 1;
             buf[at] = b'0' + (value & 7) as u8;
@@ -85,7 +91,7 @@ pub(crate) fn render(out: &mut Vec<u8>, field: &Field, value: u64, sign: Option<
     let start = if value == 0 && field.precision == Some(0) {
         DIGITS_MAX
     } else {
-        digits(value, radix, &mut buf)
+        digits(value, radix, &mut buf, DIGITS_MAX)
     };
     let digits = &buf[start..];
 

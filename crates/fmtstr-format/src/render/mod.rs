@@ -3,7 +3,7 @@
 mod digits;
 mod float;
 mod hexfloat;
-mod int;
+pub(crate) mod int;
 
 use crate::format::{Format, Piece};
 use crate::parse::MAX_COUNT;
