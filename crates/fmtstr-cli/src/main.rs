@@ -6,6 +6,9 @@
 
 use std::process::ExitCode;
 
+#[global_allocator]
+static ALLOCATOR: fmtstr_alloc::HugePages = fmtstr_alloc::HugePages;
+
 use clap::{Parser, Subcommand};
 
 mod abi;

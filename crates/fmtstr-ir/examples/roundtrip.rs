@@ -6,6 +6,10 @@
 use std::io::Write;
 use std::time::Instant;
 
+// The fmtstr binary's allocator: huge pages for the arenas.
+#[global_allocator]
+static ALLOCATOR: fmtstr_alloc::HugePages = fmtstr_alloc::HugePages;
+
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
     let mut threads = None;
