@@ -202,14 +202,28 @@ impl<'s> Lexer<'s> {
     }
 
     /// The next token.
-    #[inline(always)]
+    #[inline]
     pub fn next_token(&mut self) -> Token {
+        let mut one = [make(Tok::Eof, 0, 0)];
+        self.fill(&mut one);
+        one[0]
+    }
+
+    /// Lexes tokens into `out` until it is full or an end-of-file or error token was stored;
+    /// returns how many were stored.
+    ///
+    /// Each common token is stored where it is recognised: funnelling every path through one
+    /// returned `Token` made the compiler assemble it on the stack and read it back wider than
+    /// it was written, a store-forwarding stall on every token.
+    #[inline(always)]
+    pub fn fill(&mut self, out: &mut [Token]) -> usize {
         let src = self.src;
         let len = src.len();
         let mut i = self.pos;
-        // Whitespace and comments. Single spaces and newlines dominate; runs of spaces
-        // (indentation, the padding before `; preds`) are skipped eight at a time.
-        loop {
+        let mut n = 0;
+        while n < out.len() {
+            // Whitespace and comments. Single spaces and newlines dominate; runs of spaces
+            // (indentation, the padding before `; preds`) are skipped eight at a time.
             match src.get(i) {
                 Some(b' ') => {
                     i += 1;
@@ -221,98 +235,115 @@ impl<'s> Lexer<'s> {
                             i += 8;
                         }
                     }
+                    continue;
                 }
-                Some(b'\n' | b'\t' | b'\r') => i += 1,
+                Some(b'\n' | b'\t' | b'\r') => {
+                    i += 1;
+                    continue;
+                }
                 Some(b';') => {
                     i = match memchr(b'\n', &src[i..]) {
-                        Some(n) => i + n,
+                        Some(k) => i + k,
                         None => len,
                     };
+                    continue;
                 }
                 Some(b'/') if src.get(i + 1) == Some(&b'*') => {
                     match src[i + 2..].windows(2).position(|w| w == b"*/") {
-                        Some(n) => i += 2 + n + 2,
+                        Some(k) => i += 2 + k + 2,
                         None => {
                             self.pos = len;
                             self.error = "unterminated comment";
-                            return make(Tok::Error, len, len);
+                            out[n] = make(Tok::Error, len, len);
+                            return n + 1;
                         }
                     }
+                    continue;
                 }
-                Some(_) => break,
+                Some(_) => {}
                 None => {
                     self.pos = len;
-                    return make(Tok::Eof, len, len);
+                    out[n] = make(Tok::Eof, len, len);
+                    return n + 1;
                 }
             }
-        }
-        let start = i;
-        let b = src[i];
-        // Fast paths for the most common tokens: keywords and types, `%N`/`%name`, `,`.
-        if CLASS[b as usize] & ALPHA != 0 && !(b == b'c' && src.get(i + 1) == Some(&b'"')) {
-            let mut j = i + 1;
-            while j < len && CLASS[src[j] as usize] & WORD != 0 {
-                j += 1;
-            }
-            let next = src.get(j).copied().unwrap_or(b' ');
-            if next != b':' && CLASS[next as usize] & NAME == 0 {
-                self.pos = j;
-                return make(Tok::Ident, start, j);
-            }
-            return self.word(start);
-        }
-        if b == b'%' {
-            let mut j = i + 1;
-            if j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+            let start = i;
+            let b = src[i];
+            // Fast paths for the most common tokens: keywords and types, `%N`/`%name`, `,`.
+            if CLASS[b as usize] & ALPHA != 0 && !(b == b'c' && src.get(i + 1) == Some(&b'"')) {
+                let mut j = i + 1;
+                while j < len && CLASS[src[j] as usize] & WORD != 0 {
+                    j += 1;
+                }
+                let next = src.get(j).copied().unwrap_or(b' ');
+                if next != b':' && CLASS[next as usize] & NAME == 0 {
+                    out[n] = make(Tok::Ident, start, j);
+                    n += 1;
+                    i = j;
+                    continue;
+                }
+            } else if b == b'%' {
+                let mut j = i + 1;
+                if j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+                    while j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+                        j += 1;
+                    }
+                    if j >= len || CLASS[src[j] as usize] & NAME == 0 {
+                        out[n] = make(Tok::LocalId, start, j);
+                        n += 1;
+                        i = j;
+                        continue;
+                    }
+                } else if j < len && CLASS[src[j] as usize] & NAME_START != 0 {
+                    while j < len && CLASS[src[j] as usize] & NAME != 0 {
+                        j += 1;
+                    }
+                    out[n] = make(Tok::LocalVar, start, j);
+                    n += 1;
+                    i = j;
+                    continue;
+                }
+            } else if let Some(kind) = PUNCT[b as usize] {
+                out[n] = make(kind, start, i + 1);
+                n += 1;
+                i += 1;
+                continue;
+            } else if CLASS[b as usize] & DIGIT != 0 {
+                // A plain decimal integer; `0x...`, floats, `12:` and the rest take the slow
+                // path.
+                let mut j = i + 1;
                 while j < len && CLASS[src[j] as usize] & DIGIT != 0 {
                     j += 1;
                 }
-                if j >= len || CLASS[src[j] as usize] & NAME == 0 {
-                    self.pos = j;
-                    return make(Tok::LocalId, start, j);
+                let next = src.get(j).copied().unwrap_or(b' ');
+                if next != b':' && CLASS[next as usize] & NAME == 0 {
+                    out[n] = make(Tok::Int, start, j);
+                    n += 1;
+                    i = j;
+                    continue;
                 }
-            } else if j < len && CLASS[src[j] as usize] & NAME_START != 0 {
-                while j < len && CLASS[src[j] as usize] & NAME != 0 {
-                    j += 1;
-                }
-                self.pos = j;
-                return make(Tok::LocalVar, start, j);
             }
-            self.pos = i + 1;
-            return self.sigil(start, Tok::LocalVar, Tok::LocalId);
-        }
-        if let Some(kind) = PUNCT[b as usize] {
-            self.pos = i + 1;
-            return make(kind, start, i + 1);
-        }
-        if CLASS[b as usize] & DIGIT != 0 {
-            // A plain decimal integer; `0x...`, floats, `12:` and the rest take the slow path.
-            let mut j = i + 1;
-            while j < len && CLASS[src[j] as usize] & DIGIT != 0 {
-                j += 1;
-            }
-            let next = src.get(j).copied().unwrap_or(b' ');
-            if next != b':' && CLASS[next as usize] & NAME == 0 {
-                self.pos = j;
-                return make(Tok::Int, start, j);
+            // The slow path runs on a copy, so that this cursor never escapes and its fields
+            // can live in registers in this loop.
+            let mut slow = Lexer {
+                src,
+                pos: start,
+                error: "",
+            };
+            let t = slow.other_token(start);
+            i = slow.pos;
+            out[n] = t;
+            n += 1;
+            if t.kind == Tok::Error {
+                self.error = slow.error;
+                break;
             }
         }
-        // The slow path runs on a copy, so that this cursor never escapes and its fields can
-        // live in registers in the caller's token loop.
-        let mut slow = Lexer {
-            src,
-            pos: start,
-            error: "",
-        };
-        let t = slow.other_token(start);
-        self.pos = slow.pos;
-        if t.kind == Tok::Error {
-            self.error = slow.error;
-        }
-        t
+        self.pos = i;
+        n
     }
 
-    /// Every token but the common ones [`Lexer::next_token`] handles inline.
+    /// Every token but the common ones [`Lexer::fill`] handles inline.
     #[inline(never)]
     fn other_token(&mut self, start: usize) -> Token {
         let b = self.src[start];

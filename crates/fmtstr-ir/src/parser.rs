@@ -368,18 +368,9 @@ impl<'s> Parser<'s> {
 
     #[inline(always)]
     fn refill_batch<const N: usize>(&mut self) {
-        // The lexer and the buffer as locals: nothing else can see them while the loop runs.
+        // The lexer as a local: nothing else can see it while the batch is lexed.
         let mut lex = self.lex.clone();
-        let ahead = &mut self.ahead;
-        let mut n = 0;
-        while n < N.min(LOOKAHEAD) {
-            let t = lex.next_token();
-            ahead[n] = t;
-            n += 1;
-            if matches!(t.kind, Tok::Eof | Tok::Error) {
-                break;
-            }
-        }
+        let n = lex.fill(&mut self.ahead[..N.min(LOOKAHEAD)]);
         self.lex = lex;
         self.ahead_len = n;
         self.at = 0;
