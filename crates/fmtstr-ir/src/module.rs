@@ -351,41 +351,53 @@ pub(crate) enum InstList {
     Owned(Vec<InstId>),
 }
 
-/// Names of instructions made by edits: one byte arena, ordered by instruction id (ids only
-/// grow, so inserting is a push and finding is a binary search, with no allocation per name).
+/// Names of instructions made by edits: one byte arena, indexed by instruction id from the
+/// first new instruction (new instructions are appended to the arena, so their ids are dense
+/// from there): inserting is a push and finding is an index, with no allocation per name.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct NewNames {
-    ids: Vec<InstId>,
-    /// End of each name in `bytes` (its start is the previous end).
+    /// The id of `ends[0]`.
+    base: u32,
+    /// Per id from `base`: the end of its name in `bytes` (its start is the previous end; an
+    /// empty span is an instruction without a name).
     ends: Vec<u32>,
     bytes: Vec<u8>,
+    named: usize,
 }
 
 impl NewNames {
     pub fn insert(&mut self, id: InstId, name: &[u8]) {
-        if self.ids.last().is_some_and(|&last| last >= id) {
-            // Not reached: new instructions get ever larger ids. Keep the order anyway.
-            let at = self.ids.partition_point(|&i| i < id);
-            if self.ids.get(at) == Some(&id) {
-                return;
-            }
-            let mut names: Vec<(InstId, Vec<u8>)> = (0..self.ids.len())
-                .map(|k| (self.ids[k], self.name_at(k).to_vec()))
+        if self.ends.is_empty() {
+            self.base = id.0;
+        }
+        if id.0 < self.base {
+            // Not reached (ids only grow): make room in front, unnamed.
+            let gap = (self.base - id.0) as usize;
+            self.ends.splice(0..0, std::iter::repeat_n(0, gap));
+            self.base = id.0;
+        }
+        let k = (id.0 - self.base) as usize;
+        if k < self.ends.len() {
+            // Not reached either: a name for an id below the last one. Rebuild in order.
+            let mut names: Vec<Vec<u8>> = (0..self.ends.len())
+                .map(|k| self.name_at(k).to_vec())
                 .collect();
-            names.insert(at, (id, name.to_vec()));
-            *self = NewNames::default();
-            for (i, n) in names {
-                self.push(i, &n);
+            if names[k].is_empty() {
+                self.named += 1;
+            }
+            names[k] = name.to_vec();
+            self.bytes.clear();
+            for (slot, n) in names.iter().enumerate() {
+                self.bytes.extend_from_slice(n);
+                self.ends[slot] = self.bytes.len() as u32;
             }
             return;
         }
-        self.push(id, name);
-    }
-
-    fn push(&mut self, id: InstId, name: &[u8]) {
-        self.ids.push(id);
+        let end = self.bytes.len() as u32;
+        self.ends.resize(k, end);
         self.bytes.extend_from_slice(name);
         self.ends.push(self.bytes.len() as u32);
+        self.named += 1;
     }
 
     fn name_at(&self, k: usize) -> &[u8] {
@@ -393,13 +405,19 @@ impl NewNames {
         &self.bytes[start..self.ends[k] as usize]
     }
 
+    #[inline]
     pub fn get(&self, id: &InstId) -> Option<&[u8]> {
-        let k = self.ids.binary_search(id).ok()?;
-        Some(self.name_at(k))
+        let k = id.0.checked_sub(self.base)? as usize;
+        if k >= self.ends.len() {
+            return None;
+        }
+        let name = self.name_at(k);
+        (!name.is_empty()).then_some(name)
     }
 
+    /// How many names there are.
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.named
     }
 }
 
@@ -608,4 +626,29 @@ pub(crate) fn none_text() -> Text {
 #[cold]
 fn unreachable_list() -> &'static mut Vec<InstId> {
     Box::leak(Box::default())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn new_names_by_id_with_gaps_and_out_of_order() {
+        let mut names = NewNames::default();
+        names.insert(InstId(10), b"a");
+        names.insert(InstId(13), b"bb");
+        assert_eq!(names.get(&InstId(10)), Some(&b"a"[..]));
+        assert_eq!(names.get(&InstId(11)), None, "a void instruction between");
+        assert_eq!(names.get(&InstId(13)), Some(&b"bb"[..]));
+        assert_eq!(names.get(&InstId(9)), None);
+        assert_eq!(names.get(&InstId(14)), None);
+        // Ids below the first and between the others still work.
+        names.insert(InstId(7), b"c");
+        names.insert(InstId(12), b"ddd");
+        for (id, name) in [(7, "c"), (10, "a"), (12, "ddd"), (13, "bb")] {
+            assert_eq!(names.get(&InstId(id)), Some(name.as_bytes()), "id {id}");
+        }
+        assert_eq!(names.get(&InstId(8)), None);
+        assert_eq!(names.len(), 4);
+    }
 }
