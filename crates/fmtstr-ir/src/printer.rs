@@ -104,24 +104,124 @@ struct NameTables {
 impl Module {
     /// The module as text: byte-identical to the input where no edit reached.
     pub fn print(&self) -> Vec<u8> {
-        // New instructions take about a line each; their count spares a copy of the output.
-        let new = self.new_names.len().saturating_mul(64);
-        let mut out = Vec::with_capacity(self.src.len().saturating_add(new).saturating_add(256));
-        // Writing to a Vec cannot fail.
-        let _ = self.write_to(&mut out);
+        self.print_with_threads(crate::parallel::default_threads())
+    }
+
+    /// [`Module::print`] on at most `threads` threads: for the tests that check the parts
+    /// join up to the sequential output.
+    #[doc(hidden)]
+    pub fn print_with_threads(&self, threads: usize) -> Vec<u8> {
+        let mut parts = self.print_parts(threads).into_iter();
+        let mut out = parts.next().unwrap_or_default();
+        for part in parts {
+            out.extend_from_slice(&part);
+        }
         out
     }
 
     /// Writes the module as text (see [`Module::print`]).
+    ///
+    /// An untouched module is one `write_all` of its source. A large edited one (4 MiB and
+    /// up) is printed in parts on several threads first, each part then written in order.
     pub fn write_to<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        let threads = crate::parallel::default_threads();
+        if !self.print_in_parallel(threads) {
+            return self.write_items(w, 0..self.order.len(), 0, true);
+        }
+        for part in self.print_parts(threads) {
+            w.write_all(&part)?;
+        }
+        Ok(())
+    }
+
+    fn print_in_parallel(&self, threads: usize) -> bool {
+        threads > 1
+            && self.src.len() >= crate::parallel::MIN_PARALLEL
+            && self
+                .funcs
+                .iter()
+                .any(|f| f.state & (BODY_EDITED | RENUMBER) != 0)
+    }
+
+    /// The printed module in consecutive parts: one per thread for a large edited module,
+    /// else one.
+    fn print_parts(&self, threads: usize) -> Vec<Vec<u8>> {
+        // New instructions take about a line each; their count spares a copy of the output.
+        let capacity = |source: usize, share: usize| {
+            source
+                .saturating_add(self.new_names.len().saturating_mul(64) / share)
+                .saturating_add(256)
+        };
+        if !self.print_in_parallel(threads) {
+            let mut out = Vec::with_capacity(capacity(self.src.len(), 1));
+            // Writing to a Vec cannot fail.
+            let _ = self.write_items(&mut out, 0..self.order.len(), 0, true);
+            return vec![out];
+        }
+        let splits = self.print_splits(threads);
+        let share = splits.len() - 1;
+        let capacity = &capacity;
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = splits
+                .windows(2)
+                .map(|pair| {
+                    let ((from, pos), (to, end)) = (pair[0], pair[1]);
+                    let last = to == self.order.len();
+                    scope.spawn(move || {
+                        let mut out = Vec::with_capacity(capacity(end - pos, share));
+                        let _ = self.write_items(&mut out, from..to, pos, last);
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        })
+    }
+
+    /// Where to cut `order` into about `parts` parts of equal source size: (item index, the
+    /// source offset printed up to before it), from (0, 0) to (order's length, source length).
+    /// A part starts at a source item, so that the text before it is the previous part's.
+    fn print_splits(&self, parts: usize) -> Vec<(usize, usize)> {
+        let mut splits = vec![(0, 0)];
+        let step = self.src.len() / parts.max(1) + 1;
+        let mut reached = 0;
+        for (k, &index) in self.order.iter().enumerate() {
+            let Some(item) = self.items.get(index as usize) else {
+                continue;
+            };
+            if item.state == ITEM_NEW {
+                continue;
+            }
+            let cut = step * splits.len();
+            if item.start as usize >= cut {
+                splits.push((k, reached));
+            }
+            reached = reached.max(item.end as usize);
+        }
+        splits.push((self.order.len(), self.src.len()));
+        splits
+    }
+
+    /// Prints the items `order[items]`, the source being printed up to `pos` before them;
+    /// `last`: the part that ends the module (and prints the source after its last item).
+    fn write_items<W: Write>(
+        &self,
+        w: &mut W,
+        items: std::ops::Range<usize>,
+        pos: usize,
+        last: bool,
+    ) -> io::Result<()> {
         let mut out = Out {
             src: &self.src,
             w,
-            pos: 0,
-            pending: 0,
+            pos,
+            pending: pos,
             site: 0,
         };
-        for &index in &self.order {
+        for &index in self.order.get(items).unwrap_or(&[]) {
             let Some(item) = self.items.get(index as usize) else {
                 continue;
             };
@@ -149,7 +249,9 @@ impl Module {
                 },
             }
         }
-        out.keep(self.src.len());
+        if last {
+            out.keep(self.src.len());
+        }
         out.flush()
     }
 

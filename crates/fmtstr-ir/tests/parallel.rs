@@ -229,6 +229,36 @@ fn parallel_parse_equals_sequential_parse() {
             outputs.push(m.print());
         }
         assert_eq!(outputs[0], outputs[1], "{pick}: edits print differently");
+
+        // A large edited module prints in parts on several threads: they join up to the
+        // sequential output, whatever the number of parts, with edits all over the module.
+        let mut m = Module::parse_with_threads("big.ll", big.clone(), 1).unwrap();
+        let fs: Vec<_> = m
+            .functions()
+            .filter(|f| !f.is_declaration())
+            .map(|f| f.id())
+            .collect();
+        for (k, f) in fs.into_iter().enumerate() {
+            let mut b = m.builder(Position::EntryAllocas(f)).unwrap();
+            let slot = b.alloca(TypeId::I64, 8, "slot").unwrap();
+            let zero = m.const_int(TypeId::I64, k as i64);
+            m.builder(Position::EntryAllocas(f))
+                .unwrap()
+                .store(zero, slot, 8)
+                .unwrap();
+            if k % 7 == 0 {
+                let ty = m.function(f).function_type();
+                m.declare_function(&format!("new.{k}"), ty).unwrap();
+            }
+        }
+        let one = m.print_with_threads(1);
+        assert_ne!(one, big, "{pick}: the edits show");
+        for threads in [2, 3, 8] {
+            assert!(
+                m.print_with_threads(threads) == one,
+                "{pick}: printing on {threads} threads differs from printing on one"
+            );
+        }
         checked += 1;
     }
     assert_eq!(checked, picks.len());
