@@ -781,6 +781,148 @@ impl Module {
         true
     }
 
+    /// Removes a numbered metadata node `!N = ...`, parsed or made by
+    /// [`Module::add_metadata`]. Refused with [`EditError::StillUsed`] while anything the
+    /// module prints still refers to `!N`: other nodes, named metadata, instruction
+    /// attachments (`!dbg !N`, `!prof !N`, on source or new instructions), `metadata !N`
+    /// operands, debug records, global and function attachments. What is kept as written
+    /// (source instructions, nodes, globals, function headers) is searched for the `!N`
+    /// token, so references in removed instructions and items no longer count; the search is
+    /// one pass over the module's text.
+    ///
+    /// Nothing is renumbered: the other nodes keep their numbers (LLVM accepts gaps in
+    /// metadata numbering), and [`Module::add_metadata`] does not reuse `N`. Afterwards
+    /// [`Module::md_numbered`] no longer finds `N`; the removed node must not be given to
+    /// later edits (it would print as a dangling `!N`).
+    pub fn remove_metadata(&mut self, node: MdId) -> Result<(), EditError> {
+        let Some(data) = self.md.nodes.get(node.index()).copied() else {
+            return invalid("no such metadata node");
+        };
+        let number = data.number;
+        if number == NONE || self.md.by_number.get(&number) != Some(&node) {
+            return invalid("only a numbered metadata node still in the module can be removed");
+        }
+        // The item that defines it: a source node by its text, a new one by its number.
+        let prefix = format!("!{number} = ");
+        let item = self.order.iter().copied().find(|&i| {
+            let it = &self.items[i as usize];
+            it.kind == ItemKind::Md
+                && match &it.text {
+                    Some(text) => data.text.is_none() && text.starts_with(prefix.as_bytes()),
+                    None => it.state != ITEM_REMOVED && it.start == data.text.start,
+                }
+        });
+        let Some(item) = item else {
+            return invalid(format!("!{number} is referenced but not defined"));
+        };
+        let uses = self.metadata_uses(node, item);
+        if uses > 0 {
+            return Err(EditError::StillUsed {
+                what: format!("!{number}"),
+                uses,
+            });
+        }
+        self.md.by_number.remove(&number);
+        self.remove_item(item);
+        Ok(())
+    }
+
+    /// How many references to the numbered `node` (defined by item `own`) the module prints.
+    fn metadata_uses(&self, node: MdId, own: u32) -> usize {
+        let number = self.md.nodes[node.index()].number;
+        let mut uses = 0;
+        for &i in &self.order {
+            let it = &self.items[i as usize];
+            if i == own || it.state == ITEM_REMOVED {
+                continue;
+            }
+            match (it.kind, &it.text) {
+                // Declared by an edit: a header without metadata.
+                (ItemKind::Function(_), _) if it.state == ITEM_NEW => {}
+                (ItemKind::Function(f), _) => {
+                    // The source text minus removed instructions (their debug records stay),
+                    // and the attachments and operands of new instructions.
+                    let data = &self.funcs[f.index()];
+                    let mut from = it.start as usize;
+                    let edited = if data.state & BODY_EDITED != 0 {
+                        &data.blocks[..]
+                    } else {
+                        &[]
+                    };
+                    for &block in edited {
+                        for &inst in self.block_inst_ids(block) {
+                            let d = &self.insts[inst.index()];
+                            if d.flags & NEW != 0 {
+                                if d.flags & REMOVED == 0 {
+                                    uses += self.new_inst_md_uses(inst, node);
+                                }
+                            } else if d.flags & REMOVED != 0 {
+                                uses += md_mentions(&self.src, from, d.start as usize, number);
+                                from = d.end as usize;
+                            }
+                        }
+                    }
+                    uses += md_mentions(&self.src, from, it.end as usize, number);
+                }
+                (_, Some(text)) => uses += md_mentions(text, 0, text.len(), number),
+                (_, None) => {
+                    uses += md_mentions(&self.src, it.start as usize, it.end as usize, number)
+                }
+            }
+        }
+        uses
+    }
+
+    /// How many attachments and operands of a new instruction refer to `node`.
+    fn new_inst_md_uses(&self, inst: InstId, node: MdId) -> usize {
+        let d = &self.insts[inst.index()];
+        let attached = self
+            .md_attach
+            .get(d.md as usize..d.md as usize + d.md_len as usize)
+            .unwrap_or(&[])
+            .iter()
+            .filter(|&&(_, m)| self.md_refers(m, node, 0))
+            .count();
+        let operands = self
+            .inst_ops(inst)
+            .iter()
+            .filter(
+                |op| matches!(op.value.unpack(), Value::Metadata(m) if self.md_refers(m, node, 0)),
+            )
+            .count();
+        attached + operands
+    }
+
+    /// Whether metadata `m` is the numbered `node` or an inline node mentioning it (a numbered
+    /// node's own references are found in its text).
+    fn md_refers(&self, m: MdId, node: MdId, depth: u32) -> bool {
+        if m == node {
+            return true;
+        }
+        let Some(data) = self.md.nodes.get(m.index()) else {
+            return false;
+        };
+        if data.number != NONE || depth > 64 {
+            return false;
+        }
+        let number = self.md.nodes[node.index()].number;
+        let ops = self
+            .md
+            .ops
+            .get(data.ops as usize..(data.ops as usize).saturating_add(data.len as usize))
+            .unwrap_or(&[]);
+        ops.iter().any(|op| match *op {
+            MdOp::Null => false,
+            MdOp::Node(n) => self.md_refers(n, node, depth + 1),
+            MdOp::Value(v) => {
+                matches!(v.value.unpack(), Value::Metadata(n) if self.md_refers(n, node, depth + 1))
+            }
+            MdOp::Field(_, value) => {
+                md_mentions(&self.src, value.start as usize, value.end as usize, number) > 0
+            }
+        })
+    }
+
     /// Attaches `!kind !node` to an instruction made by an edit (source instructions keep
     /// their attachments as written).
     pub fn set_metadata(&mut self, inst: InstId, kind: &str, node: MdId) -> Result<(), EditError> {
@@ -1342,5 +1484,26 @@ impl<'m> Builder<'m> {
     pub fn ret(&mut self, value: Option<Operand>) -> Result<InstId, EditError> {
         let ops: Vec<Operand> = value.into_iter().collect();
         self.insert(Self::blank(Opcode::Ret, TypeId::VOID), &ops, "")
+    }
+}
+
+/// How many `!number` tokens the tokens of `text` starting in `[from, to)` hold (strings and
+/// comments do not count).
+fn md_mentions(text: &[u8], from: usize, to: usize, number: u32) -> usize {
+    let mut lexer = Lexer::at(text, from);
+    let mut count = 0;
+    loop {
+        let t = lexer.next_token();
+        if t.kind == Tok::Eof || t.start as usize >= to {
+            return count;
+        }
+        if t.kind == Tok::MetadataId
+            && crate::lexer::parse_u32(
+                text.get(t.start as usize + 1..t.end as usize)
+                    .unwrap_or(&[]),
+            ) == Some(number)
+        {
+            count += 1;
+        }
     }
 }

@@ -76,9 +76,12 @@
 //!   `catchret`, `cleanupret`) keep their text; their operands are the local values they name,
 //!   typed `label`.
 //! - Metadata attachments can be added to instructions made by edits only; source
-//!   instructions keep theirs as written. Numbered metadata can be added, not removed.
-//! - `blockaddress(@f, %bb)` is kept as text: renumbering `@f` after a removal does not
-//!   rewrite it (C compilers emit it only for computed `goto`).
+//!   instructions keep theirs as written. Numbered metadata can be added and removed
+//!   ([`Module::remove_metadata`], refused while anything still refers to the node); removal
+//!   renumbers nothing, as LLVM accepts gaps in metadata numbers.
+//! - `blockaddress(@f, %bb)` (C's computed `goto`) is kept as text; when a removal renumbers
+//!   `@f`, a `blockaddress(@f, %N)` naming a numbered block is printed with the block's new
+//!   number wherever it appears (initializers, instructions of any function).
 //!
 //! # Robustness and speed
 //!

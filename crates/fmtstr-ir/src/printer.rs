@@ -16,8 +16,8 @@ use crate::inst::{Attr, InstData, Opcode, HAS_DEF, IMPLICIT_NUM, NEW, OPS_EDITED
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::MdKindData;
 use crate::module::{
-    text_of, BlockId, FuncId, InstId, Module, Operand, Value, BODY_EDITED, HEADER_EDITED, ITEM_NEW,
-    ITEM_REMOVED, RENUMBER,
+    text_of, BlockId, FuncId, GlobalKindData, InstId, Module, Operand, Value, BODY_EDITED,
+    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
 };
 use crate::types::{push_fmt, push_i64, push_u64, write_name, TypeId};
 
@@ -30,16 +30,46 @@ struct Out<'a, W: Write> {
     pending: usize,
     /// Index into [`Module::sites`]: every site before it lies before `pos`.
     site: usize,
+    /// Source spans written differently wherever they are kept, by start (see
+    /// [`Module::blockaddress_patches`]); `patch` indexes the first not yet passed.
+    patches: &'a [(u32, u32, Vec<u8>)],
+    patch: usize,
 }
 
 impl<W: Write> Out<'_, W> {
     fn flush(&mut self) -> io::Result<()> {
         if self.pos > self.pending {
-            self.w
-                .write_all(self.src.get(self.pending..self.pos).unwrap_or(&[]))?;
+            if self.patches.len() > self.patch {
+                self.flush_patched()?;
+            } else {
+                self.w
+                    .write_all(self.src.get(self.pending..self.pos).unwrap_or(&[]))?;
+            }
         }
         self.pending = self.pos;
         Ok(())
+    }
+
+    /// Writes the kept span with the patches that lie wholly inside it applied.
+    #[cold]
+    fn flush_patched(&mut self) -> io::Result<()> {
+        let (mut at, end) = (self.pending, self.pos);
+        while let Some((start, stop, text)) = self.patches.get(self.patch) {
+            let (start, stop) = (*start as usize, *stop as usize);
+            if start < at {
+                // Passed, or dropped with the source around it.
+                self.patch += 1;
+                continue;
+            }
+            if stop > end {
+                break;
+            }
+            self.w.write_all(self.src.get(at..start).unwrap_or(&[]))?;
+            self.w.write_all(text)?;
+            at = stop;
+            self.patch += 1;
+        }
+        self.w.write_all(self.src.get(at..end).unwrap_or(&[]))
     }
 
     /// Keeps the source up to `to`.
@@ -214,12 +244,15 @@ impl Module {
         pos: usize,
         last: bool,
     ) -> io::Result<()> {
+        let patches = self.blockaddress_patches();
         let mut out = Out {
             src: &self.src,
             w,
             pos,
             pending: pos,
             site: 0,
+            patches: &patches,
+            patch: 0,
         };
         for &index in self.order.get(items).unwrap_or(&[]) {
             let Some(item) = self.items.get(index as usize) else {
@@ -591,6 +624,81 @@ impl Module {
         }
     }
 
+    /// The `blockaddress(@f, %N)` constants kept as text whose block `%N` has another number
+    /// now that `@f` was renumbered: (start, end, new text), by start. Empty, at the cost of
+    /// a look at each function's state, when no function was renumbered.
+    fn blockaddress_patches(&self) -> Vec<(u32, u32, Vec<u8>)> {
+        if !self.funcs.iter().any(|f| f.state & RENUMBER != 0) {
+            return Vec::new();
+        }
+        let mut names = FxHashMap::default();
+        let mut patches = Vec::new();
+        for c in &self.consts {
+            if c.kind == ConstKind::Opaque && c.start != crate::inst::NONE {
+                if let Some(text) = self.renumbered_blockaddress(c.start, c.end, Some(&mut names)) {
+                    patches.push((c.start, c.end, text));
+                }
+            }
+        }
+        patches.sort_unstable_by_key(|p| p.0);
+        patches.dedup_by_key(|p| p.0);
+        patches
+    }
+
+    /// The text of the constant at `[start, end)` when it is `blockaddress(@f, %N)`, `@f` was
+    /// renumbered and block `%N` has a new number; `names` caches the functions' tables.
+    fn renumbered_blockaddress(
+        &self,
+        start: u32,
+        end: u32,
+        names: Option<&mut FxHashMap<FuncId, FnNames>>,
+    ) -> Option<Vec<u8>> {
+        let text = self.src.get(start as usize..end as usize)?;
+        if !text.starts_with(b"blockaddress") {
+            return None;
+        }
+        let mut lexer = Lexer::at(&self.src, start as usize + b"blockaddress".len());
+        if lexer.next_token().kind != Tok::LParen {
+            return None;
+        }
+        let g = lexer.next_token();
+        let raw = self.src.get(g.start as usize..g.end as usize)?;
+        let global = match (g.kind, name_key(raw, g.kind == Tok::GlobalId)) {
+            (Tok::GlobalVar | Tok::GlobalId, NameKey::Named(name)) => self.global_map.get(&*name),
+            (Tok::GlobalVar | Tok::GlobalId, NameKey::Numbered(n)) => self.global_numbered.get(&n),
+            _ => None,
+        }?;
+        let GlobalKindData::Func(f) = self.globals.get(global.index())?.kind else {
+            return None;
+        };
+        let block = (lexer.next_token().kind == Tok::Comma).then(|| lexer.next_token())?;
+        if self.funcs.get(f.index())?.state & RENUMBER == 0
+            || block.kind != Tok::LocalId
+            || block.end > end
+        {
+            return None;
+        }
+        let own;
+        let names = match names {
+            Some(cache) => &*cache.entry(f).or_insert_with(|| self.fn_names(f)),
+            None => {
+                own = self.fn_names(f);
+                &own
+            }
+        };
+        let raw = &self.src[block.start as usize..block.end as usize];
+        let value = names.lookup(self, raw, true)?;
+        let number = names
+            .number(self, value)
+            .filter(|_| matches!(value, Value::Block(_)))?;
+        let mut out = Vec::with_capacity(text.len() + 2);
+        out.extend_from_slice(&self.src[start as usize..block.start as usize]);
+        out.push(b'%');
+        push_u64(&mut out, u64::from(number));
+        out.extend_from_slice(&self.src[block.end as usize..end as usize]);
+        (out != text).then_some(out)
+    }
+
     // ---- LLVM-style printing of values, constants, instructions, headers ----------------
 
     /// The type of a local or global value (constants carry theirs in the operand).
@@ -730,6 +838,12 @@ impl Module {
     ) {
         let data = self.const_data(c);
         if data.start != crate::inst::NONE {
+            if data.kind == ConstKind::Opaque {
+                if let Some(text) = self.renumbered_blockaddress(data.start, data.end, None) {
+                    out.extend_from_slice(&text);
+                    return;
+                }
+            }
             out.extend_from_slice(
                 self.src
                     .get(data.start as usize..data.end as usize)
