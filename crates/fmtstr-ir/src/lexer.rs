@@ -224,51 +224,49 @@ impl<'s> Lexer<'s> {
         while n < out.len() {
             // Whitespace and comments. Single spaces and newlines dominate; runs of spaces
             // (indentation, the padding before `; preds`) are skipped eight at a time.
-            match src.get(i) {
-                Some(b' ') => {
-                    i += 1;
-                    if src.get(i) == Some(&b' ') {
-                        while let Some(chunk) = src.get(i..i + 8) {
-                            if chunk != b"        " {
-                                break;
-                            }
-                            i += 8;
+            let Some(&b) = src.get(i) else {
+                self.pos = len;
+                out[n] = make(Tok::Eof, len, len);
+                return n + 1;
+            };
+            // Tests rather than a `match`: it compiled to a jump table, an indirect branch
+            // mispredicted at every token.
+            if b == b' ' {
+                i += 1;
+                if src.get(i) == Some(&b' ') {
+                    while let Some(chunk) = src.get(i..i + 8) {
+                        if chunk != b"        " {
+                            break;
                         }
+                        i += 8;
                     }
-                    continue;
                 }
-                Some(b'\n' | b'\t' | b'\r') => {
-                    i += 1;
-                    continue;
-                }
-                Some(b';') => {
-                    i = match memchr(b'\n', &src[i..]) {
-                        Some(k) => i + k,
-                        None => len,
-                    };
-                    continue;
-                }
-                Some(b'/') if src.get(i + 1) == Some(&b'*') => {
-                    match src[i + 2..].windows(2).position(|w| w == b"*/") {
-                        Some(k) => i += 2 + k + 2,
-                        None => {
-                            self.pos = len;
-                            self.error = "unterminated comment";
-                            out[n] = make(Tok::Error, len, len);
-                            return n + 1;
-                        }
+                continue;
+            }
+            if b == b'\n' || b == b'\t' || b == b'\r' {
+                i += 1;
+                continue;
+            }
+            if b == b';' {
+                i = match memchr(b'\n', &src[i..]) {
+                    Some(k) => i + k,
+                    None => len,
+                };
+                continue;
+            }
+            if b == b'/' && src.get(i + 1) == Some(&b'*') {
+                match src[i + 2..].windows(2).position(|w| w == b"*/") {
+                    Some(k) => i += 2 + k + 2,
+                    None => {
+                        self.pos = len;
+                        self.error = "unterminated comment";
+                        out[n] = make(Tok::Error, len, len);
+                        return n + 1;
                     }
-                    continue;
                 }
-                Some(_) => {}
-                None => {
-                    self.pos = len;
-                    out[n] = make(Tok::Eof, len, len);
-                    return n + 1;
-                }
+                continue;
             }
             let start = i;
-            let b = src[i];
             // Fast paths for the most common tokens: keywords and types, `%N`/`%name`, `,`.
             if CLASS[b as usize] & ALPHA != 0 && !(b == b'c' && src.get(i + 1) == Some(&b'"')) {
                 let mut j = i + 1;
