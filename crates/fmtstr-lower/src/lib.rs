@@ -177,7 +177,6 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             })
         };
     }
-    let first = calls[0].location(module);
     // Plan (every check), then edit.
     let applied: Result<Option<Table<'static>>, EditError> = match options.target {
         Target::Nvptx { layout } => {
@@ -205,6 +204,8 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             strings,
         }),
         Err(error) => {
+            // A removed instruction keeps its source position.
+            let first = calls[0].location(module);
             diagnostics.push(first.error(format!("cannot rewrite the module: {error}")));
             fail(diagnostics, options.werror)
         }
