@@ -170,14 +170,14 @@ impl Module {
             .or_else(|| list[..hint].iter().position(|&x| x == inst))
     }
 
-    /// A fresh local name in `f` based on `hint`.
+    /// Names the new instruction `id` of `f` with a fresh local name based on `hint`.
     ///
     /// The candidates are `hint`, `hint1`, `hint2`, ... (`hint.1`, ... when the hint ends in a
     /// digit): the first one not taken. The function's names are indexed on the first request,
-    /// and each hint remembers how far its candidates are taken, so a name costs O(1).
-    fn fresh_local(&mut self, f: FuncId, hint: &str) -> Vec<u8> {
-        let index = self.func_index(f);
-        if index.names.is_none() {
+    /// and each hint remembers how far its candidates are taken, so a name costs O(1). Each
+    /// candidate is written straight into the name table, so naming allocates nothing.
+    fn name_new_inst(&mut self, f: FuncId, id: InstId, hint: &str) {
+        if self.func_index(f).names.is_none() {
             // Every new name of `f` was made here, after this set was built: the source
             // names are all there is to collect.
             let defs: usize = self.funcs[f.index()]
@@ -196,40 +196,50 @@ impl Module {
             });
             self.func_index(f).names = Some(set);
         }
-        let base: String = if hint.is_empty() || hint.bytes().all(|b| b.is_ascii_digit()) {
-            format!("v{hint}")
+        // A name of digits only would read back as a number.
+        let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
+            b"v"
         } else {
-            hint.to_string()
+            b""
         };
-        let separator = if base.ends_with(|c: char| c.is_ascii_digit()) {
-            "."
-        } else {
-            ""
+        let base_len = prefix.len() + hint.len();
+        let separator: &[u8] = match hint.as_bytes().last() {
+            Some(b) if b.is_ascii_digit() => b".",
+            _ => b"",
         };
-        let index = self.func_index(f);
-        let mut k = index.next_suffix.get(base.as_bytes()).copied().unwrap_or(0);
+        let Module {
+            funcs, new_names, ..
+        } = self;
+        let index = funcs[f.index()].names.get_or_insert_with(Default::default);
+        let start = new_names.begin();
+        new_names.push_bytes(prefix);
+        new_names.push_bytes(hint.as_bytes());
+        let mut k = index
+            .next_suffix
+            .get(new_names.pending(start))
+            .copied()
+            .unwrap_or(0);
         let names = index.names.get_or_insert_with(Default::default);
-        let mut candidate: Vec<u8> = Vec::with_capacity(base.len() + 8);
         loop {
-            candidate.clear();
-            candidate.extend_from_slice(base.as_bytes());
+            new_names.truncate(start + base_len);
             if k > 0 {
-                candidate.extend_from_slice(separator.as_bytes());
-                crate::types::push_u64(&mut candidate, k);
+                new_names.push_bytes(separator);
+                new_names.push_u64(k);
             }
-            if names.insert(name_hash(&candidate)) {
+            if names.insert(name_hash(new_names.pending(start))) {
                 break;
             }
             k += 1;
         }
         // Names are never freed, so every candidate up to `k` stays taken.
-        match index.next_suffix.get_mut(base.as_bytes()) {
+        let base = &new_names.pending(start)[..base_len];
+        match index.next_suffix.get_mut(base) {
             Some(next) => *next = k + 1,
             None => {
-                index.next_suffix.insert(base.into_bytes().into(), k + 1);
+                index.next_suffix.insert(base.into(), k + 1);
             }
         }
-        candidate
+        new_names.finish(id, start);
     }
 
     fn func_index(&mut self, f: FuncId) -> &mut crate::module::FuncIndex {
@@ -1154,8 +1164,7 @@ impl<'m> Builder<'m> {
         data.block = self.block.0;
         self.m.insts.push(data);
         if data.ty != TypeId::VOID {
-            let name = self.m.fresh_local(self.func, name);
-            self.m.new_names.insert(id, &name);
+            self.m.name_new_inst(self.func, id, name);
         }
         for op in ops {
             self.m.note_use(self.func, id, PackedValue::pack(op.value));

@@ -400,6 +400,44 @@ impl NewNames {
         self.named += 1;
     }
 
+    /// Starts a name written in place: the returned start goes to the calls below.
+    pub fn begin(&self) -> usize {
+        self.bytes.len()
+    }
+
+    pub fn push_bytes(&mut self, bytes: &[u8]) {
+        self.bytes.extend_from_slice(bytes);
+    }
+
+    pub fn push_u64(&mut self, value: u64) {
+        crate::types::push_u64(&mut self.bytes, value);
+    }
+
+    /// The name begun at `start`, so far.
+    pub fn pending(&self, start: usize) -> &[u8] {
+        &self.bytes[start..]
+    }
+
+    pub fn truncate(&mut self, len: usize) {
+        self.bytes.truncate(len);
+    }
+
+    /// Gives the name begun at `start` to `id`.
+    pub fn finish(&mut self, id: InstId, start: usize) {
+        if self.ends.is_empty() || id.0 >= self.base + self.ends.len() as u32 {
+            if self.ends.is_empty() {
+                self.base = id.0;
+            }
+            let k = (id.0 - self.base) as usize;
+            self.ends.resize(k, start as u32);
+            self.ends.push(self.bytes.len() as u32);
+            self.named += 1;
+            return;
+        }
+        let name = self.bytes.split_off(start);
+        self.insert(id, &name);
+    }
+
     fn name_at(&self, k: usize) -> &[u8] {
         let start = if k == 0 { 0 } else { self.ends[k - 1] as usize };
         &self.bytes[start..self.ends[k] as usize]
@@ -650,5 +688,23 @@ mod tests {
         }
         assert_eq!(names.get(&InstId(8)), None);
         assert_eq!(names.len(), 4);
+        // Names written in place, after the last id and (not reached) below it.
+        for (id, name) in [(20, "in.place"), (15, "below")] {
+            let start = names.begin();
+            names.push_bytes(name.as_bytes());
+            names.push_u64(7);
+            names.truncate(start + name.len());
+            names.finish(InstId(id), start);
+        }
+        for (id, name) in [
+            (7, "c"),
+            (12, "ddd"),
+            (13, "bb"),
+            (15, "below"),
+            (20, "in.place"),
+        ] {
+            assert_eq!(names.get(&InstId(id)), Some(name.as_bytes()), "id {id}");
+        }
+        assert_eq!(names.get(&InstId(19)), None);
     }
 }
