@@ -14,7 +14,7 @@ use fmtstr_ir::Module;
 use fmtstr_lower::{lower, Failed, Layout, Options, Stage, Target};
 
 use crate::nvptx_config::NvptxArgs;
-use crate::output::write_atomically;
+use crate::output::{write_atomically, write_atomically_with};
 use crate::Outcome;
 
 /// Lower the printf calls of an LLVM IR module for a GPU target.
@@ -141,9 +141,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     if lowered.calls == 0 {
         // Nothing to lower: the module as it came.
-        write_output(args.output.as_deref(), module.source())?;
+        write_output(args.output.as_deref(), |w| w.write_all(module.source()))?;
     } else {
-        write_output(args.output.as_deref(), &module.print())?;
+        write_output(args.output.as_deref(), |mut w| module.write_to(&mut w))?;
     }
     // The process ends here: freeing a large module piece by piece would only cost time.
     std::mem::forget(module);
@@ -173,9 +173,9 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
     }
     drop(stderr);
     if report.changed() {
-        write_output(args.output.as_deref(), &module.print())?;
+        write_output(args.output.as_deref(), |mut w| module.write_to(&mut w))?;
     } else {
-        write_output(args.output.as_deref(), module.source())?;
+        write_output(args.output.as_deref(), |w| w.write_all(module.source()))?;
     }
     Ok(Outcome::Clean)
 }
@@ -323,13 +323,15 @@ fn find_llvm_dis() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-fn write_output(path: Option<&Path>, bytes: &[u8]) -> anyhow::Result<()> {
+fn write_output(
+    path: Option<&Path>,
+    write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> anyhow::Result<()> {
     match path {
-        Some(path) if path.as_os_str() != "-" => write_atomically(path, bytes),
+        Some(path) if path.as_os_str() != "-" => write_atomically_with(path, write),
         _ => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(bytes)
+            let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
+            write(&mut stdout)
                 .and_then(|()| stdout.flush())
                 .context("cannot write the module to stdout")
         }
