@@ -284,3 +284,74 @@ fn real_edits_renumber_and_llvm_as_accepts_them() {
         rejected.join("\n")
     );
 }
+
+#[test]
+fn metadata_removal_on_real_modules_and_llvm_as_accepts_it() {
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) else {
+        return;
+    };
+    let mut outputs = Vec::new();
+    let (mut removed, mut refused) = (0, 0);
+    for path in &files {
+        let name = common::short(path);
+        let text = std::fs::read(path).unwrap();
+        let mut module = Module::parse(&name, text).unwrap();
+        // A node still named by `!llvm.ident` is refused; once the named metadata goes, its
+        // nodes go too.
+        let ident: Vec<_> = module.named_metadata("llvm.ident").unwrap_or(&[]).to_vec();
+        let numbers: Vec<u32> = ident
+            .iter()
+            .filter_map(|&n| module.md_node(n).number())
+            .collect();
+        assert!(!numbers.is_empty(), "{name}: no numbered !llvm.ident node");
+        assert!(
+            matches!(
+                module.remove_metadata(ident[0]),
+                Err(EditError::StillUsed { .. })
+            ),
+            "{name}: a node named by !llvm.ident was removed"
+        );
+        refused += 1;
+        assert!(module.remove_named_metadata("llvm.ident"));
+        for &node in &ident {
+            module.remove_metadata(node).unwrap();
+            removed += 1;
+        }
+        // A node a debug location refers to stays.
+        let located = module
+            .functions()
+            .flat_map(|f| f.instructions().collect::<Vec<_>>())
+            .find_map(|i| i.metadata("dbg").map(|m| m.id()));
+        if let Some(node) = located {
+            assert!(
+                matches!(
+                    module.remove_metadata(node),
+                    Err(EditError::StillUsed { .. })
+                ),
+                "{name}: a !dbg location was removed"
+            );
+            refused += 1;
+        }
+        let printed = module.print();
+        let again = Module::parse("removed", printed.clone()).unwrap();
+        for n in numbers {
+            assert!(
+                again.md_numbered(n).is_none(),
+                "{name}: !{n} is still there"
+            );
+        }
+        outputs.push((name, printed));
+    }
+    assert!(removed >= files.len() && refused > files.len());
+    let rejected = common::llvm_as_failures(&llvm_as, &outputs);
+    assert!(
+        rejected.is_empty(),
+        "llvm-as rejects {} of {} files after metadata removal:\n{}",
+        rejected.len(),
+        outputs.len(),
+        rejected.join("\n")
+    );
+}
