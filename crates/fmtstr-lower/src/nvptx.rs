@@ -258,10 +258,11 @@ fn lower_function(
                 f
             }
         };
-        let spills: Vec<Option<Operand>> = layout
+        // Each spilled field's stack slot and alignment.
+        let spills: Vec<Option<(Operand, u64)>> = layout
             .fields
             .iter()
-            .map(|field| -> Result<Option<Operand>, EditError> {
+            .map(|field| -> Result<Option<(Operand, u64)>, EditError> {
                 if field.payload != Payload::Spill {
                     return Ok(None);
                 }
@@ -275,7 +276,7 @@ fn lower_function(
                     align,
                     "vprintfIndirect",
                 )?;
-                Ok(Some(slot))
+                Ok(Some((slot, align)))
             })
             .collect::<Result<_, _>>()?;
         // Constants first: the builder holds the module.
@@ -293,7 +294,6 @@ fn lower_function(
             .collect();
         let null = module.const_null(TypeId::PTR);
         let current = call.current_variadic(module);
-        let dl = module.data_layout().clone();
         let mut b = module.builder(Position::Before(call.inst))?;
         b.debug_loc_from(call.inst);
         let fmt = generic(&mut b, call.format.operand, "fmt")?;
@@ -316,9 +316,8 @@ fn lower_function(
                         Payload::Pointer => operand,
                         Payload::Spill => {
                             let value = field.promotion.apply(&mut b, operand)?;
-                            let slot = spill
+                            let (slot, align) = spill
                                 .ok_or_else(|| EditError::Invalid("missing spill slot".into()))?;
-                            let align = dl.abi_align(b.module().types(), value.ty).unwrap_or(1);
                             b.store(value, slot, align)?;
                             slot
                         }
