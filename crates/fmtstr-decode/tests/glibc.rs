@@ -6,11 +6,9 @@
 //! payloads), packed into one buffer exactly as the protocol says, decoded, and compared byte
 //! for byte with what glibc prints for the same C values. At least 1,000,000 entries;
 //! `FMTSTR_DECODE_CASES` and `FMTSTR_DECODE_SEED` change the run.
-// Calling C's variadic snprintf needs `unsafe`; the library itself stays safe.
-#![allow(unsafe_code)]
 
 use std::collections::HashMap;
-use std::ffi::{c_char, c_int, c_long, c_void, CString};
+use std::ffi::{c_int, c_long, CString};
 use std::fmt::Write as _;
 use std::time::Instant;
 
@@ -18,6 +16,7 @@ use fmtstr_decode::encode::{BufferWriter, Payload};
 use fmtstr_decode::stream::{self, Options};
 use fmtstr_decode::{decode_to_vec, Buffer, Decoder, Formats, ProblemKind};
 use fmtstr_meta::{Entry, Mask, Table};
+use fmtstr_oracles::glibc::{self, CArg};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -311,58 +310,16 @@ fn random_star(rng: &mut SmallRng) -> c_int {
     }
 }
 
-#[derive(Clone, Copy)]
-enum CArg {
-    Int(c_int),
-    Long(c_long),
-    Double(f64),
-    Ptr(*const c_void),
-}
-
-/// Appends glibc's output for one (element) value.
-fn glibc(out: &mut Vec<u8>, scratch: &mut Vec<u8>, format: &CString, stars: &[c_int], arg: CArg) {
-    macro_rules! call {
-        ($v:expr) => {{
-            let p = scratch.as_mut_ptr() as *mut c_char;
-            let n = scratch.len();
-            let f = format.as_ptr();
-            // SAFETY: the scratch buffer is `n` bytes long and the arguments match the format,
-            // which the generator builds from the same data.
-            unsafe {
-                match stars {
-                    [] => libc::snprintf(p, n, f, $v),
-                    [a] => libc::snprintf(p, n, f, *a, $v),
-                    [a, b] => libc::snprintf(p, n, f, *a, *b, $v),
-                    _ => unreachable!(),
-                }
-            }
-        }};
-    }
-    loop {
-        let written = match arg {
-            CArg::Int(v) => call!(v),
-            CArg::Long(v) => call!(v),
-            CArg::Double(v) => call!(v),
-            CArg::Ptr(v) => call!(v),
-        };
-        assert!(written >= 0, "glibc failed on {format:?}");
-        let written = written as usize;
-        if written < scratch.len() {
-            out.extend_from_slice(&scratch[..written]);
-            return;
-        }
-        scratch.resize(written + 1, 0);
-    }
-}
-
 /// Writes one entry's payload and glibc's text for it.
+// glibc's snprintf is an `unsafe fn` (the arguments must match the format); the library
+// itself stays safe.
+#[allow(unsafe_code)]
 fn entry(
     rng: &mut SmallRng,
     format: &GenFormat,
     c_specs: &[(CString, CString)],
     payload: &mut Payload,
     expected: &mut Vec<u8>,
-    scratch: &mut Vec<u8>,
 ) {
     payload.clear();
     for (spec, (prefixed, bare)) in format.specs.iter().zip(c_specs) {
@@ -410,11 +367,11 @@ fn entry(
                         _ => rng.gen(),
                     };
                     payload.u64(value);
-                    CArg::Ptr(value as usize as *const c_void)
+                    CArg::Ptr(value as usize)
                 }
                 Travel::NullStr => {
                     payload.u64(0);
-                    CArg::Ptr(std::ptr::null())
+                    CArg::NullStr
                 }
             };
             let c_format = if spec.vector.is_some() {
@@ -422,7 +379,14 @@ fn entry(
             } else {
                 prefixed
             };
-            glibc(expected, scratch, c_format, &stars, arg);
+            let args: Vec<CArg<'_>> = stars
+                .iter()
+                .map(|&star| CArg::Int(star))
+                .chain([arg])
+                .collect();
+            // SAFETY: the arguments match the format, which the generator builds from the same
+            // data.
+            unsafe { glibc::snprintf_append(expected, c_format, &args) };
         }
     }
     expected.extend_from_slice(format.suffix.replace("%%", "%").as_bytes());
@@ -482,7 +446,6 @@ fn random_entries_match_glibc() {
     let mut payload = Payload::new();
     let mut expected = Vec::with_capacity(cases * 24);
     let mut ends = Vec::with_capacity(cases);
-    let mut scratch = vec![0u8; 4096];
     for _ in 0..cases {
         let index = rng.gen_range(0..formats.len());
         entry(
@@ -491,7 +454,6 @@ fn random_entries_match_glibc() {
             &c_specs[index],
             &mut payload,
             &mut expected,
-            &mut scratch,
         );
         writer.entry(ids[index], payload.dwords());
         ends.push(expected.len());

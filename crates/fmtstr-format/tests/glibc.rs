@@ -2,16 +2,15 @@
 //!
 //! A curated table of edge cases plus at least a million random (spec, value) pairs from a
 //! seeded RNG. `FMTSTR_GLIBC_CASES` and `FMTSTR_GLIBC_SEED` change the random run.
-// Calling C's variadic snprintf needs `unsafe`; the library itself stays safe.
-#![allow(unsafe_code)]
 // Edge values are spelled the way C programmers know them (2.2250738585072009e-308).
 #![allow(clippy::excessive_precision)]
 
-use std::ffi::{c_char, c_int, c_long, c_void, CString};
+use std::ffi::{c_int, c_long, CString};
 use std::fmt::Write as _;
 use std::time::Instant;
 
 use fmtstr_format::{Arg, Format};
+use fmtstr_oracles::glibc::{self, CArg};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
@@ -93,51 +92,7 @@ impl GenSpec {
     }
 }
 
-enum CArg {
-    Int(c_int),
-    Long(c_long),
-    Double(f64),
-    Ptr(*const c_void),
-}
-
-/// Appends glibc's output for one value to `out`.
-fn glibc(out: &mut Vec<u8>, buf: &mut Vec<u8>, format: &CString, stars: &[c_int], arg: CArg) {
-    macro_rules! call {
-        ($v:expr) => {{
-            let p = buf.as_mut_ptr() as *mut c_char;
-            let n = buf.len();
-            let f = format.as_ptr();
-            // SAFETY: the buffer is `n` bytes long and the arguments match the format, which
-            // the generator builds from the same data.
-            unsafe {
-                match stars {
-                    [] => libc::snprintf(p, n, f, $v),
-                    [a] => libc::snprintf(p, n, f, *a, $v),
-                    [a, b] => libc::snprintf(p, n, f, *a, *b, $v),
-                    _ => unreachable!(),
-                }
-            }
-        }};
-    }
-    loop {
-        let written = match arg {
-            CArg::Int(v) => call!(v),
-            CArg::Long(v) => call!(v),
-            CArg::Double(v) => call!(v),
-            CArg::Ptr(v) => call!(v),
-        };
-        assert!(written >= 0, "glibc failed on {format:?}");
-        let written = written as usize;
-        if written < buf.len() {
-            out.extend_from_slice(&buf[..written]);
-            return;
-        }
-        buf.resize(written + 1, 0);
-    }
-}
-
 struct Harness {
-    buf: Vec<u8>,
     ours: Vec<u8>,
     theirs: Vec<u8>,
     mismatches: usize,
@@ -147,7 +102,6 @@ struct Harness {
 impl Harness {
     fn new() -> Harness {
         Harness {
-            buf: vec![0; 4096],
             ours: Vec::new(),
             theirs: Vec::new(),
             mismatches: 0,
@@ -156,6 +110,9 @@ impl Harness {
     }
 
     /// Renders `prefix spec suffix` with both and compares; returns fmtstr's output.
+    // glibc's snprintf is an `unsafe fn` (the arguments must match the format); the library
+    // itself stays safe.
+    #[allow(unsafe_code)]
     fn run(
         &mut self,
         spec: &GenSpec,
@@ -213,14 +170,21 @@ impl Harness {
                     }
                 }
                 Value::Float(x) => CArg::Double(*x),
-                Value::Ptr(p) => CArg::Ptr(*p as usize as *const c_void),
+                Value::Ptr(p) => CArg::Ptr(*p as usize),
                 Value::Str(s) => {
                     c_string = CString::new(s.clone()).unwrap();
-                    CArg::Ptr(c_string.as_ptr().cast())
+                    CArg::Str(&c_string)
                 }
-                Value::NullStr => CArg::Ptr(std::ptr::null()),
+                Value::NullStr => CArg::NullStr,
             };
-            glibc(&mut self.theirs, &mut self.buf, &c_format, stars, arg);
+            let args: Vec<CArg<'_>> = stars
+                .iter()
+                .map(|&star| CArg::Int(star))
+                .chain([arg])
+                .collect();
+            // SAFETY: the arguments match the format, which the generator builds from the same
+            // data.
+            unsafe { glibc::snprintf_append(&mut self.theirs, &c_format, &args) };
         }
         if vector {
             self.theirs

@@ -12,10 +12,15 @@
 //! use fmtstr_oracles::{require, Tool};
 //! let Some(llc) = require(Tool::Llc) else { return };
 //! ```
+//!
+//! The renderer's and the decoder's differential tests judge by glibc itself: [`glibc`] calls its
+//! `snprintf` with typed C arguments.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+pub mod glibc;
 
 /// A real tool that judges fmtstr's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
