@@ -223,9 +223,12 @@ pub(crate) fn remove_declaration_if_unused(
     name: &str,
 ) -> Result<(), EditError> {
     if let Some(f) = module.function_by_name(name) {
-        let function = module.function(f);
-        if function.is_declaration() && module.global_uses(function.global().id()) == 0 {
-            module.remove_function(f)?;
+        if module.function(f).is_declaration() {
+            // Removal is refused while anything uses it: one scan of the module, not two.
+            match module.remove_function(f) {
+                Err(EditError::StillUsed { .. }) => {}
+                other => other?,
+            }
         }
     }
     Ok(())
