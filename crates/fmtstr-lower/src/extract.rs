@@ -181,7 +181,7 @@ fn model_call(
         None if variadic.is_empty() => Form::Bare,
         None => Form::Varargs,
     };
-    let format = resolve_format(
+    let (format, classes) = resolve_format(
         module,
         args[fixed - 1].operand,
         formats,
@@ -217,23 +217,10 @@ fn model_call(
         _ => {}
     }
 
-    let mut arguments = Vec::new();
+    let mut arguments = Vec::with_capacity(variadic.len());
     if form != Form::PrePacked {
-        let slots = format
-            .parsed
-            .as_ref()
-            .map(|f| f.arguments())
-            .unwrap_or_default();
-        let specs: Vec<_> = format
-            .parsed
-            .as_ref()
-            .map(|f| f.specs().copied().collect())
-            .unwrap_or_default();
         for (index, arg) in variadic.iter().enumerate() {
-            let class = slots.get(index).map(|slot| match *slot {
-                ArgSlot::Star { .. } => ArgClass::Signed,
-                ArgSlot::Value { spec } => specs[spec].class(),
-            });
+            let class = classes.get(index).copied();
             let extend = if arg.has(Attr::SignExt) {
                 Extend::Sign
             } else if arg.has(Attr::ZeroExt) || class == Some(ArgClass::Unsigned) {
@@ -249,7 +236,20 @@ fn model_call(
             });
         }
         if let Some(parsed) = &format.parsed {
-            check_arguments(module, parsed, &arguments, &location, diagnostics);
+            // The same format with the same argument types checks the same: a clean pair is
+            // remembered, so that a format printed from many places is checked once.
+            let types: Option<Vec<ArgType>> = arguments
+                .iter()
+                .map(|a| arg_type(module, a.operand.ty))
+                .collect();
+            if let Some(types) = types {
+                let key = (format.global, format.offset, types);
+                if !formats.clean.contains(&key)
+                    && check_arguments(parsed, &key.2, &location, diagnostics)
+                {
+                    formats.clean.insert(key);
+                }
+            }
         }
     }
 
@@ -269,6 +269,8 @@ fn model_call(
 #[derive(Default)]
 struct Formats {
     seen: HashMap<(GlobalId, i64), Parsed>,
+    /// (format, argument types) pairs the checker found nothing wrong with.
+    clean: HashSet<(GlobalId, i64, Vec<ArgType>)>,
 }
 
 /// A format string's bytes and what parsing them gave.
@@ -276,6 +278,8 @@ struct Formats {
 struct Parsed {
     bytes: Arc<[u8]>,
     format: Result<Arc<Format>, fmtstr_format::ParseError>,
+    /// What each argument the format consumes reads, in order (`*` reads an int).
+    classes: Arc<[ArgClass]>,
 }
 
 /// Resolves the format operand to a constant string global in address space 0 or 4.
@@ -285,7 +289,7 @@ fn resolve_format(
     formats: &mut Formats,
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<FormatString> {
+) -> Option<(FormatString, Arc<[ArgClass]>)> {
     let Some(target) = module.resolve_global(operand) else {
         diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
         return None;
@@ -310,9 +314,25 @@ fn resolve_format(
                 diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
                 return None;
             };
+            let format = Format::parse(&bytes).map(Arc::new);
+            let classes = match &format {
+                Ok(format) => {
+                    let specs: Vec<_> = format.specs().collect();
+                    format
+                        .arguments()
+                        .iter()
+                        .map(|slot| match *slot {
+                            ArgSlot::Star { .. } => ArgClass::Signed,
+                            ArgSlot::Value { spec } => specs[spec].class(),
+                        })
+                        .collect()
+                }
+                Err(_) => Arc::from([]),
+            };
             let parsed = Parsed {
-                format: Format::parse(&bytes).map(Arc::new),
+                format,
                 bytes: bytes.into(),
+                classes,
             };
             formats
                 .seen
@@ -331,32 +351,29 @@ fn resolve_format(
             None
         }
     };
-    Some(FormatString {
-        operand,
-        global: target.global,
-        offset: target.offset,
-        addrspace,
-        bytes: parsed.bytes,
-        parsed: format,
-    })
+    Some((
+        FormatString {
+            operand,
+            global: target.global,
+            offset: target.offset,
+            addrspace,
+            bytes: parsed.bytes,
+            parsed: format,
+        },
+        parsed.classes,
+    ))
 }
 
-/// clang's `-Wformat` on the IR argument types.
+/// clang's `-Wformat` on the IR argument types; whether it found nothing.
 fn check_arguments(
-    module: &Module,
     format: &Format,
-    args: &[Argument],
+    types: &[ArgType],
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
-) {
-    let Some(types) = args
-        .iter()
-        .map(|a| arg_type(module, a.operand.ty))
-        .collect::<Option<Vec<_>>>()
-    else {
-        return;
-    };
-    for finding in check(format, &types) {
+) -> bool {
+    let findings = check(format, types);
+    let clean = findings.is_empty();
+    for finding in findings {
         let message = match (finding.kind, finding.arg_index) {
             (FindingKind::TooFewArguments { .. } | FindingKind::TooManyArguments { .. }, _)
             | (_, None) => finding.message.clone(),
@@ -368,6 +385,7 @@ fn check_arguments(
         }
         diagnostics.push(warning);
     }
+    clean
 }
 
 /// The checker's view of an IR type (`None` for types printf cannot take).
