@@ -10,8 +10,8 @@ use std::process::Command;
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
-use fmtstr_ir::Module;
-use fmtstr_lower::{lower, Failed, Layout, Options, Stage, Target};
+use fmtstr_ir::{Module, Shard};
+use fmtstr_lower::{lower_shards, Failed, Layout, Options, Stage, Target};
 
 use crate::nvptx_config::NvptxArgs;
 use crate::output::{write_atomically, write_atomically_with};
@@ -119,12 +119,28 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let target = target(&args)?;
     let (name, text) = read_input(&args.input)?;
-    let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
     let options = Options {
         target,
         werror: args.werror,
     };
-    let lowered = match lower(&mut module, &options) {
+    // NVPTX lowering works function by function: a large module is lowered in shards, one
+    // thread each. The AMD buffer stage keeps a module-wide table: one module.
+    let threads = match target {
+        Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
+        Target::Amdgpu { .. } => 1,
+    };
+    let mut shards = if threads > 1 {
+        Module::parse_shards(&name, text, threads)
+    } else {
+        Module::parse(&name, text).map(|module| {
+            vec![Shard {
+                module,
+                first_function: None,
+            }]
+        })
+    }
+    .map_err(|error| anyhow::anyhow!("{error}"))?;
+    let lowered = match lower_shards(&mut shards, &options) {
         Ok(lowered) => lowered,
         Err(failed) => return report_failure(&failed),
     };
@@ -141,12 +157,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     if lowered.calls == 0 {
         // Nothing to lower: the module as it came.
-        write_output(args.output.as_deref(), |w| w.write_all(module.source()))?;
+        let source = shards.first().map_or(&[][..], |s| s.module.source());
+        write_output(args.output.as_deref(), |w| w.write_all(source))?;
     } else {
-        write_output(args.output.as_deref(), |mut w| module.write_to(&mut w))?;
+        write_output(args.output.as_deref(), |mut w| {
+            Module::write_shards(&shards, &mut w)
+        })?;
     }
     // The process ends here: freeing a large module piece by piece would only cost time.
-    std::mem::forget(module);
+    std::mem::forget(shards);
     Ok(Outcome::Clean)
 }
 

@@ -89,7 +89,9 @@
 //! was expected), never a panic: recursion is bounded, loops always consume input, spans are
 //! checked. Parsing runs at about 200 MB/s per core; modules of 4 MiB and up have their
 //! function bodies parsed on several threads (see `parallel.rs`), and once edited are printed
-//! in parts on several threads (see `printer.rs`).
+//! in parts on several threads (see `printer.rs`). A pass that edits function by function
+//! can also run on several threads: [`Module::parse_shards`] gives one module per run of
+//! bodies, and [`Module::write_shards`] prints each shard's functions.
 
 mod constant;
 pub mod datalayout;
@@ -113,6 +115,7 @@ pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};
 pub use module::{ArgId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, Module, Operand, Value};
+pub use parallel::Shard;
 pub use parser::MAX_INPUT;
 pub use types::{StructType, Type, TypeId, Types};
 pub use view::{
@@ -137,12 +140,48 @@ impl Module {
         parser::parse_threads(file_name, text.into(), threads)
     }
 
+    /// Parses a module into shards for a pass that edits function by function on several
+    /// threads: each [`Shard`] is the whole module with one run of function bodies parsed
+    /// (about equal sizes, in module order). Run the pass on every shard, keep their
+    /// top-level edits identical (declare the same functions in all, remove a global from
+    /// all or none), and print with [`Module::write_shards`]: each shard prints its own
+    /// functions.
+    ///
+    /// A module below the parallel threshold (4 MiB), one the parallel parse cannot split,
+    /// or one with `blockaddress` constants (renumbering one shard's function would have to
+    /// rewrite another shard's text) comes back whole, as one shard. Errors are reported
+    /// exactly as [`Module::parse`] reports them.
+    pub fn parse_shards(
+        file_name: &str,
+        text: impl Into<Vec<u8>>,
+        threads: usize,
+    ) -> Result<Vec<Shard>, ParseError> {
+        let text = text.into();
+        let splittable = threads > 1
+            && text.len() >= parallel::MIN_PARALLEL
+            && text.len() < MAX_INPUT
+            && memchr::memmem::find(&text, b"blockaddress(").is_none();
+        if splittable {
+            if let Some(mut shards) = parallel::parse_shards(file_name, &text, threads) {
+                let src = std::sync::Arc::new(text);
+                for shard in &mut shards {
+                    shard.module.src = src.clone();
+                }
+                return Ok(shards);
+            }
+        }
+        Ok(vec![Shard {
+            module: parser::parse_threads(file_name, text, threads)?,
+            first_function: None,
+        }])
+    }
+
     /// The parallel parse alone, without the sequential fallback: for the tests that check
     /// the two agree. `None` where the parse would fall back.
     #[doc(hidden)]
     pub fn parse_parallel_only(file_name: &str, text: Vec<u8>, threads: usize) -> Option<Module> {
         let mut module = parallel::parse(file_name, &text, threads)?;
-        module.src = text.into_boxed_slice();
+        module.src = std::sync::Arc::new(text);
         Some(module)
     }
 }

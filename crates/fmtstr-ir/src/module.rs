@@ -463,7 +463,7 @@ impl NewNames {
 #[derive(Clone, Debug)]
 pub struct Module {
     pub(crate) file: String,
-    pub(crate) src: Box<[u8]>,
+    pub(crate) src: std::sync::Arc<Vec<u8>>,
     pub(crate) types: Types,
     pub(crate) layout: DataLayout,
     pub(crate) source_filename: Text,

@@ -71,30 +71,79 @@ pub(crate) fn body_ends(src: &[u8], threads: usize) -> Vec<u32> {
 
 /// Parses `src` with bodies on up to `threads` threads. `None`: parse sequentially instead.
 pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
+    let (workers, groups, bases) = parse_workers(file, src, threads)?;
+    // The first worker's module is the skeleton plus the first bodies, with final ids: the
+    // others are appended to it.
+    let mut workers = workers.into_iter();
+    let mut main = workers.next()?;
+    for (group, worker) in groups.iter().skip(1).zip(workers) {
+        merge(&mut main, &bases, worker, group)?;
+    }
+    Some(main)
+}
+
+/// One shard of a module parsed by [`Module::parse_shards`]: the whole module, with only a
+/// run of function bodies parsed.
+#[derive(Debug)]
+pub struct Shard {
+    /// The module: every top-level entity, and the bodies of this shard's functions (the
+    /// other bodies are kept as text, and their functions have no blocks here).
+    pub module: Module,
+    /// The first function whose body this shard holds (`None` for the first shard, which
+    /// also prints the text before it).
+    pub first_function: Option<FuncId>,
+}
+
+/// The workers' modules, unmerged, in module order. `None`: parse sequentially instead.
+pub(crate) fn parse_shards(file: &str, src: &[u8], threads: usize) -> Option<Vec<Shard>> {
+    let (workers, groups, _) = parse_workers(file, src, threads)?;
+    Some(
+        workers
+            .into_iter()
+            .zip(groups)
+            .enumerate()
+            .map(|(k, (module, group))| Shard {
+                module,
+                first_function: group.first().filter(|_| k > 0).map(|&(f, _, _)| f),
+            })
+            .collect(),
+    )
+}
+
+type Group = Vec<(FuncId, u32, u32)>;
+
+/// The skeleton, then the bodies in runs of about equal size on the workers: each worker's
+/// module, its run of bodies, and the skeleton's arena lengths. Every worker's bodies are
+/// checked to refer only to what the skeleton defines.
+fn parse_workers(
+    file: &str,
+    src: &[u8],
+    threads: usize,
+) -> Option<(Vec<Module>, Vec<Group>, Bases)> {
     let mut skeleton = Parser::new(file, src);
     skeleton.body_ends = body_ends(src, threads);
     skeleton.run_skeleton().ok()?;
     let pending = std::mem::take(&mut skeleton.pending);
     let main = skeleton.into_module();
+    let bases = Bases::of(&main);
     if pending.is_empty() {
-        return Some(main);
+        return Some((vec![main], vec![Vec::new()], bases));
     }
     // Contiguous runs of bodies of about equal size, so that the workers' results append in
     // module order.
     let total: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();
     let per_thread = total / threads as u64 + 1;
-    let mut groups: Vec<&[(FuncId, u32, u32)]> = Vec::new();
+    let mut groups: Vec<Group> = Vec::new();
     let mut start = 0;
     let mut size = 0u64;
     for (i, &(_, s, e)) in pending.iter().enumerate() {
         size += u64::from(e - s);
         if size >= per_thread || i + 1 == pending.len() {
-            groups.push(&pending[start..=i]);
+            groups.push(pending[start..=i].to_vec());
             start = i + 1;
             size = 0;
         }
     }
-    let bases = Bases::of(&main);
     let results: Vec<Option<Module>> = std::thread::scope(|scope| {
         let skeleton = &main;
         let handles: Vec<_> = groups
@@ -123,17 +172,11 @@ pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
             .collect()
     });
     drop(main);
-    // The first worker's module is the skeleton plus the first bodies, with final ids: the
-    // others are appended to it.
-    let mut results = results.into_iter();
-    let mut main = results.next()??;
-    if !self_contained(&main, &bases) {
+    let workers: Vec<Module> = results.into_iter().collect::<Option<_>>()?;
+    if !workers.iter().all(|w| self_contained(w, &bases)) {
         return None;
     }
-    for (group, worker) in groups.iter().skip(1).zip(results) {
-        merge(&mut main, &bases, worker?, group)?;
-    }
-    Some(main)
+    Some((workers, groups, bases))
 }
 
 /// Arena lengths of the skeleton: a worker's entries at or past these are its own.
@@ -288,9 +331,6 @@ fn self_contained(w: &Module, b: &Bases) -> bool {
 /// Appends one worker's additions to `main`. `None` when the worker defined or referred to
 /// something the skeleton does not know (the sequential parse then reports it).
 fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) -> Option<()> {
-    if !self_contained(&w, b) {
-        return None;
-    }
     // Types the worker made, interned into the main table in order (parts come first).
     let mut types = Vec::with_capacity(w.types.len().saturating_sub(b.types as usize));
     for t in b.types..w.types.len() as u32 {

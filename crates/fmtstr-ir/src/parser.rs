@@ -131,14 +131,14 @@ pub(crate) fn parse_threads(file: &str, text: Vec<u8>, threads: usize) -> PResul
             parser.m
         }
     };
-    module.src = text.into_boxed_slice();
+    module.src = std::sync::Arc::new(text);
     Ok(module)
 }
 
 pub(crate) fn empty_module(file: &str) -> Module {
     Module {
         file: file.to_string(),
-        src: Box::default(),
+        src: Default::default(),
         types: Types::new(),
         layout: DataLayout::default(),
         source_filename: none_text(),

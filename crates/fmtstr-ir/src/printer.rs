@@ -211,6 +211,69 @@ impl Module {
         })
     }
 
+    /// Prints a module parsed in shards ([`Module::parse_shards`]), each shard printing the
+    /// run of functions it owns (and the top-level text up to the next shard's first
+    /// function), on one thread per shard. The shards' top-level edits must agree.
+    pub fn write_shards<W: Write>(shards: &[crate::Shard], w: &mut W) -> io::Result<()> {
+        let Some(first) = shards.first() else {
+            return Ok(());
+        };
+        if shards.len() == 1 {
+            return first.module.write_to(w);
+        }
+        // Each shard's part: from its first function's item to the next shard's.
+        let item_index = |m: &Module, f: Option<FuncId>| -> Option<usize> {
+            let item = m.funcs.get(f?.index())?.item;
+            m.order.iter().position(|&i| i == item)
+        };
+        let mut parts = Vec::with_capacity(shards.len());
+        for (k, shard) in shards.iter().enumerate() {
+            let m = &shard.module;
+            let from = if k == 0 {
+                Some(0)
+            } else {
+                item_index(m, shard.first_function)
+            };
+            let to = match shards.get(k + 1) {
+                Some(next) => item_index(m, next.first_function),
+                None => Some(m.order.len()),
+            };
+            let (Some(from), Some(to)) = (from, to) else {
+                return Err(io::Error::other("a shard does not hold its functions"));
+            };
+            // The source printed before the part: up to the end of the last source item.
+            let pos = m.order[..from]
+                .iter()
+                .filter_map(|&i| m.items.get(i as usize))
+                .filter(|item| item.state != ITEM_NEW)
+                .map(|item| item.end as usize)
+                .max()
+                .unwrap_or(0);
+            parts.push((m, from..to, pos, k + 1 == shards.len()));
+        }
+        let printed: Vec<io::Result<Vec<u8>>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .into_iter()
+                .map(|(m, items, pos, last)| {
+                    scope.spawn(move || {
+                        let mut out = Vec::with_capacity(
+                            m.src.len() / shards.len() + m.new_names.len() * 64 / shards.len(),
+                        );
+                        m.write_items(&mut out, items, pos, last).map(|()| out)
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        for part in printed {
+            w.write_all(&part?)?;
+        }
+        Ok(())
+    }
+
     /// Where to cut `order` into about `parts` parts of equal source size: (item index, the
     /// source offset printed up to before it), from (0, 0) to (order's length, source length).
     /// A part starts at a source item, so that the text before it is the previous part's.

@@ -292,3 +292,74 @@ fn parallel_errors_and_odd_layouts_fall_back_to_the_sequential_parse() {
     let m = Module::parse_with_threads("o.ll", odd.clone(), 4).unwrap();
     assert_eq!(m.print(), odd.as_bytes());
 }
+
+/// Inserts `%slot = alloca i64` and a store in every function whose body `m` holds.
+fn edit_bodies(m: &mut Module) {
+    let fs: Vec<_> = m
+        .functions()
+        .filter(|f| f.blocks().next().is_some())
+        .map(|f| f.id())
+        .collect();
+    for f in fs {
+        let mut b = m.builder(Position::EntryAllocas(f)).unwrap();
+        let slot = b.alloca(TypeId::I64, 8, "slot").unwrap();
+        let seven = m.const_int(TypeId::I64, 7);
+        m.builder(Position::EntryAllocas(f))
+            .unwrap()
+            .store(seven, slot, 8)
+            .unwrap();
+    }
+}
+
+#[test]
+fn shards_print_what_the_whole_module_prints() {
+    let Some(files) = common::corpus() else {
+        return;
+    };
+    for pick in ["x86_64/varargs.O0.g.ll", "nvptx64/control.O3.opt3.ll"] {
+        let Some(path) = files.iter().find(|p| common::short(p) == pick) else {
+            panic!("{pick} is missing from the corpus");
+        };
+        let big = grow(&std::fs::read(path).unwrap());
+        for threads in [2, 3] {
+            let mut shards = Module::parse_shards("big.ll", big.clone(), threads).unwrap();
+            assert_eq!(shards.len(), threads, "{pick}: not split");
+            // Each shard holds only its own bodies, and together they hold them all.
+            let bodies: usize = shards
+                .iter()
+                .map(|s| {
+                    s.module
+                        .functions()
+                        .filter(|f| f.blocks().next().is_some())
+                        .count()
+                })
+                .sum();
+            let mut whole = Module::parse_with_threads("big.ll", big.clone(), 1).unwrap();
+            let defined = whole.functions().filter(|f| !f.is_declaration()).count();
+            assert_eq!(bodies, defined, "{pick}: the shards' bodies");
+
+            let mut untouched = Vec::new();
+            Module::write_shards(&shards, &mut untouched).unwrap();
+            assert!(
+                untouched == big,
+                "{pick}: untouched shards do not print back"
+            );
+
+            for shard in &mut shards {
+                edit_bodies(&mut shard.module);
+            }
+            edit_bodies(&mut whole);
+            let mut printed = Vec::new();
+            Module::write_shards(&shards, &mut printed).unwrap();
+            let expected = whole.print_with_threads(1);
+            assert_ne!(expected, big);
+            assert!(
+                printed == expected,
+                "{pick}: {threads} edited shards print differently from the edited module"
+            );
+        }
+    }
+    // Small modules, and modules with blockaddress, come back whole.
+    let small = Module::parse_shards("s.ll", "define void @f() {\n  ret void\n}\n", 2).unwrap();
+    assert_eq!(small.len(), 1);
+}

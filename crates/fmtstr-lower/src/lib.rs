@@ -14,7 +14,8 @@
 //!
 //! [`lower`] runs the whole thing: extraction, then the back end's planning (which checks
 //! everything it can before any edit), then, when nothing was an error, the edits. A module
-//! without calls is not touched at all, so it prints byte-identically.
+//! without calls is not touched at all, so it prints byte-identically. [`lower_shards`] does
+//! the same for NVPTX on a module parsed in shards, one thread per shard.
 //!
 //! ```
 //! use fmtstr_ir::Module;
@@ -46,7 +47,7 @@ pub mod promote;
 
 use std::collections::HashSet;
 
-use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Value};
+use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Shard, Value};
 use fmtstr_meta::Table;
 
 pub use amdgpu::Stage;
@@ -180,11 +181,14 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
     // Plan (every check), then edit.
     let applied: Result<Option<Table<'static>>, EditError> = match options.target {
         Target::Nvptx { layout } => {
+            nvptx::check_declaration(module, &calls[0], &mut diagnostics);
             let plans = nvptx::plan(module, &calls, layout, &mut diagnostics);
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
-            nvptx::apply(module, &calls, &plans).map(|()| None)
+            nvptx::apply(module, &calls, &plans)
+                .and_then(|()| remove_printf_if_unused(module))
+                .map(|()| None)
         }
         Target::Amdgpu {
             stage,
@@ -210,6 +214,146 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             fail(diagnostics, options.werror)
         }
     }
+}
+
+/// [`lower`] on a module parsed in shards ([`Module::parse_shards`]), one thread per shard:
+/// the same edits, diagnostics and printed text as lowering the whole module.
+///
+/// Each shard's calls are extracted, planned and rewritten on its own thread; what is
+/// module-wide is done the same in every shard: `vprintf` is declared in all of them, and
+/// `printf`'s declaration goes from all of them when no shard uses it any more. Only the
+/// NVPTX back end runs on shards (the AMD buffer stage keeps a module-wide table): other
+/// targets need one shard.
+pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, Failed> {
+    if let [shard] = shards {
+        return lower(&mut shard.module, options);
+    }
+    let Target::Nvptx { layout } = options.target else {
+        let whole = Location {
+            file: shards
+                .first()
+                .map_or(String::new(), |s| s.module.file_name().to_owned()),
+            line: 0,
+            column: 0,
+            text: String::new(),
+            source: None,
+        };
+        return Err(Failed {
+            diagnostics: vec![
+                whole.error("only the NVPTX back end lowers a module in shards: parse it whole")
+            ],
+        });
+    };
+    let fail = |diagnostics: Vec<Diagnostic>| -> Result<Lowered, Failed> {
+        let diagnostics = diagnostics
+            .into_iter()
+            .map(|d| if options.werror { d.promote() } else { d })
+            .collect();
+        Err(Failed { diagnostics })
+    };
+    let stop =
+        |diagnostics: &[Diagnostic]| diagnostics.iter().any(|d| d.is_error() || options.werror);
+    // Extract and plan on every shard at once. The diagnostics in the order lower gives
+    // them: every extraction's, the declaration's, every plan's.
+    type Planned = (
+        Vec<PrintfCall>,
+        Vec<Diagnostic>,
+        Vec<Diagnostic>,
+        Vec<nvptx::CallLayout>,
+    );
+    let planned: Vec<Planned> = on_each(shards, |shard, _| {
+        let module = &shard.module;
+        let Extraction { calls, diagnostics } = extract(module, false);
+        let mut planning = Vec::new();
+        let plans = nvptx::plan(module, &calls, layout, &mut planning);
+        (calls, diagnostics, planning, plans)
+    });
+    let mut diagnostics: Vec<Diagnostic> = planned
+        .iter()
+        .flat_map(|(_, extracted, _, _)| extracted.iter().cloned())
+        .collect();
+    let first = planned
+        .iter()
+        .zip(shards.iter())
+        .find_map(|((calls, _, _, _), shard)| calls.first().map(|c| (c, &shard.module)));
+    if let Some((call, module)) = first {
+        nvptx::check_declaration(module, call, &mut diagnostics);
+    }
+    for (_, _, planning, _) in &planned {
+        diagnostics.extend(planning.iter().cloned());
+    }
+    let calls: usize = planned.iter().map(|(c, _, _, _)| c.len()).sum();
+    if stop(&diagnostics) {
+        return fail(diagnostics);
+    }
+    if calls == 0 {
+        return Ok(Lowered {
+            warnings: diagnostics,
+            ..Lowered::default()
+        });
+    }
+    // Edit: the same declaration everywhere first, then each shard's calls.
+    let applied: Result<(), EditError> = (|| {
+        for shard in shards.iter_mut() {
+            nvptx::declare_vprintf(&mut shard.module)?;
+        }
+        // Each shard's calls, then whether printf is still used there.
+        let results: Vec<Result<bool, EditError>> = on_each(shards, |shard, k| {
+            let (calls, _, _, plans) = &planned[k];
+            nvptx::apply(&mut shard.module, calls, plans)?;
+            let module = &shard.module;
+            Ok(module
+                .function_by_name(extract::PRINTF)
+                .is_some_and(|f| module.global_uses(module.function(f).global().id()) > 0))
+        });
+        let used = results
+            .into_iter()
+            .collect::<Result<Vec<bool>, _>>()?
+            .contains(&true);
+        // printf goes only if no shard uses it any more.
+        if !used {
+            on_each(shards, |shard, _| {
+                remove_printf_if_unused(&mut shard.module)
+            })
+            .into_iter()
+            .collect::<Result<(), _>>()?;
+        }
+        Ok(())
+    })();
+    match applied {
+        Ok(()) => Ok(Lowered {
+            calls,
+            warnings: diagnostics,
+            strings: None,
+        }),
+        Err(error) => {
+            if let Some(((calls, _, _, _), shard)) = planned
+                .iter()
+                .zip(shards.iter())
+                .find(|((calls, _, _, _), _)| !calls.is_empty())
+            {
+                let first = calls[0].location(&shard.module);
+                diagnostics.push(first.error(format!("cannot rewrite the module: {error}")));
+            }
+            fail(diagnostics)
+        }
+    }
+}
+
+/// `work` on every shard (and its index), one thread each; the results in shard order.
+fn on_each<T: Send>(shards: &mut [Shard], work: impl Fn(&mut Shard, usize) -> T + Sync) -> Vec<T> {
+    let work = &work;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = shards
+            .iter_mut()
+            .enumerate()
+            .map(|(k, shard)| scope.spawn(move || work(shard, k)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 /// Removes the `printf` declaration once nothing refers to it (a definition stays).

@@ -101,6 +101,33 @@ pub(crate) struct CallLayout {
     align: u64,
 }
 
+/// Checks that a `vprintf` the module already declares has the driver's type (an error at
+/// `first`, the first call, otherwise).
+pub(crate) fn check_declaration(
+    module: &Module,
+    first: &PrintfCall,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if let Some(f) = module.function_by_name(VPRINTF) {
+        let ty = module.function(f).function_type();
+        let types = module.types();
+        if types.function_parts(ty) != Some((TypeId::I32, &[TypeId::PTR, TypeId::PTR][..], false)) {
+            diagnostics.push(first.location(module).error(format!(
+                "the module declares @{VPRINTF} with type {}; the CUDA driver's is i32 (ptr, ptr)",
+                types.display(ty)
+            )));
+        }
+    }
+}
+
+/// Declares `vprintf` (or finds the declaration there is).
+pub(crate) fn declare_vprintf(module: &mut Module) -> Result<FuncId, EditError> {
+    let ty = module
+        .types_mut()
+        .function(TypeId::I32, &[TypeId::PTR, TypeId::PTR], false);
+    module.declare_function(VPRINTF, ty)
+}
+
 /// Checks the calls and lays out their buffers; errors and warnings go to `diagnostics`.
 pub(crate) fn plan(
     module: &Module,
@@ -110,15 +137,6 @@ pub(crate) fn plan(
 ) -> Vec<CallLayout> {
     let dl = module.data_layout();
     let types = module.types();
-    if let (Some(first), Some(f)) = (calls.first(), module.function_by_name(VPRINTF)) {
-        let ty = module.function(f).function_type();
-        if types.function_parts(ty) != Some((TypeId::I32, &[TypeId::PTR, TypeId::PTR][..], false)) {
-            diagnostics.push(first.location(module).error(format!(
-                "the module declares @{VPRINTF} with type {}; the CUDA driver's is i32 (ptr, ptr)",
-                types.display(ty)
-            )));
-        }
-    }
     let mut layouts = Vec::with_capacity(calls.len());
     for call in calls {
         if call.args.len() > DRIVER_MAX_ARGS {
@@ -185,7 +203,8 @@ pub(crate) fn plan(
     layouts
 }
 
-/// Rewrites the calls as planned. The calls are in module order.
+/// Rewrites the calls as planned (`printf`'s declaration stays: whether anything still uses
+/// it is the caller's question). The calls are in module order.
 pub(crate) fn apply(
     module: &mut Module,
     calls: &[PrintfCall],
@@ -209,7 +228,7 @@ pub(crate) fn apply(
         )?;
         start = end;
     }
-    crate::remove_printf_if_unused(module)
+    Ok(())
 }
 
 fn lower_function(
@@ -249,11 +268,7 @@ fn lower_function(
         let callee = match *vprintf {
             Some(f) => f,
             None => {
-                let ty =
-                    module
-                        .types_mut()
-                        .function(TypeId::I32, &[TypeId::PTR, TypeId::PTR], false);
-                let f = module.declare_function(VPRINTF, ty)?;
+                let f = declare_vprintf(module)?;
                 *vprintf = Some(f);
                 f
             }
