@@ -173,20 +173,28 @@ impl Module {
     /// Names the new instruction `id` of `f` with a fresh local name based on `hint`.
     ///
     /// The candidates are `hint`, `hint1`, `hint2`, ... (`hint.1`, ... when the hint ends in a
-    /// digit): the first one not taken. The function's names are indexed on the first request,
-    /// and each hint remembers how far its candidates are taken, so a name costs O(1). Each
+    /// digit): the first one not taken. Each hint remembers how far its candidates are taken,
+    /// so a name costs O(1). A candidate can clash with a new name (all are remembered) or a
+    /// source name; the source names are collected only once a hint appears in the function's
+    /// text (or the text has escapes, which could spell it): a pass that names its values
+    /// `bufIndexed` in functions that never say `bufIndexed` never reads their names. Each
     /// candidate is written straight into the name table, so naming allocates nothing.
     fn name_new_inst(&mut self, f: FuncId, id: InstId, hint: &str) {
-        if self.func_index(f).names.is_none() {
-            // Every new name of `f` was made here, after this set was built: the source
-            // names are all there is to collect.
-            let defs: usize = self.funcs[f.index()]
-                .blocks
-                .iter()
-                .map(|&b| self.block_inst_ids(b).len() + 1)
-                .sum();
-            let mut set: FxHashSet<u64> =
-                FxHashSet::with_capacity_and_hasher(defs + 64, Default::default());
+        // A name of digits only would read back as a number.
+        let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
+            b"v"
+        } else {
+            b""
+        };
+        let start = self.new_names.begin();
+        self.new_names.push_bytes(prefix);
+        self.new_names.push_bytes(hint.as_bytes());
+        let index = self.funcs[f.index()].names.as_ref();
+        let first_use = index.is_none_or(|i| {
+            !i.sources_named && !i.next_suffix.contains_key(self.new_names.pending(start))
+        });
+        if first_use && self.source_may_name(f, self.new_names.pending(start)) {
+            let mut set = self.func_index(f).names.take().unwrap_or_default();
             self.for_each_def(f, |raw, numbered, _, _| {
                 if let NameKey::Named(name) = name_key(raw, numbered) {
                     if !raw.is_empty() {
@@ -194,14 +202,10 @@ impl Module {
                     }
                 }
             });
-            self.func_index(f).names = Some(set);
+            let index = self.func_index(f);
+            index.names = Some(set);
+            index.sources_named = true;
         }
-        // A name of digits only would read back as a number.
-        let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
-            b"v"
-        } else {
-            b""
-        };
         let base_len = prefix.len() + hint.len();
         let separator: &[u8] = match hint.as_bytes().last() {
             Some(b) if b.is_ascii_digit() => b".",
@@ -211,9 +215,6 @@ impl Module {
             funcs, new_names, ..
         } = self;
         let index = funcs[f.index()].names.get_or_insert_with(Default::default);
-        let start = new_names.begin();
-        new_names.push_bytes(prefix);
-        new_names.push_bytes(hint.as_bytes());
         let mut k = index
             .next_suffix
             .get(new_names.pending(start))
@@ -240,6 +241,20 @@ impl Module {
             }
         }
         new_names.finish(id, start);
+    }
+
+    /// Whether a source name of `f` could start with `base`: the function's text holds it,
+    /// or an escape (`\\`) that could spell it.
+    fn source_may_name(&self, f: FuncId, base: &[u8]) -> bool {
+        let item = self.funcs[f.index()].item as usize;
+        let Some(text) = self
+            .items
+            .get(item)
+            .and_then(|it| self.src.get(it.start as usize..it.end as usize))
+        else {
+            return true;
+        };
+        memchr::memmem::find(text, base).is_some() || memchr::memchr(b'\\', text).is_some()
     }
 
     fn func_index(&mut self, f: FuncId) -> &mut crate::module::FuncIndex {

@@ -259,10 +259,12 @@ pub(crate) struct FuncData {
 /// A function's indexes for edits, built on the first edit that needs them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FuncIndex {
-    /// Every local name (source and new) as its [`name_hash`], once a fresh name was asked
-    /// for. A hash collision can only make a free name look taken (the next candidate is
-    /// used): names stay unique.
+    /// Local names as their [`name_hash`], once a fresh name was asked for: every new name,
+    /// and the source names once one could clash (`sources_named`). A hash collision can
+    /// only make a free name look taken (the next candidate is used): names stay unique.
     pub names: Option<FxHashSet<u64>>,
+    /// Whether `names` holds the source names too.
+    pub sources_named: bool,
     /// Per name hint: the suffix to try next (every earlier candidate is taken).
     pub next_suffix: FxHashMap<Box<[u8]>, u64>,
     /// The instructions that use each local value, once a use query was made.

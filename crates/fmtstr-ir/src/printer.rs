@@ -251,9 +251,13 @@ impl Module {
                 .unwrap_or(0);
             parts.push((m, from..to, pos, k + 1 == shards.len()));
         }
-        let printed: Vec<io::Result<Vec<u8>>> = std::thread::scope(|scope| {
+        // The first part goes straight to `w` on this thread while the others print.
+        let mut parts = parts.into_iter();
+        let Some((m, items, pos, last)) = parts.next() else {
+            return Ok(());
+        };
+        std::thread::scope(|scope| {
             let handles: Vec<_> = parts
-                .into_iter()
                 .map(|(m, items, pos, last)| {
                     scope.spawn(move || {
                         let mut out = Vec::with_capacity(
@@ -263,15 +267,15 @@ impl Module {
                     })
                 })
                 .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-                .collect()
-        });
-        for part in printed {
-            w.write_all(&part?)?;
-        }
-        Ok(())
+            m.write_items(w, items, pos, last)?;
+            for handle in handles {
+                let part = handle
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
+                w.write_all(&part)?;
+            }
+            Ok(())
+        })
     }
 
     /// Where to cut `order` into about `parts` parts of equal source size: (item index, the

@@ -620,3 +620,38 @@ fn uses_of_new_and_source_values_are_counted_after_edits() {
     );
     assert!(!printed.contains("%x"));
 }
+
+#[test]
+fn fresh_names_avoid_source_names_spelled_plainly_or_with_escapes() {
+    let text = r#"define void @f(ptr %slot) {
+entry:
+  %slot1 = getelementptr i8, ptr %slot, i64 1
+  %"sl\6Ft2" = getelementptr i8, ptr %slot, i64 2
+  ret void
+}
+
+define void @g(ptr %p) {
+entry:
+  ret void
+}
+"#;
+    let mut m = Module::parse("names.ll", text).unwrap();
+    for name in ["f", "g"] {
+        let f = m.function_by_name(name).unwrap();
+        for _ in 0..2 {
+            m.builder(Position::EntryAllocas(f))
+                .unwrap()
+                .alloca(TypeId::I32, 4, "slot")
+                .unwrap();
+        }
+    }
+    let out = String::from_utf8(m.print()).unwrap();
+    let f_text = &out[..out.find("define void @g").unwrap()];
+    let g_text = &out[out.find("define void @g").unwrap()..];
+    assert!(f_text.contains("%slot3 = alloca i32, align 4"), "{out}");
+    assert!(f_text.contains("%slot4 = alloca i32, align 4"), "{out}");
+    assert!(g_text.contains("%slot = alloca i32, align 4"), "{out}");
+    assert!(g_text.contains("%slot1 = alloca i32, align 4"), "{out}");
+    // It reads back: no name is defined twice.
+    Module::parse("again.ll", out.as_bytes().to_vec()).unwrap();
+}
