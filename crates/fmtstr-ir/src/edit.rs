@@ -1310,7 +1310,8 @@ impl<'m> Builder<'m> {
         if inbounds {
             data.aux = GEP_INBOUNDS;
         }
-        let mut ops = vec![base];
+        let mut ops = Vec::with_capacity(1 + indices.len());
+        ops.push(base);
         ops.extend_from_slice(indices);
         let id = self.insert(data, &ops, name)?;
         Ok(self.result(id))
@@ -1397,7 +1398,8 @@ impl<'m> Builder<'m> {
             bundles: NO_TEXT,
             tail: NO_TEXT,
         });
-        let mut ops = vec![callee];
+        let mut ops = Vec::with_capacity(1 + args.len());
+        ops.push(callee);
         ops.extend(args.iter().map(|(op, _)| *op));
         self.insert(data, &ops, name)
     }

@@ -150,8 +150,9 @@ pub(crate) fn plan(
             ));
         }
         let mut out = CallLayout {
+            fields: Vec::with_capacity(call.args.len()),
+            end: 0,
             align: 1,
-            ..CallLayout::default()
         };
         for (index, arg) in call.args.iter().enumerate() {
             let promotion = c_promotion(module, arg);
@@ -273,10 +274,13 @@ fn lower_function(
                 f
             }
         };
-        // Each spilled field's stack slot and alignment.
+        // Each spilled field's stack slot and alignment (slot32 only: none in the natural
+        // layout, which then allocates nothing here).
+        let spilling = layout.fields.iter().any(|f| f.payload == Payload::Spill);
         let spills: Vec<Option<(Operand, u64)>> = layout
             .fields
             .iter()
+            .filter(|_| spilling)
             .map(|field| -> Result<Option<(Operand, u64)>, EditError> {
                 if field.payload != Payload::Spill {
                     return Ok(None);
@@ -321,9 +325,8 @@ fn lower_function(
                 generic(&mut b, packed, "buf")?
             }
             (Form::Varargs, Some((buffer, array))) if !layout.fields.is_empty() => {
-                for ((field, spill), (at, tag_at)) in
-                    layout.fields.iter().zip(&spills).zip(&offsets)
-                {
+                for (k, (field, (at, tag_at))) in layout.fields.iter().zip(&offsets).enumerate() {
+                    let spill = spills.get(k).copied().flatten();
                     let operand = current[field.arg];
                     let value = match field.payload {
                         Payload::Value => field.promotion.apply(&mut b, operand)?,
