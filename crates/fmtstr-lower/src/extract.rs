@@ -59,7 +59,8 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
     }
     // One pass: the calls, and which of their results something uses.
     let mut found: Vec<InstId> = Vec::new();
-    let mut used = HashSet::new();
+    let mut used: Vec<InstId> = Vec::new();
+    let mut mine: Vec<InstId> = Vec::new();
     for function in module.functions() {
         let first = found.len();
         for inst in function.instructions() {
@@ -72,17 +73,21 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
         if found.len() == first {
             continue;
         }
-        let mine: HashSet<InstId> = found[first..].iter().copied().collect();
+        // A sorted list, searched: cheaper than hashing every operand of the function.
+        mine.clear();
+        mine.extend_from_slice(&found[first..]);
+        mine.sort_unstable();
         for inst in function.instructions() {
             for op in inst.operands() {
                 if let Value::Inst(id) = op.value {
-                    if mine.contains(&id) {
-                        used.insert(id);
+                    if mine.binary_search(&id).is_ok() {
+                        used.push(id);
                     }
                 }
             }
         }
     }
+    used.sort_unstable();
     if found.is_empty() {
         return out;
     }
@@ -95,7 +100,7 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
     for inst in found {
         match model_call(module, inst, lgc_printf, &mut formats, &mut out.diagnostics) {
             Some(mut call) => {
-                call.result_used = used.contains(&inst);
+                call.result_used = used.binary_search(&inst).is_ok();
                 out.calls.push(call);
             }
             None => continue,
