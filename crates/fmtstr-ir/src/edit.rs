@@ -190,10 +190,10 @@ impl Module {
         self.new_names.push_bytes(prefix);
         self.new_names.push_bytes(hint.as_bytes());
         let index = self.funcs[f.index()].names.as_ref();
-        let first_use = index.is_none_or(|i| {
-            !i.sources_named && !i.next_suffix.contains_key(self.new_names.pending(start))
-        });
-        if first_use && self.source_may_name(f, self.new_names.pending(start)) {
+        let base = self.new_names.pending(start);
+        let slot = index.and_then(|i| i.next_suffix.iter().position(|(b, _)| **b == *base));
+        let sources_named = index.is_some_and(|i| i.sources_named);
+        if slot.is_none() && !sources_named && self.source_may_name(f, base) {
             let mut set = self.func_index(f).names.take().unwrap_or_default();
             self.for_each_def(f, |raw, numbered, _, _| {
                 if let NameKey::Named(name) = name_key(raw, numbered) {
@@ -215,11 +215,7 @@ impl Module {
             funcs, new_names, ..
         } = self;
         let index = funcs[f.index()].names.get_or_insert_with(Default::default);
-        let mut k = index
-            .next_suffix
-            .get(new_names.pending(start))
-            .copied()
-            .unwrap_or(0);
+        let mut k = slot.map_or(0, |s| index.next_suffix[s].1);
         let names = index.names.get_or_insert_with(Default::default);
         loop {
             new_names.truncate(start + base_len);
@@ -233,11 +229,11 @@ impl Module {
             k += 1;
         }
         // Names are never freed, so every candidate up to `k` stays taken.
-        let base = &new_names.pending(start)[..base_len];
-        match index.next_suffix.get_mut(base) {
-            Some(next) => *next = k + 1,
+        match slot {
+            Some(s) => index.next_suffix[s].1 = k + 1,
             None => {
-                index.next_suffix.insert(base.into(), k + 1);
+                let base = &new_names.pending(start)[..base_len];
+                index.next_suffix.push((base.into(), k + 1));
             }
         }
         new_names.finish(id, start);
@@ -286,13 +282,13 @@ impl Module {
             return found;
         }
         if self.func_index(f).users.is_none() {
-            let mut sorted: Vec<(u32, InstId)> = Vec::new();
+            let mut sorted: Vec<u64> = Vec::new();
             for &block in &self.funcs[f.index()].blocks {
                 for &inst in self.block_inst_ids(block) {
                     for op in self.inst_ops(inst) {
                         let v = op.value.unpack();
                         if v.is_local() && !self.is_new_inst(v) {
-                            sorted.push((op.value.0, inst));
+                            sorted.push(crate::module::use_key(op.value.0, inst));
                         }
                     }
                 }
