@@ -204,6 +204,9 @@ pub(crate) enum NamedBody {
 #[derive(Clone, Debug)]
 pub struct Types {
     data: Vec<TypeData>,
+    /// Each type's spelling, made when it is interned (a type never changes its spelling:
+    /// a named struct is written by name): printing a type is a copy.
+    texts: Vec<Box<[u8]>>,
     map: FxHashMap<TypeData, TypeId>,
     composites: FxHashMap<u64, Vec<TypeId>>,
     named: Vec<NamedType>,
@@ -224,6 +227,7 @@ impl Types {
     pub fn new() -> Self {
         let mut types = Types {
             data: Vec::new(),
+            texts: Vec::new(),
             map: FxHashMap::default(),
             composites: FxHashMap::default(),
             named: Vec::new(),
@@ -266,9 +270,18 @@ impl Types {
         if let Some(&id) = self.map.get(&data) {
             return id;
         }
-        let id = TypeId(self.data.len() as u32);
-        self.data.push(data.clone());
+        let id = self.push(data.clone());
         self.map.insert(data, id);
+        id
+    }
+
+    /// Adds a type (its parts are there already) and its spelling.
+    fn push(&mut self, data: TypeData) -> TypeId {
+        let id = TypeId(self.data.len() as u32);
+        self.data.push(data);
+        let mut text = Vec::new();
+        self.write_depth(id, &mut text, 0);
+        self.texts.push(text.into());
         id
     }
 
@@ -422,8 +435,7 @@ impl Types {
                 return id;
             }
         }
-        let id = TypeId(self.data.len() as u32);
-        self.data.push(if tag == 0 {
+        let id = self.push(if tag == 0 {
             TypeData::Struct {
                 fields: items.into(),
                 packed: flag,
@@ -557,7 +569,10 @@ impl Types {
 
     /// Appends the LLVM spelling of `id` to `out`.
     pub(crate) fn write(&self, id: TypeId, out: &mut Vec<u8>) {
-        self.write_depth(id, out, 0);
+        match self.texts.get(id.index()) {
+            Some(text) => out.extend_from_slice(text),
+            None => self.write_depth(id, out, 0),
+        }
     }
 
     fn write_depth(&self, id: TypeId, out: &mut Vec<u8>, depth: u32) {
