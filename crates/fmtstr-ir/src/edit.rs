@@ -585,12 +585,15 @@ impl Module {
         let target = PackedValue::pack(Value::Global(g));
         let mut seen = FxHashSet::default();
         let mut count = 0;
+        // Only the global itself or a constant can name it: other operands (most of them)
+        // are ruled out without a call.
+        let may_mention = |op: &PackedOp| op.value == target || op.value.is_const();
         for f in self.functions() {
             for inst in f.instructions() {
                 if self
                     .inst_ops(inst.id())
                     .iter()
-                    .any(|op| self.op_mentions(*op, target, &mut seen, 0))
+                    .any(|op| may_mention(op) && self.op_mentions(*op, target, &mut seen, 0))
                 {
                     count += 1;
                 }

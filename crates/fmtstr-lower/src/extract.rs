@@ -14,7 +14,7 @@
 //! - Each argument learns which conversion reads it (the class steers integer promotion), and
 //!   the arguments are checked against the format like clang's `-Wformat` does.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use fmtstr_format::{check, ArgClass, ArgSlot, ArgType, FindingKind, Format, ScalarType};
@@ -248,11 +248,14 @@ fn model_call(
                 .map(|a| arg_type(module, a.operand.ty))
                 .collect();
             if let Some(types) = types {
-                let key = (format.global, format.offset, types);
-                if !formats.clean.contains(&key)
-                    && check_arguments(parsed, &key.2, &location, diagnostics)
+                let clean = formats
+                    .clean
+                    .entry((format.global, format.offset))
+                    .or_default();
+                if !clean.iter().any(|c| **c == *types)
+                    && check_arguments(parsed, &types, &location, diagnostics)
                 {
-                    formats.clean.insert(key);
+                    clean.push(types.into());
                 }
             }
         }
@@ -274,8 +277,8 @@ fn model_call(
 #[derive(Default)]
 struct Formats {
     seen: HashMap<(GlobalId, i64), Parsed>,
-    /// (format, argument types) pairs the checker found nothing wrong with.
-    clean: HashSet<(GlobalId, i64, Vec<ArgType>)>,
+    /// Per format, the argument type lists the checker found nothing wrong with.
+    clean: HashMap<(GlobalId, i64), Vec<Box<[ArgType]>>>,
 }
 
 /// A format string's bytes and what parsing them gave.
