@@ -321,6 +321,13 @@ impl Module {
 
     /// Records that `inst` uses `value`, where the function's user index exists.
     fn note_use(&mut self, f: FuncId, inst: InstId, value: PackedValue) {
+        let indexed = self.funcs[f.index()]
+            .names
+            .as_ref()
+            .is_some_and(|i| i.users.is_some());
+        if !indexed {
+            return;
+        }
         let value_ = value.unpack();
         if !value_.is_local() || self.is_new_inst(value_) {
             return;
@@ -457,6 +464,79 @@ impl Module {
                 uses: users.len(),
             });
         }
+        self.mark_removed(inst, d);
+        Ok(())
+    }
+
+    /// Removes several instructions at once. Refused, and nothing removed, while an
+    /// instruction outside the set uses one of them. One scan of their functions answers
+    /// that, where [`Module::remove_inst`] for each would index every use in them.
+    pub fn remove_insts(&mut self, insts: &[InstId]) -> Result<(), EditError> {
+        let mut funcs: Vec<FuncId> = Vec::new();
+        for &inst in insts {
+            let d = self.live_inst(inst)?;
+            let f = self.blocks[d.block as usize].func;
+            if !funcs.contains(&f) {
+                funcs.push(f);
+            }
+        }
+        // The set as a bitmap over the span of its ids (one function's, usually), or as a
+        // sorted list where that span is wide.
+        let (Some(lo), Some(hi)) = (
+            insts.iter().map(|i| i.0).min(),
+            insts.iter().map(|i| i.0).max(),
+        ) else {
+            return Ok(());
+        };
+        let span = (hi - lo) as usize + 1;
+        let dense = span <= 64 * insts.len() + 4096;
+        let mut member = vec![false; if dense { span } else { 0 }];
+        let mut sorted: Vec<u32> = Vec::new();
+        if dense {
+            for &inst in insts {
+                member[(inst.0 - lo) as usize] = true;
+            }
+        } else {
+            sorted = insts.iter().map(|i| i.0).collect();
+            sorted.sort_unstable();
+        }
+        let is_member = |id: u32| {
+            id >= lo
+                && id <= hi
+                && if dense {
+                    member[(id - lo) as usize]
+                } else {
+                    sorted.binary_search(&id).is_ok()
+                }
+        };
+        let inst_tag = PackedValue::pack(Value::Inst(InstId(0))).0;
+        for f in funcs {
+            for &block in &self.funcs[f.index()].blocks {
+                for &user in self.block_inst_ids(block) {
+                    if self.insts[user.index()].flags & REMOVED != 0 || is_member(user.0) {
+                        continue;
+                    }
+                    let used = self.inst_ops(user).iter().find(|op| {
+                        op.value.0 & !crate::module::MAX_INDEX == inst_tag
+                            && is_member(op.value.0 & crate::module::MAX_INDEX)
+                    });
+                    if let Some(op) = used {
+                        return Err(EditError::StillUsed {
+                            what: self.describe(op.value.unpack()),
+                            uses: 1,
+                        });
+                    }
+                }
+            }
+        }
+        for &inst in insts {
+            let d = *self.live_inst(inst)?;
+            self.mark_removed(inst, d);
+        }
+        Ok(())
+    }
+
+    fn mark_removed(&mut self, inst: InstId, d: InstData) {
         let block = d.block as usize;
         let f = self.blocks[block].func;
         if d.flags & NEW != 0 {
@@ -468,7 +548,6 @@ impl Module {
         }
         self.insts[inst.index()].flags |= REMOVED;
         self.funcs[f.index()].state |= BODY_EDITED;
-        Ok(())
     }
 
     fn def_is_numbered(&self, d: &InstData) -> bool {

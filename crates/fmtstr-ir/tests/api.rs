@@ -655,3 +655,41 @@ entry:
     // It reads back: no name is defined twice.
     Module::parse("again.ll", out.as_bytes().to_vec()).unwrap();
 }
+
+#[test]
+fn several_instructions_removed_at_once_or_none() {
+    let text = "define i32 @f(i32 %x) {
+entry:
+  %a = add i32 %x, 1
+  %b = add i32 %a, 2
+  %c = add i32 %x, 3
+  ret i32 %c
+}
+
+define i32 @g(i32 %x) {
+entry:
+  %d = add i32 %x, 4
+  ret i32 %x
+}
+";
+    let mut m = Module::parse("several.ll", text).unwrap();
+    let insts = |m: &Module, f: &str| -> Vec<fmtstr_ir::InstId> {
+        let f = m.function_by_name(f).unwrap();
+        m.function(f).instructions().map(|i| i.id()).collect()
+    };
+    let (f, g) = (insts(&m, "f"), insts(&m, "g"));
+    // %c is used by the ret, outside the set: nothing goes.
+    assert!(matches!(
+        m.remove_insts(&[f[0], f[1], f[2]]),
+        Err(EditError::StillUsed { .. })
+    ));
+    assert_eq!(String::from_utf8(m.print()).unwrap(), text);
+    // %a is used only by %b, inside the set; %d in another function: all go.
+    m.remove_insts(&[f[1], f[0], g[0]]).unwrap();
+    let out = String::from_utf8(m.print()).unwrap();
+    assert!(!out.contains("%a =") && !out.contains("%b =") && !out.contains("%d ="));
+    assert!(out.contains("%c = add i32 %x, 3"));
+    Module::parse("again.ll", out.as_bytes().to_vec()).unwrap();
+    // A removed instruction cannot be removed again.
+    assert!(m.remove_insts(&[f[0]]).is_err());
+}

@@ -265,6 +265,7 @@ fn lower_function(
         }
         None => None,
     };
+    let mut replaced = Vec::with_capacity(calls.len());
     for (call, layout) in calls.iter().zip(layouts) {
         let callee = match *vprintf {
             Some(f) => f,
@@ -353,17 +354,27 @@ fn lower_function(
         };
         let new = b.call(callee, &[(fmt, &[]), (buf, &[])], "vprintf")?;
         let old = module.inst(call.inst);
-        if call.result_used && old.ty() == TypeId::I32 {
+        let result = if call.result_used && old.ty() == TypeId::I32 {
             let result = module
                 .inst(new)
                 .result()
                 .ok_or_else(|| EditError::Invalid("vprintf's call has no result".into()))?;
-            module.replace_inst(call.inst, result)?;
+            Some(result)
         } else {
-            module.remove_inst(call.inst)?;
+            None
+        };
+        replaced.push((call.inst, result));
+    }
+    // The old calls go last, those nothing uses all at once: one scan of the function
+    // checks them, where removing each would index every use in it.
+    let mut unused = Vec::with_capacity(replaced.len());
+    for (old, result) in replaced {
+        match result {
+            Some(result) => module.replace_inst(old, result)?,
+            None => unused.push(old),
         }
     }
-    Ok(())
+    module.remove_insts(&unused)
 }
 
 /// The pointer as a generic (`addrspace(0)`) one.
