@@ -176,21 +176,14 @@ impl Module {
     /// The printed module in consecutive parts: one per thread for a large edited module,
     /// else one.
     fn print_parts(&self, threads: usize) -> Vec<Vec<u8>> {
-        // New instructions take about a line each; their count spares a copy of the output.
-        let capacity = |source: usize, share: usize| {
-            source
-                .saturating_add(self.new_names.len().saturating_mul(64) / share)
-                .saturating_add(256)
-        };
         if !self.print_in_parallel(threads) {
-            let mut out = Vec::with_capacity(capacity(self.src.len(), 1));
+            let mut out = self.part_buffer(self.src.len(), 1);
             // Writing to a Vec cannot fail.
             let _ = self.write_items(&mut out, 0..self.order.len(), 0, true);
             return vec![out];
         }
         let splits = self.print_splits(threads);
         let share = splits.len() - 1;
-        let capacity = &capacity;
         std::thread::scope(|scope| {
             let handles: Vec<_> = splits
                 .windows(2)
@@ -198,7 +191,7 @@ impl Module {
                     let ((from, pos), (to, end)) = (pair[0], pair[1]);
                     let last = to == self.order.len();
                     scope.spawn(move || {
-                        let mut out = Vec::with_capacity(capacity(end - pos, share));
+                        let mut out = self.part_buffer(end - pos, share);
                         let _ = self.write_items(&mut out, from..to, pos, last);
                         out
                     })
@@ -260,9 +253,7 @@ impl Module {
             let handles: Vec<_> = parts
                 .map(|(m, items, pos, last)| {
                     scope.spawn(move || {
-                        let mut out = Vec::with_capacity(
-                            m.src.len() / shards.len() + m.new_names.len() * 64 / shards.len(),
-                        );
+                        let mut out = m.part_buffer(m.src.len() / shards.len(), shards.len());
                         m.write_items(&mut out, items, pos, last).map(|()| out)
                     })
                 })
@@ -276,6 +267,16 @@ impl Module {
             }
             Ok(())
         })
+    }
+
+    /// A buffer for a part printing `source` bytes of source and its `share` of the new
+    /// instructions (about a line each): sized once, so the part is never copied to grow.
+    fn part_buffer(&self, source: usize, share: usize) -> Vec<u8> {
+        Vec::with_capacity(
+            source
+                .saturating_add(self.new_names.len().saturating_mul(64) / share.max(1))
+                .saturating_add(256),
+        )
     }
 
     /// Where to cut `order` into about `parts` parts of equal source size: (item index, the

@@ -159,15 +159,8 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         calls,
         mut diagnostics,
     } = extract(module, lgc_input);
-    let fail = |diagnostics: Vec<Diagnostic>, werror: bool| -> Result<Lowered, Failed> {
-        let diagnostics = diagnostics
-            .into_iter()
-            .map(|d| if werror { d.promote() } else { d })
-            .collect();
-        Err(Failed { diagnostics })
-    };
-    let stop =
-        |diagnostics: &[Diagnostic]| diagnostics.iter().any(|d| d.is_error() || options.werror);
+    let fail = |diagnostics: Vec<Diagnostic>, werror: bool| failure(diagnostics, werror);
+    let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
     if calls.is_empty() {
         return if stop(&diagnostics) {
             fail(diagnostics, options.werror)
@@ -244,15 +237,8 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             ],
         });
     };
-    let fail = |diagnostics: Vec<Diagnostic>| -> Result<Lowered, Failed> {
-        let diagnostics = diagnostics
-            .into_iter()
-            .map(|d| if options.werror { d.promote() } else { d })
-            .collect();
-        Err(Failed { diagnostics })
-    };
-    let stop =
-        |diagnostics: &[Diagnostic]| diagnostics.iter().any(|d| d.is_error() || options.werror);
+    let fail = |diagnostics: Vec<Diagnostic>| failure(diagnostics, options.werror);
+    let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
     // Extract and plan on every shard at once. The diagnostics in the order lower gives
     // them: every extraction's, the declaration's, every plan's.
     type Planned = (
@@ -338,6 +324,20 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             fail(diagnostics)
         }
     }
+}
+
+/// Whether the lowering stops before its edits: an error, or any warning under `--Werror`.
+fn stops(diagnostics: &[Diagnostic], werror: bool) -> bool {
+    diagnostics.iter().any(|d| d.is_error() || werror)
+}
+
+/// The failure with these diagnostics (warnings promoted under `--Werror`).
+fn failure(diagnostics: Vec<Diagnostic>, werror: bool) -> Result<Lowered, Failed> {
+    let diagnostics = diagnostics
+        .into_iter()
+        .map(|d| if werror { d.promote() } else { d })
+        .collect();
+    Err(Failed { diagnostics })
 }
 
 /// `work` on every shard (and its index), one thread each; the results in shard order.
