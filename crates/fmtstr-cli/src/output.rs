@@ -26,7 +26,8 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> anyhow::Result<()> {
 /// Writes `bytes` to `path` through a temporary file in the same directory and a rename, so a
 /// reader never sees a partial file and an error leaves the target as it was. The target keeps
 /// its permissions when it exists; a new file gets rw-r--r-- rather than the temporary file's
-/// private rw-------.
+/// private rw-------. A symbolic link stays a link to the replaced file; a device or a pipe
+/// (`/dev/null`, a FIFO) is written in place, as there is nothing to rename over.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     write_atomically_with(path, |w| w.write_all(bytes))
 }
@@ -40,7 +41,26 @@ pub fn write_atomically_with(
     path: &Path,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    let directory = match path.parent() {
+    // A device or a pipe (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written in place: a
+    // rename would replace it with a regular file.
+    let existing = std::fs::metadata(path).ok();
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .with_context(|| format!("cannot open {} for writing", path.display()))?;
+        let mut writer = std::io::BufWriter::with_capacity(1 << 20, file);
+        return write(&mut writer)
+            .and_then(|()| writer.flush())
+            .with_context(|| format!("cannot write {}", path.display()));
+    }
+    // A symbolic link stays one: its target is replaced.
+    let target = match &existing {
+        Some(_) if path.is_symlink() => std::fs::canonicalize(path)
+            .with_context(|| format!("cannot resolve the link {}", path.display()))?,
+        _ => path.to_path_buf(),
+    };
+    let directory = match target.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent,
         _ => Path::new("."),
     };
@@ -56,14 +76,14 @@ pub fn write_atomically_with(
         .into_inner()
         .map_err(|e| e.into_error())
         .with_context(|| format!("cannot write a temporary file for {}", path.display()))?;
-    let permissions = match std::fs::metadata(path) {
-        Ok(metadata) => metadata.permissions(),
-        Err(_) => new_file_permissions(),
+    let permissions = match existing {
+        Some(metadata) => metadata.permissions(),
+        None => new_file_permissions(),
     };
     let _ = std::fs::set_permissions(temporary.path(), permissions);
     temporary
-        .persist(path)
-        .with_context(|| format!("cannot replace {}", path.display()))?;
+        .persist(&target)
+        .with_context(|| format!("cannot replace {}", target.display()))?;
     Ok(())
 }
 

@@ -119,6 +119,48 @@ fn lowers_files_and_stdin_deterministically() {
     assert_eq!(again.stdout, first);
 }
 
+/// `-o` onto a symbolic link replaces the file it points to and keeps the link; onto a pipe it
+/// writes into the pipe (a rename would put a regular file where the pipe or device was).
+#[cfg(unix)]
+#[test]
+fn output_through_links_and_pipes_keeps_them() {
+    use std::os::unix::fs::FileTypeExt;
+    let dir = scratch();
+    let forms = sample("forms.ll");
+    let lower_to = |out: &Path| {
+        run([
+            Path::new("lower"),
+            Path::new("--target"),
+            Path::new("nvptx"),
+            &forms,
+            Path::new("-o"),
+            out,
+        ])
+        .expect_code(0)
+    };
+    let real = dir.path().join("real.ll");
+    std::fs::write(&real, "old").expect("write");
+    let link = dir.path().join("link.ll");
+    std::os::unix::fs::symlink(&real, &link).expect("symlink");
+    lower_to(&link);
+    assert!(link.is_symlink(), "the link was replaced by a file");
+    let lowered = std::fs::read(&real).expect("the link's target");
+    assert!(String::from_utf8_lossy(&lowered).contains("@vprintf("));
+
+    let fifo = dir.path().join("pipe");
+    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    assert!(made.success());
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).expect("read the pipe"))
+    };
+    lower_to(&fifo);
+    // Checked first: were the pipe replaced, the reader would wait for a writer forever.
+    let kind = std::fs::symlink_metadata(&fifo).expect("meta").file_type();
+    assert!(kind.is_fifo(), "the pipe was replaced by a file");
+    assert_eq!(reader.join().expect("reader"), lowered);
+}
+
 #[test]
 fn a_module_without_printf_comes_out_byte_identical() {
     // Odd spacing and comments that a printer would not reproduce.
