@@ -244,6 +244,13 @@ impl Module {
                 .unwrap_or(0);
             parts.push((m, from..to, pos, k + 1 == shards.len()));
         }
+        // The source each part prints: up to where the next one starts.
+        let ends: Vec<usize> = parts
+            .iter()
+            .skip(1)
+            .map(|&(_, _, pos, _)| pos)
+            .chain([first.module.src.len()])
+            .collect();
         // The first part goes straight to `w` on this thread while the others print.
         let mut parts = parts.into_iter();
         let Some((m, items, pos, last)) = parts.next() else {
@@ -251,9 +258,11 @@ impl Module {
         };
         std::thread::scope(|scope| {
             let handles: Vec<_> = parts
-                .map(|(m, items, pos, last)| {
+                .zip(ends.into_iter().skip(1))
+                .map(|((m, items, pos, last), end)| {
                     scope.spawn(move || {
-                        let mut out = m.part_buffer(m.src.len() / shards.len(), shards.len());
+                        // A shard's new instructions are all in its own part.
+                        let mut out = m.part_buffer(end.saturating_sub(pos), 1);
                         m.write_items(&mut out, items, pos, last).map(|()| out)
                     })
                 })
@@ -270,11 +279,14 @@ impl Module {
     }
 
     /// A buffer for a part printing `source` bytes of source and its `share` of the new
-    /// instructions (about a line each): sized once, so the part is never copied to grow.
+    /// instructions: sized once, so that the part is never copied to grow. A new instruction
+    /// prints as about 70 bytes; room for 96 costs only address space, as untouched pages of
+    /// a large buffer are never faulted in.
     fn part_buffer(&self, source: usize, share: usize) -> Vec<u8> {
+        let new_insts = self.insts.iter().filter(|d| d.flags & NEW != 0).count();
         Vec::with_capacity(
             source
-                .saturating_add(self.new_names.len().saturating_mul(64) / share.max(1))
+                .saturating_add(new_insts.saturating_mul(96) / share.max(1))
                 .saturating_add(256),
         )
     }

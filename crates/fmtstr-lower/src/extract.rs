@@ -60,7 +60,7 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
     // One pass: the calls, and which of their results something uses.
     let mut found: Vec<InstId> = Vec::new();
     let mut used: Vec<InstId> = Vec::new();
-    let mut mine: Vec<InstId> = Vec::new();
+    let mut mine = IdSet::default();
     for function in module.functions() {
         let first = found.len();
         for inst in function.instructions() {
@@ -73,14 +73,11 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
         if found.len() == first {
             continue;
         }
-        // A sorted list, searched: cheaper than hashing every operand of the function.
-        mine.clear();
-        mine.extend_from_slice(&found[first..]);
-        mine.sort_unstable();
+        mine.reset(&found[first..]);
         for inst in function.instructions() {
             for op in inst.operands() {
                 if let Value::Inst(id) = op.value {
-                    if mine.binary_search(&id).is_ok() {
+                    if mine.contains(id) {
                         used.push(id);
                     }
                 }
@@ -107,6 +104,33 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
         }
     }
     out
+}
+
+/// A set of instruction ids as a bitmap over their span: a function's calls, which every
+/// operand of the function is tested against.
+#[derive(Default)]
+struct IdSet {
+    low: usize,
+    bits: Vec<u64>,
+}
+
+impl IdSet {
+    fn reset(&mut self, ids: &[InstId]) {
+        let low = ids.iter().map(|id| id.index()).min().unwrap_or(0);
+        let high = ids.iter().map(|id| id.index()).max().unwrap_or(0);
+        self.low = low;
+        self.bits.clear();
+        self.bits.resize((high - low) / 64 + 1, 0);
+        for id in ids {
+            let k = id.index() - low;
+            self.bits[k / 64] |= 1 << (k % 64);
+        }
+    }
+
+    fn contains(&self, id: InstId) -> bool {
+        let k = id.index().wrapping_sub(self.low);
+        self.bits.get(k / 64).is_some_and(|w| w & (1 << (k % 64)) != 0)
+    }
 }
 
 /// Models one call; `None` after pushing an error.
