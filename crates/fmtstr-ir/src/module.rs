@@ -504,6 +504,8 @@ pub struct Module {
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
     /// Names of instructions made by edits.
     pub(crate) new_names: NewNames,
+    /// The integer constants made by edits, by value: one each, however many uses.
+    pub(crate) new_ints: FxHashMap<i64, ConstId>,
     /// Contents of string globals made by edits.
     pub(crate) byte_strings: Vec<Box<[u8]>>,
     pub(crate) line_starts: OnceLock<Vec<u32>>,
