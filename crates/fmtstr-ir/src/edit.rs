@@ -1230,6 +1230,11 @@ impl<'m> Builder<'m> {
         self
     }
 
+    /// An integer constant of type `ty` (see [`Module::const_int`]).
+    pub fn const_int(&mut self, ty: TypeId, value: i64) -> Operand {
+        self.m.const_int(ty, value)
+    }
+
     /// Gives every instruction built from now on the `!dbg` location of `inst` (a no-op when
     /// it has none): diagnostics and debuggers then point at the original call.
     pub fn debug_loc_from(&mut self, inst: InstId) -> &mut Self {
@@ -1245,16 +1250,17 @@ impl<'m> Builder<'m> {
     fn insert(
         &mut self,
         mut data: InstData,
-        ops: &[Operand],
+        ops: impl IntoIterator<Item = Operand>,
         name: &str,
     ) -> Result<InstId, EditError> {
         if self.m.insts.len() >= crate::module::MAX_INDEX as usize {
             return invalid("too many instructions");
         }
         let id = InstId(self.m.insts.len() as u32);
-        data.ops = self.m.ops.len() as u32;
-        data.ops_len = ops.len() as u32;
-        self.m.ops.extend(ops.iter().map(|&op| PackedOp::new(op)));
+        let first = self.m.ops.len();
+        self.m.ops.extend(ops.into_iter().map(PackedOp::new));
+        data.ops = first as u32;
+        data.ops_len = (self.m.ops.len() - first) as u32;
         data.md = self.m.md_attach.len() as u32;
         data.md_len = self.attach.len() as u8;
         self.m.md_attach.extend_from_slice(&self.attach);
@@ -1266,8 +1272,9 @@ impl<'m> Builder<'m> {
         if data.ty != TypeId::VOID {
             self.m.name_new_inst(self.func, id, name);
         }
-        for op in ops {
-            self.m.note_use(self.func, id, PackedValue::pack(op.value));
+        for k in first..self.m.ops.len() {
+            let value = self.m.ops[k].value;
+            self.m.note_use(self.func, id, value);
         }
         let insts = self.m.block_inst_ids_mut(self.block);
         let index = self.index.min(insts.len());
@@ -1344,7 +1351,7 @@ impl<'m> Builder<'m> {
         let mut data = Self::blank(Opcode::Alloca, ptr);
         data.extra = ty.0;
         data.aux = Self::align_code(align)?;
-        let id = self.insert(data, &[], name)?;
+        let id = self.insert(data, [], name)?;
         Ok(self.result(id))
     }
 
@@ -1359,7 +1366,7 @@ impl<'m> Builder<'m> {
         self.want_ptr(ptr)?;
         let mut data = Self::blank(Opcode::Load, ty);
         data.aux = Self::align_code(align)?;
-        let id = self.insert(data, &[ptr], name)?;
+        let id = self.insert(data, [ptr], name)?;
         Ok(self.result(id))
     }
 
@@ -1368,7 +1375,7 @@ impl<'m> Builder<'m> {
         self.want_ptr(ptr)?;
         let mut data = Self::blank(Opcode::Store, TypeId::VOID);
         data.aux = Self::align_code(align)?;
-        self.insert(data, &[value, ptr], "")
+        self.insert(data, [value, ptr], "")
     }
 
     /// `%name = getelementptr [inbounds] T, ptr %base, indices...`.
@@ -1395,10 +1402,8 @@ impl<'m> Builder<'m> {
         if inbounds {
             data.aux = GEP_INBOUNDS;
         }
-        let mut ops = Vec::with_capacity(1 + indices.len());
-        ops.push(base);
-        ops.extend_from_slice(indices);
-        let id = self.insert(data, &ops, name)?;
+        let ops = std::iter::once(base).chain(indices.iter().copied());
+        let id = self.insert(data, ops, name)?;
         Ok(self.result(id))
     }
 
@@ -1453,7 +1458,6 @@ impl<'m> Builder<'m> {
                 self.m.type_name(fn_ty)
             ));
         };
-        let params = params.to_vec();
         if args.len() < params.len() || !vararg && args.len() != params.len() {
             return invalid(format!(
                 "`{}` takes {} argument(s), {} given",
@@ -1462,8 +1466,13 @@ impl<'m> Builder<'m> {
                 args.len()
             ));
         }
-        for (param, (arg, _)) in params.iter().zip(args) {
-            self.same(*param, arg.ty)?;
+        let mismatch = params
+            .iter()
+            .zip(args)
+            .find(|(param, (arg, _))| **param != arg.ty)
+            .map(|(param, (arg, _))| (*param, arg.ty));
+        if let Some((param, arg)) = mismatch {
+            self.same(param, arg)?;
         }
         let mut data = Self::blank(Opcode::Call, ret);
         let arg_attrs = self.m.attr_sets.len() as u32;
@@ -1483,10 +1492,8 @@ impl<'m> Builder<'m> {
             bundles: NO_TEXT,
             tail: NO_TEXT,
         });
-        let mut ops = Vec::with_capacity(1 + args.len());
-        ops.push(callee);
-        ops.extend(args.iter().map(|(op, _)| *op));
-        self.insert(data, &ops, name)
+        let ops = std::iter::once(callee).chain(args.iter().map(|(op, _)| *op));
+        self.insert(data, ops, name)
     }
 
     /// A cast (`zext`, `sext`, `fpext`, `bitcast`, `addrspacecast`, `ptrtoint`, ...).
@@ -1500,7 +1507,7 @@ impl<'m> Builder<'m> {
         if !opcode.is_cast() {
             return invalid(format!("`{}` is not a cast", opcode.keyword()));
         }
-        let id = self.insert(Self::blank(opcode, to), &[value], name)?;
+        let id = self.insert(Self::blank(opcode, to), [value], name)?;
         Ok(self.result(id))
     }
 
@@ -1516,7 +1523,7 @@ impl<'m> Builder<'m> {
             return invalid(format!("`{}` is not a binary operation", opcode.keyword()));
         }
         self.same(a.ty, b.ty)?;
-        let id = self.insert(Self::blank(opcode, a.ty), &[a, b], name)?;
+        let id = self.insert(Self::blank(opcode, a.ty), [a, b], name)?;
         Ok(self.result(id))
     }
 
@@ -1534,7 +1541,7 @@ impl<'m> Builder<'m> {
         }
         let mut data = Self::blank(Opcode::ICmp, TypeId::I1);
         data.aux = pred.0;
-        let id = self.insert(data, &[a, b], name)?;
+        let id = self.insert(data, [a, b], name)?;
         Ok(self.result(id))
     }
 
@@ -1548,7 +1555,7 @@ impl<'m> Builder<'m> {
     ) -> Result<Operand, EditError> {
         self.same(TypeId::I1, cond.ty)?;
         self.same(a.ty, b.ty)?;
-        let id = self.insert(Self::blank(Opcode::Select, a.ty), &[cond, a, b], name)?;
+        let id = self.insert(Self::blank(Opcode::Select, a.ty), [cond, a, b], name)?;
         Ok(self.result(id))
     }
 
@@ -1565,7 +1572,7 @@ impl<'m> Builder<'m> {
         let mut data = Self::blank(Opcode::AtomicRmw, value.ty);
         data.aux = op as u8;
         data.extra = ordering as u32;
-        let id = self.insert(data, &[ptr, value], name)?;
+        let id = self.insert(data, [ptr, value], name)?;
         Ok(self.result(id))
     }
 
@@ -1587,14 +1594,13 @@ impl<'m> Builder<'m> {
         data.extra = self.m.index_lists.len() as u32;
         self.m.index_lists.push(indices.len() as u32);
         self.m.index_lists.extend_from_slice(indices);
-        let id = self.insert(data, &[agg], name)?;
+        let id = self.insert(data, [agg], name)?;
         Ok(self.result(id))
     }
 
     /// `ret void` or `ret T v`.
     pub fn ret(&mut self, value: Option<Operand>) -> Result<InstId, EditError> {
-        let ops: Vec<Operand> = value.into_iter().collect();
-        self.insert(Self::blank(Opcode::Ret, TypeId::VOID), &ops, "")
+        self.insert(Self::blank(Opcode::Ret, TypeId::VOID), value, "")
     }
 }
 

@@ -299,19 +299,8 @@ fn lower_function(
                 Ok(Some((slot, align)))
             })
             .collect::<Result<_, _>>()?;
-        // Constants first: the builder holds the module.
         let zero = module.const_int(TypeId::I64, 0);
         let flag = module.const_int(TypeId::I8, i64::from(INDIRECT as i8));
-        let offsets: Vec<(Operand, Operand)> = layout
-            .fields
-            .iter()
-            .map(|field| {
-                (
-                    module.const_int(TypeId::I64, field.offset as i64),
-                    module.const_int(TypeId::I64, (field.offset + SLOT_TAG) as i64),
-                )
-            })
-            .collect();
         let null = module.const_null(TypeId::PTR);
         let current = call.current_variadic(module);
         let mut b = module.builder(Position::Before(call.inst))?;
@@ -326,7 +315,7 @@ fn lower_function(
                 generic(&mut b, packed, "buf")?
             }
             (Form::Varargs, Some((buffer, array))) if !layout.fields.is_empty() => {
-                for (k, (field, (at, tag_at))) in layout.fields.iter().zip(&offsets).enumerate() {
+                for (k, field) in layout.fields.iter().enumerate() {
                     let spill = spills.get(k).copied().flatten();
                     let operand = current[field.arg];
                     let value = match field.payload {
@@ -341,10 +330,12 @@ fn lower_function(
                             slot
                         }
                     };
-                    let ptr = b.gep(array, buffer, &[zero, *at], true, GEP_NAME)?;
+                    let at = b.const_int(TypeId::I64, field.offset as i64);
+                    let ptr = b.gep(array, buffer, &[zero, at], true, GEP_NAME)?;
                     b.store(value, ptr, field.align)?;
                     if matches!(field.payload, Payload::Pointer | Payload::Spill) {
-                        let ptr = b.gep(array, buffer, &[zero, *tag_at], true, GEP_NAME)?;
+                        let tag_at = b.const_int(TypeId::I64, (field.offset + SLOT_TAG) as i64);
+                        let ptr = b.gep(array, buffer, &[zero, tag_at], true, GEP_NAME)?;
                         b.store(flag, ptr, 1)?;
                     }
                 }
