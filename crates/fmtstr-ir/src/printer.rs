@@ -838,6 +838,13 @@ impl Module {
             }
             return;
         }
+        if let [b'%', first, ..] = raw {
+            if *first != b'"' {
+                // A bare name in the source is spelled as LLVM prints it.
+                out.extend_from_slice(raw);
+                return;
+            }
+        }
         match name_key(raw, false) {
             NameKey::Named(name) => write_name(b'%', &name, false, out),
             NameKey::Numbered(n) => {
