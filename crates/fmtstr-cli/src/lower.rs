@@ -343,9 +343,8 @@ fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
         let front_read = file.read_exact_at(front, 0);
         (front_read, back_read.join())
     });
-    let complete = front_read.is_ok()
-        && matches!(back_read, Ok(Ok(())))
-        && file.metadata()?.len() == len;
+    let complete =
+        front_read.is_ok() && matches!(back_read, Ok(Ok(()))) && file.metadata()?.len() == len;
     if complete {
         Ok(bytes)
     } else {

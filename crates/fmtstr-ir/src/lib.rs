@@ -19,6 +19,7 @@
 //!
 //! let mut b = module.builder(Position::Before(call)).unwrap();
 //! let twice = b.binary(Opcode::Add, x, x, "twice").unwrap();
+//! drop(b); // the new instruction takes its place in the block
 //! module.replace_uses_in(call, x.value, twice).unwrap();
 //! assert!(String::from_utf8(module.print()).unwrap().contains("i32 signext %twice"));
 //! ```
@@ -42,7 +43,7 @@
 //! # Editing
 //!
 //! A [`Builder`] inserts instructions at a [`Position`] (before or after an instruction, or
-//! with the entry block's allocas); [`Module::replace_all_uses`], [`Module::replace_inst`],
+//! with the entry block's allocas), placing them when it is dropped; [`Module::replace_all_uses`], [`Module::replace_inst`],
 //! [`Module::remove_inst`], [`Module::declare_function`], [`Module::remove_global`],
 //! [`Module::set_param_type`], [`Module::add_string_global`], [`Module::add_metadata`] and
 //! friends do the rest. Edits that would leave the module broken (removing a value still in

@@ -240,6 +240,7 @@ fn lower_printf_to_vprintf(m: &mut Module) -> usize {
         let new = b
             .call(vprintf, &[(*fmt, &[Attr::NoUndef]), (buf, &[])], "vprintf")
             .unwrap();
+        drop(b);
         let result = m.inst(new).result().unwrap();
         m.replace_inst(call, result).unwrap();
     }
@@ -340,6 +341,7 @@ fn removal_renumbers_and_new_names_are_fresh() {
     let n9 = b.binary(Opcode::Add, x2, one, "n9").unwrap();
     let n9b = b.binary(Opcode::Add, n9, one, "n9").unwrap();
     let digits = b.binary(Opcode::Add, n9b, one, "7").unwrap();
+    drop(b);
     m.replace_inst(insts[0], digits).unwrap();
     let out = String::from_utf8(m.print()).unwrap();
     assert_eq!(
@@ -387,6 +389,7 @@ fn refused_edits_change_nothing() {
             ""
         )
         .is_err());
+    drop(b);
     assert_eq!(m.print(), PRINTF.as_bytes());
 }
 
@@ -442,6 +445,7 @@ fn quoted_names_and_named_blocks() {
     let sum = first.result().unwrap();
     let mut b = m.builder(Position::After(first.id())).unwrap();
     b.binary(Opcode::Mul, sum, sum, "sum 1").unwrap();
+    drop(b);
     let out = String::from_utf8(m.print()).unwrap();
     assert!(
         out.contains("  %\"sum 1.1\" = mul i32 %\"sum 1\", %\"sum 1\"\n"),
@@ -510,6 +514,7 @@ fn metadata_and_globals_come_and_go() {
     let Value::Inst(sum_inst) = sum.value else {
         panic!()
     };
+    drop(b);
     assert_eq!(
         m.inst(sum_inst)
             .metadata("printf.form")
@@ -575,6 +580,7 @@ fn edited_functions_keep_untouched_text_and_poison_removed_values_named_by_metad
     let t = b.binary(Opcode::Add, a, a, "t").unwrap();
     let t2 = b.binary(Opcode::Add, t, a, "t").unwrap();
     b.binary(Opcode::Add, t2, a, "t").unwrap();
+    drop(b);
     module.remove_inst(x).unwrap();
     let printed = String::from_utf8(module.print()).unwrap();
     assert!(printed
@@ -603,6 +609,7 @@ fn uses_of_new_and_source_values_are_counted_after_edits() {
     let Value::Inst(t_inst) = t.value else {
         panic!("not an instruction")
     };
+    drop(b);
     assert!(matches!(
         module.remove_inst(t_inst),
         Err(EditError::StillUsed { uses: 1, .. })

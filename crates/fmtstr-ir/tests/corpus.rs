@@ -208,6 +208,7 @@ fn edit(module: &mut Module) -> usize {
         b.store(seven, slot, 4).unwrap();
         b.call(probe, &[(slot, &[]), (seven, &[Attr::NoUndef])], "")
             .unwrap();
+        drop(b);
 
         // 2. Replace the first clonable numbered instruction by a named copy: everything
         //    numbered after it shifts down by one.

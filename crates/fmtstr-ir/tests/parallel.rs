@@ -220,6 +220,7 @@ fn parallel_parse_equals_sequential_parse() {
             for f in fs {
                 let mut b = m.builder(Position::EntryAllocas(f)).unwrap();
                 let slot = b.alloca(TypeId::I64, 8, "slot").unwrap();
+                drop(b);
                 let zero = m.const_int(TypeId::I64, 0);
                 m.builder(Position::EntryAllocas(f))
                     .unwrap()
@@ -241,6 +242,7 @@ fn parallel_parse_equals_sequential_parse() {
         for (k, f) in fs.into_iter().enumerate() {
             let mut b = m.builder(Position::EntryAllocas(f)).unwrap();
             let slot = b.alloca(TypeId::I64, 8, "slot").unwrap();
+            drop(b);
             let zero = m.const_int(TypeId::I64, k as i64);
             m.builder(Position::EntryAllocas(f))
                 .unwrap()
@@ -303,6 +305,7 @@ fn edit_bodies(m: &mut Module) {
     for f in fs {
         let mut b = m.builder(Position::EntryAllocas(f)).unwrap();
         let slot = b.alloca(TypeId::I64, 8, "slot").unwrap();
+        drop(b);
         let seven = m.const_int(TypeId::I64, 7);
         m.builder(Position::EntryAllocas(f))
             .unwrap()

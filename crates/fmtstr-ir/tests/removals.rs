@@ -161,6 +161,7 @@ fn referenced_metadata_is_refused_for_each_kind_of_reference() {
     b.attach("fmt", n0);
     let t1 = b.binary(Opcode::Add, a, a, "t").unwrap();
     let Value::Inst(t1) = t1.value else { panic!() };
+    drop(b);
     let type_test = m.function_by_name("llvm.type.test").unwrap();
     let null = m.const_null(TypeId::PTR);
     let meta = fmtstr_ir::Operand {
@@ -171,6 +172,7 @@ fn referenced_metadata_is_refused_for_each_kind_of_reference() {
     let call = b
         .call(type_test, &[(null, &[]), (meta, &[])], "tt")
         .unwrap();
+    drop(b);
     let n3 = md(&m, 3);
     m.set_metadata(call, "fmt", n3).unwrap();
     assert_eq!(still_used(m.remove_metadata(n0)), ("!0".into(), 1));

@@ -129,7 +129,9 @@ impl IdSet {
 
     fn contains(&self, id: InstId) -> bool {
         let k = id.index().wrapping_sub(self.low);
-        self.bits.get(k / 64).is_some_and(|w| w & (1 << (k % 64)) != 0)
+        self.bits
+            .get(k / 64)
+            .is_some_and(|w| w & (1 << (k % 64)) != 0)
     }
 }
 

@@ -344,6 +344,7 @@ fn lower_function(
             _ => null,
         };
         let new = b.call(callee, &[(fmt, &[]), (buf, &[])], "vprintf")?;
+        drop(b);
         let old = module.inst(call.inst);
         let result = if call.result_used && old.ty() == TypeId::I32 {
             let result = module

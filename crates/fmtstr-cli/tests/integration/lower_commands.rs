@@ -148,7 +148,10 @@ fn output_through_links_and_pipes_keeps_them() {
     assert!(String::from_utf8_lossy(&lowered).contains("@vprintf("));
 
     let fifo = dir.path().join("pipe");
-    let made = Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+    let made = Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .expect("mkfifo runs");
     assert!(made.success());
     let reader = {
         let fifo = fifo.clone();

@@ -300,6 +300,7 @@ pub(crate) fn apply(
             let at = b.gep(TypeId::I32, entry, &[slot], false, "printf.slot")?;
             b.store(value, at, 4)?;
         }
+        drop(b);
         retire(module, call, zero)?;
     }
     crate::remove_printf_if_unused(module)?;

@@ -160,6 +160,7 @@ pub(crate) fn apply(
         let with_attrs: Vec<(Operand, &[fmtstr_ir::Attr])> =
             args.iter().map(|a| (*a, &[][..])).collect();
         b.call(operation, &with_attrs, "")?;
+        drop(b);
         retire(module, call, zero)?;
     }
     crate::remove_printf_if_unused(module)?;
