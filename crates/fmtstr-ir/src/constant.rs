@@ -53,6 +53,26 @@ pub(crate) enum ConstKind {
     Opaque,
 }
 
+impl ConstKind {
+    /// A literal: a constant that names no other value.
+    pub(crate) fn is_literal(self) -> bool {
+        matches!(
+            self,
+            ConstKind::Int(_)
+                | ConstKind::BigInt
+                | ConstKind::FloatText
+                | ConstKind::F64(_)
+                | ConstKind::Null
+                | ConstKind::Undef
+                | ConstKind::Poison
+                | ConstKind::Zero
+                | ConstKind::NoneToken
+                | ConstKind::CString
+                | ConstKind::NewBytes(_)
+        )
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ConstData {
     pub kind: ConstKind,

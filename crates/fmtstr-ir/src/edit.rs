@@ -682,9 +682,12 @@ impl Module {
         let target = PackedValue::pack(Value::Global(g));
         let mut seen = FxHashSet::default();
         let mut count = 0;
-        // Only the global itself or a constant can name it: other operands (most of them)
-        // are ruled out without a call.
-        let may_mention = |op: &PackedOp| op.value == target || op.value.is_const();
+        // Only the global itself or a constant that is not a literal can name it: other
+        // operands (most of them) are ruled out without a call.
+        let may_mention = |op: &PackedOp| {
+            op.value == target
+                || matches!(op.value.unpack(), Value::Const(c) if !self.const_data(c).kind.is_literal())
+        };
         for f in self.functions() {
             for inst in f.instructions() {
                 if self

@@ -115,11 +115,6 @@ impl PackedValue {
         PackedValue(TAG_FORWARD << TAG_SHIFT | (index & MAX_INDEX))
     }
 
-    /// Whether the value is a constant (tag 4 in [`PackedValue::pack`]).
-    pub fn is_const(self) -> bool {
-        self.0 >> TAG_SHIFT == 4
-    }
-
     pub fn forward_index(self) -> Option<u32> {
         (self.0 >> TAG_SHIFT == TAG_FORWARD).then_some(self.0 & MAX_INDEX)
     }
