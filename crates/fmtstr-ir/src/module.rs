@@ -373,10 +373,14 @@ pub(crate) struct NewNames {
     /// empty span is an instruction without a name).
     ends: Vec<u32>,
     bytes: Vec<u8>,
+    /// The ids whose names LLVM writes quoted (`%"a b"`), ascending: few or none, so that
+    /// printing a name need not check its characters.
+    quoted: Vec<u32>,
 }
 
 impl NewNames {
     pub fn insert(&mut self, id: InstId, name: &[u8]) {
+        self.note_quoting(id, name);
         if self.ends.is_empty() {
             self.base = id.0;
         }
@@ -437,10 +441,32 @@ impl NewNames {
             let k = (id.0 - self.base) as usize;
             self.ends.resize(k, start as u32);
             self.ends.push(self.bytes.len() as u32);
+            if !crate::lexer::is_bare_name(&self.bytes[start..]) {
+                self.note_quoting(id, &self.bytes[start..].to_vec());
+            }
             return;
         }
         let name = self.bytes.split_off(start);
         self.insert(id, &name);
+    }
+
+    fn note_quoting(&mut self, id: InstId, name: &[u8]) {
+        let at = self.quoted.binary_search(&id.0);
+        match (at, crate::lexer::is_bare_name(name)) {
+            (Err(at), false) => self.quoted.insert(at, id.0),
+            (Ok(at), true) => {
+                self.quoted.remove(at);
+            }
+            _ => {}
+        }
+    }
+
+    /// The name of `id` and whether LLVM writes it quoted.
+    #[inline]
+    pub fn get_spelled(&self, id: &InstId) -> Option<(&[u8], bool)> {
+        let name = self.get(id)?;
+        let quoted = !self.quoted.is_empty() && self.quoted.binary_search(&id.0).is_ok();
+        Some((name, quoted))
     }
 
     fn name_at(&self, k: usize) -> &[u8] {

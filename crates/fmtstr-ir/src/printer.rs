@@ -802,8 +802,14 @@ impl Module {
                     .insts
                     .get(i.index())
                     .is_some_and(|d| d.flags & NEW != 0);
-                if let Some(name) = new.then(|| self.new_names.get(&i)).flatten() {
-                    write_name(b'%', name, false, out);
+                if let Some((name, quoted)) = new.then(|| self.new_names.get_spelled(&i)).flatten()
+                {
+                    if quoted {
+                        write_name(b'%', name, false, out);
+                    } else {
+                        out.push(b'%');
+                        out.extend_from_slice(name);
+                    }
                     return;
                 }
                 let d = &self.insts[i.index()];
