@@ -138,6 +138,19 @@ pub(crate) fn plan(
     let dl = module.data_layout();
     let types = module.types();
     let mut layouts = Vec::with_capacity(calls.len());
+    // Size and alignment by type: a module's printf arguments come in a handful of types.
+    let mut sized_types: Vec<(TypeId, Option<(u64, u64)>)> = Vec::new();
+    let mut size_and_align = |ty: TypeId| {
+        if let Some(&(_, sized)) = sized_types.iter().find(|(t, _)| *t == ty) {
+            return sized;
+        }
+        let sized = dl
+            .alloc_size(types, ty)
+            .and_then(|size| Ok((size, dl.abi_align(types, ty)?)))
+            .ok();
+        sized_types.push((ty, sized));
+        sized
+    };
     for call in calls {
         if call.args.len() > DRIVER_MAX_ARGS {
             diagnostics.push(call.location(module).warning(
@@ -161,12 +174,9 @@ pub(crate) fn plan(
                 Some(_) => (arg.operand.ty, Payload::Pointer),
                 None => (promotion.result_type(arg.operand.ty), Payload::Value),
             };
-            let sized = dl
-                .alloc_size(types, ty)
-                .and_then(|size| Ok((size, dl.abi_align(types, ty)?)));
-            let (mut size, mut align) = match sized {
-                Ok(sized) => sized,
-                Err(_) => {
+            let (mut size, mut align) = match size_and_align(ty) {
+                Some(sized) => sized,
+                None => {
                     diagnostics.push(call.location(module).error(format!(
                         "argument {} has type {}, which printf cannot pass",
                         index + 1,
