@@ -442,7 +442,8 @@ impl NewNames {
             self.ends.resize(k, start as u32);
             self.ends.push(self.bytes.len() as u32);
             if !crate::lexer::is_bare_name(&self.bytes[start..]) {
-                self.note_quoting(id, &self.bytes[start..].to_vec());
+                // Past every id so far: the list stays ascending.
+                self.quoted.push(id.0);
             }
             return;
         }
