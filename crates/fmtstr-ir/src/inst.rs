@@ -377,6 +377,7 @@ pub(crate) const IMPLICIT_NUM: u8 = 2; // non-void without `%N =`: takes a numbe
 pub(crate) const NEW: u8 = 4; // made by an edit: printed from its fields
 pub(crate) const REMOVED: u8 = 8;
 pub(crate) const OPS_EDITED: u8 = 16; // operands replaced: current list in `Module::edited_ops`
+pub(crate) const NAMED_IN_TEXT: u8 = 32; // some text of the body names its value
 pub(crate) const GEP_INBOUNDS: u8 = 1; // in `aux` of a new GEP
 
 /// One instruction. 36 bytes: a 50 MB module holds over a million of these.

@@ -1632,7 +1632,10 @@ impl<'s> Parser<'s> {
                 NameKey::Named(name) => state.named.get(&**name).copied(),
             };
             match found {
-                Some(v) => resolved.push(PackedValue::pack(v)),
+                Some(v) => {
+                    mark_named(&mut self.m.insts, v);
+                    resolved.push(PackedValue::pack(v));
+                }
                 None => {
                     let name = match &fwd.key {
                         NameKey::Numbered(n) => format!("%{n}"),
@@ -1737,6 +1740,7 @@ impl<'s> Parser<'s> {
         if numbered {
             let n = token_number(raw);
             if let Some(&v) = state.numbered.get(n) {
+                mark_named(&mut self.m.insts, v);
                 return Ok(PackedValue::pack(v));
             }
             if let Ok(n) = u32::try_from(n) {
@@ -1761,6 +1765,7 @@ impl<'s> Parser<'s> {
             NameKey::Named(name) => state.named.get(&**name),
         };
         if let Some(&v) = found {
+            mark_named(&mut self.m.insts, v);
             return Ok(PackedValue::pack(v));
         }
         let index = state.forward.len() as u32;
@@ -3069,3 +3074,12 @@ pub(crate) const RMW_OPS: [&str; 19] = [
     "usub_cond",
     "usub_sat",
 ];
+
+/// Notes that the body's text names `value`, when it is an instruction.
+fn mark_named(insts: &mut [InstData], value: Value) {
+    if let Value::Inst(i) = value {
+        if let Some(d) = insts.get_mut(i.index()) {
+            d.flags |= crate::inst::NAMED_IN_TEXT;
+        }
+    }
+}

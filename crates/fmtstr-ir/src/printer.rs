@@ -12,7 +12,9 @@ use std::io::{self, Write};
 
 use crate::constant::ConstKind;
 use crate::hash::FxHashMap;
-use crate::inst::{Attr, InstData, Opcode, HAS_DEF, IMPLICIT_NUM, NEW, OPS_EDITED, REMOVED};
+use crate::inst::{
+    Attr, InstData, Opcode, HAS_DEF, IMPLICIT_NUM, NAMED_IN_TEXT, NEW, OPS_EDITED, REMOVED,
+};
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::MdKindData;
 use crate::module::{
@@ -388,7 +390,10 @@ impl Module {
         let removed_defs = data.blocks.iter().any(|&b| {
             self.block_inst_ids(b).iter().any(|&i| {
                 let f = self.insts[i.index()].flags;
-                f & REMOVED != 0 && f & NEW == 0 && f & (HAS_DEF | IMPLICIT_NUM) != 0
+                f & REMOVED != 0
+                    && f & NEW == 0
+                    && f & (HAS_DEF | IMPLICIT_NUM) != 0
+                    && f & NAMED_IN_TEXT != 0
             })
         });
         // Nothing to rename between instructions (comments, debug records): keep it as is.

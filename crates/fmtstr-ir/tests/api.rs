@@ -591,6 +591,38 @@ fn edited_functions_keep_untouched_text_and_poison_removed_values_named_by_metad
 }
 
 #[test]
+fn a_removed_value_named_only_by_a_debug_record_prints_as_poison_there() {
+    let text = "define i32 @f(i32 %a) !dbg !3 {\nentry:\n  %x = add i32 %a, 1\n    #dbg_value(i32 %x, !5, !DIExpression(), !6)\n  %unused = add i32 %a, 2\n  %y = mul i32 %a,   %a ; odd spacing stays\n  ret i32 %y\n}\n\n!llvm.module.flags = !{!0}\n!llvm.dbg.cu = !{!1}\n!0 = !{i32 2, !\"Debug Info Version\", i32 3}\n!1 = distinct !DICompileUnit(language: DW_LANG_C99, file: !2, emissionKind: FullDebug)\n!2 = !DIFile(filename: \"a.c\", directory: \"/\")\n!3 = distinct !DISubprogram(name: \"f\", scope: !2, file: !2, line: 1, type: !4, unit: !1, spFlags: DISPFlagDefinition)\n!4 = !DISubroutineType(types: !{})\n!5 = !DILocalVariable(name: \"x\", scope: !3, file: !2, line: 1)\n!6 = !DILocation(line: 1, scope: !3)\n";
+    let removed = |name: &str| {
+        let mut module = Module::parse("m.ll", text).unwrap();
+        let f = module.function_by_name("f").unwrap();
+        let inst = module
+            .function(f)
+            .instructions()
+            .find(|i| i.name().as_deref() == Some(name.as_bytes()))
+            .unwrap()
+            .id();
+        module.remove_inst(inst).unwrap();
+        String::from_utf8(module.print()).unwrap()
+    };
+    let printed = removed("x");
+    assert!(
+        printed.contains("    #dbg_value(i32 poison, !5, !DIExpression(), !6)\n"),
+        "{printed}"
+    );
+    assert!(printed.contains("  %y = mul i32 %a,   %a ; odd spacing stays\n"));
+    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+        assert_eq!(common::llvm_as(&llvm_as, printed.as_bytes()), None);
+    }
+    // A value no text names goes without touching any other line.
+    let printed = removed("unused");
+    assert_eq!(printed, text.replace("  %unused = add i32 %a, 2\n", ""));
+    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+        assert_eq!(common::llvm_as(&llvm_as, printed.as_bytes()), None);
+    }
+}
+
+#[test]
 fn uses_of_new_and_source_values_are_counted_after_edits() {
     let text = "define i32 @f(i32 %a) {\nentry:\n  %x = add i32 %a, 1\n  %y = mul i32 %x, %x\n  ret i32 %y\n}\n";
     let mut module = Module::parse("m.ll", text).unwrap();
