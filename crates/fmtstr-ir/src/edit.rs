@@ -10,8 +10,8 @@ use crate::constant::{ConstData, ConstKind};
 use crate::error::EditError;
 use crate::hash::FxHashSet;
 use crate::inst::{
-    Attr, CallData, InstData, Opcode, Predicate, GEP_INBOUNDS, HAS_DEF, IMPLICIT_NUM, NEW, NONE,
-    NO_TEXT, OPS_EDITED, REMOVED,
+    Attr, CallData, InstData, Opcode, Predicate, GEP_INBOUNDS, HAS_DEF, IMPLICIT_NUM,
+    NAMED_IN_TEXT, NEW, NONE, NO_TEXT, OPS_EDITED, REMOVED,
 };
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::{MdKindData, MdNodeData, MdOp};
@@ -527,11 +527,20 @@ impl Module {
                     sorted.binary_search(&id).is_ok()
                 }
         };
+        // Source text names every value a source operand uses: where the text names none of
+        // the set, only the operands edits made can use them.
+        let named = insts
+            .iter()
+            .any(|i| self.insts[i.index()].flags & NAMED_IN_TEXT != 0);
         let inst_tag = PackedValue::pack(Value::Inst(InstId(0))).0;
         for f in funcs {
             for &block in &self.funcs[f.index()].blocks {
                 for &user in self.block_inst_ids(block) {
-                    if self.insts[user.index()].flags & REMOVED != 0 || is_member(user.0) {
+                    let flags = self.insts[user.index()].flags;
+                    if flags & REMOVED != 0
+                        || !named && flags & (NEW | OPS_EDITED) == 0
+                        || is_member(user.0)
+                    {
                         continue;
                     }
                     let used = self.inst_ops(user).iter().find(|op| {

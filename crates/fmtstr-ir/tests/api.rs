@@ -731,4 +731,32 @@ entry:
     Module::parse("again.ll", out.as_bytes().to_vec()).unwrap();
     // A removed instruction cannot be removed again.
     assert!(m.remove_insts(&[f[0]]).is_err());
+
+    // Values no text names: still refused while a new instruction, or an operand an edit
+    // replaced, uses them.
+    let text = "define i32 @h(i32 %x) {\nentry:\n  %u = add i32 %x, 1\n  %v = add i32 %x, 2\n  %w = add i32 %x, 3\n  ret i32 %x\n}\n";
+    let mut m = Module::parse("unnamed-uses.ll", text).unwrap();
+    let h = insts(&m, "h");
+    let u = m.inst(h[0]).result().unwrap();
+    let mut b = m.builder(Position::Before(h[3])).unwrap();
+    b.binary(Opcode::Mul, u, u, "twice").unwrap();
+    drop(b);
+    assert!(matches!(
+        m.remove_insts(&[h[0]]),
+        Err(EditError::StillUsed { .. })
+    ));
+    let v = m.inst(h[1]).result().unwrap();
+    let x = m
+        .function(m.function_by_name("h").unwrap())
+        .param(0)
+        .unwrap()
+        .operand();
+    m.replace_uses_in(h[2], x.value, v).unwrap();
+    assert!(matches!(
+        m.remove_insts(&[h[1]]),
+        Err(EditError::StillUsed { .. })
+    ));
+    m.remove_insts(&[h[2], h[1]]).unwrap();
+    let out = String::from_utf8(m.print()).unwrap();
+    assert!(!out.contains("%v =") && !out.contains("%w =") && out.contains("%twice = mul"));
 }
