@@ -384,6 +384,18 @@ impl<'m> Inst<'m> {
         })
     }
 
+    /// Whether anything may use the result. `false` is certain: no text of the body names
+    /// it (the parser notes every name an operand, debug record or metadata spells) and no
+    /// edit has touched the function. `true` proves nothing: look at the operands.
+    pub fn may_be_used(&self) -> bool {
+        let d = self.data();
+        let Some(block) = self.module.blocks.get(d.block as usize) else {
+            return true;
+        };
+        let function = &self.module.funcs[block.func.index()];
+        d.flags & crate::inst::NAMED_IN_TEXT != 0 || d.flags & NEW != 0 || function.state != 0
+    }
+
     /// The decoded result name, for a named result.
     pub fn name(&self) -> Option<Vec<u8>> {
         if let Some(name) = self.module.new_names.get(&self.id) {

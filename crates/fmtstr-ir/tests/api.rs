@@ -623,6 +623,30 @@ fn a_removed_value_named_only_by_a_debug_record_prints_as_poison_there() {
 }
 
 #[test]
+fn may_be_used_is_false_only_for_results_nothing_can_name() {
+    let text = "define i32 @f(i32 %a) {\nentry:\n  %x = add i32 %a, 1\n  %y = add i32 %a, 2\n  %z = add i32 %a, 3\n  %0 = add i32 %a, 4\n  br label %next\nnext:\n  %p = phi i32 [ %w, %next ], [ %a, %entry ]\n  %w = add i32 %p, 1\n  ret i32 %z\n}\n";
+    let mut m = Module::parse("uses.ll", text).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let used = |m: &Module| -> Vec<bool> {
+        m.function(f)
+            .instructions()
+            .filter(|i| i.result().is_some())
+            .map(|i| i.may_be_used())
+            .collect()
+    };
+    // %x, %y, %0 unused; %z used by the ret; %w used before its definition; %p by %w.
+    assert_eq!(used(&m), [false, false, true, false, true, true]);
+    // Once an edit touched the function, nothing is certain.
+    let ids: Vec<_> = m.function(f).instructions().map(|i| i.id()).collect();
+    let x = m.inst(ids[0]).result().unwrap();
+    let y = ids[1];
+    let mut b = m.builder(Position::Before(y)).unwrap();
+    b.binary(Opcode::Add, x, x, "t").unwrap();
+    drop(b);
+    assert!(used(&m).iter().all(|&u| u));
+}
+
+#[test]
 fn uses_of_new_and_source_values_are_counted_after_edits() {
     let text = "define i32 @f(i32 %a) {\nentry:\n  %x = add i32 %a, 1\n  %y = mul i32 %x, %x\n  ret i32 %y\n}\n";
     let mut module = Module::parse("m.ll", text).unwrap();

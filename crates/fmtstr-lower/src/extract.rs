@@ -70,7 +70,11 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
                 }
             }
         }
-        if found.len() == first {
+        // Printf's result is seldom used: usually no function text names one.
+        if found[first..]
+            .iter()
+            .all(|&c| !module.inst(c).may_be_used())
+        {
             continue;
         }
         mine.reset(&found[first..]);
