@@ -24,6 +24,18 @@ fn scratch() -> tempfile::TempDir {
         .expect("temp dir")
 }
 
+/// `fmtstr lower --target nvptx INPUT -o OUT`.
+fn lower_nvptx(input: &Path, out: &Path) -> crate::util::Run {
+    run([
+        Path::new("lower"),
+        Path::new("--target"),
+        Path::new("nvptx"),
+        input,
+        Path::new("-o"),
+        out,
+    ])
+}
+
 /// Runs `fmtstr` with `input` on stdin.
 fn run_stdin(args: &[&str], input: &[u8]) -> crate::util::Run {
     use std::io::Write;
@@ -93,15 +105,7 @@ fn lowers_files_and_stdin_deterministically() {
     let dir = scratch();
     let out = dir.path().join("forms.vprintf.ll");
     let forms = sample("forms.ll");
-    run([
-        Path::new("lower"),
-        Path::new("--target"),
-        Path::new("nvptx"),
-        &forms,
-        Path::new("-o"),
-        &out,
-    ])
-    .expect_code(0);
+    lower_nvptx(&forms, &out).expect_code(0);
     let first = std::fs::read(&out).expect("output written");
     assert!(String::from_utf8_lossy(&first).contains("call i32 @vprintf(ptr @.bare, ptr null)"));
     assert_llvm_as(&first);
@@ -127,17 +131,7 @@ fn output_through_links_and_pipes_keeps_them() {
     use std::os::unix::fs::FileTypeExt;
     let dir = scratch();
     let forms = sample("forms.ll");
-    let lower_to = |out: &Path| {
-        run([
-            Path::new("lower"),
-            Path::new("--target"),
-            Path::new("nvptx"),
-            &forms,
-            Path::new("-o"),
-            out,
-        ])
-        .expect_code(0)
-    };
+    let lower_to = |out: &Path| lower_nvptx(&forms, out).expect_code(0);
     let real = dir.path().join("real.ll");
     std::fs::write(&real, "old").expect("write");
     let link = dir.path().join("link.ll");
@@ -185,15 +179,7 @@ fn errors_name_the_call_and_write_nothing() {
     std::fs::write(&input, &text).expect("write");
     let out = dir.path().join("out.ll");
     std::fs::write(&out, "previous").expect("write");
-    let run = run([
-        Path::new("lower"),
-        Path::new("--target"),
-        Path::new("nvptx"),
-        &input,
-        Path::new("-o"),
-        &out,
-    ])
-    .expect_code(2);
+    let run = lower_nvptx(&input, &out).expect_code(2);
     let expected = format!(
         "{}:13:3: error: unsupported printf form (op-tag = 7)\n  %b = call i32 (ptr, ...) @printf(ptr @.bare), !printf.form !1\n",
         input.display()
