@@ -277,7 +277,7 @@ impl<'s> Lexer<'s> {
                 if next != b':' && CLASS[next as usize] & NAME == 0 {
                     out[n] = make(Tok::Ident, start, j);
                     n += 1;
-                    i = j;
+                    i = j + usize::from(src.get(j) == Some(&b' '));
                     continue;
                 }
             } else if b == b'%' {
@@ -289,7 +289,7 @@ impl<'s> Lexer<'s> {
                     if j >= len || CLASS[src[j] as usize] & NAME == 0 {
                         out[n] = make(Tok::LocalId, start, j);
                         n += 1;
-                        i = j;
+                        i = j + usize::from(src.get(j) == Some(&b' '));
                         continue;
                     }
                 } else if j < len && CLASS[src[j] as usize] & NAME_START != 0 {
@@ -298,13 +298,13 @@ impl<'s> Lexer<'s> {
                     }
                     out[n] = make(Tok::LocalVar, start, j);
                     n += 1;
-                    i = j;
+                    i = j + usize::from(src.get(j) == Some(&b' '));
                     continue;
                 }
             } else if let Some(kind) = PUNCT[b as usize] {
                 out[n] = make(kind, start, i + 1);
                 n += 1;
-                i += 1;
+                i += 1 + usize::from(src.get(i + 1) == Some(&b' '));
                 continue;
             } else if CLASS[b as usize] & DIGIT != 0 {
                 // A plain decimal integer; `0x...`, floats, `12:` and the rest take the slow
@@ -317,7 +317,7 @@ impl<'s> Lexer<'s> {
                 if next != b':' && CLASS[next as usize] & NAME == 0 {
                     out[n] = make(Tok::Int, start, j);
                     n += 1;
-                    i = j;
+                    i = j + usize::from(src.get(j) == Some(&b' '));
                     continue;
                 }
             }
