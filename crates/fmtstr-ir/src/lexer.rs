@@ -243,7 +243,15 @@ impl<'s> Lexer<'s> {
                 }
                 continue;
             }
-            if b == b'\n' || b == b'\t' || b == b'\r' {
+            if b == b'\n' {
+                // A new line and its indentation (two spaces in a body) at once.
+                i += 1;
+                while src.get(i) == Some(&b' ') {
+                    i += 1;
+                }
+                continue;
+            }
+            if b == b'\t' || b == b'\r' {
                 i += 1;
                 continue;
             }
