@@ -7,10 +7,11 @@
 //! preceded by the arithmetic that computes its arguments, 0 to 8 arguments per call from a
 //! pool of 1,000 format strings; at least 50 MB of text. Both tools read the file and write
 //! the rewritten module as text. fmtstr's output must hold exactly 100,000 vprintf calls and no
-//! printf before any figure is reported. fmtstr runs three times and opt once (it is the slow
-//! one); the best time and that run's peak resident memory (GNU time's) are printed, with the
-//! ratio against the target of at least 10x faster. Each run writes a new file after the disks
-//! are synced, so that neither the replacing of an old output nor writeback lands in a timing.
+//! printf before any figure is reported. fmtstr runs three times, once before opt and twice
+//! after, and opt once (it is the slow one); the best time and that run's peak resident memory
+//! (GNU time's) are printed, with the ratio against the target of at least 10x faster. Each run
+//! writes a new file after the disks are synced, so that neither the replacing of an old
+//! output nor writeback lands in a timing.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -54,7 +55,7 @@ pub fn run() -> anyhow::Result<()> {
     std::fs::read(&input)?;
 
     let ours_out = dir.path().join("fmtstr.ll");
-    let (ours_time, ours_rss) = best_of(FMTSTR_RUNS, || {
+    let run_ours = || {
         // Each run writes a new file, as opt does: replacing the last run's 100 MB output
         // would add the kernel's freeing of it (about 60 ms here) to fmtstr's time alone.
         match std::fs::remove_file(&ours_out) {
@@ -70,7 +71,10 @@ pub fn run() -> anyhow::Result<()> {
                 .arg("-o")
                 .arg(&ours_out),
         )
-    })?;
+    };
+    // fmtstr's runs are spread around opt's, so that a burst of load on this machine (others
+    // share its cores) is less likely to fall on all of them.
+    let first = run_ours()?;
     let lowered = std::fs::read(&ours_out)?;
     let vprintf = count(&lowered, b"call i32 @vprintf(");
     if vprintf != calls || count(&lowered, b"@printf(") != 0 {
@@ -78,7 +82,6 @@ pub fn run() -> anyhow::Result<()> {
     }
     let out_size = lowered.len();
     drop(lowered);
-    std::fs::remove_file(&ours_out)?;
 
     let opt_out = dir.path().join("opt.ll");
     measure::sync_disks();
@@ -93,6 +96,9 @@ pub fn run() -> anyhow::Result<()> {
             .arg("-o")
             .arg(&opt_out),
     )?;
+    std::fs::remove_file(&opt_out)?;
+    let rest = best_of(FMTSTR_RUNS - 1, run_ours)?;
+    let (ours_time, ours_rss) = if rest.0 < first.0 { rest } else { first };
 
     let mb = |bytes: u64| bytes as f64 / 1e6;
     let speedup = opt_time.as_secs_f64() / ours_time.as_secs_f64();
