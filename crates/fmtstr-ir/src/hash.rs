@@ -60,7 +60,10 @@ impl Hasher for FxHasher {
 
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        // A product's low bits depend only on the low bits of what was multiplied, and the
+        // hash table picks its bucket from the low bits: without the rotation, names that
+        // differ only in a late byte of their last word (`.str.7`, `.str.8`) share a bucket.
+        self.hash ^ (self.hash >> 32)
     }
 }
 
