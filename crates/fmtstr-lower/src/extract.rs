@@ -151,7 +151,8 @@ fn model_call(
     let location = || Location::of(module, inst);
     let view = module.inst(inst);
     let call = view.as_call()?;
-    let args: Vec<_> = call.args().collect();
+    let mut args = Vec::with_capacity(call.num_args());
+    args.extend(call.args());
     let is_lgc = matches!(call.callee().value, Value::Global(g) if Some(g) == lgc_printf);
     if view.opcode() != Opcode::Call {
         diagnostics.push(location().error(format!(

@@ -142,9 +142,9 @@ impl PrintfCall {
         let Some(call) = module.inst(self.inst).as_call() else {
             return Vec::new();
         };
-        call.args()
-            .skip(self.fixed_operands())
-            .map(|a| a.operand)
-            .collect()
+        let mut operands =
+            Vec::with_capacity(call.num_args().saturating_sub(self.fixed_operands()));
+        operands.extend(call.args().skip(self.fixed_operands()).map(|a| a.operand));
+        operands
     }
 }
