@@ -72,6 +72,9 @@ pub(crate) struct Parser<'s> {
     call_types: Vec<TypeId>,
     /// Operands of lists being parsed; nested lists push above and drain their part first.
     scratch: Vec<PackedOp>,
+    /// The parameter types of the function type being parsed (taken while in use, so that a
+    /// nested one starts its own).
+    param_scratch: Vec<TypeId>,
     md_scratch: Vec<MdOp>,
     small_ints: Vec<u32>,
     type_mentions: FxHashMap<u32, u32>,
@@ -331,6 +334,7 @@ impl<'s> Parser<'s> {
             call_attrs: Vec::new(),
             call_types: Vec::new(),
             scratch: Vec::new(),
+            param_scratch: Vec::new(),
             md_scratch: Vec::new(),
             small_ints: vec![NONE; (SMALL_MAX - SMALL_MIN + 1) as usize],
             type_mentions: FxHashMap::default(),
@@ -957,7 +961,8 @@ impl<'s> Parser<'s> {
                 }
                 Tok::LParen => {
                     self.bump();
-                    let mut params = Vec::new();
+                    let mut params = std::mem::take(&mut self.param_scratch);
+                    params.clear();
                     let mut vararg = false;
                     if self.tok.kind != Tok::RParen {
                         loop {
@@ -973,6 +978,7 @@ impl<'s> Parser<'s> {
                     }
                     self.expect(Tok::RParen, "')'")?;
                     ty = self.m.types.function(ty, &params, vararg);
+                    self.param_scratch = params;
                 }
                 _ => break,
             }
