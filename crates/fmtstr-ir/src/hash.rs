@@ -30,11 +30,19 @@ impl Hasher for FxHasher {
             word.copy_from_slice(chunk);
             self.add(u64::from_le_bytes(word));
         }
+        // The last 1 to 7 bytes in at most two loads, which may overlap (with the length,
+        // which the callers hash too, they still say every byte): a copy of a length known
+        // only at run time would be a call to memcpy, most of a short name's cost.
         let rest = chunks.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.add(u64::from_le_bytes(word));
+        let n = rest.len();
+        if n >= 4 {
+            let first = u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]]);
+            let last = u32::from_le_bytes([rest[n - 4], rest[n - 3], rest[n - 2], rest[n - 1]]);
+            self.add(u64::from(first) | u64::from(last) << 32);
+        } else if n > 0 {
+            let word =
+                u64::from(rest[0]) | u64::from(rest[n / 2]) << 8 | u64::from(rest[n - 1]) << 16;
+            self.add(word);
         }
     }
 
