@@ -98,6 +98,7 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
         return out;
     }
     let mut formats = Formats::default();
+    out.calls.reserve_exact(found.len());
     for inst in found {
         match model_call(module, inst, lgc_printf, &mut formats, &mut out.diagnostics) {
             Some(mut call) => {
