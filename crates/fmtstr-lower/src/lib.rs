@@ -278,6 +278,17 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             ..Lowered::default()
         });
     }
+    // Where a failed edit is reported: the first call.
+    let first_call = planned
+        .iter()
+        .enumerate()
+        .find_map(|(k, (calls, _, _, _))| calls.first().map(|c| (k, c.inst)));
+    // Each shard's plan goes to its thread, which also frees it: 100,000 calls' models take
+    // a while to free, and no longer on this thread alone.
+    let planned: Vec<std::sync::Mutex<Option<Planned>>> = planned
+        .into_iter()
+        .map(|p| std::sync::Mutex::new(Some(p)))
+        .collect();
     // Edit: the same declaration everywhere first, then each shard's calls.
     let applied: Result<(), EditError> = (|| {
         for shard in shards.iter_mut() {
@@ -285,8 +296,10 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         }
         // Each shard's calls, then whether printf is still used there.
         let results: Vec<Result<bool, EditError>> = on_each(shards, |shard, k| {
-            let (calls, _, _, plans) = &planned[k];
-            nvptx::apply(&mut shard.module, calls, plans)?;
+            let plan = planned[k].lock().ok().and_then(|mut p| p.take());
+            if let Some((calls, _, _, plans)) = plan {
+                nvptx::apply(&mut shard.module, &calls, &plans)?;
+            }
             let module = &shard.module;
             Ok(module
                 .function_by_name(extract::PRINTF)
@@ -313,12 +326,8 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             strings: None,
         }),
         Err(error) => {
-            if let Some(((calls, _, _, _), shard)) = planned
-                .iter()
-                .zip(shards.iter())
-                .find(|((calls, _, _, _), _)| !calls.is_empty())
-            {
-                let first = calls[0].location(&shard.module);
+            if let Some((k, inst)) = first_call {
+                let first = Location::of(&shards[k].module, inst);
                 diagnostics.push(first.error(format!("cannot rewrite the module: {error}")));
             }
             fail(diagnostics)
