@@ -285,7 +285,7 @@ impl<'s> Lexer<'s> {
                 if next != b':' && CLASS[next as usize] & NAME == 0 {
                     out[n] = make(Tok::Ident, start, j);
                     n += 1;
-                    i = j + usize::from(src.get(j) == Some(&b' '));
+                    i = past_space(src, j);
                     continue;
                 }
             } else if b == b'%' {
@@ -297,7 +297,7 @@ impl<'s> Lexer<'s> {
                     if j >= len || CLASS[src[j] as usize] & NAME == 0 {
                         out[n] = make(Tok::LocalId, start, j);
                         n += 1;
-                        i = j + usize::from(src.get(j) == Some(&b' '));
+                        i = past_space(src, j);
                         continue;
                     }
                 } else if j < len && CLASS[src[j] as usize] & NAME_START != 0 {
@@ -306,13 +306,13 @@ impl<'s> Lexer<'s> {
                     }
                     out[n] = make(Tok::LocalVar, start, j);
                     n += 1;
-                    i = j + usize::from(src.get(j) == Some(&b' '));
+                    i = past_space(src, j);
                     continue;
                 }
             } else if let Some(kind) = PUNCT[b as usize] {
                 out[n] = make(kind, start, i + 1);
                 n += 1;
-                i += 1 + usize::from(src.get(i + 1) == Some(&b' '));
+                i = past_space(src, i + 1);
                 continue;
             } else if CLASS[b as usize] & DIGIT != 0 {
                 // A plain decimal integer; `0x...`, floats, `12:` and the rest take the slow
@@ -325,7 +325,7 @@ impl<'s> Lexer<'s> {
                 if next != b':' && CLASS[next as usize] & NAME == 0 {
                     out[n] = make(Tok::Int, start, j);
                     n += 1;
-                    i = j + usize::from(src.get(j) == Some(&b' '));
+                    i = past_space(src, j);
                     continue;
                 }
             }
@@ -582,6 +582,13 @@ impl<'s> Lexer<'s> {
 /// Also handles `s0x`/`u0x` integers, which start like words.
 pub(crate) fn is_hex_int(text: &[u8]) -> bool {
     text.len() > 3 && matches!(text[0], b's' | b'u') && text[1] == b'0' && text[2] == b'x'
+}
+
+/// Where lexing goes on after a token that ends at `end`: past the single space that usually
+/// follows it, which would otherwise cost a turn of the loop of its own.
+#[inline(always)]
+fn past_space(src: &[u8], end: usize) -> usize {
+    end + usize::from(src.get(end) == Some(&b' '))
 }
 
 #[inline]

@@ -393,7 +393,8 @@ impl<'m> Inst<'m> {
             return true;
         };
         let function = &self.module.funcs[block.func.index()];
-        d.flags & crate::inst::NAMED_IN_TEXT != 0 || d.flags & NEW != 0 || function.state != 0
+        // An edit marks its function (a new instruction's too), so `state` covers them.
+        d.flags & crate::inst::NAMED_IN_TEXT != 0 || function.state != 0
     }
 
     /// The decoded result name, for a named result.
