@@ -12,6 +12,7 @@ mod bench_lower;
 mod ci;
 mod corpus;
 mod demo;
+mod llvm_source;
 mod measure;
 mod oracles;
 mod process;
@@ -36,6 +37,8 @@ enum Task {
     Samples,
     /// Build the IR corpus (clang-19 over samples/c at several targets and levels) into target/corpus.
     Corpus,
+    /// Fetch LLVM 19's own test tree (Debian's llvm-toolchain-19 source package) into target/.
+    LlvmSource,
     /// Benchmarks, each against a real peer in the same invocation.
     Bench {
         #[command(subcommand)]
@@ -68,6 +71,7 @@ fn main() -> anyhow::Result<()> {
         Task::Ci => ci::run(),
         Task::Samples => samples::run(),
         Task::Corpus => corpus::run(),
+        Task::LlvmSource => llvm_source::run(),
         Task::Bench { which } => match which {
             Bench::Format { entries } => bench_format::run(entries),
             Bench::Decode => bench_decode::run(),

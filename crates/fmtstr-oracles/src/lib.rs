@@ -137,6 +137,33 @@ pub fn cuda_dir() -> PathBuf {
         .unwrap_or_else(|| workspace_root().join("target/oracles/cuda"))
 }
 
+/// Where LLVM 19's own test tree is unpacked (the directory holding `llvm/test` and
+/// `clang/test/Sema`): `$FMTSTR_LLVM_SOURCE`, else `target/llvm-source/llvm-toolchain-19`.
+/// `cargo xtask llvm-source` fetches it from Debian's source package of the installed release.
+pub fn llvm_source_dir() -> PathBuf {
+    std::env::var_os("FMTSTR_LLVM_SOURCE")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/llvm-source/llvm-toolchain-19"))
+}
+
+/// LLVM 19's test tree for a test that reads it: its root when unpacked; otherwise a failure
+/// under `CI=true` and a skip (with the fetch command) elsewhere, as for a missing tool.
+pub fn require_llvm_source() -> Option<PathBuf> {
+    let dir = llvm_source_dir();
+    if dir.join(".fmtstr-complete").is_file() {
+        return Some(dir);
+    }
+    let message = format!(
+        "LLVM 19's test tree not found at {}; fetch it with `cargo xtask llvm-source`",
+        dir.display()
+    );
+    if in_ci() {
+        panic!("{message} (CI=true: an oracle test must not skip)");
+    }
+    eprintln!("skipping: {message}");
+    None
+}
+
 /// The tool's path when it is installed.
 pub fn find(tool: Tool) -> Option<PathBuf> {
     let path = tool.path();
