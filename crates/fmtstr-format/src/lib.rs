@@ -23,12 +23,17 @@
 //! need (`%#g` of 999999.5 is `1.e+06`). Widths and precisions are limited to 65536.
 
 mod check;
+mod dialect;
 mod format;
 mod parse;
 mod render;
+mod scan;
 mod spec;
 
-pub use check::{check, ArgType, Finding, FindingKind, ScalarType};
+pub use check::{
+    check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity,
+};
+pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
 pub use format::{ArgSlot, Format, Piece};
 pub use parse::{CountKind, ParseError, ParseErrorKind, MAX_COUNT};
 pub use render::int::{digits as int_digits, Radix as IntRadix};
