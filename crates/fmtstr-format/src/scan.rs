@@ -157,6 +157,23 @@ fn digits(bytes: &[u8], i: &mut usize) -> Option<u32> {
     (*i > start).then_some(value)
 }
 
+/// Why reading a `*` amount stopped the scan.
+enum Stop {
+    Incomplete,
+    ZeroPosition(usize),
+    InvalidPosition(usize, bool),
+}
+
+impl Stop {
+    fn event(self, start: usize) -> Event {
+        match self {
+            Stop::Incomplete => Event::Incomplete { start },
+            Stop::ZeroPosition(at) => Event::ZeroPosition { at },
+            Stop::InvalidPosition(at, precision) => Event::InvalidPosition { at, precision },
+        }
+    }
+}
+
 fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
     let incomplete = || (Event::Incomplete { start }, bytes.len());
     let end = bytes.len();
@@ -202,7 +219,8 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
         return incomplete();
     }
     let positional = position.is_some();
-    let amount = |i: &mut usize, precision: bool| -> Result<Option<Amount>, Event> {
+    // The `Err` is a stopping event without a spec (never `Event::Spec`).
+    let amount = |i: &mut usize, precision: bool| -> Result<Option<Amount>, Stop> {
         if bytes.get(*i) == Some(&b'*') {
             let star_at = *i;
             *i += 1;
@@ -211,16 +229,13 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
             }
             match digits(bytes, i) {
                 None => Ok(Some(Amount::Star(None))),
-                Some(_) if *i == end => Err(Event::Incomplete { start }),
-                Some(0) if bytes[*i] == b'$' => Err(Event::ZeroPosition { at: star_at }),
+                Some(_) if *i == end => Err(Stop::Incomplete),
+                Some(0) if bytes[*i] == b'$' => Err(Stop::ZeroPosition(star_at)),
                 Some(n) if bytes[*i] == b'$' => {
                     *i += 1;
                     Ok(Some(Amount::Star(Some(n))))
                 }
-                Some(_) => Err(Event::InvalidPosition {
-                    at: star_at,
-                    precision,
-                }),
+                Some(_) => Err(Stop::InvalidPosition(star_at, precision)),
             }
         } else {
             Ok(digits(bytes, i).map(Amount::Fixed))
@@ -229,7 +244,7 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
     let width_at = i;
     let width = match amount(&mut i, false) {
         Ok(width) => width,
-        Err(event) => return (event, end),
+        Err(stop) => return (stop.event(start), end),
     };
     if i == end {
         return incomplete();
@@ -243,7 +258,7 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
         }
         precision = match amount(&mut i, true) {
             Ok(p) => Some(p.unwrap_or(Amount::Empty)),
-            Err(event) => return (event, end),
+            Err(stop) => return (stop.event(start), end),
         };
         if i == end {
             return incomplete();
