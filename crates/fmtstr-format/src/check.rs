@@ -580,7 +580,6 @@ impl Checker<'_> {
     }
 
     fn spec(&mut self, spec: &RawSpec, consumed: usize) -> bool {
-        let text = String::from_utf8_lossy(&self.bytes[spec.start..spec.end]).into_owned();
         if !is_valid_conversion(spec) {
             return self.invalid_conversion(spec);
         }
@@ -604,7 +603,7 @@ impl Checker<'_> {
             }
         }
         if self.rules.gpu_findings {
-            self.gpu_limits(spec, &text);
+            self.gpu_limits(spec);
         }
         for (amount, precision) in [(spec.width, false), (spec.precision, true)] {
             if let Some(Amount::Star(position)) = amount {
@@ -655,7 +654,7 @@ impl Checker<'_> {
                          {consumed} argument{}, the call passes {got}",
                         plural(consumed)
                     ),
-                    Some(format!("pass an argument for '{text}'")),
+                    Some(format!("pass an argument for '{}'", self.text(spec))),
                 ),
             }
             return false;
@@ -877,9 +876,24 @@ impl Checker<'_> {
         valid || matches!(c, b's' | b'S' | b'C') || is_float(c)
     }
 
+    /// The specification as written.
+    fn text(&self, spec: &RawSpec) -> String {
+        String::from_utf8_lossy(&self.bytes[spec.start..spec.end]).into_owned()
+    }
+
     /// The GPU dialect's own warnings for one conversion.
-    fn gpu_limits(&mut self, spec: &RawSpec, text: &str) {
+    fn gpu_limits(&mut self, spec: &RawSpec) {
         let c = spec.conversion;
+        let positional = spec.position.is_some();
+        let thousands = spec.flags.thousands.is_some();
+        let limited = matches!(c, b'n' | b'S' | b'C' | b'm' | b'b' | b'B')
+            || matches!(spec.length, Len::Q | Len::WidthN(_) | Len::FastN(_))
+            || (matches!(c, b'c' | b's') && spec.length == Len::L)
+            || (matches!(c, b'c' | b's' | b'p') && spec.vector.is_some());
+        if !(positional || thousands || limited) {
+            return;
+        }
+        let text = self.text(spec);
         if let Some(position) = spec.position {
             self.push(
                 Some(spec.start),

@@ -270,3 +270,43 @@ fn dialects_have_names() {
         "unknown dialect `vvl`; expected one of c, opencl, gpu"
     );
 }
+
+#[test]
+fn any_format_and_arguments_are_judged_without_panicking() {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    // Every byte the grammars care about, digits that overflow, and a NUL.
+    const ALPHABET: &[u8] = b"%%%%%$*.0123456789-+ #'vhlLqjztIwfdiouxXbBcsSCpnmZ@yaAeEgG\0x";
+    let types = [
+        ArgType::Scalar(ScalarType::Int(8)),
+        I32,
+        I64,
+        ArgType::Scalar(ScalarType::Int(128)),
+        ArgType::Scalar(ScalarType::Half),
+        DOUBLE,
+        LONG_DOUBLE,
+        PTR,
+        FLOAT4,
+        ArgType::Vector {
+            len: 3,
+            element: ScalarType::Int(16),
+        },
+    ];
+    let mut rng = SmallRng::seed_from_u64(15);
+    for _ in 0..20_000 {
+        let len = rng.gen_range(0..24);
+        let format: Vec<u8> = (0..len)
+            .map(|_| ALPHABET[rng.gen_range(0..ALPHABET.len())])
+            .collect();
+        let args: Vec<ArgType> = (0..rng.gen_range(0..40))
+            .map(|_| types[rng.gen_range(0..types.len())])
+            .collect();
+        for dialect in Dialect::ALL {
+            for finding in check_format(&format, &args, dialect) {
+                assert!(finding.offset.is_none_or(|o| o <= format.len()));
+                assert!(finding.arg_index.is_none_or(|a| a < args.len()));
+                assert!(!finding.message.is_empty());
+            }
+        }
+    }
+}
