@@ -15,6 +15,12 @@
 //! of error severity) never agrees. C files are checked under `Dialect::C`, OpenCL files under
 //! `Dialect::OpenCl` (clang's rules for OpenCL C); the table is printed per category, and every
 //! disagreement must be one of the known ones listed below with its reason.
+//!
+//! With clang 19.1.7: 480 of 505 calls agree (95.0%; the C files 379 of 404 under `c`, the
+//! OpenCL files 101 of 101 under `opencl`). The 25 others are calls where clang warns about what
+//! IR types erase: pointee types (17), C's promotions (6), `long` versus `long long` (1), plus
+//! one call whose warning the source silences with a pragma. Before this checker (the first-error
+//! parser of the renderer), 278 of 505 agreed (55.0%).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -149,13 +155,16 @@ fn the_checker_agrees_with_clang_on_clangs_own_tests() {
         }
         all.non_literal += extracted.non_literal;
     }
+    // 505 calls with clang 19.1.7's tests; far fewer means the extraction broke.
     assert!(
-        all.cases.len() > 300,
-        "only {} cases extracted from clang's tests",
-        all.cases.len()
+        all.cases.len() > 480,
+        "only {} cases extracted from clang's tests (excluded: {:?})",
+        all.cases.len(),
+        all.excluded
     );
 
     let mut table: BTreeMap<&'static str, [usize; 2]> = BTreeMap::new();
+    let mut by_dialect: BTreeMap<&'static str, [usize; 2]> = BTreeMap::new();
     let mut agreed = 0;
     let mut unexplained = Vec::new();
     let mut explained: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
@@ -172,9 +181,12 @@ fn the_checker_agrees_with_clang_on_clangs_own_tests() {
         let category = category(case);
         let row = table.entry(category).or_default();
         row[1] += 1;
+        let per_dialect = by_dialect.entry(dialect.name()).or_default();
+        per_dialect[1] += 1;
         if ours == theirs && !refused {
             agreed += 1;
             row[0] += 1;
+            per_dialect[0] += 1;
             continue;
         }
         match known_disagreement(case, ours) {
@@ -211,6 +223,15 @@ fn the_checker_agrees_with_clang_on_clangs_own_tests() {
         100.0 * agreed as f64 / total as f64
     )
     .unwrap();
+    for (dialect, [same, total]) in &by_dialect {
+        writeln!(
+            report,
+            "  {:<34} {same:>4} / {total:<4} ({:.1}%)",
+            format!("under --dialect {dialect}"),
+            100.0 * *same as f64 / *total as f64
+        )
+        .unwrap();
+    }
     writeln!(report, "known disagreements:").unwrap();
     for (reason, cases) in &explained {
         writeln!(
