@@ -209,6 +209,8 @@ pub enum FindingKind {
     },
     /// A `*` with no argument left for it.
     StarMissing,
+    /// An empty format given arguments.
+    EmptyFormat,
     /// Something GPU printf cannot print ([`Dialect::Gpu`] only).
     Gpu(GpuLimit),
 }
@@ -235,6 +237,7 @@ impl FindingKind {
             FindingKind::InvalidPosition => "invalid-position",
             FindingKind::PositionTooLarge { .. } => "position-too-large",
             FindingKind::StarMissing => "star-missing",
+            FindingKind::EmptyFormat => "empty-format",
             FindingKind::Gpu(GpuLimit::WriteBack) => "gpu-write-back",
             FindingKind::Gpu(GpuLimit::WideCharacter) => "gpu-wide-character",
             FindingKind::Gpu(GpuLimit::Positional) => "gpu-positional",
@@ -249,7 +252,7 @@ impl FindingKind {
     }
 
     /// Every kind's [`FindingKind::name`] (for schemas and docs).
-    pub const NAMES: [&'static str; 28] = [
+    pub const NAMES: [&'static str; 29] = [
         "too-few-arguments",
         "too-many-arguments",
         "width",
@@ -268,6 +271,7 @@ impl FindingKind {
         "invalid-position",
         "position-too-large",
         "star-missing",
+        "empty-format",
         "gpu-write-back",
         "gpu-wide-character",
         "gpu-positional",
@@ -328,6 +332,17 @@ pub fn check_format(bytes: &[u8], args: &[ArgType], dialect: Dialect) -> Vec<Fin
         next_arg: 0,
         positional: None,
     };
+    if bytes.is_empty() && !args.is_empty() {
+        // clang says only this about an empty format given arguments.
+        checker.push(
+            None,
+            Some(0),
+            FindingKind::EmptyFormat,
+            "format string is empty".to_string(),
+            Some("remove the arguments, or write the conversions that print them".to_string()),
+        );
+        return checker.findings;
+    }
     let events = scan(bytes, &rules);
     let consumed = consumed_count(&events, &rules);
     let mut completed = true;
@@ -626,7 +641,7 @@ impl Checker<'_> {
             *covered = true;
         }
         self.amounts_and_flags(spec);
-        let length_ok = self.length(spec);
+        self.length(spec);
         if index >= self.args.len() {
             let got = self.args.len();
             match spec.position {
@@ -659,11 +674,7 @@ impl Checker<'_> {
             }
             return false;
         }
-        let expect = if length_ok {
-            self.expect(spec)
-        } else {
-            Expect::Unchecked
-        };
+        let expect = self.expect(spec);
         self.argument(spec, index, expect);
         true
     }
@@ -732,7 +743,10 @@ impl Checker<'_> {
                 Some(offset),
                 None,
                 FindingKind::StarMissing,
-                format!("'*' specified {what} is missing a matching 'int' argument"),
+                format!(
+                    "'{}' specified {what} is missing a matching 'int' argument",
+                    if precision { ".*" } else { "*" }
+                ),
                 Some(format!("pass an 'int' for the {what}")),
             );
             return false;
@@ -841,8 +855,9 @@ impl Checker<'_> {
         }
     }
 
-    /// The length modifier; whether it applies to the conversion.
-    fn length(&mut self, spec: &RawSpec) -> bool {
+    /// The length modifier: a finding when it does not apply to the conversion. The argument is
+    /// checked all the same, as clang does ([`Checker::expect`] knows which pairs read nothing).
+    fn length(&mut self, spec: &RawSpec) {
         let c = spec.conversion;
         let vector = spec.vector.is_some();
         let int_like = is_int(c);
@@ -872,8 +887,6 @@ impl Checker<'_> {
                 Some(format!("remove the length modifier '{length}'")),
             );
         }
-        // clang still checks the argument of `%s`, `%S`, `%C` and floats under a bad length.
-        valid || matches!(c, b's' | b'S' | b'C') || is_float(c)
     }
 
     /// The specification as written.
@@ -1007,8 +1020,16 @@ impl Checker<'_> {
             b's' | b'S' => Expect::Pointer(class),
             b'p' => Expect::Pointer(class),
             b'n' => match spec.length {
-                Len::BigL => Expect::Unchecked,
-                _ => Expect::Pointer(class),
+                Len::None
+                | Len::Hh
+                | Len::H
+                | Len::L
+                | Len::Ll
+                | Len::Q
+                | Len::J
+                | Len::Z
+                | Len::T => Expect::Pointer(class),
+                _ => Expect::Unchecked,
             },
             c if is_int(c) => {
                 let bits = match spec.length {
@@ -1140,7 +1161,8 @@ impl Checker<'_> {
     /// The C type a conversion expects, named the way clang names it.
     fn c_type(&self, spec: &RawSpec, expect: Expect) -> String {
         let c = spec.conversion;
-        let signed = is_signed_int(c);
+        // clang names `%b`'s type as a signed one.
+        let signed = is_signed_int(c) || matches!(c, b'b' | b'B');
         let element = match expect {
             Expect::Int { bits, .. } if c == b'c' || c == b'C' => {
                 let _ = bits;
@@ -1160,6 +1182,22 @@ impl Checker<'_> {
                     (Len::J, _) => return if signed { "intmax_t" } else { "uintmax_t" }.into(),
                     (Len::Z, _) => return if signed { "ssize_t" } else { "size_t" }.into(),
                     (Len::T, _) => return "ptrdiff_t".into(),
+                    (Len::I32, _) => {
+                        return if signed {
+                            "__int32"
+                        } else {
+                            "unsigned __int32"
+                        }
+                        .into()
+                    }
+                    (Len::I64 | Len::I, _) => {
+                        return if signed {
+                            "__int64"
+                        } else {
+                            "unsigned __int64"
+                        }
+                        .into()
+                    }
                     (Len::WidthN(n) | Len::FastN(n), _) => {
                         return format!("{}int{n}_t", if signed { "" } else { "u" })
                     }

@@ -165,6 +165,8 @@ fn the_checker_agrees_with_clang_on_clangs_own_tests() {
 
     let mut table: BTreeMap<&'static str, [usize; 2]> = BTreeMap::new();
     let mut by_dialect: BTreeMap<&'static str, [usize; 2]> = BTreeMap::new();
+    // Where both warn: calls whose findings say what clang's warnings say, one for one.
+    let (mut both_warn, mut same_words) = (0, 0);
     let mut agreed = 0;
     let mut unexplained = Vec::new();
     let mut explained: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
@@ -183,6 +185,12 @@ fn the_checker_agrees_with_clang_on_clangs_own_tests() {
         row[1] += 1;
         let per_dialect = by_dialect.entry(dialect.name()).or_default();
         per_dialect[1] += 1;
+        if ours && theirs {
+            both_warn += 1;
+            if same_messages(&case.warnings, &findings) {
+                same_words += 1;
+            }
+        }
         if ours == theirs && !refused {
             agreed += 1;
             row[0] += 1;
@@ -232,6 +240,12 @@ fn the_checker_agrees_with_clang_on_clangs_own_tests() {
         )
         .unwrap();
     }
+    writeln!(
+        report,
+        "  {:<34} {same_words:>4} / {both_warn:<4}",
+        "same messages where both warn"
+    )
+    .unwrap();
     writeln!(report, "known disagreements:").unwrap();
     for (reason, cases) in &explained {
         writeln!(
@@ -259,6 +273,26 @@ fn the_checker_agrees_with_clang_on_clangs_own_tests() {
         agreed * 100 >= total * 95,
         "{report}\nagreement below 95%: {agreed} of {total}"
     );
+    assert!(
+        same_words * 100 >= both_warn * 95,
+        "{report}\nclang's words in fewer than 95% of the calls both warn about"
+    );
+}
+
+/// Whether fmtstr's findings say what clang's warnings say, one for one, in any order. Type
+/// names are compared up to " but" (clang names C types where fmtstr names IR types), and the
+/// counts fmtstr appends after ": the format consumes" are left out.
+fn same_messages(warnings: &[String], findings: &[fmtstr_format::Finding]) -> bool {
+    let words = |m: &str| -> String {
+        let m = m.split(": the format consumes").next().unwrap_or(m);
+        let m = m.split(" but ").next().unwrap_or(m);
+        m.split(" (aka").next().unwrap_or(m).to_string()
+    };
+    let mut theirs: Vec<String> = warnings.iter().map(|w| words(w)).collect();
+    let mut ours: Vec<String> = findings.iter().map(|f| words(&f.message)).collect();
+    theirs.sort();
+    ours.sort();
+    theirs == ours
 }
 
 /// The disagreements fmtstr cannot avoid, each with its reason; `None` for any other.

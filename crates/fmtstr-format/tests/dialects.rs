@@ -63,6 +63,28 @@ fn every_finding_is_reported_with_its_offset_and_fix() {
 }
 
 #[test]
+fn clang_words_for_empty_formats_and_missing_stars() {
+    assert_eq!(messages(&c("", &[I32])), ["format string is empty"]);
+    assert!(c("", &[]).is_empty());
+    assert_eq!(
+        messages(&c("%.*d", &[])),
+        ["'.*' specified field precision is missing a matching 'int' argument"]
+    );
+    assert_eq!(
+        messages(&c("%*d", &[])),
+        ["'*' specified field width is missing a matching 'int' argument"]
+    );
+    // clang checks the argument under a length that does not apply, and names MS types.
+    assert_eq!(
+        messages(&c("%I64d", &[DOUBLE])),
+        [
+            "length modifier 'I64' results in undefined behavior or no effect with 'd' conversion specifier",
+            "format specifies type '__int64' but the argument has type 'double'",
+        ]
+    );
+}
+
+#[test]
 fn text_after_an_embedded_nul_is_warned_about_and_not_checked() {
     let found = c("%d\0%d", &[I32, I32]);
     assert_eq!(kinds(&found), [FindingKind::EmbeddedNul]);
