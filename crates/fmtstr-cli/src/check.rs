@@ -30,7 +30,7 @@ use crate::{diagnostics, Outcome};
   fmtstr check '%d %f\\n' --args i32,double         no findings, exit 0
   fmtstr check '%ld %s\\n' --args i32,ptr           width finding for %ld, exit 1
   fmtstr check '%v4hlf\\n' --args v2f32 --json      vector length finding as JSON
-  fmtstr check '%n %1$d' --args ptr,i32             GPU warnings: %n, a positional argument
+  fmtstr check '%n %ls' --args ptr,ptr              GPU warnings: %n, a wide string
   fmtstr check --dialect c '%+p' --args ptr         clang's 'flag '+' results in undefined behavior'")]
 pub struct Args {
     /// The format, read as a C string-literal body (`\n`, `\xHH`, ...) unless --raw.

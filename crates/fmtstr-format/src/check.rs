@@ -1093,7 +1093,8 @@ impl Checker<'_> {
             Some(index),
             kind,
             format!("format specifies type '{expected}' but the argument has type '{got}'"),
-            suggestion(spec, self.bytes, got).map(|s| format!("write '{s}' for a '{got}'")),
+            suggestion(spec, self.bytes, got)
+                .map(|s| format!("write '{s}' for an argument of type '{got}'")),
         );
     }
 

@@ -55,10 +55,13 @@ fn every_finding_is_reported_with_its_offset_and_fix() {
     let found = c("x=%-5d %5.2d", &[I64, DOUBLE]);
     assert_eq!(found.len(), 2, "{found:?}");
     assert_eq!(found[0].offset, Some(2));
-    assert_eq!(found[0].fix.as_deref(), Some("write '%-5ld' for a 'i64'"));
+    assert_eq!(
+        found[0].fix.as_deref(),
+        Some("write '%-5ld' for an argument of type 'i64'")
+    );
     assert_eq!(
         found[1].fix.as_deref(),
-        Some("write '%5.2f' for a 'double'")
+        Some("write '%5.2f' for an argument of type 'double'")
     );
 }
 
