@@ -863,6 +863,12 @@ impl Checker<'_> {
         let int_like = is_int(c);
         let valid = match spec.length {
             Len::None => true,
+            // OpenCL's vector element sizes; clang also takes C's lengths there.
+            _ if vector && !self.rules.clang_vector_types => {
+                matches!(spec.length, Len::Hh | Len::H | Len::Hl | Len::L)
+                    && (int_like || is_float(c))
+                    && !(spec.length == Len::Hh && is_float(c))
+            }
             Len::H if is_float(c) => vector,
             Len::H | Len::Hh | Len::Ll | Len::Q | Len::J | Len::Z | Len::T => int_like || c == b'n',
             Len::Hl => vector && (int_like || is_float(c)),

@@ -262,6 +262,17 @@ fn opencl_reads_lengths_and_vectors_as_clang_does() {
         ["format specifies type 'double __attribute__((ext_vector_type(4)))' but the argument has type '<4 x float>'"]
     );
     assert!(gpu("%v4f", &[FLOAT4]).is_empty());
+    // GPU vectors take OpenCL's element sizes only; clang takes C's lengths too.
+    let long4 = ArgType::Vector {
+        len: 4,
+        element: ScalarType::Int(64),
+    };
+    assert!(opencl("%v4lld", &[long4]).is_empty());
+    assert!(matches!(
+        kinds(&gpu("%v4lld", &[long4]))[..],
+        [FindingKind::LengthUndefined { conversion: b'd' }]
+    ));
+    assert!(gpu("%v4ld", &[long4]).is_empty());
     assert!(opencl("%v4hlf", &[FLOAT4]).is_empty());
     assert_eq!(kinds(&opencl("%v", &[I32])), [FindingKind::Incomplete]);
     // In C there is no vector modifier.
