@@ -257,7 +257,7 @@ fn model_call(
     }
 
     let mut arguments = Vec::with_capacity(variadic.len());
-    let mut parse_error_reported = false;
+    let mut checker_found = false;
     if form != Form::PrePacked {
         for (index, arg) in variadic.iter().enumerate() {
             let class = classes.get(index).copied();
@@ -286,20 +286,19 @@ fn model_call(
                 .clean
                 .entry((format.global, format.offset))
                 .or_default();
-            if clean.iter().any(|c| **c == *types) {
-                parse_error_reported = true;
-            } else {
+            // A remembered pair is clean: the checker has nothing to say about it.
+            if !clean.iter().any(|c| **c == *types) {
                 let found = check_arguments(&format.bytes, &types, &location, diagnostics);
                 // The checker's findings name what the renderer's grammar refuses, in its own
                 // words; the parse error is said only when the checker has nothing to say.
-                parse_error_reported = found;
+                checker_found = found;
                 if !found {
                     clean.push(types.into());
                 }
             }
         }
     }
-    if let (Some(error), false) = (parse_error, parse_error_reported) {
+    if let (Some(error), false) = (parse_error, checker_found) {
         diagnostics.push(
             location()
                 .warning(format!("invalid format string: {error}"), "-Wformat")

@@ -77,3 +77,24 @@ fn every_finding_of_a_call_is_reported_and_werror_makes_them_errors() {
     assert!(failed.diagnostics.iter().all(|d| d.is_error()));
     assert!(show(&failed.diagnostics).contains("[-Werror,-Wformat]"));
 }
+
+#[test]
+fn a_format_the_renderer_refuses_and_the_checker_accepts_is_warned_about_at_every_call() {
+    // A width above the renderer's bound is fine C: the checker is silent, the parse error is
+    // said instead, at each call (the second call's clean check is remembered, not its warning).
+    let text = format!(
+        "{DL}\n@s = private constant [8 x i8] c\"%70000d\\00\"\n\
+         define void @f(i32 %x) {{\n  %a = call i32 (ptr, ...) @printf(ptr @s, i32 %x)\n  \
+         %b = call i32 (ptr, ...) @printf(ptr @s, i32 %x)\n  ret void\n}}\n\
+         declare i32 @printf(ptr, ...)\n"
+    );
+    let (_, lowered) = lower_ok("wide.ll", &text, Options::new(Target::nvptx()));
+    let message = show(&lowered.warnings);
+    assert_eq!(lowered.warnings.len(), 2, "{message}");
+    assert!(
+        lowered.warnings.iter().all(|d| d
+            .message
+            .starts_with("invalid format string: at byte 1: field width 70000")),
+        "{message}"
+    );
+}
