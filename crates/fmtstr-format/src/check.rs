@@ -345,14 +345,17 @@ pub fn check_format(bytes: &[u8], args: &[ArgType], dialect: Dialect) -> Vec<Fin
     }
     let events = scan(bytes, &rules);
     let consumed = consumed_count(&events, &rules);
-    let mut completed = true;
+    // clang stops reading a format where its argument accounting breaks (an argument missing,
+    // positions mixed with sequence); the checker reads on for what the format alone says
+    // (flags, lengths, conversions), so that every finding is reported.
+    let mut accounting = true;
     for event in &events {
-        if !checker.event(event, consumed) {
-            completed = false;
-            break;
+        match event {
+            Event::Spec(spec) if !accounting => checker.format_only(spec),
+            _ => accounting &= checker.event(event, consumed),
         }
     }
-    if completed {
+    if accounting {
         if let Some(unused) = checker.covered.iter().position(|c| !c) {
             checker.push(
                 None,
@@ -540,7 +543,7 @@ impl Checker<'_> {
         });
     }
 
-    /// Judges one event; `false` when clang stops reading the format there.
+    /// Judges one event; `false` when the argument accounting breaks there (where clang stops).
     fn event(&mut self, event: &Event, consumed: usize) -> bool {
         match *event {
             Event::Incomplete { start } => {
@@ -679,7 +682,36 @@ impl Checker<'_> {
         true
     }
 
+    /// A conversion after the argument accounting broke: only what the format alone says.
+    fn format_only(&mut self, spec: &RawSpec) {
+        if !is_valid_conversion(spec) {
+            self.report_invalid_conversion(spec);
+            return;
+        }
+        if self.rules.gpu_findings {
+            self.gpu_limits(spec);
+        }
+        if consumes_argument(spec, &self.rules) {
+            self.amounts_and_flags(spec);
+            self.length(spec);
+        }
+    }
+
     fn invalid_conversion(&mut self, spec: &RawSpec) -> bool {
+        self.report_invalid_conversion(spec);
+        // clang counts the argument an invalid conversion would take as used, and stops when
+        // there is none.
+        let index = spec.position.map_or(0, |p| p as usize - 1);
+        match self.covered.get_mut(index) {
+            Some(covered) => {
+                *covered = true;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn report_invalid_conversion(&mut self, spec: &RawSpec) {
         let byte = spec.conversion;
         let (message, fix) = match byte {
             b'@' if self.rules.gpu_findings => (
@@ -707,16 +739,6 @@ impl Checker<'_> {
             message,
             Some(fix),
         );
-        // clang counts the argument an invalid conversion would take as used, and stops when
-        // there is none.
-        let index = spec.position.map_or(0, |p| p as usize - 1);
-        match self.covered.get_mut(index) {
-            Some(covered) => {
-                *covered = true;
-                true
-            }
-            None => false,
-        }
     }
 
     /// A `*` width or precision: its argument must be an `int`.

@@ -51,6 +51,30 @@ fn every_finding_is_reported_with_its_offset_and_fix() {
     assert_eq!(found[1].fix.as_deref(), Some("remove the precision"));
     assert!(found.iter().all(|f| f.severity == Severity::Warning));
 
+    // Where clang stops (an argument missing, positions mixed), what the rest of the format
+    // says alone is still reported.
+    assert!(matches!(
+        kinds(&c("%d %+p %y", &[]))[..],
+        [
+            FindingKind::TooFewArguments {
+                expected: 2,
+                got: 0
+            },
+            FindingKind::FlagUndefined {
+                flag: b'+',
+                conversion: b'p'
+            },
+            FindingKind::InvalidConversion { byte: b'y' },
+        ]
+    ));
+    assert!(matches!(
+        kinds(&c("%1$d %d %hhs", &[I32, I32, PTR]))[..],
+        [
+            FindingKind::MixedPositional,
+            FindingKind::LengthUndefined { conversion: b's' }
+        ]
+    ));
+
     // Type findings carry the conversion that fits the argument, flags and width kept.
     let found = c("x=%-5d %5.2d", &[I64, DOUBLE]);
     assert_eq!(found.len(), 2, "{found:?}");
