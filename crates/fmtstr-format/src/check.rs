@@ -344,7 +344,7 @@ pub fn check_format(bytes: &[u8], args: &[ArgType], dialect: Dialect) -> Vec<Fin
         return checker.findings;
     }
     let events = scan(bytes, &rules);
-    let consumed = consumed_count(&events, &rules);
+    let consumed = consumed_count(&events);
     // clang stops reading a format where its argument accounting breaks (an argument missing,
     // positions mixed with sequence); the checker reads on for what the format alone says
     // (flags, lengths, conversions), so that every finding is reported.
@@ -396,7 +396,7 @@ pub fn check_format(bytes: &[u8], args: &[ArgType], dialect: Dialect) -> Vec<Fin
 
 /// The number of arguments a format consumes: sequential conversions and `*`s in order, or the
 /// highest position.
-fn consumed_count(events: &[Event], rules: &Rules) -> usize {
+fn consumed_count(events: &[Event]) -> usize {
     let mut sequential = 0usize;
     let mut highest = 0usize;
     for event in events {
@@ -408,7 +408,7 @@ fn consumed_count(events: &[Event], rules: &Rules) -> usize {
                 _ => {}
             }
         }
-        if consumes_argument(spec, rules) {
+        if consumes_argument(spec) {
             match spec.position {
                 Some(p) => highest = highest.max(p as usize),
                 None => sequential += 1,
@@ -461,7 +461,7 @@ fn is_valid_conversion(spec: &RawSpec) -> bool {
     is_known_conversion(spec.conversion) && !(spec.conversion == b'n' && spec.vector.is_some())
 }
 
-fn consumes_argument(spec: &RawSpec, _rules: &Rules) -> bool {
+fn consumes_argument(spec: &RawSpec) -> bool {
     is_valid_conversion(spec) && !matches!(spec.conversion, b'%' | b'm')
 }
 
@@ -601,7 +601,7 @@ impl Checker<'_> {
         if !is_valid_conversion(spec) {
             return self.invalid_conversion(spec);
         }
-        let consumes = consumes_argument(spec, &self.rules);
+        let consumes = consumes_argument(spec);
         if consumes {
             let positional = spec.position.is_some();
             match self.positional {
@@ -691,7 +691,7 @@ impl Checker<'_> {
         if self.rules.gpu_findings {
             self.gpu_limits(spec);
         }
-        if consumes_argument(spec, &self.rules) {
+        if consumes_argument(spec) {
             self.amounts_and_flags(spec);
             self.length(spec);
         }
@@ -1193,15 +1193,12 @@ impl Checker<'_> {
         // clang names `%b`'s type as a signed one.
         let signed = is_signed_int(c) || matches!(c, b'b' | b'B');
         let element = match expect {
-            Expect::Int { bits, .. } if c == b'c' || c == b'C' => {
-                let _ = bits;
-                match (c, spec.length) {
-                    (b'C', _) => "wchar_t",
-                    (_, Len::L | Len::W) => "wint_t",
-                    _ => "int",
-                }
-                .to_string()
+            Expect::Int { .. } if c == b'c' || c == b'C' => match (c, spec.length) {
+                (b'C', _) => "wchar_t",
+                (_, Len::L | Len::W) => "wint_t",
+                _ => "int",
             }
+            .to_string(),
             Expect::Int { bits, .. } => {
                 let base = match (spec.length, bits) {
                     (Len::Hh, _) => "char",
