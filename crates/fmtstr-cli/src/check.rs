@@ -1,24 +1,37 @@
 //! `fmtstr check`: clang -Wformat-style findings for a format against IR argument types.
 
 use anyhow::{bail, Context};
-use fmtstr_format::{check, ArgType, FindingKind, Format, ScalarType};
+use fmtstr_format::{check_format, ArgType, Dialect, ScalarType, Severity};
 use serde::Serialize;
 
 use crate::output::print_json;
 use crate::{diagnostics, Outcome};
 
 /// Check FORMAT against the types of the arguments a printf call passes, the way clang's
-/// -Wformat does: argument count, integer width, class (integer, float, pointer) and vector
-/// length. Exit 1 when there are findings.
+/// -Wformat does, and report every finding with its byte offset and a fix: argument count and
+/// positions, integer width, class (integer, float, pointer), vector length, flags, precisions
+/// and length modifiers that mean nothing with their conversion, invalid conversions, text
+/// after an embedded NUL. Exit 1 when there are findings, 2 when the format cannot be parsed
+/// at all (gpu dialect).
 ///
-/// Types use LLVM IR spellings: iN (i1 to i128), half, float, double, ptr, and vectors as
-/// vN<type> (v4f32 = <4 x float>, v2i64 = <2 x i64>). f16, f32 and f64 are accepted for
-/// half, float and double. Narrow integers and floats are fine where C would promote them.
+/// Dialects: `gpu` (the default) is clang's -Wformat plus warnings for what GPU printf cannot
+/// print (%n, wide characters, positional arguments, %m, the ' flag, C23's %b and %wN, more than
+/// 32 arguments for CUDA), with OpenCL vectors read as GPU runtimes print them (%v4f is float4).
+/// `c` gives clang 19's verdicts for printf on x86_64 Linux exactly; `opencl` gives clang's
+/// verdicts in OpenCL C.
+///
+/// Types use LLVM IR spellings: iN (i1 to i128), half, float, double, x86_fp80, fp128, ptr,
+/// and vectors as vN<type> (v4f32 = <4 x float>, v2i64 = <2 x i64>). f16, f32 and f64 are
+/// accepted for half, float and double. Narrow integers and floats are fine where C would
+/// promote them. IR erases signedness, C's promotions and pointee types, so what clang sees
+/// only in those (%hhd given a short, %s given an int *) is not found.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr check '%d %f\\n' --args i32,double         no findings, exit 0
   fmtstr check '%ld %s\\n' --args i32,ptr           width finding for %ld, exit 1
-  fmtstr check '%v4hlf\\n' --args v2f32 --json      vector length finding as JSON")]
+  fmtstr check '%v4hlf\\n' --args v2f32 --json      vector length finding as JSON
+  fmtstr check '%n %ls' --args ptr,ptr              GPU warnings: %n, a wide string
+  fmtstr check --dialect c '%+p' --args ptr         clang's 'flag '+' results in undefined behavior'")]
 pub struct Args {
     /// The format, read as a C string-literal body (`\n`, `\xHH`, ...) unless --raw.
     format: String,
@@ -31,27 +44,38 @@ pub struct Args {
     /// Print the findings as JSON (schemas/check.schema.json).
     #[arg(long)]
     json: bool,
+    /// Whose printf to check against: gpu (clang's -Wformat plus what GPU printf cannot print),
+    /// c (clang 19's -Wformat for C on x86_64 Linux) or opencl (clang 19's for OpenCL C).
+    #[arg(long, default_value = "gpu", value_parser = parse_dialect)]
+    dialect: Dialect,
+}
+
+fn parse_dialect(name: &str) -> Result<Dialect, String> {
+    name.parse()
+        .map_err(|error: fmtstr_format::UnknownDialect| error.to_string())
 }
 
 #[derive(Serialize)]
 struct Report {
     format: String,
+    dialect: &'static str,
     findings: Vec<JsonFinding>,
 }
 
 #[derive(Serialize)]
 struct JsonFinding {
     kind: &'static str,
-    /// Byte offset of the conversion in the format, when the finding has one.
+    severity: &'static str,
+    /// Byte offset in the format of what the finding is about, when it has one.
     offset: Option<usize>,
     /// 0-based index of the argument, when the finding has one.
     argument: Option<usize>,
     message: String,
+    fix: Option<String>,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let bytes = diagnostics::format_bytes(&args.format, args.raw)?;
-    let format = Format::parse(&bytes).map_err(|error| diagnostics::parse_error(&bytes, &error))?;
     let types = args
         .args
         .iter()
@@ -61,23 +85,23 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             parse_ir_type(name.trim()).with_context(|| format!("in --args, type {}", index + 1))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let findings = check(&format, &types);
+    let findings = check_format(&bytes, &types, args.dialect);
     if args.json {
         print_json(&Report {
             format: fmtstr_meta::escape::escape(&bytes),
+            dialect: args.dialect.name(),
             findings: findings
                 .iter()
                 .map(|finding| JsonFinding {
-                    kind: match finding.kind {
-                        FindingKind::TooFewArguments { .. } => "too-few-arguments",
-                        FindingKind::TooManyArguments { .. } => "too-many-arguments",
-                        FindingKind::Width { .. } => "width",
-                        FindingKind::Class { .. } => "class",
-                        FindingKind::VectorLength { .. } => "vector-length",
+                    kind: finding.kind.name(),
+                    severity: match finding.severity {
+                        Severity::Warning => "warning",
+                        Severity::Error => "error",
                     },
-                    offset: finding.spec_offset,
+                    offset: finding.offset,
                     argument: finding.arg_index,
                     message: finding.to_string(),
+                    fix: finding.fix.clone(),
                 })
                 .collect(),
         })?;
@@ -85,6 +109,18 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         for finding in &findings {
             diagnostics::print_finding(&bytes, finding);
         }
+    }
+    if let Some(error) = findings.iter().find(|f| f.severity == Severity::Error) {
+        bail!(
+            "the format cannot be parsed (byte {}): {}{}",
+            error.offset.unwrap_or(0),
+            error.message,
+            error
+                .fix
+                .as_deref()
+                .map(|fix| format!("; {fix}"))
+                .unwrap_or_default()
+        );
     }
     Ok(if findings.is_empty() {
         Outcome::Clean
@@ -98,6 +134,8 @@ fn parse_ir_type(name: &str) -> anyhow::Result<ArgType> {
     let scalar = |name: &str| -> Option<ScalarType> {
         match name {
             "half" | "f16" => Some(ScalarType::Half),
+            "x86_fp80" => Some(ScalarType::X86Fp80),
+            "fp128" => Some(ScalarType::Fp128),
             "float" | "f32" => Some(ScalarType::Float),
             "double" | "f64" => Some(ScalarType::Double),
             "ptr" => Some(ScalarType::Ptr),
@@ -120,8 +158,8 @@ fn parse_ir_type(name: &str) -> anyhow::Result<ArgType> {
     match parsed {
         Some(parsed) => Ok(parsed),
         None => bail!(
-            "`{name}` is not a type; write iN (i1 to i128), half, float, double, ptr, or vN<type> \
-             such as v4f32"
+            "`{name}` is not a type; write iN (i1 to i128), half, float, double, x86_fp80, fp128, \
+             ptr, or vN<type> such as v4f32"
         ),
     }
 }

@@ -1,6 +1,6 @@
 //! Showing a position in a format string the way clang shows one in a source line.
 
-use fmtstr_format::{Finding, ParseError};
+use fmtstr_format::{Finding, ParseError, Severity};
 use fmtstr_meta::escape;
 
 /// The bytes of a FORMAT argument: C escapes read unless `raw`.
@@ -27,14 +27,21 @@ pub fn parse_error(format: &[u8], error: &ParseError) -> anyhow::Error {
 
 /// A checker finding on stderr, clang style.
 pub fn print_finding(format: &[u8], finding: &Finding) {
-    let position = match (finding.spec_offset, finding.arg_index) {
+    let position = match (finding.offset, finding.arg_index) {
         (Some(offset), Some(argument)) => format!("byte {offset}, argument {}", argument + 1),
         (Some(offset), None) => format!("byte {offset}"),
         (None, Some(argument)) => format!("argument {}", argument + 1),
         (None, None) => "format".to_owned(),
     };
-    eprintln!("fmtstr: warning: {position}: {finding} [-Wformat]");
-    if let Some(offset) = finding.spec_offset {
+    let severity = match finding.severity {
+        Severity::Warning => "warning",
+        Severity::Error => "error",
+    };
+    eprintln!("fmtstr: {severity}: {position}: {finding} [-Wformat]");
+    if let Some(offset) = finding.offset {
         eprintln!("{}", excerpt(format, offset));
+    }
+    if let Some(fix) = &finding.fix {
+        eprintln!("  fix: {fix}");
     }
 }

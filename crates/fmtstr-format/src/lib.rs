@@ -1,9 +1,24 @@
 //! printf format strings: grammar, argument classes, a checker and glibc-exact rendering.
 //!
 //! Parse a format once with [`Format::parse`], ask it what it consumes ([`Format::arguments`],
-//! [`Spec::class`], [`Spec::c_width`]), check a call's argument types with [`check`], and
-//! render it as many times as needed with [`Format::render`], byte-identical to glibc's
-//! `snprintf` on LP64 Linux. OpenCL's vector modifier (`%v4hlf`) is part of the grammar.
+//! [`Spec::class`], [`Spec::c_width`]), and render it as many times as needed with
+//! [`Format::render`], byte-identical to glibc's `snprintf` on LP64 Linux. OpenCL's vector
+//! modifier (`%v4hlf`) is part of the grammar.
+//!
+//! Check a call's argument types (LLVM IR spellings) with [`check_format`] in a [`Dialect`]:
+//! `C` and `OpenCl` say what clang 19's `-Wformat` says, `Gpu` (the default, and what [`check`]
+//! uses) adds what GPU printf cannot print. The checker reads formats its own lenient way, the
+//! way clang does, so it judges formats the renderer refuses (`%n`, `%1$d`, `%'d`) and reports
+//! every finding, each with its byte offset and a fix.
+//!
+//! ```
+//! use fmtstr_format::{check_format, ArgType, Dialect, ScalarType};
+//!
+//! let i64 = ArgType::Scalar(ScalarType::Int(64));
+//! let findings = check_format(b"%+p %d", &[ArgType::Scalar(ScalarType::Ptr), i64], Dialect::C);
+//! assert_eq!(findings[0].message, "flag '+' results in undefined behavior with 'p' conversion specifier");
+//! assert_eq!(findings[1].fix.as_deref(), Some("write '%ld' for an argument of type 'i64'"));
+//! ```
 //!
 //! ```
 //! use fmtstr_format::{Arg, Format};
@@ -23,12 +38,17 @@
 //! need (`%#g` of 999999.5 is `1.e+06`). Widths and precisions are limited to 65536.
 
 mod check;
+mod dialect;
 mod format;
 mod parse;
 mod render;
+mod scan;
 mod spec;
 
-pub use check::{check, ArgType, Finding, FindingKind, ScalarType};
+pub use check::{
+    check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity,
+};
+pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
 pub use format::{ArgSlot, Format, Piece};
 pub use parse::{CountKind, ParseError, ParseErrorKind, MAX_COUNT};
 pub use render::int::{digits as int_digits, Radix as IntRadix};

@@ -134,6 +134,74 @@ pub enum ParseErrorKind {
         /// `"vector"` or `"length"`.
         what: &'static str,
     },
+    /// `%1$d` or `*2$`: a positional argument.
+    #[error(
+        "positional argument '{position}$': fmtstr renders arguments in the order they are \
+         passed; expected the conversions in argument order, without 'N$'"
+    )]
+    Positional {
+        /// The 1-based position written.
+        position: u32,
+    },
+    /// The `'` flag (thousands grouping).
+    #[error(
+        "the ''' flag groups thousands by the C locale, which fmtstr does not render; \
+         expected the conversion without '''"
+    )]
+    ThousandsFlag,
+    /// C23's `%b` and `%B`.
+    #[error(
+        "C23's binary conversion '%{}' is not supported; expected '%x' or '%o'",
+        *.byte as char
+    )]
+    Binary {
+        /// `b` or `B`.
+        byte: u8,
+    },
+    /// C23's `wN` and `wfN` lengths (or Microsoft's wide `w`).
+    #[error(
+        "length modifier '{length}' (C23's exact-width 'wN' and 'wfN', or Microsoft's wide 'w') \
+         is not supported; expected hh, h, l or ll (or none for 32 bits)"
+    )]
+    ExactWidth {
+        /// The modifier as written (`w32`, `wf16`, `w`).
+        length: String,
+    },
+    /// BSD's `q` length.
+    #[error("'q' is BSD's spelling of 'll'; expected 'll'")]
+    BsdQuad,
+    /// glibc's `%m`.
+    #[error(
+        "'%m' prints strerror(errno), which fmtstr cannot render; expected a conversion that \
+         prints an argument"
+    )]
+    Errno,
+    /// `%S` and `%C`: wide strings and characters.
+    #[error(
+        "'%{}' takes a wide {}, which fmtstr does not support; expected '%{}'",
+        *.byte as char,
+        if *.byte == b'S' { "string" } else { "character" },
+        (*.byte).to_ascii_lowercase() as char
+    )]
+    WideConversion {
+        /// `S` or `C`.
+        byte: u8,
+    },
+    /// Another system's conversion: Microsoft's `%Z`, Objective-C's `%@`.
+    #[error(
+        "'%{}' is {}, which fmtstr does not support; expected one of d i u o x X c s p f F e \
+         E g G a A %",
+        *.byte as char,
+        if *.byte == b'Z' {
+            "Microsoft's counted-string conversion (ANSI_STRING)"
+        } else {
+            "Objective-C's object conversion"
+        }
+    )]
+    ForeignConversion {
+        /// `Z` or `@`.
+        byte: u8,
+    },
 }
 
 fn show_byte(byte: u8) -> String {
@@ -206,10 +274,26 @@ fn parse_count(bytes: &[u8], i: &mut usize, what: CountKind) -> Result<u32, Pars
     Ok(value as u32)
 }
 
+/// Refuses a position `N$` written at `i` (after the `%` or a `*`), by name.
+fn positional(bytes: &[u8], i: usize) -> Result<(), ParseError> {
+    let digits = bytes[i.min(bytes.len())..]
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    if digits > 0 && bytes.get(i + digits) == Some(&b'$') {
+        let position = bytes[i..i + digits].iter().fold(0u32, |n, &d| {
+            n.saturating_mul(10).saturating_add(u32::from(d - b'0'))
+        });
+        return Err(err(i, ParseErrorKind::Positional { position }));
+    }
+    Ok(())
+}
+
 /// Parses the specification whose `%` is at `start`; returns it and the offset after it.
 fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> {
     let unterminated = || err(start, ParseErrorKind::Unterminated { start });
     let mut i = start + 1;
+    positional(bytes, i)?;
 
     let mut flags = Flags::default();
     let mut any_flag = false;
@@ -220,6 +304,7 @@ fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> 
             b' ' => flags.space = true,
             b'#' => flags.alt = true,
             b'0' => flags.zero = true,
+            b'\'' => return Err(err(i, ParseErrorKind::ThousandsFlag)),
             _ => break,
         }
         any_flag = true;
@@ -229,6 +314,7 @@ fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> 
     let width = match bytes.get(i) {
         Some(b'*') => {
             i += 1;
+            positional(bytes, i)?;
             Some(Count::Star)
         }
         Some(b) if b.is_ascii_digit() => {
@@ -242,6 +328,7 @@ fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> 
         match bytes.get(i) {
             Some(b'*') => {
                 i += 1;
+                positional(bytes, i)?;
                 Some(Count::Star)
             }
             _ => Some(Count::Fixed(parse_count(
@@ -298,6 +385,15 @@ fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> 
             (b'z', _) => (Length::Z, 1),
             (b't', _) => (Length::T, 1),
             (b'L', _) => (Length::BigL, 1),
+            (b'q', _) => return Err(err(i, ParseErrorKind::BsdQuad)),
+            (b'w', _) => {
+                let mut j = i + 1 + usize::from(next == Some(b'f'));
+                while bytes.get(j).is_some_and(u8::is_ascii_digit) {
+                    j += 1;
+                }
+                let length = String::from_utf8_lossy(&bytes[i..j]).into_owned();
+                return Err(err(i, ParseErrorKind::ExactWidth { length }));
+            }
             _ => break,
         };
         if length != Length::None {
@@ -322,8 +418,16 @@ fn parse_spec(bytes: &[u8], start: usize) -> Result<(Piece, usize), ParseError> 
         }
         return Ok((Piece::Percent, end));
     }
-    if byte == b'n' {
-        return Err(err(conv_at, ParseErrorKind::WriteBack));
+    let refusal = match byte {
+        b'n' => Some(ParseErrorKind::WriteBack),
+        b'b' | b'B' => Some(ParseErrorKind::Binary { byte }),
+        b'm' => Some(ParseErrorKind::Errno),
+        b'S' | b'C' => Some(ParseErrorKind::WideConversion { byte }),
+        b'Z' | b'@' => Some(ParseErrorKind::ForeignConversion { byte }),
+        _ => None,
+    };
+    if let Some(kind) = refusal {
+        return Err(err(conv_at, kind));
     }
     let Some(conversion) = Conversion::from_byte(byte) else {
         let modified = vector.is_some() || length != Length::None;

@@ -54,7 +54,7 @@ fn c_promotions_are_fine() {
 #[test]
 fn width_mismatches() {
     let f = one("x=%d", &[I64]);
-    assert_eq!(f.spec_offset, Some(2));
+    assert_eq!(f.offset, Some(2));
     assert_eq!(f.arg_index, Some(0));
     assert_eq!(
         f.kind,
@@ -170,7 +170,7 @@ fn argument_counts() {
             got: 1
         }
     );
-    assert_eq!(f.spec_offset, Some(7));
+    assert_eq!(f.offset, Some(7));
     assert_eq!(f.arg_index, None);
     assert!(
         f.to_string()
@@ -186,7 +186,7 @@ fn argument_counts() {
             got: 3
         }
     );
-    assert_eq!(f.spec_offset, None);
+    assert_eq!(f.offset, None);
     assert_eq!(f.arg_index, Some(1));
     assert!(
         f.to_string()
@@ -203,7 +203,7 @@ fn argument_counts() {
             got: 3
         }
     );
-    assert_eq!(f.spec_offset, Some(6));
+    assert_eq!(f.offset, Some(6));
     assert!(matches!(
         one("%*d", &[I32]).kind,
         FindingKind::TooFewArguments {
@@ -227,7 +227,7 @@ fn star_arguments() {
     );
     assert_eq!(
         f.to_string(),
-        "field width should have type 'int', but the argument has type 'i64'"
+        "field width should have type 'int', but argument has type 'i64'"
     );
     let f = one("%.*f", &[DOUBLE, DOUBLE]);
     assert_eq!(
@@ -239,7 +239,7 @@ fn star_arguments() {
     );
     assert_eq!(
         f.to_string(),
-        "field precision should have type 'int', but the argument has type 'double'"
+        "field precision should have type 'int', but argument has type 'double'"
     );
     let f = one("%*.*d", &[I32, FLOAT, I32]);
     assert_eq!(f.arg_index, Some(1));
@@ -332,7 +332,7 @@ fn findings_carry_positions_in_order() {
         &[DOUBLE, I32, vector(2, ScalarType::Float), I32],
     );
     let summary: Vec<(Option<usize>, Option<usize>)> =
-        found.iter().map(|f| (f.spec_offset, f.arg_index)).collect();
+        found.iter().map(|f| (f.offset, f.arg_index)).collect();
     assert_eq!(
         summary,
         vec![(Some(2), Some(0)), (Some(7), Some(1)), (None, Some(3))]

@@ -234,12 +234,12 @@ fn unterminated() {
 
 #[test]
 fn unknown_conversion_names_the_byte() {
-    let e = error(b"x=%q");
+    let e = error(b"x=%y");
     assert_eq!(e.offset, 3);
-    assert_eq!(e.kind, ParseErrorKind::UnknownConversion { byte: b'q' });
+    assert_eq!(e.kind, ParseErrorKind::UnknownConversion { byte: b'y' });
     assert_eq!(
         e.to_string(),
-        "at byte 3: unknown conversion character 'q'; expected one of d i u o x X c s p f F e \
+        "at byte 3: unknown conversion character 'y'; expected one of d i u o x X c s p f F e \
          E g G a A %"
     );
     let e = error(b"%5\xff");
@@ -249,6 +249,68 @@ fn unknown_conversion_names_the_byte() {
     assert_eq!(error(b"%'d").offset, 1);
     assert_eq!(error(b"%qd").offset, 1);
     assert_eq!(error(b"%b").offset, 1);
+}
+
+#[test]
+fn what_the_renderer_refuses_is_named() {
+    let e = error(b"%2$d");
+    assert_eq!(
+        (e.offset, &e.kind),
+        (1, &ParseErrorKind::Positional { position: 2 })
+    );
+    assert!(
+        e.to_string()
+            .starts_with("at byte 1: positional argument '2$'"),
+        "{e}"
+    );
+    assert_eq!(
+        error(b"%*3$d").kind,
+        ParseErrorKind::Positional { position: 3 }
+    );
+    let e = error(b"%-'d");
+    assert_eq!((e.offset, &e.kind), (2, &ParseErrorKind::ThousandsFlag));
+    assert!(
+        e.to_string().contains("the ''' flag groups thousands"),
+        "{e}"
+    );
+    let e = error(b"%#b");
+    assert_eq!(
+        (e.offset, &e.kind),
+        (2, &ParseErrorKind::Binary { byte: b'b' })
+    );
+    assert!(
+        e.to_string().contains("C23's binary conversion '%b'"),
+        "{e}"
+    );
+    let e = error(b"%w32d");
+    assert_eq!(
+        (e.offset, &e.kind),
+        (
+            1,
+            &ParseErrorKind::ExactWidth {
+                length: "w32".to_string()
+            }
+        )
+    );
+    assert!(e.to_string().contains("length modifier 'w32'"), "{e}");
+    assert_eq!(
+        error(b"%wf16d").kind,
+        ParseErrorKind::ExactWidth {
+            length: "wf16".to_string()
+        }
+    );
+    assert_eq!(error(b"%qd").kind, ParseErrorKind::BsdQuad);
+    assert_eq!(error(b"%m").kind, ParseErrorKind::Errno);
+    assert_eq!(
+        error(b"%S").to_string(),
+        "at byte 1: '%S' takes a wide string, which fmtstr does not support; expected '%s'"
+    );
+    assert_eq!(
+        error(b"%C").kind,
+        ParseErrorKind::WideConversion { byte: b'C' }
+    );
+    assert!(error(b"%Z").to_string().contains("Microsoft's"));
+    assert!(error(b"%@").to_string().contains("Objective-C"));
 }
 
 #[test]
@@ -395,8 +457,8 @@ fn fields_after_modifiers_are_out_of_order() {
     );
     // Without a modifier in front it is just an unknown conversion.
     assert_eq!(
-        error(b"%5.3q").kind,
-        ParseErrorKind::UnknownConversion { byte: b'q' }
+        error(b"%5.3y").kind,
+        ParseErrorKind::UnknownConversion { byte: b'y' }
     );
 }
 

@@ -17,7 +17,9 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use fmtstr_format::{check, ArgClass, ArgSlot, ArgType, FindingKind, Format, ScalarType};
+use fmtstr_format::{
+    check_format, ArgClass, ArgSlot, ArgType, Dialect, FindingKind, Format, ScalarType,
+};
 use fmtstr_ir::{Attr, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
 
 use crate::diag::{self, Diagnostic, Location};
@@ -218,7 +220,7 @@ fn model_call(
         None if variadic.is_empty() => Form::Bare,
         None => Form::Varargs,
     };
-    let (format, classes) = resolve_format(
+    let (format, classes, parse_error) = resolve_format(
         module,
         args[fixed - 1].operand,
         formats,
@@ -255,6 +257,7 @@ fn model_call(
     }
 
     let mut arguments = Vec::with_capacity(variadic.len());
+    let mut checker_found = false;
     if form != Form::PrePacked {
         for (index, arg) in variadic.iter().enumerate() {
             let class = classes.get(index).copied();
@@ -272,25 +275,35 @@ fn model_call(
                 byval: arg.byval(),
             });
         }
-        if let Some(parsed) = &format.parsed {
-            // The same format with the same argument types checks the same: a clean pair is
-            // remembered, so that a format printed from many places is checked once.
-            let types: Option<Vec<ArgType>> = arguments
-                .iter()
-                .map(|a| arg_type(module, a.operand.ty))
-                .collect();
-            if let Some(types) = types {
-                let clean = formats
-                    .clean
-                    .entry((format.global, format.offset))
-                    .or_default();
-                if !clean.iter().any(|c| **c == *types)
-                    && check_arguments(parsed, &types, &location, diagnostics)
-                {
+        // The same format with the same argument types checks the same: a clean pair is
+        // remembered, so that a format printed from many places is checked once.
+        let types: Option<Vec<ArgType>> = arguments
+            .iter()
+            .map(|a| arg_type(module, a.operand.ty))
+            .collect();
+        if let Some(types) = types {
+            let clean = formats
+                .clean
+                .entry((format.global, format.offset))
+                .or_default();
+            // A remembered pair is clean: the checker has nothing to say about it.
+            if !clean.iter().any(|c| **c == *types) {
+                let found = check_arguments(&format.bytes, &types, &location, diagnostics);
+                // The checker's findings name what the renderer's grammar refuses, in its own
+                // words; the parse error is said only when the checker has nothing to say.
+                checker_found = found;
+                if !found {
                     clean.push(types.into());
                 }
             }
         }
+    }
+    if let (Some(error), false) = (parse_error, checker_found) {
+        diagnostics.push(
+            location()
+                .warning(format!("invalid format string: {error}"), "-Wformat")
+                .with_note(diag::format_excerpt(&format.bytes, error.offset)),
+        );
     }
 
     Some(PrintfCall {
@@ -329,7 +342,11 @@ fn resolve_format(
     formats: &mut Formats,
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<(FormatString, Arc<[ArgClass]>)> {
+) -> Option<(
+    FormatString,
+    Arc<[ArgClass]>,
+    Option<fmtstr_format::ParseError>,
+)> {
     let Some(target) = module.resolve_global(operand) else {
         diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
         return None;
@@ -380,16 +397,9 @@ fn resolve_format(
             parsed
         }
     };
-    let format = match parsed.format {
-        Ok(format) => Some(format),
-        Err(error) => {
-            diagnostics.push(
-                location()
-                    .warning(format!("invalid format string: {error}"), "-Wformat")
-                    .with_note(diag::format_excerpt(&parsed.bytes, error.offset)),
-            );
-            None
-        }
+    let (format, parse_error) = match parsed.format {
+        Ok(format) => (Some(format), None),
+        Err(error) => (None, Some(error)),
     };
     Some((
         FormatString {
@@ -401,18 +411,20 @@ fn resolve_format(
             parsed: format,
         },
         parsed.classes,
+        parse_error,
     ))
 }
 
-/// clang's `-Wformat` on the IR argument types; whether it found nothing.
+/// clang's `-Wformat` on the IR argument types, with the GPU dialect's own warnings; whether it
+/// found anything. Every finding is a `-Wformat` warning (`--Werror` makes them errors).
 fn check_arguments(
-    format: &Format,
+    format: &[u8],
     types: &[ArgType],
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> bool {
-    let findings = check(format, types);
-    let clean = findings.is_empty();
+    let findings = check_format(format, types, Dialect::Gpu);
+    let found = !findings.is_empty();
     for finding in findings {
         let message = match (finding.kind, finding.arg_index) {
             (FindingKind::TooFewArguments { .. } | FindingKind::TooManyArguments { .. }, _)
@@ -420,12 +432,15 @@ fn check_arguments(
             (_, Some(index)) => format!("argument {}: {}", index + 1, finding.message),
         };
         let mut warning = location().warning(message, "-Wformat");
-        if let Some(offset) = finding.spec_offset {
-            warning = warning.with_note(diag::format_excerpt(format.bytes(), offset));
+        if let Some(offset) = finding.offset {
+            warning = warning.with_note(diag::format_excerpt(format, offset));
+        }
+        if let Some(fix) = finding.fix {
+            warning = warning.with_note(format!("  fix: {fix}"));
         }
         diagnostics.push(warning);
     }
-    clean
+    found
 }
 
 /// The checker's view of an IR type (`None` for types printf cannot take).
@@ -436,7 +451,9 @@ pub fn arg_type(module: &Module, ty: TypeId) -> Option<ArgType> {
             Type::Int { bits } => ScalarType::Int(u16::try_from(bits).ok()?),
             Type::Half | Type::BFloat => ScalarType::Half,
             Type::Float => ScalarType::Float,
-            Type::Double | Type::X86Fp80 | Type::Fp128 | Type::PpcFp128 => ScalarType::Double,
+            Type::Double => ScalarType::Double,
+            Type::X86Fp80 => ScalarType::X86Fp80,
+            Type::Fp128 | Type::PpcFp128 => ScalarType::Fp128,
             Type::Ptr { .. } => ScalarType::Ptr,
             _ => return None,
         })

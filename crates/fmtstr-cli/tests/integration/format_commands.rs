@@ -302,6 +302,69 @@ fn check_reports_findings_with_positions_and_exit_codes() {
 }
 
 #[test]
+fn check_dialects_warn_refuse_and_fix() {
+    // The default gpu dialect warns about what GPU printf cannot print, with a fix each.
+    let output = run(["check", "%n %'d", "--args", "ptr,i32", "--json"]).expect_code(1);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_matches_schema("check.schema.json", &json);
+    assert_eq!(json["dialect"], "gpu");
+    let findings = json["findings"].as_array().expect("array");
+    let kinds: Vec<&str> = findings
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(kinds, ["gpu-write-back", "gpu-thousands-grouping"]);
+    assert!(findings
+        .iter()
+        .all(|f| f["severity"] == "warning" && f["fix"].is_string()));
+    assert_eq!(findings[1]["offset"], 4);
+
+    // clang's dialect is silent on them, and reports every flag misuse.
+    run(["check", "--dialect", "c", "%n %'d", "--args", "ptr,i32"]).expect_code(0);
+    let output = run([
+        "check",
+        "--dialect",
+        "c",
+        "%+p %.4p",
+        "--args",
+        "ptr,ptr",
+        "--json",
+    ])
+    .expect_code(1);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_matches_schema("check.schema.json", &json);
+    assert_eq!(json["findings"][0]["kind"], "flag-undefined");
+    assert_eq!(json["findings"][1]["kind"], "precision-undefined");
+    let output = run(["check", "--dialect", "c", r"%d\0%d", "--args", "i32,i32"]).expect_code(1);
+    assert!(
+        output
+            .stderr
+            .contains(r"format string contains '\0' within the string body"),
+        "{}",
+        output.stderr
+    );
+    assert!(output.stderr.contains("fix: "), "{}", output.stderr);
+
+    // A conversion that cannot be parsed: a warning in c, an error (exit 2) in gpu.
+    run(["check", "--dialect", "c", "%y", "--args", "i32"]).expect_code(1);
+    let output = run(["check", "%y", "--args", "i32", "--json"]).expect_code(2);
+    let json: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_matches_schema("check.schema.json", &json);
+    assert_eq!(json["findings"][0]["severity"], "error");
+    assert!(
+        output.stderr.contains("cannot be parsed (byte 1)"),
+        "{}",
+        output.stderr
+    );
+    let output = run(["check", "--dialect", "vvl", "%d"]).expect_code(2);
+    assert!(
+        output.stderr.contains("expected one of c, opencl, gpu"),
+        "{}",
+        output.stderr
+    );
+}
+
+#[test]
 fn help_teaches_and_version_prints() {
     let help = run(["--help"]).expect_code(0).stdout_text();
     for needle in ["Examples:", "Exit codes:", "hash", "printf", "check"] {
