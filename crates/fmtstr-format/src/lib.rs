@@ -29,7 +29,7 @@ mod render;
 mod spec;
 
 pub use check::{check, ArgType, Finding, FindingKind, ScalarType};
-pub use format::{ArgSlot, Format, Piece};
+pub use format::{before_nul, ArgSlot, Format, Piece};
 pub use parse::{CountKind, ParseError, ParseErrorKind, MAX_COUNT};
 pub use render::int::{digits as int_digits, Radix as IntRadix};
 pub use render::{Arg, RenderError};
