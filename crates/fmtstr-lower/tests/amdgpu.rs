@@ -198,7 +198,7 @@ fn the_table_merges_into_the_pal_document_already_there() {
             1,
             Mask::for_arguments(1, []),
         )],
-        extra: Vec::new(),
+        ..Default::default()
     };
     let mut document = Vec::new();
     // { "amdpal.version": [3, 0], "amdpal.format_strings": {...}, "x.unknown": "kept" }
@@ -250,7 +250,7 @@ fn the_table_merges_into_the_pal_document_already_there() {
             0,
             Mask::default(),
         )],
-        extra: Vec::new(),
+        ..Default::default()
     };
     let mut document = Vec::new();
     fmtstr_elf::write_new_document(&colliding, &mut document);
