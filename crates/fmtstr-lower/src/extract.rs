@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use fmtstr_format::{check, ArgClass, ArgSlot, ArgType, FindingKind, Format, ScalarType};
-use fmtstr_ir::{Attr, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
+use fmtstr_ir::{Attr, Constant, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
 
 use crate::diag::{self, Diagnostic, Location};
 use crate::model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
@@ -171,10 +171,11 @@ fn model_call(
         )));
         return None;
     }
-    let fixed = if is_lgc { 2 } else { 1 };
+    let buffer_first = is_lgc && lgc_buffer_first(module, &args);
+    let fixed = if buffer_first { 2 } else { 1 };
     if args.len() < fixed {
         diagnostics.push(location().error(if is_lgc {
-            "lgc.debug.printf takes a buffer and a format string"
+            LGC_OPERANDS
         } else {
             diag::NOT_A_STRING_LITERAL
         }));
@@ -182,7 +183,7 @@ fn model_call(
     }
     let callee = if is_lgc {
         Callee::LgcDebugPrintf {
-            buffer: args[0].operand,
+            buffer: buffer_first.then_some(args[0].operand),
         }
     } else {
         Callee::Printf
@@ -221,6 +222,7 @@ fn model_call(
     let (format, classes) = resolve_format(
         module,
         args[fixed - 1].operand,
+        is_lgc,
         formats,
         &location,
         diagnostics,
@@ -305,6 +307,77 @@ fn model_call(
     })
 }
 
+/// The operands `lgc.debug.printf` takes, for an error.
+const LGC_OPERANDS: &str = "lgc.debug.printf takes a format string and its arguments: \
+    `(ptr @fmt, args...)` (LLPC since mid 2024), or a buffer first: `(ptr addrspace(7) %buf, \
+    ptr addrspace(4) @fmt, args...)` (before); @fmt a global holding the string";
+
+/// Whether an `lgc.debug.printf` call has the older form, a buffer before the format: its first
+/// operand is a buffer fat pointer (`ptr addrspace(7)`, `poison` included), or it is some other
+/// pointer that is not a string global while the second operand is one. Anything else is read
+/// as today's form, whose first operand must then be the format.
+fn lgc_buffer_first(module: &Module, args: &[fmtstr_ir::CallArg<'_>]) -> bool {
+    let Some(first) = args.first() else {
+        return false;
+    };
+    let types = module.types();
+    let Some(addrspace) = types.ptr_addrspace(first.operand.ty) else {
+        return false;
+    };
+    if addrspace == crate::amdgpu::FAT_POINTER_ADDRSPACE {
+        return true;
+    }
+    let is_string_global = |operand: fmtstr_ir::Operand| {
+        module.resolve_global(operand).is_some_and(|target| {
+            matches!(module.global(target.global).addrspace(), 0 | 4)
+                && module.global(target.global).as_function().is_none()
+        })
+    };
+    !is_string_global(first.operand)
+        && args
+            .get(1)
+            .is_some_and(|second| is_string_global(second.operand))
+}
+
+/// The bytes of a global's initializer when it is a byte array: a `constant`, or (for LLPC's
+/// forms) a plain `global` too. `None` for anything else.
+fn initializer_bytes(module: &Module, global: GlobalId, plain_too: bool) -> Option<Vec<u8>> {
+    if let Some(bytes) = module.global_bytes(global) {
+        return Some(bytes);
+    }
+    if !plain_too {
+        return None;
+    }
+    let init = module.global(global).initializer()?;
+    let Value::Const(c) = init.value else {
+        return None;
+    };
+    match module.constant(c) {
+        Constant::Bytes(bytes) => Some(bytes),
+        Constant::Array(elements) => elements
+            .iter()
+            .map(|e| match e.value {
+                Value::Const(c) if e.ty == TypeId::I8 => module.int_value(c).map(|v| v as u8),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// The format string a pointer operand points at: from its offset into the global up to the
+/// first NUL, or to the end of the array when there is none (LLPC's older form writes
+/// `[n x i8]` without one). `lgc` also takes plain `global` variables, as LLPC does.
+fn format_bytes_at(module: &Module, operand: fmtstr_ir::Operand, lgc: bool) -> Option<Vec<u8>> {
+    if !lgc {
+        return module.c_string_at(operand);
+    }
+    let target = module.resolve_global(operand)?;
+    let bytes = initializer_bytes(module, target.global, true)?;
+    let rest = bytes.get(usize::try_from(target.offset).ok()?..)?;
+    Some(fmtstr_format::before_nul(rest).to_vec())
+}
+
 /// Format strings seen so far, by where they point: each is read and parsed once.
 #[derive(Default)]
 struct Formats {
@@ -326,6 +399,7 @@ struct Parsed {
 fn resolve_format(
     module: &Module,
     operand: fmtstr_ir::Operand,
+    lgc: bool,
     formats: &mut Formats,
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
@@ -350,7 +424,7 @@ fn resolve_format(
     let parsed = match formats.seen.get(&(target.global, target.offset)) {
         Some(parsed) => parsed.clone(),
         None => {
-            let Some(bytes) = module.c_string_at(operand) else {
+            let Some(bytes) = format_bytes_at(module, operand, lgc) else {
                 diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
                 return None;
             };

@@ -4,18 +4,38 @@
 mod common;
 
 use common::{
-    assert_ptxas, clang_ir, llc_amdpal, llc_ptx, lower_err, lower_ok, sample, sample_text, show,
+    assert_llvm_as, assert_ptxas, clang_ir, llc_amdpal, llc_ptx, lower_err, lower_ok, sample,
+    sample_text, show,
 };
 use fmtstr_elf::Document;
 use fmtstr_ir::Module;
 use fmtstr_lower::amdgpu::buffer::PAL_METADATA;
-use fmtstr_lower::{Options, Stage, Target};
+use fmtstr_lower::{LgcForm, Options, Stage, Target};
 use fmtstr_meta::{FormatId, Mask};
 
 const AMD_DL: &str = "target datalayout = \"e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\ntarget triple = \"amdgcn--amdpal\"\n";
 
 fn lgc() -> Options {
     Options::new(Target::amdgpu(Stage::Lgc))
+}
+
+/// Stage lgc writing LLPC's older form, the buffer first.
+fn lgc_buffer_first() -> Options {
+    let Target::Amdgpu {
+        stage,
+        buffer_addrspace,
+        user_data_offset,
+        ..
+    } = Target::amdgpu(Stage::Lgc)
+    else {
+        unreachable!()
+    };
+    Options::new(Target::Amdgpu {
+        stage,
+        buffer_addrspace,
+        lgc_form: LgcForm::BufferFirst,
+        user_data_offset,
+    })
 }
 
 fn buffer() -> Options {
@@ -34,11 +54,38 @@ fn pal_document(out: &str) -> Vec<u8> {
 }
 
 #[test]
-fn stage_lgc_writes_lgc_debug_printf() {
+fn stage_lgc_writes_todays_form_by_default() {
     let Some(ir) = clang_ir(&sample("printf.c"), "amdgcn-amd-amdpal") else {
         return;
     };
     let (out, lowered) = lower_ok("printf.c.ll", &ir, lgc());
+    assert_eq!(lowered.calls, 9);
+    assert!(out.contains("declare void @lgc.debug.printf(...)"), "{out}");
+    // No buffer: LLPC fetches it from the descriptor itself.
+    assert!(!out.contains("lgc.load.buffer.desc"), "{out}");
+    assert!(!out.contains("%printfBuffer"), "{out}");
+    // clang's whole NUL-terminated addrspace(4) constants are passed as they are.
+    assert!(
+        out.contains(
+            "call void (...) @lgc.debug.printf(ptr addrspace(4) @.str, i32 %0, double %8)"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("@printf"));
+    // LLPC lowers this form next: fmtstr's own buffer stage reads it, and llc compiles that.
+    assert_llvm_as("printf.c.lgc.ll", &out);
+    let (buffered, again) = lower_ok("printf.c.lgc.ll", &out, buffer());
+    assert_eq!(again.calls, 9);
+    assert_eq!(again.strings.unwrap().entries.len(), 9);
+    llc_amdpal("printf.c.lgc.ll", &buffered, false);
+}
+
+#[test]
+fn stage_lgc_buffer_first_writes_the_older_form() {
+    let Some(ir) = clang_ir(&sample("printf.c"), "amdgcn-amd-amdpal") else {
+        return;
+    };
+    let (out, lowered) = lower_ok("printf.c.ll", &ir, lgc_buffer_first());
     assert_eq!(lowered.calls, 9);
     assert!(out.contains("declare void @lgc.debug.printf(...)"), "{out}");
     assert!(out.contains("declare ptr addrspace(7) @lgc.load.buffer.desc(i64, i32, i32, i32)"));
@@ -67,7 +114,7 @@ fn stage_lgc_moves_formats_into_the_constant_address_space() {
          %s = call i32 (ptr, ...) @printf(ptr addrspacecast (ptr addrspace(4) getelementptr inbounds ([6 x i8], ptr addrspace(4) @.str4, i64 0, i64 2) to ptr), i8 %c)\n  ret void\n}}\n\
          declare i32 @printf(ptr, ...)\n"
     );
-    let (out, _) = lower_ok("move.ll", &text, lgc());
+    let (out, _) = lower_ok("move.ll", &text, lgc_buffer_first());
     assert!(
         out.contains("@.str.1 = private unnamed_addr addrspace(4) constant [4 x i8] c\"%d\\0A\\00\", align 1"),
         "{out}"
@@ -297,6 +344,8 @@ fn a_plain_global_buffer_runs_the_protocol_on_nvidia() {
     let options = Options::new(Target::Amdgpu {
         stage: Stage::Buffer,
         buffer_addrspace: 1,
+        lgc_form: LgcForm::default(),
+        user_data_offset: None,
     });
     let (out, _) = lower_ok("printf.c.ll", &ir, options);
     assert!(
