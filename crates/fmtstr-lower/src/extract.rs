@@ -312,6 +312,11 @@ const LGC_OPERANDS: &str = "lgc.debug.printf takes a format string and its argum
     `(ptr @fmt, args...)` (LLPC since mid 2024), or a buffer first: `(ptr addrspace(7) %buf, \
     ptr addrspace(4) @fmt, args...)` (before); @fmt a global holding the string";
 
+/// The error for an `lgc.debug.printf` format that is not a string global.
+const LGC_NOT_A_STRING: &str = "the format of lgc.debug.printf must be a global variable \
+    holding the string (`[n x i8] c\"...\"`, with or without a NUL), as LLPC reads it; this \
+    operand is not one";
+
 /// Whether an `lgc.debug.printf` call has the older form, a buffer before the format: its first
 /// operand is a buffer fat pointer (`ptr addrspace(7)`, `poison` included), or it is some other
 /// pointer that is not a string global while the second operand is one. Anything else is read
@@ -404,8 +409,13 @@ fn resolve_format(
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<(FormatString, Arc<[ArgClass]>)> {
+    let not_a_string = if lgc {
+        LGC_NOT_A_STRING
+    } else {
+        diag::NOT_A_STRING_LITERAL
+    };
     let Some(target) = module.resolve_global(operand) else {
-        diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
+        diagnostics.push(location().error(not_a_string));
         return None;
     };
     let addrspace = module.global(target.global).addrspace();
@@ -425,7 +435,7 @@ fn resolve_format(
         Some(parsed) => parsed.clone(),
         None => {
             let Some(bytes) = format_bytes_at(module, operand, lgc) else {
-                diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
+                diagnostics.push(location().error(not_a_string));
                 return None;
             };
             let format = Format::parse(&bytes).map(Arc::new);
