@@ -503,7 +503,7 @@ fn llpc_older_form_lowers_and_a_poison_buffer_drops_the_call() {
         .collect();
     assert_eq!(
         got,
-        [("Count:%d\n", 2, vec![0b10]), ("Check: %x", 1, vec![0])]
+        [("Count:%d %lx", 2, vec![0b10]), ("Check: %x", 1, vec![0])]
     );
     if let Some(elf) = llc_amdpal("llpc-older.ll", &out, false) {
         let pal = fmtstr_elf::PalElf::parse(&elf).unwrap();

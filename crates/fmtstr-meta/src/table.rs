@@ -308,6 +308,36 @@ impl<'a> AbortEntry<'a> {
         self.raw
     }
 
+    /// What the entry's own keys contradict, if anything (what can be checked without a
+    /// format string): a valid `.index`, `.data_count`, and as many `.constants` as
+    /// `.constant_status` marks among the `.data_count` words.
+    pub fn inconsistency(&self) -> Option<String> {
+        if self.id.is_none() {
+            return Some(
+                "has no valid .index (a 48-bit ID, not 0), so no buffer entry can refer to it"
+                    .to_owned(),
+            );
+        }
+        let Some(count) = self.data_count() else {
+            return Some(
+                "has no .data_count (an unsigned integer: the message's 32-bit words)".to_owned(),
+            );
+        };
+        let status = self.constant_status().unwrap_or_default();
+        let constants = self.constants().unwrap_or_default();
+        let marked = (0..count.min(status.len() as u64 * 64))
+            .filter(|&i| status[(i / 64) as usize] >> (i % 64) & 1 == 1)
+            .count();
+        if marked != constants.len() {
+            return Some(format!(
+                ".constant_status marks {marked} of its {count} words constant, but .constants \
+                 holds {} values",
+                constants.len()
+            ));
+        }
+        None
+    }
+
     /// An owned copy that no longer borrows from the file.
     pub fn into_owned(self) -> AbortEntry<'static> {
         AbortEntry {
@@ -1187,6 +1217,21 @@ mod tests {
         assert_eq!(kept.data_count(), Some(2));
         assert_eq!(kept.constants(), Some(vec![0x7473_6574, 0x6C25_203A]));
         assert_eq!(kept.runtime_words(), Some(0));
+        assert_eq!(kept.inconsistency(), None);
+        let short = AbortEntry::new(
+            0,
+            vec![
+                (Value::from(".index"), Value::from(3u64)),
+                (Value::from(".data_count"), Value::from(2u64)),
+                (
+                    Value::from(".constant_status"),
+                    Value::Array(vec![3u64.into()]),
+                ),
+                (Value::from(".constants"), Value::Array(vec![1u64.into()])),
+            ],
+        );
+        let message = short.inconsistency().expect("one constant too few");
+        assert!(message.contains("marks 2 of its 2 words"), "{message}");
         assert_eq!(kept.raw(), Some(abort.as_slice()));
         // Written back in place, byte for byte, and again once owned (canonically).
         for again in [table.to_msgpack(), table.clone().into_owned().to_msgpack()] {
