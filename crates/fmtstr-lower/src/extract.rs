@@ -383,6 +383,16 @@ fn format_bytes_at(module: &Module, operand: fmtstr_ir::Operand, lgc: bool) -> O
     Some(fmtstr_format::before_nul(rest).to_vec())
 }
 
+/// What follows a format's first NUL in its global, from that NUL to the last non-NUL byte,
+/// when there is such text (printf never prints it); `len` is the format's length.
+fn text_after_nul(module: &Module, target: fmtstr_ir::GlobalRef, len: usize) -> Option<Vec<u8>> {
+    let bytes = initializer_bytes(module, target.global, true)?;
+    let rest = bytes.get(usize::try_from(target.offset).ok()?..)?;
+    let after = rest.get(len..)?;
+    let end = after.iter().rposition(|&b| b != 0)?;
+    Some(after[..=end].to_vec())
+}
+
 /// Format strings seen so far, by where they point: each is read and parsed once.
 #[derive(Default)]
 struct Formats {
@@ -395,6 +405,8 @@ struct Formats {
 #[derive(Clone)]
 struct Parsed {
     bytes: Arc<[u8]>,
+    /// Text after the format's first NUL, with that NUL: never printed.
+    hidden: Option<Arc<[u8]>>,
     format: Result<Arc<Format>, fmtstr_format::ParseError>,
     /// What each argument the format consumes reads, in order (`*` reads an int).
     classes: Arc<[ArgClass]>,
@@ -453,9 +465,11 @@ fn resolve_format(
                 }
                 Err(_) => Arc::from([]),
             };
+            let hidden = text_after_nul(module, target, bytes.len()).map(Arc::from);
             let parsed = Parsed {
                 format,
                 bytes: bytes.into(),
+                hidden,
                 classes,
             };
             formats
@@ -464,6 +478,19 @@ fn resolve_format(
             parsed
         }
     };
+    if let Some(hidden) = &parsed.hidden {
+        // clang's words for a string literal with a NUL inside it.
+        let mut shown = parsed.bytes.to_vec();
+        shown.extend_from_slice(hidden);
+        diagnostics.push(
+            location()
+                .warning(
+                    "format string contains '\\0' within the string body",
+                    "-Wformat",
+                )
+                .with_note(diag::format_excerpt(&shown, parsed.bytes.len())),
+        );
+    }
     let format = match parsed.format {
         Ok(format) => Some(format),
         Err(error) => {

@@ -609,3 +609,40 @@ fn bad_lgc_debug_printf_calls_are_errors_with_positions() {
         assert!(message.contains(expected), "{call}: {message}");
     }
 }
+
+/// Text after an embedded NUL is never printed: lowering warns with clang's words (clang-19 on
+/// the same C source is the oracle) and tables carry only the text before the NUL.
+#[test]
+fn text_after_an_embedded_nul_is_warned_about_like_clang() {
+    let Some(clang) = fmtstr_oracles::require(fmtstr_oracles::Tool::Clang) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("nul.c");
+    std::fs::write(
+        &source,
+        "int printf(const char *, ...);\nvoid f(int x) { printf(\"A\\0B %d\", x); }\n",
+    )
+    .unwrap();
+    let syntax = std::process::Command::new(&clang)
+        .args(["-fsyntax-only", "-Wformat"])
+        .arg(&source)
+        .output()
+        .unwrap();
+    let theirs = String::from_utf8_lossy(&syntax.stderr).into_owned();
+    let words = "format string contains '\\0' within the string body";
+    assert!(theirs.contains(words), "clang says: {theirs}");
+    let Some(ir) = clang_ir(&source, "amdgcn-amd-amdpal") else {
+        return;
+    };
+    let (_, lowered) = lower_ok("nul.c.ll", &ir, buffer());
+    let ours = show(&lowered.warnings);
+    assert!(
+        ours.contains(&format!("warning: {words} [-Wformat]")),
+        "{ours}"
+    );
+    // The excerpt shows the whole literal, the caret at the NUL.
+    assert!(ours.contains("\"A\\x00\\x42 %d\"\n   ^"), "{ours}");
+    let table = lowered.strings.unwrap();
+    assert_eq!(table.entries[0].string(), "A");
+}
