@@ -14,8 +14,8 @@
 target datalayout = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"
 target triple = "amdgcn--amdpal"
 
-@tick = private unnamed_addr constant [10 x i8] c"Tick %d\0A\00", align 1
-@size = private unnamed_addr constant [13 x i8] c"size:%f,%f\0A\00", align 1
+@tick = private unnamed_addr constant [9 x i8] c"Tick %d\0A\00", align 1
+@size = private unnamed_addr constant [12 x i8] c"size:%f,%f\0A\00", align 1
 @value = private unnamed_addr constant [9 x i8] c"Value: %u", align 1
 
 ; The workgroup and lane IDs come in as arguments: llc 19 crashes (SI Fix SGPR copies) on a

@@ -411,6 +411,8 @@ fn header_dwords(size: u64, string: &str) -> (i32, i32) {
 #[test]
 fn llpc_todays_form_lowers_as_llpc_checks_it() {
     let text = sample_text("llpc-today.ll");
+    // The sample itself is valid IR (llvm-as is stricter than fmtstr's reader).
+    assert_llvm_as("llpc-today.ll", &text);
     let (out, lowered) = lower_ok("llpc-today.ll", &text, buffer());
     assert_eq!(lowered.calls, 3);
     assert!(!out.contains("@lgc.debug.printf"), "{out}");
@@ -473,6 +475,8 @@ fn llpc_todays_form_lowers_as_llpc_checks_it() {
 #[test]
 fn llpc_older_form_lowers_and_a_poison_buffer_drops_the_call() {
     let text = sample_text("llpc-older.ll");
+    // The sample itself is valid IR (llvm-as is stricter than fmtstr's reader).
+    assert_llvm_as("llpc-older.ll", &text);
     let (out, lowered) = lower_ok("llpc-older.ll", &text, buffer());
     assert_eq!(lowered.calls, 3);
     assert!(!out.contains("@lgc.debug.printf"), "{out}");
@@ -645,4 +649,38 @@ fn text_after_an_embedded_nul_is_warned_about_like_clang() {
     assert!(ours.contains("\"A\\x00\\x42 %d\"\n   ^"), "{ours}");
     let table = lowered.strings.unwrap();
     assert_eq!(table.entries[0].string(), "A");
+}
+
+/// LLPC's pipeline module (samples/lower/llpc-pipeline.ll): both forms in one module, LLPC's
+/// own operations left alone, and the table joining the PAL document already there.
+#[test]
+fn llpc_pipeline_module_lowers_into_its_pal_document() {
+    let text = sample_text("llpc-pipeline.ll");
+    // The sample itself is valid IR (llvm-as is stricter than fmtstr's reader).
+    assert_llvm_as("llpc-pipeline.ll", &text);
+    let (out, lowered) = lower_ok("llpc-pipeline.ll", &text, buffer());
+    assert_eq!(lowered.calls, 3);
+    assert!(!out.contains("@lgc.debug.printf"), "{out}");
+    assert_llvm_as("llpc-pipeline.ll", &out);
+    // LLPC's operations and metadata stay as they were.
+    assert!(out.contains("%1 = call i32 @lgc.shader.input.LocalInvocationId(i32 49) #1"));
+    assert!(out.contains("!lgc.user.data.nodes = !{!0, !1}"));
+    // Today's form: the main function's own buffer; the older one: its parameter.
+    assert!(out.contains("atomicrmw add ptr addrspace(7) %printfBuffer, i64 3 monotonic"));
+    assert!(out.contains("atomicrmw add ptr addrspace(7) %printfBuffer, i64 6 monotonic"));
+    assert!(out.contains("atomicrmw add ptr addrspace(7) %buffer, i64 3 monotonic"));
+    let table = lowered.strings.unwrap();
+    let strings: Vec<&str> = table.entries.iter().map(|e| e.string()).collect();
+    assert_eq!(strings, ["Invocation:%u\n", "sizes:%f %f\n", "old %d"]);
+    // The document keeps amdpal.pipelines and amdpal.version byte for byte; the table joins.
+    let after = pal_document(&out);
+    let contains = |needle: &[u8]| after.windows(needle.len()).any(|w| w == needle);
+    assert!(
+        contains(b"\xB0amdpal.pipelines\x91\x81\xA4.api\xA6Vulkan"),
+        "{after:x?}"
+    );
+    assert!(contains(b"\xAEamdpal.version\x92\x02\x06"), "{after:x?}");
+    let document = Document::parse(&after).unwrap();
+    assert_eq!(document.format_strings().unwrap().entries.len(), 3);
+    assert_eq!(document.format_strings().unwrap().user_data_offset, Some(0));
 }
