@@ -488,7 +488,8 @@ fn skipped_note(report: &Report) -> String {
 fn check_arguments(entry: &Entry<'_>) -> Option<String> {
     // Most strings use only plain conversions: judge those without building a `Format`, and
     // let the full check explain anything that is not clean.
-    if let Some(layout) = SimpleLayout::of(entry.bytes()) {
+    // Like printf, the count stops at the first NUL (LLPC's strings end in one).
+    if let Some(layout) = SimpleLayout::of(fmtstr_format::before_nul(entry.bytes())) {
         if layout.agrees_with(entry.argument_count(), entry.mask()) {
             return None;
         }

@@ -879,6 +879,25 @@ fn llpc_tables_with_abort_entries_and_user_data_offsets_survive_every_command() 
     .expect("JSON");
     assert_matches_schema("audit.schema.json", &report);
     assert_eq!(report["abort_entries"], 1);
+
+    // The argument count stops at the first NUL, as printf does: "lane %u" takes one.
+    let hidden = write_json(
+        dir.path(),
+        "hidden.json",
+        &json!({".version": 1, ".strings": [{".index": 5, ".string": "lane %u\u{0} hidden %ld\n\u{0}",
+            ".argument_count": 1, ".64bit_arguments": [0]}]}),
+    );
+    let with_hidden = dir.path().join("hidden.elf");
+    run([
+        Path::new("embed"),
+        Path::new("--strings"),
+        &hidden,
+        &llpc,
+        Path::new("-o"),
+        &with_hidden,
+    ])
+    .expect_code(0);
+    run([Path::new("audit"), &with_hidden]).expect_code(0);
 }
 
 /// Every section but `.note` keeps its bytes, and objcopy accepts the file.
