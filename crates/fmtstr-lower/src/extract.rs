@@ -386,6 +386,14 @@ fn format_bytes_at(module: &Module, operand: fmtstr_ir::Operand, lgc: bool) -> O
 /// What follows a format's first NUL in its global, from that NUL to the last non-NUL byte,
 /// when there is such text (printf never prints it); `len` is the format's length.
 fn text_after_nul(module: &Module, target: fmtstr_ir::GlobalRef, len: usize) -> Option<Vec<u8>> {
+    // Usually the array ends with the format's NUL: nothing to read again.
+    let global = module.global(target.global);
+    if let Type::Array { len: array, .. } = module.types().get(global.value_type()) {
+        let room = array.saturating_sub(u64::try_from(target.offset).ok()?);
+        if room <= len as u64 + 1 {
+            return None;
+        }
+    }
     let bytes = initializer_bytes(module, target.global, true)?;
     let rest = bytes.get(usize::try_from(target.offset).ok()?..)?;
     let after = rest.get(len..)?;
