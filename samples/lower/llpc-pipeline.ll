@@ -3,6 +3,8 @@
 ; are plain calls, functions carry !lgc.* metadata, and the module already has a PAL metadata
 ; document, which the format-string table joins while its other keys keep their bytes. One
 ; helper still has the older form, its buffer a parameter (as in LLPC's first basic test).
+; The printf buffer's descriptor (set 0xFFFFFFF0 = -16, binding 6) sits in a descriptor table
+; at user-data dword 2 (!lgc.user.data.nodes), so the table's .user_data_offset is 2.
 ; Input of `fmtstr lower --target amdgpu --stage buffer`; llvm-as is its judge (LLPC, not llc,
 ; lowers the lgc.* operations).
 target datalayout = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7"
@@ -42,7 +44,7 @@ attributes #1 = { nounwind memory(none) }
 !lgc.user.data.nodes = !{!0, !1}
 !amdgpu.pal.metadata.msgpack = !{!3}
 
-!0 = !{!"DescriptorTableVaPtr", i32 7, i32 0, i32 0, i32 1, i32 1}
+!0 = !{!"DescriptorTableVaPtr", i32 7, i32 0, i32 2, i32 1, i32 1}
 !1 = !{!"DescriptorBuffer", i32 6, i32 0, i32 0, i32 4, i32 -16, i32 6, i32 4}
 !2 = !{i32 7}
 !3 = !{!"\82\B0amdpal.pipelines\91\81\A4.api\A6Vulkan\AEamdpal.version\92\02\06"}

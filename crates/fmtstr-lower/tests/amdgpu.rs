@@ -682,5 +682,22 @@ fn llpc_pipeline_module_lowers_into_its_pal_document() {
     assert!(contains(b"\xAEamdpal.version\x92\x02\x06"), "{after:x?}");
     let document = Document::parse(&after).unwrap();
     assert_eq!(document.format_strings().unwrap().entries.len(), 3);
-    assert_eq!(document.format_strings().unwrap().user_data_offset, Some(0));
+    // LLPC's choice: the offset of the descriptor table holding the printf buffer.
+    assert_eq!(document.format_strings().unwrap().user_data_offset, Some(2));
+
+    // A top-level descriptor node gives its own offset; no printf node, the default 0.
+    let top_level = text
+        .replace(
+            "!lgc.user.data.nodes = !{!0, !1}",
+            "!lgc.user.data.nodes = !{!1}",
+        )
+        .replace(
+            "!1 = !{!\"DescriptorBuffer\", i32 6, i32 0, i32 0,",
+            "!1 = !{!\"DescriptorBuffer\", i32 6, i32 0, i32 5,",
+        );
+    let (_, lowered) = lower_ok("top-level.ll", &top_level, buffer());
+    assert_eq!(lowered.strings.unwrap().user_data_offset, Some(5));
+    let other_binding = text.replace("i32 -16, i32 6, i32 4}", "i32 -16, i32 7, i32 4}");
+    let (_, lowered) = lower_ok("other.ll", &other_binding, buffer());
+    assert_eq!(lowered.strings.unwrap().user_data_offset, Some(0));
 }

@@ -35,8 +35,10 @@
 //!   call is removed and nothing is written for it (LLPC does the same). Formats may lack the
 //!   NUL (the older form's `[n x i8]`) and be plain `global`s; a format ends at its first NUL.
 //! - The table's `.user_data_offset` is the one asked for (`--user-data-offset`), else the
-//!   module's table's, else 0; asking for another value than the module's table has is an
-//!   error naming both.
+//!   module's table's, else what LLPC would write from the module's `!lgc.user.data.nodes`
+//!   (the offset of the top-level node holding the printf buffer's descriptor: set 0xFFFFFFF0,
+//!   binding 6), else 0; asking for another value than the module's table has is an error
+//!   naming both.
 
 use std::collections::HashMap;
 
@@ -233,7 +235,10 @@ pub(crate) fn plan(
             }
         }
     }
-    merged_table.user_data_offset = merged_table.user_data_offset.or(Some(0));
+    merged_table.user_data_offset = merged_table
+        .user_data_offset
+        .or_else(|| printf_node_offset(module))
+        .or(Some(0));
     Plan {
         buffer_addrspace,
         calls: planned,
@@ -251,6 +256,51 @@ fn note_first(first: &Location) -> String {
         "  note: first printed at {}:{}:{}",
         first.file, first.line, first.column
     )
+}
+
+/// LLPC's user-data nodes: `!lgc.user.data.nodes`, one tuple per node, `!{!"Type", i32
+/// matchType, i32 visibility, i32 offsetInDwords, i32 sizeInDwords, ...}`; a
+/// `DescriptorTableVaPtr` has its inner node count fifth and its inner nodes right after it,
+/// other descriptor nodes their set and binding fifth and sixth.
+const USER_DATA_NODES: &str = "lgc.user.data.nodes";
+
+/// The user-data offset in dwords LLPC writes for the printf buffer: that of the top-level node
+/// whose descriptor (or inner descriptor) is set 0xFFFFFFF0, binding 6. `None` without one.
+fn printf_node_offset(module: &Module) -> Option<u64> {
+    let nodes = module.named_metadata(USER_DATA_NODES)?;
+    let mut k = 0;
+    while k < nodes.len() {
+        let node = module.md_node(nodes[k]);
+        let offset = u64::try_from(node.int_operand(3)?).ok()?;
+        let is_table = match node.operands().next() {
+            Some(fmtstr_ir::MdOperand::Node(name)) => {
+                module.md_node(name).string().as_deref() == Some(b"DescriptorTableVaPtr")
+            }
+            _ => false,
+        };
+        let inner = if is_table {
+            usize::try_from(node.int_operand(5)?).ok()?
+        } else {
+            0
+        };
+        let candidates = if is_table {
+            nodes.get(k + 1..k + 1 + inner)?
+        } else {
+            &nodes[k..=k]
+        };
+        let holds_printf = candidates.iter().any(|&id| {
+            let candidate = module.md_node(id);
+            // The set is written as an i32: 0xFFFFFFF0 reads as -16.
+            let set = candidate.int_operand(5).map(|v| v as u32 as i64);
+            set == Some(super::DESCRIPTOR_SET)
+                && candidate.int_operand(6) == Some(super::BINDING.into())
+        });
+        if holds_printf {
+            return Some(offset);
+        }
+        k += 1 + inner;
+    }
+    None
 }
 
 /// The bytes of the module's PAL metadata document, if it has one.
