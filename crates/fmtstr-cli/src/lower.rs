@@ -96,7 +96,8 @@ pub struct Args {
     lgc_form: Option<LgcFormArg>,
     /// amdgpu --stage buffer: the table's .user_data_offset, the printf buffer's user-data
     /// offset in dwords (LLPC writes the offset of its descriptor node, 0 when none). Default:
-    /// the module's table's, else 0; another value than the module's table has is an error.
+    /// the module's table's, else LLPC's from the module's !lgc.user.data.nodes, else 0;
+    /// another value than the module's table has is an error.
     #[arg(long, value_name = "N")]
     user_data_offset: Option<u64>,
     /// Treat warnings as errors.
