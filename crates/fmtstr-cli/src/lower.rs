@@ -11,7 +11,7 @@ use std::process::Command;
 use anyhow::{bail, Context};
 use clap::ValueEnum;
 use fmtstr_ir::{Module, Shard};
-use fmtstr_lower::{lower_shards, Failed, Layout, Options, Stage, Target};
+use fmtstr_lower::{lower_shards, Failed, Layout, LgcForm, Options, Stage, Target};
 
 use crate::nvptx_config::NvptxArgs;
 use crate::output::{write_atomically, write_atomically_with};
@@ -21,8 +21,11 @@ use crate::Outcome;
 ///
 /// nvptx: each printf becomes CUDA's vprintf(fmt, buf), with the arguments packed at natural
 /// alignment in one per-function buffer (%vprintfBuffer.local), as nvcc does. amdgpu: each
-/// printf becomes LLPC's lgc.debug.printf (--stage lgc), or the AMD printf-buffer protocol
-/// itself with an amdpal.format_strings table in the module's PAL metadata (--stage buffer).
+/// printf becomes LLPC's lgc.debug.printf (--stage lgc: today's form `(ptr @fmt, args...)` by
+/// default, the older `(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, args...)` with
+/// --lgc-form buffer-first), or the AMD printf-buffer protocol itself with an
+/// amdpal.format_strings table in the module's PAL metadata (--stage buffer, which also reads
+/// both lgc.debug.printf forms; a poison/undef buffer operand drops the call, as LLPC does).
 ///
 /// Diagnostics name file:line:column of the call in IN. Format/argument mismatches are
 /// -Wformat warnings; --Werror turns every warning into an error. Nothing is written when
@@ -34,6 +37,7 @@ use crate::Outcome;
   llc-19 -march=nvptx64 -mcpu=sm_90 k.vprintf.ll -o k.ptx          then ptxas, or load it
 
   fmtstr lower --target amdgpu k.ll -o k.lgc.ll                     lgc.debug.printf for LLPC
+  fmtstr lower --target amdgpu --lgc-form buffer-first k.ll         LLPC before mid 2024
   fmtstr lower --target amdgpu --stage buffer --emit-strings k.json k.ll -o k.buf.ll
   llc-19 -mtriple=amdgcn--amdpal -mcpu=gfx1100 -filetype=obj k.buf.ll -o k.elf
   fmtstr dump k.elf                                                 the format strings it carries
@@ -84,6 +88,18 @@ pub struct Args {
     /// --strings` (schemas/format-strings.schema.json).
     #[arg(long, value_name = "TABLE.json")]
     emit_strings: Option<PathBuf>,
+    /// amdgpu --stage lgc: which lgc.debug.printf to write. format-first (default) is today's
+    /// LLPC (since mid 2024), `(ptr @fmt, args...)`, which fetches the buffer itself;
+    /// buffer-first is LLPC before mid 2024, `(ptr addrspace(7) %buf, ptr addrspace(4) @fmt,
+    /// args...)`.
+    #[arg(long, value_enum, value_name = "FORM")]
+    lgc_form: Option<LgcFormArg>,
+    /// amdgpu --stage buffer: the table's .user_data_offset, the printf buffer's user-data
+    /// offset in dwords (LLPC writes the offset of its descriptor node, 0 when none). Default:
+    /// the module's table's, else LLPC's from the module's !lgc.user.data.nodes, else 0;
+    /// another value than the module's table has is an error.
+    #[arg(long, value_name = "N")]
+    user_data_offset: Option<u64>,
     /// Treat warnings as errors.
     #[arg(long = "Werror")]
     werror: bool,
@@ -105,6 +121,14 @@ enum TargetArg {
 enum StageArg {
     Lgc,
     Buffer,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LgcFormArg {
+    /// `lgc.debug.printf(ptr @fmt, args...)`: LLPC since mid 2024.
+    FormatFirst,
+    /// `lgc.debug.printf(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, args...)`: before.
+    BufferFirst,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -177,6 +201,8 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.layout.is_some(), "--layout"),
         (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
         (args.emit_strings.is_some(), "--emit-strings"),
+        (args.lgc_form.is_some(), "--lgc-form"),
+        (args.user_data_offset.is_some(), "--user-data-offset"),
     ] {
         if given {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");
@@ -210,6 +236,8 @@ fn target(args: &Args) -> anyhow::Result<Target> {
                 (args.stage.is_some(), "--stage"),
                 (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
                 (args.emit_strings.is_some(), "--emit-strings"),
+                (args.lgc_form.is_some(), "--lgc-form"),
+                (args.user_data_offset.is_some(), "--user-data-offset"),
             ] {
                 if given {
                     bail!("{option} applies to --target amdgpu, not nvptx");
@@ -236,11 +264,34 @@ fn target(args: &Args) -> anyhow::Result<Target> {
                      LLPC does that when it lowers lgc.debug.printf)"
                 );
             }
+            if args.lgc_form.is_some() && stage != Stage::Lgc {
+                bail!(
+                    "--lgc-form chooses what --stage lgc writes; --stage buffer reads both forms"
+                );
+            }
+            if args.user_data_offset.is_some() && stage != Stage::Buffer {
+                bail!("--user-data-offset needs --stage buffer (it goes into the format-string table)");
+            }
+            let lgc_form = match args.lgc_form {
+                Some(LgcFormArg::BufferFirst) => LgcForm::BufferFirst,
+                _ => LgcForm::FormatFirst,
+            };
+            if stage == Stage::Lgc
+                && lgc_form == LgcForm::FormatFirst
+                && args.buffer_addrspace.is_some()
+            {
+                bail!(
+                    "--buffer-addrspace does not apply to today's lgc.debug.printf, which passes \
+                     no buffer (LLPC fetches it); add --lgc-form buffer-first, or use --stage buffer"
+                );
+            }
             Ok(Target::Amdgpu {
                 stage,
                 buffer_addrspace: args
                     .buffer_addrspace
                     .unwrap_or(fmtstr_lower::amdgpu::FAT_POINTER_ADDRSPACE),
+                lgc_form,
+                user_data_offset: args.user_data_offset,
             })
         }
     }

@@ -22,6 +22,19 @@ pub enum ProblemKind {
     /// No table has the ID.
     #[error("unknown format ID {id:#x} in an entry of {size} dwords; skipped")]
     UnknownId { id: u64, size: u32 },
+    /// The ID of a shader-abort message entry (no `.string`): not a printf, not rendered.
+    #[error(
+        "shader-abort message (format ID {id:#x}, an entry of {size} dwords): message words \
+         [{}]; fmtstr does not render abort messages",
+        words.iter().map(|w| format!("{w:#x}")).collect::<Vec<_>>().join(", ")
+    )]
+    AbortMessage {
+        id: u64,
+        size: u32,
+        /// The message's 32-bit words: `.constants` where `.constant_status` says, the
+        /// entry's payload elsewhere (as far as both reach, at most 64).
+        words: Vec<u32>,
+    },
     /// ID 0, which marks unwritten space.
     #[error(
         "format ID 0 (reserved: it marks unwritten space) in an entry of {size} dwords; skipped"
@@ -234,6 +247,13 @@ impl<'f> Decoder<'f> {
     pub fn interpret(&mut self, entry: &RawEntry<'_>) -> Result<Interpreted<'_>, ProblemKind> {
         let formats = self.formats;
         let Some(known) = formats.get(entry.id) else {
+            if let Some(abort) = formats.abort(entry.id) {
+                return Err(ProblemKind::AbortMessage {
+                    id: entry.id,
+                    size: entry.size,
+                    words: abort_words(abort, entry.payload),
+                });
+            }
             return Err(if entry.id == 0 {
                 ProblemKind::ReservedId { size: entry.size }
             } else {
@@ -373,4 +393,38 @@ impl<'f> Decoder<'f> {
         // Not reached: the quick path fails only where `interpret` or `render` does.
         Ok(None)
     }
+}
+
+/// The words of an abort message: `.constants` where `.constant_status` has a bit set, the
+/// payload's dwords elsewhere, as far as `.data_count` (or the payload, without one) and both
+/// sources reach; at most 64.
+fn abort_words(abort: &fmtstr_meta::AbortEntry<'_>, payload: &[u8]) -> Vec<u32> {
+    const MOST: usize = 64;
+    let status = abort.constant_status().unwrap_or_default();
+    let constants = abort.constants().unwrap_or_default();
+    let dwords: Vec<u32> = payload
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect();
+    let count = abort
+        .data_count()
+        .map_or(dwords.len() + constants.len(), |n| {
+            usize::try_from(n).unwrap_or(usize::MAX)
+        })
+        .min(MOST);
+    let (mut constant, mut runtime) = (constants.iter(), dwords.iter());
+    let mut words = Vec::with_capacity(count);
+    for i in 0..count {
+        let is_constant = status.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1);
+        let next = if is_constant {
+            constant.next().map(|&w| w as u32)
+        } else {
+            runtime.next().copied()
+        };
+        match next {
+            Some(word) => words.push(word),
+            None => break,
+        }
+    }
+    words
 }

@@ -6,12 +6,14 @@ use std::sync::OnceLock;
 
 use fmtstr_format::{ArgClass, ArgSlot, Format, Spec};
 use fmtstr_meta::merge::{IdMap, MergeFinding, Merger, Relation};
-use fmtstr_meta::{escape, Entry, Table};
+use fmtstr_meta::{escape, AbortEntry, Entry, Table};
 
 /// Every format string the given tables know, by ID.
 #[derive(Debug, Default)]
 pub struct Formats {
     by_id: IdMap<u64, Known>,
+    /// Shader-abort message entries (no `.string`), by ID: their buffer entries are marked.
+    aborts: IdMap<u64, AbortEntry<'static>>,
     sources: Vec<String>,
     findings: Vec<MergeFinding>,
 }
@@ -61,7 +63,13 @@ impl Formats {
             merger.add(sources.len(), table);
             sources.push(name);
         }
-        let merged = merger.finish();
+        let mut merged = merger.finish();
+        let mut aborts = IdMap::default();
+        for abort in std::mem::take(&mut merged.table.aborts) {
+            if let Some(id) = abort.id() {
+                aborts.entry(id.get()).or_insert_with(|| abort.into_owned());
+            }
+        }
         let mut by_id = IdMap::default();
         by_id.reserve(merged.table.entries.len());
         for (entry, origin) in merged.table.entries.into_iter().zip(merged.origins) {
@@ -76,9 +84,15 @@ impl Formats {
         }
         Formats {
             by_id,
+            aborts,
             sources,
             findings: merged.findings,
         }
+    }
+
+    /// The shader-abort message entry with this ID, if a table has one.
+    pub fn abort(&self, id: u64) -> Option<&AbortEntry<'static>> {
+        self.aborts.get(&id)
     }
 
     /// The format for an ID.

@@ -529,3 +529,113 @@ fn random_entries_match_glibc() {
     .unwrap();
     assert!(parallel == expected, "two threads decode differently");
 }
+
+/// A table as today's LLPC writes it: `.string`s keep their trailing NUL (one has text after an
+/// embedded NUL), `.user_data_offset` beside `.version`, and a shader-abort entry without
+/// `.string`. Decoding its buffer prints exactly what glibc prints for the same calls, with no
+/// NUL anywhere; the abort entry's record is marked and the walk goes on.
+#[test]
+fn llpc_nul_terminated_strings_decode_like_glibc() {
+    use fmtstr_meta::msgpack;
+
+    // (LLPC's opaque ID, .string as LLPC writes it, 64-bit mask).
+    let printfs: [(u64, &str, u64); 3] = [
+        (0x1111_2222_3333, "Output:%d\n\0", 0),
+        (0x4444_5555_6666, "workgroup size:%f,%f\n\0", 0b11),
+        (0x7777_8888_9999, "lane %u\0 hidden %d\n\0", 0),
+    ];
+    let abort_id = 0x0abc_def0_1234u64;
+    let mut table = Vec::new();
+    msgpack::write_map_len(&mut table, 3);
+    msgpack::write_str(&mut table, b".strings");
+    msgpack::write_array_len(&mut table, 4);
+    let argc = |s: &str| s.split('\0').next().unwrap().matches('%').count() as u64;
+    for (k, (id, string, mask)) in printfs.iter().enumerate() {
+        if k == 1 {
+            // { .constant_status: [1], .constants: ["test"], .data_count: 2, .index, .is_abort_message: 1 }
+            msgpack::write_map_len(&mut table, 5);
+            msgpack::write_str(&mut table, b".constant_status");
+            msgpack::write_array_len(&mut table, 1);
+            msgpack::write_uint(&mut table, 1);
+            msgpack::write_str(&mut table, b".constants");
+            msgpack::write_array_len(&mut table, 1);
+            msgpack::write_uint(&mut table, 0x7473_6574);
+            msgpack::write_str(&mut table, b".data_count");
+            msgpack::write_uint(&mut table, 2);
+            msgpack::write_str(&mut table, b".index");
+            msgpack::write_uint(&mut table, abort_id);
+            msgpack::write_str(&mut table, b".is_abort_message");
+            msgpack::write_uint(&mut table, 1);
+        }
+        msgpack::write_map_len(&mut table, 4);
+        msgpack::write_str(&mut table, b".64bit_arguments");
+        msgpack::write_array_len(&mut table, 1);
+        msgpack::write_uint(&mut table, *mask);
+        msgpack::write_str(&mut table, b".argument_count");
+        msgpack::write_uint(&mut table, argc(string));
+        msgpack::write_str(&mut table, b".index");
+        msgpack::write_uint(&mut table, *id);
+        msgpack::write_str(&mut table, b".string");
+        msgpack::write_str(&mut table, string.as_bytes());
+    }
+    msgpack::write_str(&mut table, b".user_data_offset");
+    msgpack::write_uint(&mut table, 0);
+    msgpack::write_str(&mut table, b".version");
+    msgpack::write_uint(&mut table, 1);
+    let table = Table::decode(&table).expect("today's LLPC table reads");
+    assert_eq!(table.aborts.len(), 1);
+    let formats = Formats::from_tables([("llpc.elf".to_owned(), table)]);
+
+    let mut writer = BufferWriter::new();
+    let mut expected = Vec::new();
+    let c_format = |s: &str| CString::new(s.split('\0').next().unwrap()).unwrap();
+    for round in 0..3i32 {
+        let value = round * 1000 - 7;
+        writer.entry(printfs[0].0, Payload::new().u32(value as u32).dwords());
+        // SAFETY: "Output:%d\n" takes one int.
+        #[allow(unsafe_code)]
+        expected.extend(unsafe { glibc::snprintf(&c_format(printfs[0].1), &[CArg::Int(value)]) });
+        let (x, y) = (f64::from(round) * 1.5, -0.25);
+        writer.entry(printfs[1].0, Payload::new().f64(x).f64(y).dwords());
+        // SAFETY: "workgroup size:%f,%f\n" takes two doubles.
+        #[allow(unsafe_code)]
+        expected.extend(unsafe {
+            glibc::snprintf(&c_format(printfs[1].1), &[CArg::Double(x), CArg::Double(y)])
+        });
+        // The abort record: one runtime word after the constant "test".
+        writer.entry(abort_id, Payload::new().u32(0x2121_2121).dwords());
+        expected.extend_from_slice(
+            format!(
+                "<fmtstr: dword {} (byte {}): shader-abort message (format ID {abort_id:#x}, an \
+                 entry of 3 dwords): message words [0x74736574, 0x21212121]; fmtstr does not \
+                 render abort messages>\n",
+                writer.len() - 3,
+                16 + (writer.len() - 3) * 4
+            )
+            .as_bytes(),
+        );
+        // "lane %u" only: C stops at the embedded NUL, so the table's count of 2 reads one.
+        writer.entry(
+            printfs[2].0,
+            Payload::new().u32(round as u32).u32(9).dwords(),
+        );
+        // SAFETY: "lane %u" takes one unsigned (passed as an int).
+        #[allow(unsafe_code)]
+        expected.extend(unsafe { glibc::snprintf(&c_format(printfs[2].1), &[CArg::Int(round)]) });
+    }
+    let bytes = writer.finish();
+    let buffer = Buffer::parse(&bytes).unwrap();
+    let decoded = decode_to_vec(&buffer, &formats);
+    assert!(!decoded.text.contains(&0), "a NUL was printed");
+    assert_eq!(
+        String::from_utf8_lossy(&decoded.text),
+        String::from_utf8_lossy(&expected)
+    );
+    assert_eq!(decoded.text, expected);
+    let marked = decoded
+        .problems
+        .iter()
+        .filter(|p| matches!(p.kind, ProblemKind::AbortMessage { .. }))
+        .count();
+    assert_eq!(marked, 3);
+}

@@ -263,7 +263,7 @@ mod tests {
         assert!(doc.format_strings().is_none());
         let table = Table {
             entries: vec![Entry::for_format("x", 0, Mask::default())],
-            extra: vec![],
+            ..Default::default()
         };
         let mut out = Vec::new();
         doc.write_with(&table, &mut out);

@@ -348,7 +348,7 @@ fn elf32_and_elf64_without_metadata_get_a_note() {
             1,
             Mask::from_words(&[0]),
         )],
-        extra: vec![],
+        ..Default::default()
     };
     for class in [Class::Elf32, Class::Elf64] {
         // No note section at all: a new .note section (named by reusing ".note" in .shstrtab).
@@ -421,7 +421,7 @@ fn a_loaded_note_is_rewritten_in_place_or_not_at_all() {
         entries: (0..20)
             .map(|i| Entry::for_format(format!("string {i} %d"), 1, Mask::from_words(&[0])))
             .collect(),
-        extra: vec![],
+        ..Default::default()
     };
     let plain = tiny_elf(Class::Elf64, None);
     let with_note = PalElf::parse(&plain)
@@ -438,7 +438,7 @@ fn a_loaded_note_is_rewritten_in_place_or_not_at_all() {
 
     let small = Table {
         entries: big.entries[..5].to_vec(),
-        extra: vec![],
+        ..Default::default()
     };
     let out = elf.with_format_strings(&small).expect("fits in place");
     assert_eq!(out.len(), loaded.len());

@@ -41,8 +41,10 @@ pub struct Format {
 }
 
 impl Format {
-    /// Parses a format string (without its trailing NUL).
+    /// Parses a format string. Like C's printf, the format ends at its first NUL: a trailing
+    /// NUL (LLPC's table strings have one) and anything after an embedded one are not part of it.
     pub fn parse(bytes: &[u8]) -> Result<Format, ParseError> {
+        let bytes = before_nul(bytes);
         let pieces = parse_pieces(bytes)?;
         Ok(Format {
             bytes: bytes.into(),
@@ -116,6 +118,14 @@ impl Format {
         self.render(args, &mut out)?;
         Ok(out)
     }
+}
+
+/// The bytes before the first NUL: what C's printf reads of a format.
+pub fn before_nul(bytes: &[u8]) -> &[u8] {
+    bytes
+        .iter()
+        .position(|&b| b == 0)
+        .map_or(bytes, |end| &bytes[..end])
 }
 
 impl FromStr for Format {

@@ -49,7 +49,7 @@ pub use check::{
     check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity,
 };
 pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
-pub use format::{ArgSlot, Format, Piece};
+pub use format::{before_nul, ArgSlot, Format, Piece};
 pub use parse::{CountKind, ParseError, ParseErrorKind, MAX_COUNT};
 pub use render::int::{digits as int_digits, Radix as IntRadix};
 pub use render::{Arg, RenderError};

@@ -263,3 +263,34 @@ fn star_counts_are_bounded() {
         .contains("65536"));
     assert_eq!(render("%*d", &[Arg::Int(65536), Arg::Int(1)]).len(), 65536);
 }
+
+/// C's printf reads a format up to its first NUL: LLPC's table strings end in one, and text
+/// after an embedded one is never printed. glibc (through a C string, which ends there too) is
+/// the oracle.
+#[test]
+fn a_format_ends_at_its_first_nul_as_in_glibc() {
+    use fmtstr_oracles::glibc::{snprintf, CArg};
+    let cases: [(&[u8], i32); 4] = [
+        (b"A\0B", 7),
+        (b"Output:%d\n\0", 42),
+        (b"x=%d\0%d trailing", -3),
+        (b"\0%d", 1),
+    ];
+    for (bytes, value) in cases {
+        let format = Format::parse(bytes).unwrap();
+        let ours = if format.argument_count() == 1 {
+            format.render_to_vec(&[Arg::Int(value as i64 as u64)])
+        } else {
+            format.render_to_vec(&[])
+        }
+        .unwrap();
+        let c_format = std::ffi::CStr::from_bytes_until_nul(bytes).unwrap();
+        let args = [CArg::Int(value)];
+        let count = format.argument_count();
+        // SAFETY: the C string is the part before the NUL, whose `%d`s take these ints.
+        #[allow(unsafe_code)]
+        let theirs = unsafe { snprintf(c_format, &args[..count]) };
+        assert_eq!(ours, theirs, "format {bytes:?}");
+        assert!(!ours.contains(&0), "format {bytes:?}");
+    }
+}

@@ -1200,7 +1200,9 @@ impl<'s> Parser<'s> {
                 init,
                 constant,
             });
-            let addrspace = addrspace.unwrap_or(self.m.layout.globals_addrspace());
+            // LangRef: a variable written without `addrspace` is in 0 whatever the DataLayout's
+            // `G` says (that default is for passes creating globals); llvm-as agrees.
+            let addrspace = addrspace.unwrap_or(0);
             self.define_global(name, GlobalKindData::Var(index), addrspace)?
         };
         while self.tok.kind == Tok::Comma {

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use fmtstr_format::{
     check_format, ArgClass, ArgSlot, ArgType, Dialect, FindingKind, Format, ScalarType,
 };
-use fmtstr_ir::{Attr, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
+use fmtstr_ir::{Attr, Constant, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
 
 use crate::diag::{self, Diagnostic, Location};
 use crate::model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
@@ -173,10 +173,11 @@ fn model_call(
         )));
         return None;
     }
-    let fixed = if is_lgc { 2 } else { 1 };
+    let buffer_first = is_lgc && lgc_buffer_first(module, &args);
+    let fixed = if buffer_first { 2 } else { 1 };
     if args.len() < fixed {
         diagnostics.push(location().error(if is_lgc {
-            "lgc.debug.printf takes a buffer and a format string"
+            LGC_OPERANDS
         } else {
             diag::NOT_A_STRING_LITERAL
         }));
@@ -184,7 +185,7 @@ fn model_call(
     }
     let callee = if is_lgc {
         Callee::LgcDebugPrintf {
-            buffer: args[0].operand,
+            buffer: buffer_first.then_some(args[0].operand),
         }
     } else {
         Callee::Printf
@@ -220,9 +221,15 @@ fn model_call(
         None if variadic.is_empty() => Form::Bare,
         None => Form::Varargs,
     };
-    let (format, classes, parse_error) = resolve_format(
+    let ResolvedFormat {
+        format,
+        classes,
+        parse_error,
+        as_written,
+    } = resolve_format(
         module,
         args[fixed - 1].operand,
+        is_lgc,
         formats,
         &location,
         diagnostics,
@@ -288,7 +295,7 @@ fn model_call(
                 .or_default();
             // A remembered pair is clean: the checker has nothing to say about it.
             if !clean.iter().any(|c| **c == *types) {
-                let found = check_arguments(&format.bytes, &types, &location, diagnostics);
+                let found = check_arguments(&as_written, &types, &location, diagnostics);
                 // The checker's findings name what the renderer's grammar refuses, in its own
                 // words; the parse error is said only when the checker has nothing to say.
                 checker_found = found;
@@ -318,6 +325,100 @@ fn model_call(
     })
 }
 
+/// The operands `lgc.debug.printf` takes, for an error.
+const LGC_OPERANDS: &str = "lgc.debug.printf takes a format string and its arguments: \
+    `(ptr @fmt, args...)` (LLPC since mid 2024), or a buffer first: `(ptr addrspace(7) %buf, \
+    ptr addrspace(4) @fmt, args...)` (before); @fmt a global holding the string";
+
+/// The error for an `lgc.debug.printf` format that is not a string global.
+const LGC_NOT_A_STRING: &str = "the format of lgc.debug.printf must be a global variable \
+    holding the string (`[n x i8] c\"...\"`, with or without a NUL), as LLPC reads it; this \
+    operand is not one";
+
+/// Whether an `lgc.debug.printf` call has the older form, a buffer before the format: its first
+/// operand is a buffer fat pointer (`ptr addrspace(7)`, `poison` included), or it is some other
+/// pointer that is not a string global while the second operand is one. Anything else is read
+/// as today's form, whose first operand must then be the format.
+fn lgc_buffer_first(module: &Module, args: &[fmtstr_ir::CallArg<'_>]) -> bool {
+    let Some(first) = args.first() else {
+        return false;
+    };
+    let types = module.types();
+    let Some(addrspace) = types.ptr_addrspace(first.operand.ty) else {
+        return false;
+    };
+    if addrspace == crate::amdgpu::FAT_POINTER_ADDRSPACE {
+        return true;
+    }
+    let is_string_global = |operand: fmtstr_ir::Operand| {
+        module.resolve_global(operand).is_some_and(|target| {
+            matches!(module.global(target.global).addrspace(), 0 | 4)
+                && module.global(target.global).as_function().is_none()
+        })
+    };
+    !is_string_global(first.operand)
+        && args
+            .get(1)
+            .is_some_and(|second| is_string_global(second.operand))
+}
+
+/// The bytes of a global's initializer when it is a byte array: a `constant`, or (for LLPC's
+/// forms) a plain `global` too. `None` for anything else.
+fn initializer_bytes(module: &Module, global: GlobalId, plain_too: bool) -> Option<Vec<u8>> {
+    if let Some(bytes) = module.global_bytes(global) {
+        return Some(bytes);
+    }
+    if !plain_too {
+        return None;
+    }
+    let init = module.global(global).initializer()?;
+    let Value::Const(c) = init.value else {
+        return None;
+    };
+    match module.constant(c) {
+        Constant::Bytes(bytes) => Some(bytes),
+        Constant::Array(elements) => elements
+            .iter()
+            .map(|e| match e.value {
+                Value::Const(c) if e.ty == TypeId::I8 => module.int_value(c).map(|v| v as u8),
+                _ => None,
+            })
+            .collect(),
+        _ => None,
+    }
+}
+
+/// The format string a pointer operand points at: from its offset into the global up to the
+/// first NUL, or to the end of the array when there is none (LLPC's older form writes
+/// `[n x i8]` without one). `lgc` also takes plain `global` variables, as LLPC does.
+fn format_bytes_at(module: &Module, operand: fmtstr_ir::Operand, lgc: bool) -> Option<Vec<u8>> {
+    if !lgc {
+        return module.c_string_at(operand);
+    }
+    let target = module.resolve_global(operand)?;
+    let bytes = initializer_bytes(module, target.global, true)?;
+    let rest = bytes.get(usize::try_from(target.offset).ok()?..)?;
+    Some(fmtstr_format::before_nul(rest).to_vec())
+}
+
+/// What follows a format's first NUL in its global, from that NUL to the last non-NUL byte,
+/// when there is such text (printf never prints it); `len` is the format's length.
+fn text_after_nul(module: &Module, target: fmtstr_ir::GlobalRef, len: usize) -> Option<Vec<u8>> {
+    // Usually the array ends with the format's NUL: nothing to read again.
+    let global = module.global(target.global);
+    if let Type::Array { len: array, .. } = module.types().get(global.value_type()) {
+        let room = array.saturating_sub(u64::try_from(target.offset).ok()?);
+        if room <= len as u64 + 1 {
+            return None;
+        }
+    }
+    let bytes = initializer_bytes(module, target.global, true)?;
+    let rest = bytes.get(usize::try_from(target.offset).ok()?..)?;
+    let after = rest.get(len..)?;
+    let end = after.iter().rposition(|&b| b != 0)?;
+    Some(after[..=end].to_vec())
+}
+
 /// Format strings seen so far, by where they point: each is read and parsed once.
 #[derive(Default)]
 struct Formats {
@@ -330,25 +431,40 @@ struct Formats {
 #[derive(Clone)]
 struct Parsed {
     bytes: Arc<[u8]>,
+    /// Text after the format's first NUL, with that NUL: never printed.
+    hidden: Option<Arc<[u8]>>,
     format: Result<Arc<Format>, fmtstr_format::ParseError>,
     /// What each argument the format consumes reads, in order (`*` reads an int).
     classes: Arc<[ArgClass]>,
+}
+
+/// A call's format string, resolved and parsed.
+struct ResolvedFormat {
+    format: FormatString,
+    /// What each argument the format consumes reads, in order.
+    classes: Arc<[ArgClass]>,
+    /// Why the renderer's grammar refuses the format, if it does.
+    parse_error: Option<fmtstr_format::ParseError>,
+    /// The format's bytes including any text after its first NUL: what the checker reads.
+    as_written: Arc<[u8]>,
 }
 
 /// Resolves the format operand to a constant string global in address space 0 or 4.
 fn resolve_format(
     module: &Module,
     operand: fmtstr_ir::Operand,
+    lgc: bool,
     formats: &mut Formats,
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Option<(
-    FormatString,
-    Arc<[ArgClass]>,
-    Option<fmtstr_format::ParseError>,
-)> {
+) -> Option<ResolvedFormat> {
+    let not_a_string = if lgc {
+        LGC_NOT_A_STRING
+    } else {
+        diag::NOT_A_STRING_LITERAL
+    };
     let Some(target) = module.resolve_global(operand) else {
-        diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
+        diagnostics.push(location().error(not_a_string));
         return None;
     };
     let addrspace = module.global(target.global).addrspace();
@@ -367,8 +483,8 @@ fn resolve_format(
     let parsed = match formats.seen.get(&(target.global, target.offset)) {
         Some(parsed) => parsed.clone(),
         None => {
-            let Some(bytes) = module.c_string_at(operand) else {
-                diagnostics.push(location().error(diag::NOT_A_STRING_LITERAL));
+            let Some(bytes) = format_bytes_at(module, operand, lgc) else {
+                diagnostics.push(location().error(not_a_string));
                 return None;
             };
             let format = Format::parse(&bytes).map(Arc::new);
@@ -386,9 +502,11 @@ fn resolve_format(
                 }
                 Err(_) => Arc::from([]),
             };
+            let hidden = text_after_nul(module, target, bytes.len()).map(Arc::from);
             let parsed = Parsed {
                 format,
                 bytes: bytes.into(),
+                hidden,
                 classes,
             };
             formats
@@ -401,8 +519,14 @@ fn resolve_format(
         Ok(format) => (Some(format), None),
         Err(error) => (None, Some(error)),
     };
-    Some((
-        FormatString {
+    // The checker reads the text after a NUL too: it warns about it as clang does, and then
+    // stops, as clang does.
+    let as_written = match &parsed.hidden {
+        Some(hidden) => [&parsed.bytes[..], &hidden[..]].concat().into(),
+        None => parsed.bytes.clone(),
+    };
+    Some(ResolvedFormat {
+        format: FormatString {
             operand,
             global: target.global,
             offset: target.offset,
@@ -410,9 +534,10 @@ fn resolve_format(
             bytes: parsed.bytes,
             parsed: format,
         },
-        parsed.classes,
+        classes: parsed.classes,
         parse_error,
-    ))
+        as_written,
+    })
 }
 
 /// clang's `-Wformat` on the IR argument types, with the GPU dialect's own warnings; whether it

@@ -7,7 +7,7 @@
 //! | target | module | output |
 //! | --- | --- | --- |
 //! | [`Target::Nvptx`] | [`nvptx`] | `vprintf(fmt, buf)`, CUDA's ABI (natural alignment), or seed 000's 32-byte slots |
-//! | [`Target::Amdgpu`] [`Stage::Lgc`] | [`amdgpu::lgc`] | `lgc.debug.printf(buf, fmt, args...)`, LLPC's operation |
+//! | [`Target::Amdgpu`] [`Stage::Lgc`] | [`amdgpu::lgc`] | `lgc.debug.printf(fmt, args...)`, LLPC's operation (or its older `(buf, fmt, args...)`) |
 //! | [`Target::Amdgpu`] [`Stage::Buffer`] | [`amdgpu::buffer`] | the AMD printf-buffer protocol, and `amdpal.format_strings` |
 //!
 //! A back end never looks at another; adding a target adds a module and a [`Target`] variant.
@@ -50,7 +50,7 @@ use std::collections::HashSet;
 use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Shard, Value};
 use fmtstr_meta::Table;
 
-pub use amdgpu::Stage;
+pub use amdgpu::{LgcForm, Stage};
 pub use diag::{Diagnostic, Location, Severity};
 pub use extract::{extract, Extraction};
 pub use model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
@@ -70,6 +70,11 @@ pub enum Target {
         stage: Stage,
         /// The buffer's address space: 7 (a buffer fat pointer) or a plain pointer's.
         buffer_addrspace: u32,
+        /// At [`Stage::Lgc`]: which form of `lgc.debug.printf` to write.
+        lgc_form: LgcForm,
+        /// At [`Stage::Buffer`]: the table's `.user_data_offset` (the printf buffer's user-data
+        /// offset in dwords); `None` keeps the module's table's, or writes 0.
+        user_data_offset: Option<u64>,
     },
 }
 
@@ -86,6 +91,8 @@ impl Target {
         Target::Amdgpu {
             stage,
             buffer_addrspace: amdgpu::FAT_POINTER_ADDRSPACE,
+            lgc_form: LgcForm::default(),
+            user_data_offset: None,
         }
     }
 }
@@ -186,8 +193,16 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         Target::Amdgpu {
             stage,
             buffer_addrspace,
+            lgc_form,
+            user_data_offset,
         } => {
-            let plan = amdgpu::plan(module, &calls, stage, buffer_addrspace, &mut diagnostics);
+            let settings = amdgpu::Settings {
+                stage,
+                buffer_addrspace,
+                lgc_form,
+                user_data_offset,
+            };
+            let plan = amdgpu::plan(module, &calls, &settings, &mut diagnostics);
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }

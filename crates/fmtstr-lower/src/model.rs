@@ -51,12 +51,32 @@ impl Form {
 pub enum Callee {
     /// `printf(ptr fmt, ...)`.
     Printf,
-    /// `lgc.debug.printf(ptr addrspace(7) buf, ptr addrspace(4) fmt, ...)`, as LLPC's SPIR-V
-    /// reader writes it; `buffer` is its first operand.
+    /// LLPC's `lgc.debug.printf`, in either of its forms: today's `(ptr fmt, ...)` (LLPC since
+    /// mid 2024; the buffer comes from the descriptor), or the older `(ptr addrspace(7) buf,
+    /// ptr addrspace(4) fmt, ...)`, whose `buffer` is its first operand.
     LgcDebugPrintf {
-        /// The buffer operand.
-        buffer: Operand,
+        /// The buffer operand of the older form; `None` in today's.
+        buffer: Option<Operand>,
     },
+}
+
+impl Callee {
+    /// Whether this is the older `lgc.debug.printf` whose buffer operand is `poison` or
+    /// `undef`: LLPC's way of saying printf is disabled, so the call is dropped.
+    pub fn is_disabled(&self, module: &Module) -> bool {
+        match self {
+            Callee::LgcDebugPrintf {
+                buffer: Some(buffer),
+            } => match buffer.value {
+                fmtstr_ir::Value::Const(c) => matches!(
+                    module.constant(c),
+                    fmtstr_ir::Constant::Poison | fmtstr_ir::Constant::Undef
+                ),
+                _ => false,
+            },
+            _ => false,
+        }
+    }
 }
 
 /// A format string that resolved to a constant string global.
@@ -70,7 +90,8 @@ pub struct FormatString {
     pub offset: i64,
     /// The global's address space (0 or 4).
     pub addrspace: u32,
-    /// The string's bytes, without the NUL (shared by the calls that print it).
+    /// The string's bytes up to its first NUL, or to the end of its array when it has none
+    /// (LLPC's older form), without the NUL (shared by the calls that print it).
     pub bytes: Arc<[u8]>,
     /// The parsed format, unless it does not parse (a `-Wformat` warning then).
     pub parsed: Option<Arc<Format>>,
@@ -126,12 +147,12 @@ impl PrintfCall {
         Location::of(module, self.inst)
     }
 
-    /// How many operands precede the variadic ones (the format; and the buffer for
+    /// How many operands precede the variadic ones (the format; and the buffer for the older
     /// `lgc.debug.printf`).
     pub fn fixed_operands(&self) -> usize {
         match self.callee {
-            Callee::Printf => 1,
-            Callee::LgcDebugPrintf { .. } => 2,
+            Callee::Printf | Callee::LgcDebugPrintf { buffer: None } => 1,
+            Callee::LgcDebugPrintf { buffer: Some(_) } => 2,
         }
     }
 

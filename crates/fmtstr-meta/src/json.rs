@@ -22,7 +22,7 @@ use rmpv::Value;
 use serde_json::{Map, Number, Value as Json};
 
 use crate::mask::Mask;
-use crate::table::{keys, Entry, Table, VERSION};
+use crate::table::{keys, AbortEntry, Entry, Item, Table, VERSION};
 use crate::FormatId;
 
 /// A msgpack value as JSON (see the module documentation for the mapping).
@@ -251,6 +251,13 @@ impl Entry<'_> {
     }
 }
 
+impl AbortEntry<'_> {
+    /// The entry as a JSON object: its keys as they are, in order.
+    pub fn to_json(&self) -> Json {
+        map_to_json(self.pairs(), &[])
+    }
+}
+
 /// Adds unknown keys as members, or as one `$extra` member of pairs when any key cannot be a
 /// member (not a string, starts with `$`, or clashes with a known key).
 fn extend_with_extra(object: &mut Map<String, Json>, extra: &[(Value, Value)], known: &[&str]) {
@@ -275,9 +282,23 @@ impl Table<'_> {
         object.insert(keys::VERSION.into(), Json::from(VERSION));
         object.insert(
             keys::STRINGS.into(),
-            Json::Array(self.entries.iter().map(Entry::to_json).collect()),
+            Json::Array(
+                self.strings()
+                    .map(|item| match item {
+                        Item::Printf(entry) => entry.to_json(),
+                        Item::Abort(entry) => entry.to_json(),
+                    })
+                    .collect(),
+            ),
         );
-        extend_with_extra(&mut object, &self.extra, &[keys::VERSION, keys::STRINGS]);
+        if let Some(offset) = self.user_data_offset {
+            object.insert(keys::USER_DATA_OFFSET.into(), Json::from(offset));
+        }
+        extend_with_extra(
+            &mut object,
+            &self.extra,
+            &[keys::VERSION, keys::STRINGS, keys::USER_DATA_OFFSET],
+        );
         Json::Object(object)
     }
 
@@ -305,6 +326,16 @@ impl Table<'_> {
                     version = true;
                 }
                 keys::STRINGS => strings = Some(value),
+                keys::USER_DATA_OFFSET => match value.as_u64() {
+                    Some(offset) => table.user_data_offset = Some(offset),
+                    None => {
+                        return json_error(
+                            keys::USER_DATA_OFFSET,
+                            "must be a whole number (the printf buffer's user-data offset in \
+                             dwords)",
+                        )
+                    }
+                },
                 "$extra" => table.extra.extend(extra_pairs(value, "$extra")?),
                 _ => table.extra.push((
                     Value::from(key.as_str()),
@@ -322,10 +353,20 @@ impl Table<'_> {
             return json_error("", "needs \".strings\": an array of entries");
         };
         for (index, entry) in strings.iter().enumerate() {
-            table.entries.push(entry_from_json(
-                entry,
-                &format!("{}[{index}]", keys::STRINGS),
-            )?);
+            let path = format!("{}[{index}]", keys::STRINGS);
+            let is_abort = entry.as_object().is_some_and(|object| {
+                object.contains_key(keys::IS_ABORT_MESSAGE) && !object.contains_key(keys::STRING)
+            });
+            if is_abort {
+                let Value::Map(pairs) = from_json_at(entry, &path)? else {
+                    return json_error(&path, "must be an object");
+                };
+                table
+                    .aborts
+                    .push(AbortEntry::new(table.entries.len(), pairs));
+            } else {
+                table.entries.push(entry_from_json(entry, &path)?);
+            }
         }
         Ok(table)
     }
@@ -468,12 +509,32 @@ mod tests {
                 Entry::for_format("%ld %f", 2, Mask::from_words(&[3]))
                     .with_extra(vec![(Value::from(".user_data_offset"), Value::from(4u64))]),
             ],
+            aborts: vec![AbortEntry::new(
+                1,
+                vec![
+                    (Value::from(".index"), Value::from(12345678u64)),
+                    (Value::from(".is_abort_message"), Value::from(1u64)),
+                    (Value::from(".data_count"), Value::from(2u64)),
+                    (
+                        Value::from(".constant_status"),
+                        Value::Array(vec![3u64.into()]),
+                    ),
+                    (
+                        Value::from(".constants"),
+                        Value::Array(vec![0x7473_6574u64.into(), 0x6C25_203Au64.into()]),
+                    ),
+                ],
+            )],
+            user_data_offset: Some(6),
             extra: vec![(Value::from(9u64), Value::from("odd key"))],
         };
         let json = table.to_json();
         assert_eq!(json[".strings"][0][".string"], "x=%d\n");
-        assert_eq!(json[".strings"][1][".user_data_offset"], 4);
+        assert_eq!(json[".strings"][2][".user_data_offset"], 4);
         assert_eq!(json["$extra"], serde_json::json!([[9, "odd key"]]));
+        assert_eq!(json[".user_data_offset"], 6);
+        assert_eq!(json[".strings"][1][".is_abort_message"], 1);
+        assert_eq!(json[".strings"][2][".string"], "%ld %f");
         let back = Table::from_json(&json).expect("reads back");
         assert_eq!(back.to_msgpack(), table.to_msgpack());
     }

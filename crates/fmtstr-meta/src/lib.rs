@@ -19,5 +19,5 @@ pub mod table;
 
 pub use id::{FormatId, ParseIdError};
 pub use mask::Mask;
-pub use merge::{merge, Merged, Merger, OnCollision, Relation};
-pub use table::{Entry, Problem, Table, TableError};
+pub use merge::{merge, Merged, Merger, OffsetConflict, OnCollision, Relation};
+pub use table::{AbortEntry, Entry, Item, Problem, Table, TableError};

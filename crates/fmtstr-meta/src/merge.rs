@@ -6,6 +6,12 @@
 //! - same ID and string, different `.argument_count` or 64-bit mask bits: a **conflict**, always
 //!   an error (a decoder would read one of the two shaders' arguments wrongly whichever is kept).
 //!
+//! - `.user_data_offset` (where the driver binds the printf buffer): tables that give different
+//!   values **conflict** ([`OffsetConflict`]), always an error, naming both; a table without
+//!   the key takes the other's value.
+//! - Shader-abort entries (no `.string`) are kept, once each (an identical one from a later
+//!   table is dropped), after the printf entries added before them.
+//!
 //! Every finding names both sources. Unlike LLVM's generic msgpack merge, which combines arrays
 //! element by element, entries are matched by ID.
 
@@ -133,6 +139,36 @@ impl MergeFinding {
     }
 }
 
+/// Two tables that give `.user_data_offset` different values: the driver binds the printf
+/// buffer at one user-data offset, so one of the two shaders would write elsewhere.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OffsetConflict {
+    /// The source whose value is kept, and that value.
+    pub first: (usize, u64),
+    /// The source that disagreed, and its value.
+    pub second: (usize, u64),
+}
+
+impl OffsetConflict {
+    /// A one-line description naming both sources (`names[source]`).
+    pub fn describe<N: fmt::Display>(&self, names: &[N]) -> String {
+        let name = |source: usize| {
+            names
+                .get(source)
+                .map_or_else(|| format!("source {source}"), ToString::to_string)
+        };
+        format!(
+            ".user_data_offset conflicts: {} has {} and {} has {} (the printf buffer's user-data \
+             offset in dwords; the pipeline binds one buffer, so link shaders built for the same \
+             offset)",
+            name(self.first.0),
+            self.first.1,
+            name(self.second.0),
+            self.second.1
+        )
+    }
+}
+
 /// A hasher for IDs, which are hashes already: one multiplication spreads them.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IdHasher(u64);
@@ -163,6 +199,9 @@ pub struct Merger<'a> {
     origins: Vec<Origin>,
     by_id: IdMap<u64, usize>,
     findings: Vec<MergeFinding>,
+    /// The source `.user_data_offset` was taken from.
+    offset_source: usize,
+    offset_conflicts: Vec<OffsetConflict>,
 }
 
 /// The merged table and what was found on the way.
@@ -172,12 +211,25 @@ pub struct Merged<'a> {
     /// Where each entry of `table` came from.
     pub origins: Vec<Origin>,
     pub findings: Vec<MergeFinding>,
+    /// Tables that disagreed on `.user_data_offset` (always errors).
+    pub offset_conflicts: Vec<OffsetConflict>,
 }
 
 impl Merged<'_> {
     /// Whether any finding stops the merge under `policy`.
     pub fn has_errors(&self, policy: OnCollision) -> bool {
-        self.findings.iter().any(|finding| finding.is_error(policy))
+        !self.offset_conflicts.is_empty()
+            || self.findings.iter().any(|finding| finding.is_error(policy))
+    }
+
+    /// How many findings stop the merge under `policy`.
+    pub fn error_count(&self, policy: OnCollision) -> usize {
+        self.offset_conflicts.len()
+            + self
+                .findings
+                .iter()
+                .filter(|finding| finding.is_error(policy))
+                .count()
     }
 }
 
@@ -197,6 +249,7 @@ impl<'a> Merger<'a> {
     /// Unknown table-level keys are taken from the first table that has each key.
     pub fn add(&mut self, source: usize, table: Table<'a>) {
         self.reserve(table.entries.len());
+        let base = self.table.entries.len();
         for (index, entry) in table.entries.into_iter().enumerate() {
             let origin = Origin { source, index };
             match self.by_id.entry(entry.id().get()) {
@@ -219,6 +272,27 @@ impl<'a> Merger<'a> {
                 }
             }
         }
+        match (self.table.user_data_offset, table.user_data_offset) {
+            (None, Some(offset)) => {
+                self.table.user_data_offset = Some(offset);
+                self.offset_source = source;
+            }
+            (Some(kept), Some(offset)) if kept != offset => {
+                self.offset_conflicts.push(OffsetConflict {
+                    first: (self.offset_source, kept),
+                    second: (source, offset),
+                })
+            }
+            _ => {}
+        }
+        for mut abort in table.aborts {
+            if !self.table.aborts.iter().any(|kept| kept.same_as(&abort)) {
+                // Where it stood among its own table's entries, among those this one added.
+                let added = self.table.entries.len() - base;
+                abort.position = base + abort.position.min(added);
+                self.table.aborts.push(abort);
+            }
+        }
         for (key, value) in table.extra {
             if !self.table.extra.iter().any(|(seen, _)| *seen == key) {
                 self.table.extra.push((key, value));
@@ -232,6 +306,7 @@ impl<'a> Merger<'a> {
             table: self.table,
             origins: self.origins,
             findings: self.findings,
+            offset_conflicts: self.offset_conflicts,
         }
     }
 }
@@ -248,6 +323,7 @@ pub fn merge<'a>(tables: impl IntoIterator<Item = Table<'a>>) -> Merged<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::AbortEntry;
     use rmpv::Value;
 
     fn entry(id: u64, string: &'static str, argc: u64, mask: u64) -> Entry<'static> {
@@ -262,7 +338,7 @@ mod tests {
     fn table(entries: Vec<Entry<'static>>) -> Table<'static> {
         Table {
             entries,
-            extra: Vec::new(),
+            ..Table::new()
         }
     }
 
@@ -342,5 +418,55 @@ mod tests {
                 (Value::from(".y"), Value::from(3u64))
             ]
         );
+    }
+
+    #[test]
+    fn user_data_offsets_that_differ_conflict_and_name_both() {
+        let with = |offset: Option<u64>| Table {
+            user_data_offset: offset,
+            ..table(vec![entry(1, "a", 0, 0)])
+        };
+        let merged = merge([with(None), with(Some(3)), with(Some(3)), with(Some(5))]);
+        assert_eq!(merged.table.user_data_offset, Some(3));
+        assert_eq!(
+            merged.offset_conflicts,
+            [OffsetConflict {
+                first: (1, 3),
+                second: (3, 5)
+            }]
+        );
+        assert!(merged.has_errors(OnCollision::KeepFirst));
+        assert_eq!(merged.error_count(OnCollision::KeepFirst), 1);
+        let text = merged.offset_conflicts[0].describe(&["base", "a", "b", "c"]);
+        assert!(text.contains("a has 3 and c has 5"), "{text}");
+        assert!(!merge([with(Some(0)), with(None)]).has_errors(OnCollision::Error));
+    }
+
+    #[test]
+    fn abort_entries_are_kept_once_each() {
+        let abort = |id: u64| {
+            AbortEntry::new(
+                0,
+                vec![
+                    (Value::from(".index"), Value::from(id)),
+                    (Value::from(".is_abort_message"), Value::from(1u64)),
+                ],
+            )
+        };
+        let mut first = table(vec![entry(1, "a", 0, 0)]);
+        first.aborts.push(abort(9));
+        let mut second = table(vec![entry(2, "b", 0, 0)]);
+        second.aborts.push(abort(9));
+        second.aborts.push(abort(10));
+        let merged = merge([first, second]);
+        let ids: Vec<u64> = merged
+            .table
+            .aborts
+            .iter()
+            .map(|a| a.id().unwrap().get())
+            .collect();
+        assert_eq!(ids, [9, 10]);
+        assert_eq!(merged.table.aborts[0].position, 0);
+        assert_eq!(merged.table.aborts[1].position, 1);
     }
 }

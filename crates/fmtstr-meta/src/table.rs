@@ -10,6 +10,11 @@
 //!       .64bit_arguments: [0]       # (argc + 63) / 64 words; bit i = argument i is 64 bits
 //! ```
 //!
+//! Today's LLPC also writes `.user_data_offset` beside `.version` (the printf buffer's user-data
+//! offset in dwords; [`Table::user_data_offset`]), and `.strings` may hold shader-abort message
+//! entries, which have no `.string` (`.is_abort_message`, `.data_count`, `.constant_status`,
+//! `.constants`; [`AbortEntry`]): they are read, kept in place and written back as they were.
+//!
 //! Keys fmtstr does not know (newer LLPC writes some) are kept, in order, at both levels.
 //! A table decoded from a file borrows its strings from the file's bytes and remembers each
 //! entry's exact encoding, so writing it back copies entries byte for byte.
@@ -37,6 +42,11 @@ pub mod keys {
     pub const STRING: &str = ".string";
     pub const ARGUMENT_COUNT: &str = ".argument_count";
     pub const MASK: &str = ".64bit_arguments";
+    pub const USER_DATA_OFFSET: &str = ".user_data_offset";
+    pub const IS_ABORT_MESSAGE: &str = ".is_abort_message";
+    pub const DATA_COUNT: &str = ".data_count";
+    pub const CONSTANT_STATUS: &str = ".constant_status";
+    pub const CONSTANTS: &str = ".constants";
 }
 
 /// One format string with its ID and argument layout.
@@ -198,11 +208,189 @@ impl<'a> Entry<'a> {
     }
 }
 
+/// An entry of `.strings` without `.string`: a shader-abort message (`.is_abort_message`),
+/// documented beside printf entries in LLPC's DdnDebugPrintf.md. fmtstr does not render these;
+/// it keeps them, byte for byte when they came from a file, and says what they are.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AbortEntry<'a> {
+    /// How many printf entries ([`Table::entries`]) precede it in `.strings`: where it is
+    /// written back.
+    pub position: usize,
+    id: Option<FormatId>,
+    /// Every key of the entry, in file order.
+    pairs: Vec<(Value, Value)>,
+    raw: Option<&'a [u8]>,
+}
+
+impl<'a> AbortEntry<'a> {
+    /// An entry from its keys (`.index` read from them when it is a valid ID), written
+    /// `position` printf entries into `.strings`.
+    pub fn new(position: usize, pairs: Vec<(Value, Value)>) -> AbortEntry<'a> {
+        let id = pairs
+            .iter()
+            .find(|(key, _)| key.as_str() == Some(keys::INDEX))
+            .and_then(|(_, value)| value.as_u64())
+            .and_then(FormatId::new);
+        AbortEntry {
+            position,
+            id,
+            pairs,
+            raw: None,
+        }
+    }
+
+    /// `.index`, when the entry has a valid one.
+    pub fn id(&self) -> Option<FormatId> {
+        self.id
+    }
+
+    /// Every key of the entry, in file order.
+    pub fn pairs(&self) -> &[(Value, Value)] {
+        &self.pairs
+    }
+
+    fn get(&self, key: &str) -> Option<&Value> {
+        self.pairs
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, value)| value)
+    }
+
+    fn words(&self, key: &str) -> Option<Vec<u64>> {
+        self.get(key)?
+            .as_array()?
+            .iter()
+            .map(Value::as_u64)
+            .collect()
+    }
+
+    /// Whether `.is_abort_message` says so (a true boolean or a non-zero integer).
+    pub fn is_abort_message(&self) -> bool {
+        match self.get(keys::IS_ABORT_MESSAGE) {
+            Some(Value::Boolean(flag)) => *flag,
+            Some(value) => value.as_u64().is_some_and(|v| v != 0),
+            None => false,
+        }
+    }
+
+    /// `.data_count`: the message's 32-bit words.
+    pub fn data_count(&self) -> Option<u64> {
+        self.get(keys::DATA_COUNT)?.as_u64()
+    }
+
+    /// `.constant_status`: 64-bit words of a bit vector, bit i set when word i is constant.
+    pub fn constant_status(&self) -> Option<Vec<u64>> {
+        self.words(keys::CONSTANT_STATUS)
+    }
+
+    /// `.constants`: the constant words, in message order.
+    pub fn constants(&self) -> Option<Vec<u64>> {
+        self.words(keys::CONSTANTS)
+    }
+
+    /// The message words that come from the buffer rather than `.constants`: `.data_count`
+    /// less the bits set in `.constant_status` (when both are there and agree).
+    pub fn runtime_words(&self) -> Option<u64> {
+        let count = self.data_count()?;
+        let status = self.constant_status().unwrap_or_default();
+        let constant: u64 = (0..count)
+            .filter(|&i| {
+                status
+                    .get((i / 64) as usize)
+                    .is_some_and(|w| w >> (i % 64) & 1 == 1)
+            })
+            .count() as u64;
+        Some(count - constant)
+    }
+
+    /// The exact bytes this entry had in its file, if it came from one.
+    pub fn raw(&self) -> Option<&'a [u8]> {
+        self.raw
+    }
+
+    /// What the entry's own keys contradict, if anything (what can be checked without a
+    /// format string): a valid `.index`, `.data_count`, and as many `.constants` as
+    /// `.constant_status` marks among the `.data_count` words.
+    pub fn inconsistency(&self) -> Option<String> {
+        if self.id.is_none() {
+            return Some(
+                "has no valid .index (a 48-bit ID, not 0), so no buffer entry can refer to it"
+                    .to_owned(),
+            );
+        }
+        let Some(count) = self.data_count() else {
+            return Some(
+                "has no .data_count (an unsigned integer: the message's 32-bit words)".to_owned(),
+            );
+        };
+        let status = self.constant_status().unwrap_or_default();
+        let constants = self.constants().unwrap_or_default();
+        let marked = (0..count.min(status.len() as u64 * 64))
+            .filter(|&i| status[(i / 64) as usize] >> (i % 64) & 1 == 1)
+            .count();
+        if marked != constants.len() {
+            return Some(format!(
+                ".constant_status marks {marked} of its {count} words constant, but .constants \
+                 holds {} values",
+                constants.len()
+            ));
+        }
+        None
+    }
+
+    /// An owned copy that no longer borrows from the file.
+    pub fn into_owned(self) -> AbortEntry<'static> {
+        AbortEntry {
+            position: self.position,
+            id: self.id,
+            pairs: self.pairs,
+            raw: None,
+        }
+    }
+
+    /// Whether the two say the same (their keys and values, in order).
+    pub fn same_as(&self, other: &AbortEntry<'_>) -> bool {
+        self.pairs == other.pairs
+    }
+
+    /// The size of [`AbortEntry::encode`]'s output.
+    pub fn encoded_len(&self) -> usize {
+        match self.raw {
+            Some(raw) => raw.len(),
+            None => {
+                let mut out = Vec::new();
+                self.encode(&mut out);
+                out.len()
+            }
+        }
+    }
+
+    /// Appends the entry's msgpack map: its original bytes when it came from a file.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        if let Some(raw) = self.raw {
+            out.extend_from_slice(raw);
+            return;
+        }
+        msgpack::write_map_len(out, self.pairs.len() as u32);
+        for (key, value) in &self.pairs {
+            msgpack::write_value(out, key);
+            msgpack::write_value(out, value);
+        }
+    }
+}
+
 /// The `amdpal.format_strings` map: version 1, its entries, and unknown keys.
 #[derive(Clone, Debug, Default)]
 pub struct Table<'a> {
+    /// The printf entries of `.strings`, in order.
     pub entries: Vec<Entry<'a>>,
-    /// Keys of the map other than `.version` and `.strings`, in file order.
+    /// The entries of `.strings` without `.string` (shader-abort messages), in order; each
+    /// says where among the printf entries it stands.
+    pub aborts: Vec<AbortEntry<'a>>,
+    /// `.user_data_offset`: the printf buffer's user-data offset in dwords (LLPC writes 0 when
+    /// there is none); `None` when the table has no such key (LLPC before mid 2024).
+    pub user_data_offset: Option<u64>,
+    /// Keys of the map other than `.version`, `.strings` and `.user_data_offset`, in file order.
     pub extra: Vec<(Value, Value)>,
 }
 
@@ -220,8 +408,40 @@ impl<'a> Table<'a> {
     pub fn into_owned(self) -> Table<'static> {
         Table {
             entries: self.entries.into_iter().map(Entry::into_owned).collect(),
+            aborts: self
+                .aborts
+                .into_iter()
+                .map(AbortEntry::into_owned)
+                .collect(),
+            user_data_offset: self.user_data_offset,
             extra: self.extra,
         }
+    }
+
+    /// The abort entry with this ID, if any.
+    pub fn abort(&self, id: FormatId) -> Option<&AbortEntry<'a>> {
+        self.aborts.iter().find(|entry| entry.id == Some(id))
+    }
+
+    /// `.strings` in file order: printf entries and abort entries where they stand.
+    pub fn strings(&self) -> impl Iterator<Item = Item<'_, 'a>> {
+        let mut aborts = self.aborts.iter().peekable();
+        let mut entries = self.entries.iter();
+        let mut written = 0;
+        let total = self.entries.len();
+        std::iter::from_fn(move || {
+            if let Some(abort) = aborts.next_if(|a| a.position <= written || written == total) {
+                return Some(Item::Abort(abort));
+            }
+            let entry = entries.next()?;
+            written += 1;
+            Some(Item::Printf(entry))
+        })
+    }
+
+    /// How many maps `.strings` holds.
+    pub fn strings_len(&self) -> usize {
+        self.entries.len() + self.aborts.len()
     }
 
     /// Decodes the value of `amdpal.format_strings` from exactly its msgpack bytes. Offsets in
@@ -249,24 +469,45 @@ impl<'a> Table<'a> {
     pub fn encoded_len(&self) -> usize {
         let mut extra = Vec::new();
         self.encode_extra(&mut extra);
-        msgpack::header_len(2 + self.extra.len() as u32)
+        let offset = self.user_data_offset.map_or(0, |offset| {
+            msgpack::str_len(keys::USER_DATA_OFFSET.len()) + msgpack::uint_len(offset)
+        });
+        msgpack::header_len(self.map_len())
             + msgpack::str_len(keys::VERSION.len())
             + msgpack::uint_len(VERSION)
             + msgpack::str_len(keys::STRINGS.len())
-            + msgpack::header_len(self.entries.len() as u32)
+            + msgpack::header_len(self.strings_len() as u32)
             + self.entries.iter().map(Entry::encoded_len).sum::<usize>()
+            + self
+                .aborts
+                .iter()
+                .map(AbortEntry::encoded_len)
+                .sum::<usize>()
+            + offset
             + extra.len()
     }
 
-    /// Appends the table's msgpack map: `.version`, `.strings`, then the unknown keys.
+    fn map_len(&self) -> u32 {
+        2 + u32::from(self.user_data_offset.is_some()) + self.extra.len() as u32
+    }
+
+    /// Appends the table's msgpack map: `.version`, `.strings` (abort entries where they
+    /// stood), `.user_data_offset` when set, then the unknown keys.
     pub fn encode(&self, out: &mut Vec<u8>) {
-        msgpack::write_map_len(out, 2 + self.extra.len() as u32);
+        msgpack::write_map_len(out, self.map_len());
         msgpack::write_str(out, keys::VERSION.as_bytes());
         msgpack::write_uint(out, VERSION);
         msgpack::write_str(out, keys::STRINGS.as_bytes());
-        msgpack::write_array_len(out, self.entries.len() as u32);
-        for entry in &self.entries {
-            entry.encode(out);
+        msgpack::write_array_len(out, self.strings_len() as u32);
+        for item in self.strings() {
+            match item {
+                Item::Printf(entry) => entry.encode(out),
+                Item::Abort(entry) => entry.encode(out),
+            }
+        }
+        if let Some(offset) = self.user_data_offset {
+            msgpack::write_str(out, keys::USER_DATA_OFFSET.as_bytes());
+            msgpack::write_uint(out, offset);
         }
         self.encode_extra(out);
     }
@@ -284,6 +525,13 @@ impl<'a> Table<'a> {
             msgpack::write_value(out, value);
         }
     }
+}
+
+/// One map of `.strings`.
+#[derive(Clone, Copy, Debug)]
+pub enum Item<'t, 'a> {
+    Printf(&'t Entry<'a>),
+    Abort(&'t AbortEntry<'a>),
 }
 
 /// What is wrong with a format-string table.
@@ -320,7 +568,8 @@ impl fmt::Display for Problem {
             Problem::MissingKey(key) => write!(
                 f,
                 "has no `{key}` key; every table has `.version` and `.strings`, and every entry \
-                 has `.index`, `.string`, `.argument_count` and `.64bit_arguments`"
+                 has `.index`, `.string`, `.argument_count` and `.64bit_arguments` (or, for a \
+                 shader-abort message, `.is_abort_message`)"
             ),
             Problem::DuplicateKey(key) => write!(
                 f,
@@ -429,6 +678,7 @@ fn decode_table<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Table<'a>, 
     };
     let mut version = None;
     let mut entries = None;
+    let mut user_data_offset = None;
     let mut extra: Vec<(Value, Value)> = Vec::new();
     for _ in 0..pairs {
         let key_offset = reader.position();
@@ -460,6 +710,30 @@ fn decode_table<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Table<'a>, 
                 }
                 entries = Some(decode_entries(reader, depth + 1)?);
             }
+            Key::Str(name) if name == keys::USER_DATA_OFFSET.as_bytes() => {
+                let path = || format!("{KEY}{}", keys::USER_DATA_OFFSET);
+                if user_data_offset.is_some() {
+                    return fail(
+                        key_offset,
+                        KEY,
+                        Problem::DuplicateKey(keys::USER_DATA_OFFSET.into()),
+                    );
+                }
+                let (offset, value) = token(reader, &path)?;
+                match value.as_u64() {
+                    Some(dwords) => user_data_offset = Some(dwords),
+                    None => {
+                        return fail(
+                            offset,
+                            path(),
+                            Problem::WrongType {
+                                expected: "an unsigned integer (dwords)",
+                                found: value.kind(),
+                            },
+                        )
+                    }
+                }
+            }
             key => {
                 let key = match key {
                     Key::Str(bytes) => msgpack::string_value(bytes),
@@ -476,13 +750,26 @@ fn decode_table<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Table<'a>, 
     if version.is_none() {
         return fail(offset, KEY, Problem::MissingKey(keys::VERSION));
     }
-    let Some(entries) = entries else {
+    let Some((entries, aborts)) = entries else {
         return fail(offset, KEY, Problem::MissingKey(keys::STRINGS));
     };
-    Ok(Table { entries, extra })
+    Ok(Table {
+        entries,
+        aborts,
+        user_data_offset,
+        extra,
+    })
 }
 
-fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Vec<Entry<'a>>, TableError> {
+/// A decoded map of `.strings`.
+enum Decoded<'a> {
+    Printf(Entry<'a>),
+    Abort(AbortEntry<'a>),
+}
+
+type Strings<'a> = (Vec<Entry<'a>>, Vec<AbortEntry<'a>>);
+
+fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Strings<'a>, TableError> {
     let here = || format!("{KEY}{}", keys::STRINGS);
     let (offset, header) = token(reader, &here)?;
     let Token::Array(count) = header else {
@@ -497,10 +784,17 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Vec<Entry
     };
     // Each entry takes at least 40 bytes (its four keys alone), so this cannot over-reserve.
     let mut entries = Vec::with_capacity((count as usize).min(reader.rest().len() / 40 + 1));
+    let mut aborts = Vec::new();
     for index in 0..count as usize {
-        entries.push(decode_entry(reader, depth + 1, index)?);
+        match decode_entry(reader, depth + 1, index)? {
+            Decoded::Printf(entry) => entries.push(entry),
+            Decoded::Abort(mut entry) => {
+                entry.position = entries.len();
+                aborts.push(entry);
+            }
+        }
     }
-    Ok(entries)
+    Ok((entries, aborts))
 }
 
 /// The keys of an entry, in the order fmtstr writes them.
@@ -510,7 +804,7 @@ fn decode_entry<'a>(
     reader: &mut Reader<'a>,
     depth: usize,
     index: usize,
-) -> Result<Entry<'a>, TableError> {
+) -> Result<Decoded<'a>, TableError> {
     let start = reader.position();
     let here = || format!("{KEY}{}[{index}]", keys::STRINGS);
     let (offset, header) = token(reader, &here)?;
@@ -649,6 +943,21 @@ fn decode_entry<'a>(
         }
     }
     let missing = |key| fail(offset, here(), Problem::MissingKey(key));
+    let is_abort = extra
+        .iter()
+        .any(|(key, _)| key.as_str() == Some(keys::IS_ABORT_MESSAGE));
+    if string.is_none() && is_abort {
+        // A shader-abort message: kept whole, its keys read again in order.
+        let end = reader.position();
+        reader.seek(start);
+        let Value::Map(pairs) = read_value(reader, depth, &here)? else {
+            return missing(keys::STRING);
+        };
+        reader.seek(end);
+        let mut entry = AbortEntry::new(0, pairs);
+        entry.raw = Some(&reader.bytes()[start..end]);
+        return Ok(Decoded::Abort(entry));
+    }
     let Some(id) = id else {
         return missing(keys::INDEX);
     };
@@ -661,14 +970,14 @@ fn decode_entry<'a>(
     let Some(mask) = mask else {
         return missing(keys::MASK);
     };
-    Ok(Entry {
+    Ok(Decoded::Printf(Entry {
         id,
         string: Cow::Borrowed(string),
         argument_count,
         mask,
         extra,
         raw: Some(&reader.bytes()[start..reader.position()]),
-    })
+    }))
 }
 
 #[cfg(test)]
@@ -864,5 +1173,97 @@ mod tests {
         let encoded = table.to_msgpack();
         let again = Table::decode(&encoded).expect("again");
         assert_eq!(again.extra, table.extra);
+    }
+
+    /// Today's LLPC: `.strings`, `.user_data_offset`, `.version` (LLVM sorts keys), with a
+    /// shader-abort entry (no `.string`) between two printf entries.
+    #[test]
+    fn reads_user_data_offset_and_keeps_abort_entries_in_place() {
+        let abort = entry_bytes(&[
+            (".constant_status", Value::Array(vec![Value::from(3u64)])),
+            (
+                ".constants",
+                Value::Array(vec![
+                    Value::from(0x7473_6574u64),
+                    Value::from(0x6C25_203Au64),
+                ]),
+            ),
+            (".data_count", Value::from(2u64)),
+            (".index", Value::from(12345678u64)),
+            (".is_abort_message", Value::from(1u64)),
+        ]);
+        let first = llvm_entry(5, "Output:%d\n\0", 1, &[0]);
+        let second = llvm_entry(6, "b\0", 0, &[0]);
+        let mut bytes = Vec::new();
+        msgpack::write_map_len(&mut bytes, 3);
+        msgpack::write_str(&mut bytes, b".strings");
+        msgpack::write_array_len(&mut bytes, 3);
+        for entry in [&first, &abort, &second] {
+            bytes.extend_from_slice(entry);
+        }
+        msgpack::write_str(&mut bytes, b".user_data_offset");
+        msgpack::write_uint(&mut bytes, 0);
+        msgpack::write_str(&mut bytes, b".version");
+        msgpack::write_uint(&mut bytes, 1);
+        let table = Table::decode(&bytes).expect("an LLPC table with an abort entry reads");
+        assert_eq!(table.user_data_offset, Some(0));
+        assert!(table.extra.is_empty());
+        assert_eq!(table.entries.len(), 2);
+        assert_eq!(table.aborts.len(), 1);
+        let kept = &table.aborts[0];
+        assert_eq!(kept.position, 1);
+        assert_eq!(kept.id().map(FormatId::get), Some(12345678));
+        assert!(kept.is_abort_message());
+        assert_eq!(kept.data_count(), Some(2));
+        assert_eq!(kept.constants(), Some(vec![0x7473_6574, 0x6C25_203A]));
+        assert_eq!(kept.runtime_words(), Some(0));
+        assert_eq!(kept.inconsistency(), None);
+        let short = AbortEntry::new(
+            0,
+            vec![
+                (Value::from(".index"), Value::from(3u64)),
+                (Value::from(".data_count"), Value::from(2u64)),
+                (
+                    Value::from(".constant_status"),
+                    Value::Array(vec![3u64.into()]),
+                ),
+                (Value::from(".constants"), Value::Array(vec![1u64.into()])),
+            ],
+        );
+        let message = short.inconsistency().expect("one constant too few");
+        assert!(message.contains("marks 2 of its 2 words"), "{message}");
+        assert_eq!(kept.raw(), Some(abort.as_slice()));
+        // Written back in place, byte for byte, and again once owned (canonically).
+        for again in [table.to_msgpack(), table.clone().into_owned().to_msgpack()] {
+            let back = Table::decode(&again).expect("reads its own output");
+            assert_eq!(back.user_data_offset, Some(0));
+            let order: Vec<bool> = back
+                .strings()
+                .map(|item| matches!(item, Item::Abort(_)))
+                .collect();
+            assert_eq!(order, [false, true, false]);
+            assert!(back.aborts[0].same_as(kept));
+        }
+        assert_eq!(table.to_msgpack().len(), table.encoded_len());
+        let owned = table.clone().into_owned();
+        assert_eq!(owned.to_msgpack().len(), owned.encoded_len());
+
+        // An entry without `.string` that says nothing of abort messages is still an error.
+        let nameless = entry_bytes(&[(".index", Value::from(1u64))]);
+        assert_eq!(
+            problem(&table_bytes(&[nameless], Value::from(1u64))).problem,
+            Problem::MissingKey(".string")
+        );
+        // `.user_data_offset` must be a number.
+        let mut bad = Vec::new();
+        msgpack::write_map_len(&mut bad, 3);
+        msgpack::write_str(&mut bad, b".version");
+        msgpack::write_uint(&mut bad, 1);
+        msgpack::write_str(&mut bad, b".strings");
+        msgpack::write_array_len(&mut bad, 0);
+        msgpack::write_str(&mut bad, b".user_data_offset");
+        msgpack::write_str(&mut bad, b"0");
+        let error = problem(&bad);
+        assert_eq!(error.path, "amdpal.format_strings.user_data_offset");
     }
 }

@@ -27,6 +27,10 @@ use crate::Outcome;
 ///   malformed   a file whose ELF structure or PAL metadata cannot be read
 ///   id          (with --verify-ids) an ID that is not fmtstr's hash of its string
 ///
+/// Shader-abort message entries (no .string) have no format string to check: only their own
+/// keys are (a valid .index, and .constants against .data_count and .constant_status, as
+/// "arguments" findings); the summary counts them as not checked otherwise.
+///
 /// The mask check flags only what the format string makes certain: integer conversions (d i u
 /// o x X c) and '*' arguments are 32 bits unless l, ll, j, z or t make them 64 (h and hh are
 /// widened to 32); floats, %s, %p and vectors are not checked, because the format cannot tell
@@ -112,6 +116,7 @@ struct Report {
     files: usize,
     skipped: usize,
     strings: usize,
+    abort_entries: usize,
     clean: bool,
     findings: Vec<Finding>,
 }
@@ -132,6 +137,8 @@ enum FileResult {
     Audited {
         records: Vec<Record>,
         findings: Vec<Finding>,
+        /// Shader-abort entries read (checked for their own consistency only).
+        aborts: usize,
     },
 }
 
@@ -178,6 +185,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut records = Vec::with_capacity(total);
     let mut skipped = 0;
     let mut audited = 0;
+    let mut abort_entries = 0;
     for (result, input) in results.into_iter().zip(&inputs) {
         match result {
             FileResult::Skipped => skipped += 1,
@@ -187,8 +195,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             FileResult::Audited {
                 records: file_records,
                 findings: file_findings,
+                aborts,
             } => {
                 audited += 1;
+                abort_entries += aborts;
                 records.extend(file_records);
                 findings.extend(file_findings);
             }
@@ -208,6 +218,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         files: audited,
         skipped,
         strings,
+        abort_entries,
         clean: findings.is_empty(),
         findings,
     };
@@ -358,6 +369,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
                 mask: None,
             }],
         }],
+        aborts: 0,
     };
     let table = match PalElf::parse(bytes).and_then(|elf| elf.format_strings()) {
         Ok(Some(table)) => table,
@@ -365,6 +377,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             return FileResult::Audited {
                 records: Vec::new(),
                 findings: Vec::new(),
+                aborts: 0,
             }
         }
         Err(error) => return malformed(error.to_string()),
@@ -411,14 +424,72 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             }
         }
     }
-    FileResult::Audited { records, findings }
+    findings.extend(check_aborts(&input.path, &table));
+    FileResult::Audited {
+        records,
+        findings,
+        aborts: table.aborts.len(),
+    }
+}
+
+/// The shader-abort entries' own inconsistencies (they have no format string to check).
+fn check_aborts(file: &Path, table: &Table<'_>) -> Vec<Finding> {
+    table
+        .aborts
+        .iter()
+        .filter_map(|abort| {
+            let message = abort.inconsistency()?;
+            let id = abort.id();
+            Some(Finding {
+                kind: Kind::Arguments,
+                id: id.map(FormatId::get),
+                hex: id.map(|id| format!("{id:#}")),
+                message: format!(
+                    "shader-abort entry {}: {message}",
+                    id.map_or_else(|| "without an ID".to_owned(), |id| format!("{id:#}"))
+                ),
+                locations: vec![Location {
+                    file: file.display().to_string(),
+                    index: None,
+                    string: None,
+                    argument_count: None,
+                    mask: None,
+                }],
+            })
+        })
+        .collect()
+}
+
+/// The summary's note on what was not checked.
+fn skipped_note(report: &Report) -> String {
+    let mut notes = Vec::new();
+    if report.skipped > 0 {
+        notes.push(format!("{} non-ELF files skipped", report.skipped));
+    }
+    if report.abort_entries > 0 {
+        notes.push(format!(
+            "{} shader-abort entr{} not checked against a format string (they have none)",
+            report.abort_entries,
+            if report.abort_entries == 1 {
+                "y"
+            } else {
+                "ies"
+            }
+        ));
+    }
+    if notes.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", notes.join("; "))
+    }
 }
 
 /// What the format string says about the entry's argument count and mask, if it disagrees.
 fn check_arguments(entry: &Entry<'_>) -> Option<String> {
     // Most strings use only plain conversions: judge those without building a `Format`, and
     // let the full check explain anything that is not clean.
-    if let Some(layout) = SimpleLayout::of(entry.bytes()) {
+    // Like printf, the count stops at the first NUL (LLPC's strings end in one).
+    if let Some(layout) = SimpleLayout::of(fmtstr_format::before_nul(entry.bytes())) {
         if layout.agrees_with(entry.argument_count(), entry.mask()) {
             return None;
         }
@@ -723,11 +794,7 @@ fn print_text(report: &Report) {
         if report.strings == 1 { "" } else { "s" },
         report.findings.len(),
         if report.findings.len() == 1 { "" } else { "s" },
-        if report.skipped > 0 {
-            format!(" ({} non-ELF files skipped)", report.skipped)
-        } else {
-            String::new()
-        }
+        skipped_note(report)
     );
 }
 
@@ -754,10 +821,11 @@ fn print_github(report: &Report) {
         );
     }
     println!(
-        "fmtstr audit: {} files, {} format strings, {} findings",
+        "fmtstr audit: {} files, {} format strings, {} findings{}",
         report.files,
         report.strings,
-        report.findings.len()
+        report.findings.len(),
+        skipped_note(report)
     );
 }
 

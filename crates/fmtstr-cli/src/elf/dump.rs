@@ -12,7 +12,9 @@ use crate::Outcome;
 /// Print the amdpal.format_strings table of PAL ELF files.
 ///
 /// For each FILE: every entry's ID (hex and decimal), argument count, 64-bit argument mask (hex
-/// words, bit i set when argument i is 64 bits wide) and format string (as a C literal). The
+/// words, bit i set when argument i is 64 bits wide) and format string (as a C literal); then
+/// the table's .user_data_offset and its shader-abort message entries (no format string: their
+/// ID, .data_count, .constant_status and .constants), when it has them. The
 /// table comes from the NT_AMDGPU_METADATA note (owner AMDGPU, type 32) in the file's SHT_NOTE
 /// sections. A file that is not a readable ELF, or whose metadata is broken, is an error (exit 2).
 #[derive(clap::Args, Debug)]
@@ -93,6 +95,7 @@ fn describe(text: &mut String, file: &str, has_metadata: bool, table: Option<&Ta
         if count == 1 { "" } else { "s" }
     );
     if count == 0 {
+        describe_offset_and_aborts(text, table);
         return;
     }
     let _ = writeln!(
@@ -109,6 +112,47 @@ fn describe(text: &mut String, file: &str, has_metadata: bool, table: Option<&Ta
             entry.argument_count(),
             entry.mask().to_string(),
             escape::escape(entry.bytes())
+        );
+    }
+    describe_offset_and_aborts(text, table);
+}
+
+/// The table's `.user_data_offset` and its shader-abort entries, when it has them.
+fn describe_offset_and_aborts(text: &mut String, table: &Table<'_>) {
+    if let Some(offset) = table.user_data_offset {
+        let _ = writeln!(text, "  .user_data_offset: {offset} (dwords)");
+    }
+    if table.aborts.is_empty() {
+        return;
+    }
+    let count = table.aborts.len();
+    let _ = writeln!(
+        text,
+        "  {count} shader-abort message entr{} (no format string):",
+        if count == 1 { "y" } else { "ies" }
+    );
+    let hex = |words: Option<Vec<u64>>| {
+        words.map_or_else(
+            || "-".to_owned(),
+            |words| {
+                let words: Vec<String> = words.iter().map(|w| format!("{w:#x}")).collect();
+                format!("[{}]", words.join(", "))
+            },
+        )
+    };
+    for abort in &table.aborts {
+        let id = abort.id().map_or_else(
+            || "(no valid .index)".to_owned(),
+            |id| format!("{id:#}  {:>15}", id.get()),
+        );
+        let _ = writeln!(
+            text,
+            "  {id}  words {}  constant {}  constants {}",
+            abort
+                .data_count()
+                .map_or_else(|| "-".to_owned(), |n| n.to_string()),
+            hex(abort.constant_status()),
+            hex(abort.constants())
         );
     }
 }

@@ -14,8 +14,9 @@ use crate::Outcome;
 /// TABLE.json is the JSON-ified amdpal.format_strings map (schemas/format-strings.schema.json),
 /// as `fmtstr dump --json` prints it and `fmtstr lower` writes it. An entry whose .index is
 /// already in the file replaces that entry (a warning says so when the strings differ); other
-/// entries are appended. Every other byte of the PAL metadata and every other section stays as
-/// it was. A file without PAL metadata gets a new note. Nothing is written on any error.
+/// entries are appended. Shader-abort message entries (no .string) are added or replaced the
+/// same way, and a .user_data_offset in TABLE.json replaces the file's. Every other byte of the
+/// PAL metadata and every other section stays as it was. A file without PAL metadata gets a new note. Nothing is written on any error.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr embed --strings strings.json shader.elf -o shader.with-strings.elf
@@ -74,6 +75,23 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
             None => table.entries.push(entry),
         }
+    }
+    for mut abort in new.aborts {
+        abort.position = table.entries.len();
+        match table
+            .aborts
+            .iter_mut()
+            .find(|old| old.id().is_some() && old.id() == abort.id())
+        {
+            Some(old) => {
+                abort.position = old.position;
+                *old = abort;
+            }
+            None => table.aborts.push(abort),
+        }
+    }
+    if let Some(offset) = new.user_data_offset {
+        table.user_data_offset = Some(offset);
     }
     for (key, value) in new.extra {
         match table.extra.iter_mut().find(|(old, _)| *old == key) {

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use fmtstr_meta::{Merger, OnCollision};
+use fmtstr_meta::{Merger, OnCollision, Relation};
 
 use super::Destination;
 use crate::output::write_atomically;
@@ -15,8 +15,10 @@ use crate::Outcome;
 /// one. The same ID with a different string is a collision: an error by default (exit 1,
 /// nothing written); --on-collision keep-first keeps the entry seen first and warns. The same
 /// ID and string with a different argument count or mask is a conflict, always an error: a
-/// decoder would read one of the shaders' arguments wrongly whichever entry is kept. Only BASE's
-/// metadata note changes; every other section keeps its bytes.
+/// decoder would read one of the shaders' arguments wrongly whichever entry is kept. Tables
+/// whose .user_data_offset differ conflict too (always an error, naming both). Shader-abort
+/// message entries are kept. Only BASE's metadata note changes; every other section keeps its
+/// bytes.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr merge pipeline.elf vs.elf ps.elf -o pipeline.merged.elf
@@ -86,15 +88,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         };
         eprintln!("fmtstr: {level}: {}", finding.describe(&names));
     }
+    for conflict in &merged.offset_conflicts {
+        eprintln!("fmtstr: error: {}", conflict.describe(&names));
+    }
     if merged.has_errors(policy) {
         eprintln!(
             "fmtstr: nothing written: {} finding(s); fix the inputs{}",
-            merged
-                .findings
-                .iter()
-                .filter(|f| f.is_error(policy))
-                .count(),
-            if policy == OnCollision::Error {
+            merged.error_count(policy),
+            if policy == OnCollision::Error
+                && merged
+                    .findings
+                    .iter()
+                    .any(|f| f.relation == Relation::Collision)
+            {
                 ", or pass --on-collision keep-first to keep the first string of each colliding ID"
             } else {
                 ""
@@ -102,7 +108,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::Findings);
     }
-    let out = if merged.table.entries.is_empty() && !had_table {
+    let out = if merged.table.strings_len() == 0 && !had_table {
         // Nothing to merge: BASE as it is.
         files[0].clone()
     } else {

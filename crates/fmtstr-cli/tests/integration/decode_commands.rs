@@ -984,3 +984,23 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
     ])
     .expect_code(1);
 }
+
+/// `fmtstr decode --elf` of today's LLPC table (samples/pal/llpc.elf): its NUL-terminated
+/// strings print no NUL, and the shader-abort record is marked while the walk goes on.
+#[test]
+fn llpc_tables_decode_without_nuls_and_mark_abort_records() {
+    let dir = scratch();
+    let mut writer = BufferWriter::new();
+    writer.entry(201916315049291, Payload::new().u32(42).dwords());
+    writer.entry(97142069387127, Payload::new().u32(0x2121_2121).dwords());
+    writer.entry(34977108451802, Payload::new().f64(64.0).f64(1.0).dwords());
+    let buffer = dir.path().join("llpc.bin");
+    std::fs::write(&buffer, writer.finish()).expect("write");
+    let out = decode(&[&buffer, Path::new("--elf"), &pal("llpc.elf")]).expect_code(0);
+    // glibc: printf("Output:%d\n", 42), the marker, printf("workgroup size:%f,%f\n", 64.0, 1.0).
+    assert_eq!(
+        out.stdout_text(),
+        "Output:42\n<fmtstr: dword 3 (byte 28): shader-abort message (format ID 0x5859a689df77, an entry of 3 dwords): message words [0x74736574, 0x21212121]; fmtstr does not render abort messages>\nworkgroup size:64.000000,1.000000\n"
+    );
+    assert!(!out.stdout.contains(&0));
+}

@@ -402,7 +402,7 @@ fn audit_reports_every_kind_of_finding() {
     .expect_code(1);
     let report = json_out(out);
     assert_matches_schema("audit.schema.json", &report);
-    assert_eq!(report["files"], 7);
+    assert_eq!(report["files"], 8);
     assert_eq!(report["clean"], false);
     let kinds: Vec<&str> = report["findings"]
         .as_array()
@@ -747,4 +747,176 @@ fn bad_inputs_fail_cleanly_and_touch_nothing() {
             .collect();
         assert_eq!(left.len(), 2, "{what}: stray files {left:?}");
     }
+}
+
+/// A table as today's LLPC writes it (samples/pal/llpc.elf: NUL-terminated strings,
+/// .user_data_offset, a shader-abort entry between two printf entries) is readable end to end:
+/// dump lists the abort entry, embed and merge keep it where it stood (llvm-readobj agrees),
+/// merge refuses tables whose .user_data_offset differ, and audit names what it skips.
+#[test]
+fn llpc_tables_with_abort_entries_and_user_data_offsets_survive_every_command() {
+    let llpc = sample("llpc.elf");
+    let text = run([Path::new("dump"), &llpc]).expect_code(0).stdout_text();
+    assert!(text.contains("llpc.elf: 2 format strings"), "{text}");
+    assert!(text.contains(".user_data_offset: 0 (dwords)"), "{text}");
+    assert!(
+        text.contains("1 shader-abort message entry (no format string):\n  0x5859a689df77   97142069387127  words 2  constant [0x1]  constants [0x74736574]"),
+        "{text}"
+    );
+    let expected = sample_table("llpc");
+    let table = dumped_table(&llpc);
+    assert_matches_schema("format-strings.schema.json", &table);
+    assert_eq!(canonical(&table), canonical(&expected));
+    assert_eq!(table[".user_data_offset"], 0);
+
+    let Some(oracles) = oracles() else {
+        return;
+    };
+    assert_eq!(
+        canonical(&llvm::table(&oracles.readobj, &llpc)),
+        canonical(&expected)
+    );
+    let dir = scratch();
+    // embed: a new printf entry; the abort entry stays second, byte for byte.
+    let added = write_json(
+        dir.path(),
+        "added.json",
+        &json!({".version": 1, ".strings": [
+            {".index": 7, ".string": "new %u\n", ".argument_count": 1, ".64bit_arguments": [0]}]}),
+    );
+    let embedded = dir.path().join("embedded.elf");
+    run([
+        Path::new("embed"),
+        Path::new("--strings"),
+        &added,
+        &llpc,
+        Path::new("-o"),
+        &embedded,
+    ])
+    .expect_code(0);
+    let read_back = llvm::table(&oracles.readobj, &embedded);
+    let strings = read_back[".strings"].as_array().expect("strings");
+    assert_eq!(strings.len(), 4, "{read_back}");
+    assert_eq!(strings[1][".is_abort_message"], 1, "{read_back}");
+    assert_eq!(strings[3][".string"], "new %u\n", "{read_back}");
+    assert_eq!(read_back[".user_data_offset"], 0, "{read_back}");
+
+    // merge: compute.elf has no .user_data_offset, so the merged table takes 0; the abort
+    // entry is kept once.
+    let merged = dir.path().join("merged.elf");
+    run([
+        Path::new("merge"),
+        &llpc,
+        &sample("compute.elf"),
+        &embedded,
+        Path::new("-o"),
+        &merged,
+    ])
+    .expect_code(0);
+    let read_back = llvm::table(&oracles.readobj, &merged);
+    let aborts = read_back[".strings"]
+        .as_array()
+        .expect("strings")
+        .iter()
+        .filter(|entry| entry.get(".is_abort_message").is_some())
+        .count();
+    assert_eq!(aborts, 1, "{read_back}");
+    assert_eq!(read_back[".user_data_offset"], 0, "{read_back}");
+    judge_sections_only(&oracles, &llpc, &merged, dir.path());
+
+    // Another .user_data_offset: a conflict naming both files, nothing written.
+    let moved = write_json(
+        dir.path(),
+        "moved.json",
+        &json!({".version": 1, ".strings": [], ".user_data_offset": 4}),
+    );
+    let elsewhere = dir.path().join("elsewhere.elf");
+    run([
+        Path::new("embed"),
+        Path::new("--strings"),
+        &moved,
+        &llpc,
+        Path::new("-o"),
+        &elsewhere,
+    ])
+    .expect_code(0);
+    let refused = dir.path().join("refused.elf");
+    let out = run([
+        Path::new("merge"),
+        &llpc,
+        &elsewhere,
+        Path::new("-o"),
+        &refused,
+    ])
+    .expect_code(1);
+    assert!(
+        out.stderr.contains(".user_data_offset conflicts:")
+            && out.stderr.contains("llpc.elf has 0")
+            && out.stderr.contains("elsewhere.elf has 4"),
+        "{}",
+        out.stderr
+    );
+    assert!(!refused.exists());
+
+    // audit: nothing wrong, and it says what it did not check.
+    let out = run([Path::new("audit"), &llpc]).expect_code(0);
+    assert!(
+        out.stdout_text()
+            .contains("1 shader-abort entry not checked against a format string"),
+        "{}",
+        out.stdout_text()
+    );
+    let report: Json = serde_json::from_slice(
+        &run([
+            Path::new("audit"),
+            Path::new("--format"),
+            Path::new("json"),
+            &llpc,
+        ])
+        .expect_code(0)
+        .stdout,
+    )
+    .expect("JSON");
+    assert_matches_schema("audit.schema.json", &report);
+    assert_eq!(report["abort_entries"], 1);
+
+    // The argument count stops at the first NUL, as printf does: "lane %u" takes one.
+    let hidden = write_json(
+        dir.path(),
+        "hidden.json",
+        &json!({".version": 1, ".strings": [{".index": 5, ".string": "lane %u\u{0} hidden %ld\n\u{0}",
+            ".argument_count": 1, ".64bit_arguments": [0]}]}),
+    );
+    let with_hidden = dir.path().join("hidden.elf");
+    run([
+        Path::new("embed"),
+        Path::new("--strings"),
+        &hidden,
+        &llpc,
+        Path::new("-o"),
+        &with_hidden,
+    ])
+    .expect_code(0);
+    run([Path::new("audit"), &with_hidden]).expect_code(0);
+}
+
+/// Every section but `.note` keeps its bytes, and objcopy accepts the file.
+fn judge_sections_only(oracles: &Oracles, before: &Path, after: &Path, dir: &Path) {
+    let old_bytes = std::fs::read(before).expect("before");
+    let new_bytes = std::fs::read(after).expect("after");
+    let old_sections = llvm::sections(&oracles.readelf, before);
+    let new_sections = llvm::sections(&oracles.readelf, after);
+    for ((name, offset, size), (_, new_offset, new_size)) in old_sections.iter().zip(&new_sections)
+    {
+        if name == ".note" || *size == 0 || old_bytes.len() < (*offset + *size) as usize {
+            continue;
+        }
+        assert!(
+            old_bytes[*offset as usize..(*offset + *size) as usize]
+                == new_bytes[*new_offset as usize..(*new_offset + *new_size) as usize],
+            "{name} changed bytes in {}",
+            after.display()
+        );
+    }
+    llvm::objcopy_accepts(&oracles.objcopy, after, dir);
 }

@@ -141,6 +141,12 @@ fn printf_matches_glibc_for_typed_and_bare_arguments() {
             vec!["%%|%-#12.4x|%#.0f|%#.0e", "255", "3", "3"],
             glibc!("%%|%-#12.4x|%#.0f|%#.0e", 255u32, 3.0f64, 3.0f64),
         ),
+        // C's printf stops at the format's first NUL.
+        (vec![r"A\000B"], glibc!("A\0B")),
+        (
+            vec![r"x=%d\0%d trailing\n", "i32:5"],
+            glibc!("x=%d\0%d trailing\n", 5),
+        ),
     ];
     for (args, expected) in cases {
         let output = run(std::iter::once("printf").chain(args.iter().copied())).expect_code(0);

@@ -238,6 +238,41 @@ fn usage_errors_say_which_option_goes_with_which_target() {
             ],
             "--emit-strings needs --stage buffer",
         ),
+        (
+            vec![
+                "lower",
+                "--target",
+                "amdgpu",
+                "--stage",
+                "buffer",
+                "--lgc-form",
+                "buffer-first",
+                forms,
+            ],
+            "--lgc-form chooses what --stage lgc writes",
+        ),
+        (
+            vec![
+                "lower",
+                "--target",
+                "amdgpu",
+                "--user-data-offset",
+                "2",
+                forms,
+            ],
+            "--user-data-offset needs --stage buffer",
+        ),
+        (
+            vec![
+                "lower",
+                "--target",
+                "amdgpu",
+                "--buffer-addrspace",
+                "1",
+                forms,
+            ],
+            "add --lgc-form buffer-first",
+        ),
     ] {
         let out = run(&args).expect_code(2);
         assert!(out.stderr.contains(message), "{args:?}: {}", out.stderr);
@@ -355,7 +390,9 @@ fn buffer_stage_elf_carries_exactly_the_expected_table() {
              ".argument_count": 4, ".64bit_arguments": [8]},
             {".index": FormatId::of(b"id %llu of %u\n").get(), ".string": "id %llu of %u\n",
              ".argument_count": 2, ".64bit_arguments": [1]},
-        ]
+        ],
+        // Today's LLPC writes it, and the driver's debug build asserts exactly three keys.
+        ".user_data_offset": 0
     });
     let emitted: Json =
         serde_json::from_slice(&std::fs::read(&strings).expect("strings written")).expect("JSON");
@@ -418,4 +455,120 @@ fn buffer_stage_elf_carries_exactly_the_expected_table() {
         canonical(&llvm::table(&readobj, &embedded)),
         canonical(&expected)
     );
+}
+
+/// LLPC's two lgc.debug.printf forms through the binary: today's by default at --stage lgc, the
+/// older behind --lgc-form buffer-first; --stage buffer reads what either wrote, and
+/// --user-data-offset lands in the ELF's table as llvm-readobj shows it.
+#[test]
+fn lgc_forms_round_trip_and_the_user_data_offset_reaches_the_elf() {
+    let (Some(clang), Some(llc), Some(readobj)) = (
+        require(Tool::Clang),
+        require(Tool::Llc),
+        require(Tool::LlvmReadobj),
+    ) else {
+        return;
+    };
+    let dir = scratch();
+    let ir = dir.path().join("printf.ll");
+    let status = Command::new(clang)
+        .args([
+            "--target=amdgcn-amd-amdpal",
+            "-mcpu=gfx1100",
+            "-x",
+            "c",
+            "-O1",
+        ])
+        .args(["-fno-builtin-printf", "-S", "-emit-llvm"])
+        .arg(sample("printf.c"))
+        .arg("-o")
+        .arg(&ir)
+        .status()
+        .expect("clang runs");
+    assert!(status.success());
+    for (form, marker) in [
+        (None, "call void (...) @lgc.debug.printf(ptr addrspace(4) @.str, "),
+        (
+            Some("buffer-first"),
+            "call void (...) @lgc.debug.printf(ptr addrspace(7) %printfBuffer, ptr addrspace(4) @.str, ",
+        ),
+    ] {
+        let lgc = dir.path().join("printf.lgc.ll");
+        let mut args = vec!["lower", "--target", "amdgpu"];
+        if let Some(form) = form {
+            args.extend(["--lgc-form", form]);
+        }
+        let (ir, lgc_path) = (ir.to_str().unwrap(), lgc.to_str().unwrap());
+        args.extend([ir, "-o", lgc_path]);
+        run(&args).expect_code(0);
+        let text = std::fs::read_to_string(&lgc).unwrap();
+        assert!(text.contains(marker), "{form:?}:\n{text}");
+        let buffered = dir.path().join("printf.buf.ll");
+        run([
+            "lower",
+            "--target",
+            "amdgpu",
+            "--stage",
+            "buffer",
+            "--user-data-offset",
+            "6",
+            lgc_path,
+            "-o",
+            buffered.to_str().unwrap(),
+        ])
+        .expect_code(0);
+        let elf = dir.path().join("printf.elf");
+        let compiled = Command::new(&llc)
+            .args(["-mtriple=amdgcn--amdpal", "-mcpu=gfx1100", "-filetype=obj"])
+            .arg(&buffered)
+            .arg("-o")
+            .arg(&elf)
+            .output()
+            .expect("llc runs");
+        assert!(
+            compiled.status.success(),
+            "{}",
+            String::from_utf8_lossy(&compiled.stderr)
+        );
+        let table = llvm::table(&readobj, &elf);
+        let keys: Vec<&String> = table.as_object().expect("a map").keys().collect();
+        assert_eq!(keys.len(), 3, "{table}");
+        assert_eq!(table[".user_data_offset"], 6, "{table}");
+        assert_eq!(table[".version"], 1, "{table}");
+        assert_eq!(table[".strings"].as_array().map(Vec::len), Some(9), "{table}");
+    }
+}
+
+/// Bad lgc.debug.printf calls: exit 2, file:line:column, and no output file.
+#[test]
+fn bad_lgc_debug_printf_is_exit_2_with_a_position_and_no_output() {
+    let dir = scratch();
+    let module = dir.path().join("bad.ll");
+    std::fs::write(
+        &module,
+        "target datalayout = \"e-p:64:64-p7:160:256:256:32-i64:64-n32:64-S32-A5-G1-ni:7\"\n\
+         @f = private unnamed_addr constant [3 x i8] c\"%d\\00\"\n\
+         define amdgpu_cs void @main(ptr %p) {\n  call void (...) @lgc.debug.printf(ptr %p, i32 1)\n  ret void\n}\n\
+         declare void @lgc.debug.printf(...)\n",
+    )
+    .unwrap();
+    let out_path = dir.path().join("out.ll");
+    let out = run([
+        "lower",
+        "--target",
+        "amdgpu",
+        "--stage",
+        "buffer",
+        module.to_str().unwrap(),
+        "-o",
+        out_path.to_str().unwrap(),
+    ])
+    .expect_code(2);
+    assert!(
+        out.stderr
+            .contains("bad.ll:4:3: error: the format of lgc.debug.printf must be a global"),
+        "{}",
+        out.stderr
+    );
+    assert!(!out_path.exists(), "nothing is written");
 }

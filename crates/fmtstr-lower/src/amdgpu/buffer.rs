@@ -29,6 +29,16 @@
 //!   collision or conflict with the table already in the module.
 //! - `--buffer-addrspace N` other than 7 writes through `ptr addrspace(N)`; an
 //!   `lgc.debug.printf` buffer operand must then be in that address space.
+//! - Both `lgc.debug.printf` forms are read: today's `(ptr @fmt, args...)` gets the function's
+//!   buffer as `printf` does; the older `(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, ...)`
+//!   writes through its operand, and a `poison` or `undef` one means printf is disabled: the
+//!   call is removed and nothing is written for it (LLPC does the same). Formats may lack the
+//!   NUL (the older form's `[n x i8]`) and be plain `global`s; a format ends at its first NUL.
+//! - The table's `.user_data_offset` is the one asked for (`--user-data-offset`), else the
+//!   module's table's, else what LLPC would write from the module's `!lgc.user.data.nodes`
+//!   (the offset of the top-level node holding the printf buffer's descriptor: set 0xFFFFFFF0,
+//!   binding 6), else 0; asking for another value than the module's table has is an error
+//!   naming both.
 
 use std::collections::HashMap;
 
@@ -37,7 +47,7 @@ use fmtstr_ir::{EditError, MdInput, Module, Opcode, Operand, Ordering, Position,
 use fmtstr_meta::{merge, Entry, FormatId, Mask, Relation, Table};
 
 use super::lgc::{prepacked_error, result_warning, retire};
-use super::{carry, BufferSource, Carry};
+use super::{carry, BufferSource, Carry, Settings};
 use crate::diag::{Diagnostic, Location};
 use crate::model::{Callee, Form, PrintfCall};
 
@@ -69,32 +79,53 @@ struct CallPlan {
     id: FormatId,
     /// Entry size in dwords, header included.
     size: u32,
+    /// An older-form `lgc.debug.printf` with a `poison`/`undef` buffer: only removed.
+    disabled: bool,
+}
+
+/// Where a call's entry is written through.
+fn own_buffer(call: &PrintfCall) -> Option<Operand> {
+    match call.callee {
+        Callee::LgcDebugPrintf { buffer } => buffer,
+        Callee::Printf => None,
+    }
 }
 
 pub(crate) fn plan(
     module: &Module,
     calls: &[PrintfCall],
-    buffer_addrspace: u32,
+    settings: &Settings,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Plan {
+    let buffer_addrspace = settings.buffer_addrspace;
     let mut planned = Vec::with_capacity(calls.len());
     let mut table = Table::new();
+    table.user_data_offset = settings.user_data_offset;
     // ID -> (index in the table, where it was first printed).
     let mut ids: HashMap<FormatId, (usize, &PrintfCall)> = HashMap::new();
-    let needs_source = calls.iter().any(|c| c.callee == Callee::Printf);
+    let needs_source = calls.iter().any(|c| own_buffer(c).is_none());
     if let (true, Some(first)) = (needs_source, calls.first()) {
         if let Some(message) = BufferSource::check(module, buffer_addrspace) {
             diagnostics.push(first.location(module).error(message));
         }
     }
     for call in calls {
+        if call.callee.is_disabled(module) {
+            planned.push(CallPlan {
+                carries: Vec::new(),
+                id: FormatId::of(&call.format.bytes),
+                size: 0,
+                disabled: true,
+            });
+            continue;
+        }
         if call.form == Form::PrePacked {
             diagnostics.push(prepacked_error(module, call));
         }
         if call.callee == Callee::Printf {
             diagnostics.extend(result_warning(module, call));
         }
-        if let Callee::LgcDebugPrintf { buffer } = call.callee {
+        if let Some(buffer) = own_buffer(call) {
             let addrspace = module.types().ptr_addrspace(buffer.ty);
             if addrspace != Some(buffer_addrspace) {
                 diagnostics.push(call.location(module).error(format!(
@@ -170,7 +201,12 @@ pub(crate) fn plan(
                 ),
             },
         }
-        planned.push(CallPlan { carries, id, size });
+        planned.push(CallPlan {
+            carries,
+            id,
+            size,
+            disabled: false,
+        });
     }
 
     // Merge with the table already in the module's PAL metadata.
@@ -189,11 +225,20 @@ pub(crate) fn plan(
                             finding.describe(&["the module's PAL metadata", "this lowering"]),
                         ));
                     }
+                    for conflict in &merged.offset_conflicts {
+                        diagnostics.push(first.location(module).error(
+                            conflict.describe(&["the module's PAL metadata", "--user-data-offset"]),
+                        ));
+                    }
                     merged_table = merged.table.into_owned();
                 }
             }
         }
     }
+    merged_table.user_data_offset = merged_table
+        .user_data_offset
+        .or_else(|| printf_node_offset(module))
+        .or(Some(0));
     Plan {
         buffer_addrspace,
         calls: planned,
@@ -211,6 +256,51 @@ fn note_first(first: &Location) -> String {
         "  note: first printed at {}:{}:{}",
         first.file, first.line, first.column
     )
+}
+
+/// LLPC's user-data nodes: `!lgc.user.data.nodes`, one tuple per node, `!{!"Type", i32
+/// matchType, i32 visibility, i32 offsetInDwords, i32 sizeInDwords, ...}`; a
+/// `DescriptorTableVaPtr` has its inner node count fifth and its inner nodes right after it,
+/// other descriptor nodes their set and binding fifth and sixth.
+const USER_DATA_NODES: &str = "lgc.user.data.nodes";
+
+/// The user-data offset in dwords LLPC writes for the printf buffer: that of the top-level node
+/// whose descriptor (or inner descriptor) is set 0xFFFFFFF0, binding 6. `None` without one.
+fn printf_node_offset(module: &Module) -> Option<u64> {
+    let nodes = module.named_metadata(USER_DATA_NODES)?;
+    let mut k = 0;
+    while k < nodes.len() {
+        let node = module.md_node(nodes[k]);
+        let offset = u64::try_from(node.int_operand(3)?).ok()?;
+        let is_table = match node.operands().next() {
+            Some(fmtstr_ir::MdOperand::Node(name)) => {
+                module.md_node(name).string().as_deref() == Some(b"DescriptorTableVaPtr")
+            }
+            _ => false,
+        };
+        let inner = if is_table {
+            usize::try_from(node.int_operand(5)?).ok()?
+        } else {
+            0
+        };
+        let candidates = if is_table {
+            nodes.get(k + 1..k + 1 + inner)?
+        } else {
+            &nodes[k..=k]
+        };
+        let holds_printf = candidates.iter().any(|&id| {
+            let candidate = module.md_node(id);
+            // The set is written as an i32: 0xFFFFFFF0 reads as -16.
+            let set = candidate.int_operand(5).map(|v| v as u32 as i64);
+            set == Some(super::DESCRIPTOR_SET)
+                && candidate.int_operand(6) == Some(super::BINDING.into())
+        });
+        if holds_printf {
+            return Some(offset);
+        }
+        k += 1 + inner;
+    }
+    None
 }
 
 /// The bytes of the module's PAL metadata document, if it has one.
@@ -240,11 +330,15 @@ pub(crate) fn apply(
     let mut buffers = BufferSource::new(plan.buffer_addrspace);
     let mut old_globals = Vec::new();
     for (call, planned) in calls.iter().zip(&plan.calls) {
-        let buffer = match call.callee {
-            Callee::LgcDebugPrintf { buffer } => buffer,
-            Callee::Printf => buffers.get(module, call.function)?,
-        };
         old_globals.push(call.format.global);
+        if planned.disabled {
+            module.remove_inst(call.inst)?;
+            continue;
+        }
+        let buffer = match own_buffer(call) {
+            Some(buffer) => buffer,
+            None => buffers.get(module, call.function)?,
+        };
         // Constants first: the builder holds the module.
         let size = module.const_int(TypeId::I64, i64::from(planned.size));
         let clamp = module.const_int(TypeId::I64, CLAMP);
@@ -307,7 +401,11 @@ pub(crate) fn apply(
     crate::remove_declaration_if_unused(module, crate::extract::LGC_DEBUG_PRINTF)?;
     crate::remove_globals_if_unused(module, &old_globals)?;
 
-    // The PAL metadata: the document with its table replaced, or a new one.
+    // The PAL metadata: the document with its table replaced, or a new one (none when every
+    // call was disabled and the module had none: LLPC writes none then either).
+    if plan.table.entries.is_empty() && plan.document.is_none() {
+        return Ok(plan.table);
+    }
     let mut bytes = Vec::new();
     match plan.document.as_deref().map(Document::parse) {
         Some(Ok(document)) => document.write_with(&plan.table, &mut bytes),

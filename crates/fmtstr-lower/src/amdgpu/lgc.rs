@@ -1,18 +1,28 @@
 //! Stage lgc: `printf` becomes LLPC's `lgc.debug.printf`.
 //!
-//! Input: the modelled `printf` calls. Output: each call replaced by
+//! Input: the modelled `printf` calls. Output: each call replaced by today's form
+//! ([`LgcForm::FormatFirst`], the default)
+//!
+//! ```text
+//! call void (...) @lgc.debug.printf(ptr @fmt, args...)
+//! ```
+//!
+//! which LLPC (since mid 2024) lowers with the buffer it fetches from the descriptor itself, or
+//! by the older form ([`LgcForm::BufferFirst`])
 //!
 //! ```text
 //! call void (...) @lgc.debug.printf(ptr addrspace(7) %printfBuffer, ptr addrspace(4) @fmt, args...)
 //! ```
 //!
-//! with `declare void @lgc.debug.printf(...)` as seed 004 declares the operation, and the
-//! buffer from the function's entry block (see the module above).
+//! with the buffer from the function's entry block (see the module above); both with
+//! `declare void @lgc.debug.printf(...)`.
 //!
-//! - The format must be a whole `[n x i8]` constant in address space 4: a format string that
-//!   already is one is passed as it is; any other (address space 0, or a pointer into the middle
-//!   of a string) moves to a new `private unnamed_addr addrspace(4) constant` holding exactly
-//!   its bytes, one per distinct string, and the old global goes once nothing uses it.
+//! - The format must be a whole NUL-terminated `[n x i8]` constant (LLPC reads the global's
+//!   initializer, not a pointer into it): in address space 0 or 4 for today's form, 4 for the
+//!   older one. A format string that already is one is passed as it is; any other (a pointer
+//!   into the middle of a string, or the wrong address space) moves to a new `private
+//!   unnamed_addr constant` holding exactly its bytes and a NUL (in address space 0, or 4 for
+//!   the older form), one per distinct string, and the old global goes once nothing uses it.
 //! - The arguments keep the types `lgc.debug.printf` accepts (`carry` in the module above): C's integer
 //!   promotion of narrow scalars, pointers as their address; `%s` is an error.
 //! - printf's result has no counterpart: its uses become 0, with a `-Wprintf-result` warning.
@@ -22,7 +32,7 @@ use std::collections::HashMap;
 
 use fmtstr_ir::{EditError, GlobalId, Module, Operand, Position, TypeId};
 
-use super::{carry, BufferSource, Carry};
+use super::{carry, BufferSource, Carry, LgcForm, Settings};
 use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
 
@@ -33,6 +43,7 @@ pub const OPERATION: &str = crate::extract::LGC_DEBUG_PRINTF;
 #[derive(Debug)]
 pub(crate) struct Plan {
     buffer_addrspace: u32,
+    form: LgcForm,
     calls: Vec<CallPlan>,
 }
 
@@ -64,12 +75,16 @@ pub(crate) fn prepacked_error(module: &Module, call: &PrintfCall) -> Diagnostic 
 pub(crate) fn plan(
     module: &Module,
     calls: &[PrintfCall],
-    buffer_addrspace: u32,
+    settings: &Settings,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Plan {
+    let buffer_addrspace = settings.buffer_addrspace;
+    let form = settings.lgc_form;
     if let Some(first) = calls.first() {
-        if let Some(message) = BufferSource::check(module, buffer_addrspace) {
-            diagnostics.push(first.location(module).error(message));
+        if form == LgcForm::BufferFirst {
+            if let Some(message) = BufferSource::check(module, buffer_addrspace) {
+                diagnostics.push(first.location(module).error(message));
+            }
         }
         if let Some(f) = module.function_by_name(OPERATION) {
             let ty = module.function(f).function_type();
@@ -102,7 +117,11 @@ pub(crate) fn plan(
         let whole = module.global_bytes(format.global).is_some_and(|bytes| {
             bytes.len() == format.bytes.len() + 1 && bytes.starts_with(&format.bytes)
         });
-        let reuse = format.addrspace == super::CONSTANT_ADDRSPACE && format.offset == 0 && whole;
+        let addrspace_fits = match form {
+            LgcForm::FormatFirst => matches!(format.addrspace, 0 | super::CONSTANT_ADDRSPACE),
+            LgcForm::BufferFirst => format.addrspace == super::CONSTANT_ADDRSPACE,
+        };
+        let reuse = addrspace_fits && format.offset == 0 && whole;
         planned.push(CallPlan {
             carries,
             format: reuse.then_some(format.global),
@@ -110,6 +129,7 @@ pub(crate) fn plan(
     }
     Plan {
         buffer_addrspace,
+        form,
         calls: planned,
     }
 }
@@ -129,8 +149,15 @@ pub(crate) fn apply(
     let mut buffers = BufferSource::new(plan.buffer_addrspace);
     let mut moved: HashMap<&[u8], GlobalId> = HashMap::new();
     let mut old_globals = Vec::new();
+    let new_addrspace = match plan.form {
+        LgcForm::FormatFirst => 0,
+        LgcForm::BufferFirst => super::CONSTANT_ADDRSPACE,
+    };
     for (call, planned) in calls.iter().zip(&plan.calls) {
-        let buffer = buffers.get(module, call.function)?;
+        let buffer = match plan.form {
+            LgcForm::FormatFirst => None,
+            LgcForm::BufferFirst => Some(buffers.get(module, call.function)?),
+        };
         let format = match planned.format {
             Some(g) => module.global(g).operand(),
             None => {
@@ -140,7 +167,7 @@ pub(crate) fn apply(
                         let mut bytes = call.format.bytes.to_vec();
                         bytes.push(0);
                         let name = module.global(call.format.global).name_str().into_owned();
-                        let g = module.add_string_global(&name, &bytes, super::CONSTANT_ADDRSPACE);
+                        let g = module.add_string_global(&name, &bytes, new_addrspace);
                         moved.insert(&call.format.bytes, g);
                         g
                     }
@@ -153,7 +180,8 @@ pub(crate) fn apply(
         let current = call.current_variadic(module);
         let mut b = module.builder(Position::Before(call.inst))?;
         b.debug_loc_from(call.inst);
-        let mut args: Vec<Operand> = vec![buffer, format];
+        let mut args: Vec<Operand> = buffer.into_iter().collect();
+        args.push(format);
         for (operand, c) in current.into_iter().zip(&planned.carries) {
             args.push(c.emit(&mut b, operand)?);
         }

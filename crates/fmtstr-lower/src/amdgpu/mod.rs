@@ -15,7 +15,9 @@
 //!   GPUs or the host) from `declare ptr addrspace(N) @__fmtstr_printf_buffer()`, which the
 //!   runtime defines (for instance as a load of a `__device__` variable the host sets).
 //!
-//! An `lgc.debug.printf` call brings its own buffer operand, which is used as it is.
+//! An `lgc.debug.printf` call of the older form brings its own buffer operand, which is used
+//! as it is (a `poison` or `undef` one means printf is disabled: the call goes, as in LLPC);
+//! today's form has none and gets the function's buffer as `printf` does.
 
 pub mod buffer;
 pub mod lgc;
@@ -36,6 +38,28 @@ pub enum Stage {
     Lgc,
     /// The printf-buffer protocol itself, with `amdpal.format_strings` in the PAL metadata.
     Buffer,
+}
+
+/// Which form of `lgc.debug.printf` [`Stage::Lgc`] writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LgcForm {
+    /// `call void (...) @lgc.debug.printf(ptr @fmt, args...)`: today's LLPC (since mid 2024),
+    /// which fetches the buffer from the descriptor itself; the format a NUL-terminated
+    /// `[n x i8]` constant.
+    #[default]
+    FormatFirst,
+    /// `(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, args...)`: LLPC before mid 2024 (seed
+    /// 004), with the buffer from the function's entry block.
+    BufferFirst,
+}
+
+/// What the AMD back end is asked to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Settings {
+    pub stage: Stage,
+    pub buffer_addrspace: u32,
+    pub lgc_form: LgcForm,
+    pub user_data_offset: Option<u64>,
 }
 
 /// Address space 7: AMDGPU's buffer fat pointer.
@@ -226,13 +250,12 @@ pub(crate) enum Plan {
 pub(crate) fn plan(
     module: &Module,
     calls: &[PrintfCall],
-    stage: Stage,
-    buffer_addrspace: u32,
+    settings: &Settings,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Plan {
-    match stage {
-        Stage::Lgc => Plan::Lgc(lgc::plan(module, calls, buffer_addrspace, diagnostics)),
-        Stage::Buffer => Plan::Buffer(buffer::plan(module, calls, buffer_addrspace, diagnostics)),
+    match settings.stage {
+        Stage::Lgc => Plan::Lgc(lgc::plan(module, calls, settings, diagnostics)),
+        Stage::Buffer => Plan::Buffer(buffer::plan(module, calls, settings, diagnostics)),
     }
 }
 
