@@ -106,7 +106,7 @@ fn scalar_mvt(m: &Module, ty: TypeId) -> Result<Mvt, Unsupported> {
         Type::BFloat => Mvt::Bf16,
         Type::Float => Mvt::F32,
         Type::Double => Mvt::F64,
-        Type::Ptr { addrspace } => Mvt::Int(m.data_layout().pointer(addrspace).size_bits),
+        Type::Ptr { addrspace } => Mvt::Int(crate::target_layout().pointer(addrspace).size_bits),
         _ => return unsupported(m, ty, "has no PTX parameter form"),
     })
 }
@@ -144,8 +144,7 @@ fn ptx_parts(
             if s.opaque {
                 return unsupported(m, ty, "is opaque");
             }
-            let layout = m
-                .data_layout()
+            let layout = crate::target_layout()
                 .struct_layout(m.types(), ty)
                 .map_err(|e| Unsupported(e.to_string()))?;
             for (field, offset) in s.fields.iter().zip(&layout.offsets) {
@@ -170,8 +169,7 @@ fn generic_parts(
     }
     match m.types().get(ty) {
         Type::Array { len, elem } => {
-            let size = m
-                .data_layout()
+            let size = crate::target_layout()
                 .alloc_size(m.types(), elem)
                 .map_err(|e| Unsupported(e.to_string()))?;
             if len > 4096 {
@@ -186,8 +184,7 @@ fn generic_parts(
             if s.opaque {
                 return unsupported(m, ty, "is opaque");
             }
-            let layout = m
-                .data_layout()
+            let layout = crate::target_layout()
                 .struct_layout(m.types(), ty)
                 .map_err(|e| Unsupported(e.to_string()))?;
             for (field, offset) in s.fields.iter().zip(&layout.offsets) {

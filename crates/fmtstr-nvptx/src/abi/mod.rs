@@ -207,15 +207,13 @@ impl<'m> Planner<'m> {
     }
 
     fn abi_align(&self, ty: TypeId) -> u64 {
-        self.m
-            .data_layout()
+        crate::target_layout()
             .abi_align(self.m.types(), ty)
             .unwrap_or(1)
     }
 
     fn alloc_size(&self, ty: TypeId) -> u64 {
-        self.m
-            .data_layout()
+        crate::target_layout()
             .alloc_size(self.m.types(), ty)
             .unwrap_or(0)
     }
@@ -246,7 +244,7 @@ impl<'m> Planner<'m> {
     fn scalar_bits(&self, ty: TypeId) -> Option<u32> {
         match self.m.types().get(ty) {
             Type::Int { bits } => Some(promote(bits)),
-            Type::Ptr { addrspace } => Some(self.m.data_layout().pointer(addrspace).size_bits),
+            Type::Ptr { addrspace } => Some(crate::target_layout().pointer(addrspace).size_bits),
             Type::Float => Some(32),
             Type::Double => Some(64),
             _ => None,
@@ -258,7 +256,7 @@ impl<'m> Planner<'m> {
             Type::Int { bits: 1 } => "u8".into(),
             Type::Int { bits } if bits <= 64 => format!("u{bits}"),
             Type::Ptr { addrspace } => {
-                format!("u{}", self.m.data_layout().pointer(addrspace).size_bits)
+                format!("u{}", crate::target_layout().pointer(addrspace).size_bits)
             }
             Type::Float => "f32".into(),
             Type::Double => "f64".into(),
@@ -624,7 +622,7 @@ impl<'m> Planner<'m> {
             Type::Half | Type::BFloat => one(16, 1),
             Type::Float => one(32, 1),
             Type::Double => one(64, 1),
-            Type::Ptr { addrspace } => one(m.data_layout().pointer(addrspace).size_bits, 1),
+            Type::Ptr { addrspace } => one(crate::target_layout().pointer(addrspace).size_bits, 1),
             Type::Vector { len, elem, .. } if len == 2 || len == 4 => {
                 let bits = match m.types().get(elem) {
                     Type::Int {
@@ -894,14 +892,14 @@ impl<'m> Planner<'m> {
         let atomic_ty = match m.types().get(value_ty) {
             Type::Int { bits } => atomics::AtomicType::Int(bits),
             Type::Ptr { addrspace } => {
-                atomics::AtomicType::Int(m.data_layout().pointer(addrspace).size_bits)
+                atomics::AtomicType::Int(crate::target_layout().pointer(addrspace).size_bits)
             }
             Type::Half => atomics::AtomicType::Half,
             Type::BFloat => atomics::AtomicType::BFloat,
             Type::Float => atomics::AtomicType::Float,
             Type::Double => atomics::AtomicType::Double,
             Type::Vector { .. } => atomics::AtomicType::Vector(
-                (m.data_layout().store_size(m.types(), value_ty).unwrap_or(0) * 8) as u32,
+                (crate::target_layout().store_size(m.types(), value_ty).unwrap_or(0) * 8) as u32,
             ),
             _ => atomics::AtomicType::Int(0),
         };
