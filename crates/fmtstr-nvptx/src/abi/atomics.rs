@@ -149,3 +149,55 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
         }
     })
 }
+
+/// The `atom` instruction of a call to one of NVVM's atomic intrinsics, in `space` (`global`,
+/// `shared`, or empty for generic: the pointer operand's address space, which llc does not
+/// infer for intrinsic calls). `None` when the name is not one the planner has measured.
+///
+/// Measured with llc 19 (and LLVM's tests atomics.ll, atomics-sm60.ll, atomics-with-scope.ll):
+/// `llvm.nvvm.atomic.load.add.f32` is `atom.add.f32`, `.f64` `atom.add.f64` (sm_60),
+/// `load.inc.32`/`load.dec.32` `atom.inc.u32`/`atom.dec.u32`; the scoped
+/// `llvm.nvvm.atomic.<op>.gen.<i|f>.<cta|sys>` (sm_60) are `atom.<scope>.<op>.<type>`, with
+/// `add` on `i32` written `.s32` and on `i64` `.u64`, `max`/`min` signed, `inc`/`dec`
+/// unsigned, and `exch`, `and`, `or`, `xor`, `cas` untyped (`.bN`).
+pub fn select_intrinsic(name: &str, space: &str, config: &Config) -> Option<String> {
+    let rest = name.strip_prefix("llvm.nvvm.atomic.")?;
+    let native = |prefix: &str, op: &str, ty: &str| {
+        let space = [prefix, space]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(".");
+        Some(atom(&space, op, ty))
+    };
+    if let Some(load) = rest.strip_prefix("load.") {
+        let mut words = load.split('.');
+        let op = words.next()?;
+        let ty = words.next()?;
+        return match (op, ty) {
+            ("add", "f32") => native("", "add", "f32"),
+            ("add", "f64") if config.sm >= 60 => native("", "add", "f64"),
+            ("inc" | "dec", "32") => native("", op, "u32"),
+            _ => None,
+        };
+    }
+    // <op>.gen.<i|f>.<scope>.<type>.<pointer>
+    let words: Vec<&str> = rest.split('.').collect();
+    let [op, "gen", kind, scope, ty, ..] = words[..] else {
+        return None;
+    };
+    if config.sm < 60 || !matches!(scope, "cta" | "sys") {
+        return None;
+    }
+    let ty = match (op, kind, ty) {
+        ("add", "f", "f32" | "f64") => ty.to_string(),
+        ("add", "i", "i32") => "s32".into(),
+        ("add", "i", "i64") => "u64".into(),
+        ("max" | "min", "i", "i32" | "i64") => format!("s{}", &ty[1..]),
+        ("inc" | "dec", "i", "i32") => "u32".into(),
+        ("exch" | "and" | "or" | "xor" | "cas", "i", "i32" | "i64") => format!("b{}", &ty[1..]),
+        _ => return None,
+    };
+    native(scope, op, &ty)
+}

@@ -482,7 +482,9 @@ impl<'m> Planner<'m> {
                         )),
                     }),
                     Opcode::Call => {
-                        if let Some(call) = self.call(f, inst.id()) {
+                        if let Some(atomic) = self.intrinsic_atomic(f, inst.id()) {
+                            atomics.extend(atomic);
+                        } else if let Some(call) = self.call(f, inst.id()) {
                             calls.push(call);
                         }
                     }
@@ -857,6 +859,45 @@ impl<'m> Planner<'m> {
             envelope,
             note,
         })
+    }
+
+    /// A call to an NVVM atomic intrinsic: `None` when the call is something else, `Some(None)`
+    /// (and a finding) when the planner has no measurement for the intrinsic.
+    fn intrinsic_atomic(&mut self, f: FuncId, inst: InstId) -> Option<Option<AtomicPlan>> {
+        let m = self.m;
+        let view = m.inst(inst);
+        let call = view.as_call()?;
+        let callee = call.called_function()?;
+        let name = m.function(callee).name_str().into_owned();
+        if !name.starts_with("llvm.nvvm.atomic.") {
+            return None;
+        }
+        let pointer = call.args().next().map(|a| a.operand.ty);
+        let space = match pointer.and_then(|t| m.types().ptr_addrspace(t)) {
+            Some(1) => "global",
+            Some(3) => "shared",
+            _ => "",
+        };
+        let Some(mnemonic) = atomics::select_intrinsic(&name, space, &self.config) else {
+            self.finding(
+                f,
+                Some(inst),
+                format!("no measurement for the atomic intrinsic @{name}"),
+            );
+            return Some(None);
+        };
+        let pos = view.source_pos();
+        Some(Some(AtomicPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            operation: format!("call @{name}"),
+            value_type: m.types().display(view.ty()).to_string(),
+            space: if space.is_empty() { "generic" } else { space }.to_string(),
+            lowering: AtomicLowering::Native,
+            mnemonic: Some(mnemonic),
+            libcall: None,
+            note: None,
+        }))
     }
 
     fn atomic(&mut self, f: FuncId, kernel: bool, inst: InstId) -> Option<AtomicPlan> {
