@@ -71,6 +71,9 @@ struct Planner<'m> {
     pass_runs: bool,
     address_taken: HashSet<FuncId>,
     mentioned: HashSet<FuncId>,
+    /// Whether llc 19 expands `...` into a buffer pointer: its ExpandVariadics pass reads the
+    /// module's own `target triple` (not `-march`) and runs only for nvptx and nvptx64.
+    expands_varargs: bool,
     seq: u32,
     findings: Vec<Finding>,
 }
@@ -163,6 +166,10 @@ impl<'m> Planner<'m> {
             pass_runs,
             address_taken,
             mentioned,
+            expands_varargs: m.target_triple().is_some_and(|t| {
+                let arch = t.split('-').next().unwrap_or("");
+                arch == "nvptx" || arch == "nvptx64"
+            }),
             seq: 0,
             findings,
         }
@@ -191,10 +198,17 @@ impl<'m> Planner<'m> {
     }
 
     fn finding(&mut self, f: FuncId, inst: Option<InstId>, message: String) {
-        let pos = inst.and_then(|i| self.m.inst(i).source_pos());
+        // Without an instruction, the finding is about the function: its `define` line.
+        let (line, column) = match inst.and_then(|i| self.m.inst(i).source_pos()) {
+            Some(p) => (p.line, p.column),
+            None => match first_line(self.m, f) {
+                0 => (0, 0),
+                line => (line, 1),
+            },
+        };
         self.findings.push(Finding {
-            line: pos.map_or(0, |p| p.line),
-            column: pos.map_or(0, |p| p.column),
+            line,
+            column,
             function: self.m.function(f).name_str().into_owned(),
             message,
         });
@@ -294,6 +308,20 @@ impl<'m> Planner<'m> {
         }
     }
 
+    fn varargs_unexpanded(&mut self, f: FuncId, at: Option<InstId>) {
+        let triple = self
+            .m
+            .target_triple()
+            .map_or_else(|| "none".to_string(), |t| format!("{t:?}"));
+        self.finding(
+            f,
+            at,
+            format!(
+                "llc 19 expands `...` into a buffer pointer only when the module's target triple is nvptx or nvptx64 (here {triple}); otherwise it uses an older lowering (`<func>_vararg[]`) that the planner does not model"
+            ),
+        );
+    }
+
     fn is_scalar_int(&self, ty: TypeId) -> bool {
         matches!(self.m.types().get(ty), Type::Int { bits } if bits < 32)
     }
@@ -384,6 +412,9 @@ impl<'m> Planner<'m> {
                 row: None,
                 read_mode: ReadMode::Value,
             });
+        }
+        if vararg && emitted && !self.expands_varargs {
+            self.varargs_unexpanded(f, None);
         }
         if vararg {
             let index = param_tys.len();
@@ -759,6 +790,9 @@ impl<'m> Planner<'m> {
             });
         }
         let mut vararg_buffer = Vec::new();
+        if vararg && !self.expands_varargs {
+            self.varargs_unexpanded(f, Some(inst));
+        }
         if vararg {
             let i = params.len();
             let pname = format!("param{i}");
