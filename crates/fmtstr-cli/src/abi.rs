@@ -337,6 +337,7 @@ fn render_function(out: &mut String, file: &str, f: &FunctionPlan) {
             abi::AtomicLowering::Native => "",
             abi::AtomicLowering::CasLoop => " (compare-and-swap loop)",
             abi::AtomicLowering::Libcall => " (runtime call)",
+            abi::AtomicLowering::Local => " (local memory: an ordinary load and store)",
         };
         let _ = writeln!(
             out,

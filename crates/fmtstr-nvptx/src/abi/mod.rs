@@ -356,7 +356,8 @@ impl<'m> Planner<'m> {
         }
         .to_string();
         let line = first_line(m, f);
-        let emitted = definition || (!external_copy && self.mentioned.contains(&f));
+        let emitted = definition
+            || (!external_copy && self.mentioned.contains(&f) && !is_reflect(m, f));
 
         // Parameters.
         let (_, param_tys, vararg) = m
@@ -692,7 +693,7 @@ impl<'m> Planner<'m> {
             .called_function()
             .filter(|&c| m.function(c).function_type() == fn_ty);
         if let Some(c) = direct {
-            if m.function(c).name_str().starts_with("llvm.") {
+            if m.function(c).name_str().starts_with("llvm.") || is_reflect(m, c) {
                 return None;
             }
             if header_words(m, c)
@@ -870,9 +871,20 @@ impl<'m> Planner<'m> {
                 kind: CalleeKind::Indirect,
                 name: None,
                 prototype: Some(format!(
-                    "prototype_{seq} : .callprototype {proto_ret}{}_ ({});",
+                    "prototype_{seq} : .callprototype {proto_ret}{}_ ({}){};",
                     if ret == TypeId::VOID { "" } else { " " },
-                    proto_params.join(", ")
+                    proto_params.join(", "),
+                    // shouldEmitPTXNoReturn: a `noreturn` call returning void (PTX 6.4).
+                    if ret == TypeId::VOID
+                        && self.config.ptx_version() >= 64
+                        && call_fn_attrs(m, call.fn_attrs_text())
+                            .split_whitespace()
+                            .any(|w| w == "noreturn")
+                    {
+                        " .noreturn"
+                    } else {
+                        ""
+                    }
                 )),
             },
         };
@@ -955,6 +967,26 @@ impl<'m> Planner<'m> {
             0 => "",
             1 => "global",
             3 => "shared",
+            5 => {
+                // NVPTXAtomicLower: an atomic on local memory (private to the thread) becomes
+                // an ordinary load, operation and store.
+                let pos = view.source_pos();
+                return Some(AtomicPlan {
+                    line: pos.map_or(0, |p| p.line),
+                    column: pos.map_or(0, |p| p.column),
+                    operation: if operation == "cmpxchg" {
+                        operation
+                    } else {
+                        format!("atomicrmw {operation}")
+                    },
+                    value_type: m.types().display(value_ty).to_string(),
+                    space: "local".into(),
+                    lowering: AtomicLowering::Local,
+                    mnemonic: None,
+                    libcall: None,
+                    note: None,
+                });
+            }
             other => {
                 self.finding(
                     f,
@@ -1028,12 +1060,27 @@ fn reverse_post_order(m: &Module, f: FuncId) -> Vec<BlockId> {
         m.block(b)
             .terminator()
             .map(|t| {
-                t.operands()
+                let targets: Vec<BlockId> = t
+                    .operands()
                     .filter_map(|op| match op.value {
                         Value::Block(s) => Some(s),
                         _ => None,
                     })
-                    .collect()
+                    .collect();
+                // `br i1 true, ...`: llc folds a branch on a constant before selection, and
+                // the block it no longer reaches is gone.
+                let constant = match t.operand(0) {
+                    Some(Operand {
+                        value: Value::Const(c),
+                        ..
+                    }) if t.opcode() == Opcode::Br && targets.len() == 2 => m.int_value(c),
+                    _ => None,
+                };
+                match constant {
+                    Some(0) => vec![targets[1]],
+                    Some(_) => vec![targets[0]],
+                    None => targets,
+                }
             })
             .unwrap_or_default()
     };
@@ -1056,6 +1103,33 @@ fn reverse_post_order(m: &Module, f: FuncId) -> Vec<BlockId> {
     }
     post.reverse();
     post
+}
+
+/// `__nvvm_reflect` and `__nvvm_reflect_ocl`: llc's NVVMReflect pass replaces their calls with
+/// constants before selection, so neither the calls nor a declaration reach the PTX.
+fn is_reflect(m: &Module, f: FuncId) -> bool {
+    let func = m.function(f);
+    func.is_declaration() && matches!(&*func.name_str(), "__nvvm_reflect" | "__nvvm_reflect_ocl")
+}
+
+/// The text of a call's function attributes with attribute groups (`#0`) resolved.
+fn call_fn_attrs(m: &Module, attrs: &[u8]) -> String {
+    let attrs = String::from_utf8_lossy(attrs);
+    let source = String::from_utf8_lossy(m.source());
+    let mut out = String::new();
+    for word in attrs.split_whitespace() {
+        out.push_str(word);
+        out.push(' ');
+        if word.starts_with('#') {
+            let header = format!("attributes {word} = {{");
+            if let Some(start) = source.find(&header) {
+                let rest = &source[start + header.len()..];
+                out.push_str(&rest[..rest.find('}').unwrap_or(rest.len())]);
+                out.push(' ');
+            }
+        }
+    }
+    out
 }
 
 /// `promoteScalarArgumentSize`.

@@ -287,6 +287,8 @@ pub enum AtomicLowering {
     CasLoop,
     /// A call to a runtime function.
     Libcall,
+    /// On local memory: an ordinary load, operation and store (no atomic instruction).
+    Local,
 }
 
 /// One `atomicrmw` or `cmpxchg`.
@@ -300,7 +302,7 @@ pub struct AtomicPlan {
     pub operation: String,
     /// The value type.
     pub value_type: String,
-    /// `global`, `shared` or `generic`.
+    /// `global`, `shared`, `local` or `generic`.
     pub space: String,
     /// How llc lowers it.
     pub lowering: AtomicLowering,
