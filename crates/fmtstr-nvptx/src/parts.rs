@@ -113,6 +113,16 @@ fn scalar_mvt(m: &Module, ty: TypeId) -> Result<Mvt, Unsupported> {
 
 /// `ComputePTXValueVTs`: the parts of `ty` placed at `start`.
 pub fn value_parts(m: &Module, ty: TypeId, start: u64) -> Result<Vec<Part>, Unsupported> {
+    // A scalar integer of a width PTX lacks (`i2`, `i19`, `i48`) is one part of that width;
+    // inside an aggregate or a vector the planner has no measurement for it.
+    if let Type::Int { bits } = m.types().get(ty) {
+        if bits <= 64 && !matches!(bits, 1 | 8 | 16 | 32 | 64) {
+            return Ok(vec![Part {
+                offset: start,
+                mvt: Mvt::Int(bits),
+            }]);
+        }
+    }
     let mut out = Vec::new();
     ptx_parts(m, ty, start, &mut out, 0)?;
     Ok(out)
@@ -340,11 +350,45 @@ fn pieces(out: &mut Vec<Access>, part: Part, size: u64) {
     }
 }
 
+/// The accesses of an integer of a width PTX lacks. Stored (an argument, a return value) it
+/// moves widened to 32 or 64 bits. Loaded, LLVM's legalizer first rounds the width up to whole
+/// bytes (`i19` to `i24`) and then splits a width that is not a power of two into a power of
+/// two and the rest, lowest bytes first: `i24` is `u16` at 0 and `u8` at 2, `i48` `u32` and
+/// `u16`, `i56` `u32`, `u16`, `u8` (measured with llc 19).
+fn odd_width_accesses(out: &mut Vec<Access>, offset: u64, bits: u32, widen: u32, site: Site) {
+    if !matches!(site, Site::Formal { .. }) {
+        out.push(Access {
+            offset,
+            bits: widen.max(bits.next_power_of_two()).max(8),
+            arity: 1,
+        });
+        return;
+    }
+    let mut bytes = u64::from(bits.div_ceil(8));
+    let mut at = offset;
+    while bytes > 0 {
+        let piece = 1u64 << (63 - bytes.leading_zeros());
+        out.push(Access {
+            offset: at,
+            bits: (piece * 8) as u32,
+            arity: 1,
+        });
+        at += piece;
+        bytes -= piece;
+    }
+}
+
 /// [`accesses`] at a given [`Site`].
 pub fn accesses_at(parts: &[Part], param_align: u64, widen: u32, site: Site) -> Vec<Access> {
     let mut out = Vec::new();
     for (start, n) in vectorize(parts, param_align) {
         let part = parts[start];
+        if let Mvt::Int(bits) = part.mvt {
+            if !matches!(bits, 1 | 8 | 16 | 32 | 64) {
+                odd_width_accesses(&mut out, part.offset, bits, widen, site);
+                continue;
+            }
+        }
         if site == (Site::Formal { packed: true }) {
             // A packed struct parameter is read as if aligned to 1: byte by byte.
             for p in &parts[start..start + n] {

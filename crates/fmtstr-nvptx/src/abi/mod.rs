@@ -322,8 +322,15 @@ impl<'m> Planner<'m> {
         );
     }
 
-    fn is_scalar_int(&self, ty: TypeId) -> bool {
-        matches!(self.m.types().get(ty), Type::Int { bits } if bits < 32)
+    /// The width a scalar integer argument or return value moves as: narrower than 32 bits,
+    /// 32; an odd width up to 64 (`i33`, `i48`), 64 (`promoteScalarArgumentSize`); 0 when it
+    /// is not widened.
+    fn scalar_int_widening(&self, ty: TypeId) -> u32 {
+        match self.m.types().get(ty) {
+            Type::Int { bits } if bits < 32 => 32,
+            Type::Int { bits } if bits < 64 && bits != 32 => 64,
+            _ => 0,
+        }
     }
 
     fn function(&mut self, f: FuncId) -> FunctionPlan {
@@ -474,7 +481,7 @@ impl<'m> Planner<'m> {
                 )
             }
         };
-        let widen_ret = if self.is_scalar_int(ret) { 32 } else { 0 };
+        let widen_ret = self.scalar_int_widening(ret);
         // LowerReturn checks scalar parts of aggregates against the type's ABI alignment.
         let ret_check_align = if matches!(m.types().get(ret), Type::Struct(_) | Type::Array { .. })
         {
@@ -779,7 +786,7 @@ impl<'m> Planner<'m> {
             };
             proto_params.push(proto);
             self.check_store(f, Some(inst), &parts, align, "passing");
-            let widen = if self.is_scalar_int(ty) { 32 } else { 0 };
+            let widen = self.scalar_int_widening(ty);
             args.push(ArgPlan {
                 index: i,
                 name: pname,
@@ -837,7 +844,7 @@ impl<'m> Planner<'m> {
             // llc writes `()_ (` for void and `(.param .b32 _) _ (` otherwise.
         } else {
             let parts = self.parts(f, Some(inst), ret);
-            let widen = if self.is_scalar_int(ret) { 32 } else { 0 };
+            let widen = self.scalar_int_widening(ret);
             if self.should_pass_as_array(ret) {
                 let align = match direct {
                     Some(c) => self.optimized_align(Some(c), ret),
