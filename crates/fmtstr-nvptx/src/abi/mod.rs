@@ -74,6 +74,10 @@ struct Planner<'m> {
     /// Whether llc 19 expands `...` into a buffer pointer: its ExpandVariadics pass reads the
     /// module's own `target triple` (not `-march`) and runs only for nvptx and nvptx64.
     expands_varargs: bool,
+    /// Whether the module's triple names OpenCL's driver interface (`nvptx-unknown-nvcl`):
+    /// llc then writes no linkage directives (`.visible`, `.extern`, `.weak`) and describes
+    /// kernel pointer parameters with `.ptr` and their alignment.
+    nvcl: bool,
     seq: u32,
     findings: Vec<Finding>,
 }
@@ -170,6 +174,9 @@ impl<'m> Planner<'m> {
                 let arch = t.split('-').next().unwrap_or("");
                 arch == "nvptx" || arch == "nvptx64"
             }),
+            nvcl: m
+                .target_triple()
+                .is_some_and(|t| t.split('-').nth(2).is_some_and(|os| os.starts_with("nvcl"))),
             seq: 0,
             findings,
         }
@@ -362,6 +369,15 @@ impl<'m> Planner<'m> {
             ".visible .func"
         }
         .to_string();
+        let directive = if self.nvcl {
+            directive
+                .split_whitespace()
+                .filter(|w| !matches!(*w, ".visible" | ".extern" | ".weak"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            directive
+        };
         let line = first_line(m, f);
         let emitted = definition
             || (!external_copy && self.mentioned.contains(&f) && !is_reflect(m, f));
@@ -382,6 +398,30 @@ impl<'m> Planner<'m> {
                 params.push(self.byval_param(f, index, &pname, ety, attrs, kernel, ir_type));
                 continue;
             }
+            if kernel {
+                if let Some(handle) = self.annotations.handle(f, index) {
+                    if !self.nvcl {
+                        self.finding(
+                            f,
+                            None,
+                            format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
+                        );
+                    }
+                    params.push(ParamPlan {
+                        index,
+                        name: pname.clone(),
+                        ir_type,
+                        byval: None,
+                        vararg_buffer: false,
+                        declaration: format!(".param .{} {pname}", handle.ptx_type()),
+                        reads: None,
+                        parts: Vec::new(),
+                        row: None,
+                        read_mode: ReadMode::Value,
+                    });
+                    continue;
+                }
+            }
             let parts = self.parts(f, None, ty);
             let (declaration, align) = if self.should_pass_as_array(ty) {
                 let align = self.optimized_align(Some(f), ty);
@@ -391,7 +431,19 @@ impl<'m> Planner<'m> {
                 )
             } else if kernel {
                 let t = self.kernel_scalar(ty).unwrap_or_else(|| "b0".into());
-                (format!(".param .{t} {pname}"), self.abi_align(ty))
+                let pointer = match m.types().get(ty) {
+                    Type::Ptr { addrspace } if self.nvcl => {
+                        let space = match addrspace {
+                            1 => ".global ",
+                            3 => ".shared ",
+                            4 => ".const ",
+                            _ => "",
+                        };
+                        format!(".ptr {space}.align {} ", param_align_attr(attrs).unwrap_or(1))
+                    }
+                    _ => String::new(),
+                };
+                (format!(".param .{t} {pointer}{pname}"), self.abi_align(ty))
             } else {
                 let bits = self.scalar_bits(ty).unwrap_or(0);
                 (format!(".param .b{bits} {pname}"), self.abi_align(ty))
