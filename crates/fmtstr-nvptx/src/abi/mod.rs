@@ -315,6 +315,94 @@ impl<'m> Planner<'m> {
         }
     }
 
+    /// The accesses that store a value of `ty` given by `value`, less those llc drops: a
+    /// `st.param` whose every value is undef or poison is removed (NVPTX's store-param
+    /// combine), so parts left undef (`{ [5 x i32] }` with one field inserted) store nothing.
+    fn defined_accesses(
+        &self,
+        value: Option<Operand>,
+        ty: TypeId,
+        list: &[Part],
+        accesses: Vec<parts::Access>,
+    ) -> Vec<parts::Access> {
+        let Some(mask) = value.and_then(|v| self.defined_parts(v, ty, 0)) else {
+            return accesses;
+        };
+        if mask.len() != list.len() {
+            return accesses;
+        }
+        accesses
+            .into_iter()
+            .filter(|a| {
+                let end = a.offset + u64::from(a.bits / 8).max(1) * u64::from(a.arity);
+                list.iter().zip(&mask).any(|(p, &defined)| {
+                    defined && p.offset < end && a.offset < p.offset + p.mvt.store_size()
+                })
+            })
+            .collect()
+    }
+
+    fn part_count(&self, ty: TypeId) -> Option<usize> {
+        parts::value_parts(self.m, ty, 0).ok().map(|p| p.len())
+    }
+
+    /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
+    /// through constant aggregates and `insertvalue` chains; `None` when unknown.
+    fn defined_parts(&self, value: Operand, ty: TypeId, depth: u32) -> Option<Vec<bool>> {
+        let m = self.m;
+        let count = self.part_count(ty)?;
+        if depth > 64 {
+            return None;
+        }
+        match value.value {
+            Value::Const(c) => match m.constant(c) {
+                Constant::Undef | Constant::Poison => Some(vec![false; count]),
+                Constant::Struct(ops) | Constant::Array(ops) => {
+                    let fields: Vec<TypeId> = match m.types().get(ty) {
+                        Type::Struct(s) => s.fields.to_vec(),
+                        Type::Array { len, elem } => vec![elem; len as usize],
+                        _ => return None,
+                    };
+                    if fields.len() != ops.len() {
+                        return None;
+                    }
+                    let mut out = Vec::with_capacity(count);
+                    for (op, field) in ops.iter().zip(fields) {
+                        out.extend(self.defined_parts(*op, field, depth + 1)?);
+                    }
+                    Some(out)
+                }
+                _ => Some(vec![true; count]),
+            },
+            Value::Inst(i) if m.inst(i).opcode() == Opcode::InsertValue => {
+                let inst = m.inst(i);
+                let mut mask = self.defined_parts(inst.operand(0)?, ty, depth + 1)?;
+                let mut start = 0usize;
+                let mut sub = ty;
+                for &index in inst.indices() {
+                    match m.types().get(sub) {
+                        Type::Struct(s) => {
+                            for &field in s.fields.get(..index as usize)? {
+                                start += self.part_count(field)?;
+                            }
+                            sub = *s.fields.get(index as usize)?;
+                        }
+                        Type::Array { elem, .. } => {
+                            start += self.part_count(elem)? * index as usize;
+                            sub = elem;
+                        }
+                        _ => return None,
+                    }
+                }
+                let inserted = self.defined_parts(inst.operand(1)?, sub, depth + 1)?;
+                mask.get_mut(start..start + inserted.len())?
+                    .copy_from_slice(&inserted);
+                Some(mask)
+            }
+            _ => Some(vec![true; count]),
+        }
+    }
+
     fn varargs_unexpanded(&mut self, f: FuncId, at: Option<InstId>) {
         let triple = self
             .m
@@ -563,13 +651,18 @@ impl<'m> Planner<'m> {
                 match inst.opcode() {
                     Opcode::Ret if ret != TypeId::VOID => returns.push(ReturnPlan {
                         line: inst.source_pos().map_or(0, |p| p.line),
-                        stores: access_plans(parts::accesses_at(
+                        stores: access_plans(self.defined_accesses(
+                            inst.operand(0),
+                            ret,
                             &return_parts,
-                            ret_align,
-                            widen_ret,
-                            parts::Site::Return {
-                                type_align: ret_check_align,
-                            },
+                            parts::accesses_at(
+                                &return_parts,
+                                ret_align,
+                                widen_ret,
+                                parts::Site::Return {
+                                    type_align: ret_check_align,
+                                },
+                            ),
                         )),
                     }),
                     Opcode::Call => {
@@ -845,7 +938,12 @@ impl<'m> Planner<'m> {
                 declaration,
                 byval: false,
                 row,
-                stores: access_plans(parts::accesses(&parts, align, widen)),
+                stores: access_plans(self.defined_accesses(
+                    Some(arg.operand),
+                    ty,
+                    &parts,
+                    parts::accesses(&parts, align, widen),
+                )),
                 parts: part_plans(&parts),
             });
         }
