@@ -342,6 +342,20 @@ impl<'m> Planner<'m> {
             .collect()
     }
 
+    /// A parameter's `alignstack(N)`, which NVPTX reads as the parameter's alignment.
+    fn stack_align(&self, attrs: &[Attr]) -> Option<u64> {
+        attrs.iter().find_map(|a| match a {
+            Attr::Other(text) => std::str::from_utf8(self.m.text(*text))
+                .ok()?
+                .strip_prefix("alignstack(")?
+                .strip_suffix(')')?
+                .trim()
+                .parse()
+                .ok(),
+            _ => None,
+        })
+    }
+
     fn part_count(&self, ty: TypeId) -> Option<usize> {
         parts::value_parts(self.m, ty, 0).ok().map(|p| p.len())
     }
@@ -512,7 +526,9 @@ impl<'m> Planner<'m> {
             }
             let parts = self.parts(f, None, ty);
             let (declaration, align) = if self.should_pass_as_array(ty) {
-                let align = self.optimized_align(Some(f), ty);
+                let align = self
+                    .optimized_align(Some(f), ty)
+                    .max(self.stack_align(attrs).unwrap_or(1));
                 (
                     format!(".param .align {align} .b8 {pname}[{}]", self.alloc_size(ty)),
                     align,
@@ -911,8 +927,13 @@ impl<'m> Planner<'m> {
             let ty = arg.operand.ty;
             let parts = self.parts(f, Some(inst), ty);
             let (declaration, proto, align) = if self.should_pass_as_array(ty) {
+                // getArgumentAlignment: the callee's `alignstack(N)` when it has one.
                 let align = match direct {
-                    Some(c) => self.optimized_align(Some(c), ty),
+                    Some(c) => m
+                        .function(c)
+                        .param(i)
+                        .and_then(|p| self.stack_align(p.attrs()))
+                        .unwrap_or_else(|| self.optimized_align(Some(c), ty)),
                     None => self.abi_align(ty),
                 };
                 let size = self.alloc_size(ty);
