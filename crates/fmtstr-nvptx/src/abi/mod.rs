@@ -31,6 +31,7 @@
 
 pub mod atomics;
 pub mod model;
+mod symbols;
 
 use std::collections::{HashMap, HashSet};
 
@@ -43,6 +44,7 @@ pub use model::*;
 use crate::annotations::Annotations;
 use crate::parts::{self, Part};
 use crate::struct_args::{self, ByvalParam};
+use symbols::Symbols;
 use crate::Config;
 
 /// Seed 003's `NVPTXISD` numbers for the envelope nodes it names.
@@ -71,6 +73,8 @@ struct Planner<'m> {
     pass_runs: bool,
     address_taken: HashSet<FuncId>,
     mentioned: HashSet<FuncId>,
+    /// The PTX names of functions and aliases.
+    symbols: Symbols,
     /// Whether llc 19 expands `...` into a buffer pointer: its ExpandVariadics pass reads the
     /// module's own `target triple` (not `-march`) and runs only for nvptx and nvptx64.
     expands_varargs: bool,
@@ -96,20 +100,10 @@ fn access_plans(list: Vec<parts::Access>) -> Vec<AccessPlan> {
     list.into_iter().map(AccessPlan::from).collect()
 }
 
-/// `NVPTXAssignValidGlobalNames`: local symbols lose characters PTX does not allow.
-fn ptx_symbol(name: &str, local: bool) -> String {
-    if !local {
-        return name.to_string();
-    }
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '$' {
-            out.push(c);
-        } else {
-            out.push_str("_$_");
-        }
-    }
-    out
+fn local_linkage(m: &Module, f: FuncId) -> bool {
+    header_words(m, f)
+        .iter()
+        .any(|w| w == "internal" || w == "private")
 }
 
 fn header_words(m: &Module, f: FuncId) -> Vec<String> {
@@ -162,7 +156,9 @@ impl<'m> Planner<'m> {
             .map(|p| ((p.func, p.index), p))
             .collect();
         let (mentioned, address_taken) = function_uses(m);
+        let symbols = Symbols::new(m, |f| local_linkage(m, f), &mentioned);
         Planner {
+            symbols,
             m,
             config: *config,
             annotations,
@@ -222,9 +218,11 @@ impl<'m> Planner<'m> {
     }
 
     fn is_local(&self, f: FuncId) -> bool {
-        header_words(self.m, f)
-            .iter()
-            .any(|w| w == "internal" || w == "private")
+        local_linkage(self.m, f)
+    }
+
+    fn ptx_name(&self, f: FuncId) -> String {
+        self.symbols.name(self.m, self.m.function(f).global().id())
     }
 
     fn abi_align(&self, ty: TypeId) -> u64 {
@@ -447,7 +445,14 @@ impl<'m> Planner<'m> {
         let func = m.function(f);
         let name = func.name_str().into_owned();
         let local = self.is_local(f);
-        let ptx_name = ptx_symbol(&name, local);
+        let ptx_name = self.ptx_name(f);
+        if self.symbols.unsure.contains(&f) {
+            self.finding(
+                f,
+                None,
+                "llc names unnamed globals __unnamed_N in the order its printer first writes them, which the planner cannot be sure of in this module".into(),
+            );
+        }
         let kernel = self.annotations.is_kernel(m, f);
         let words = header_words(m, f);
         // llc compiles no body for `available_externally` and declares nothing for it.
@@ -1037,14 +1042,11 @@ impl<'m> Planner<'m> {
             }
         };
         let callee = match direct {
-            Some(c) => {
-                let local = self.is_local(c);
-                CalleePlan {
-                    kind: CalleeKind::Direct,
-                    name: Some(ptx_symbol(&m.function(c).name_str(), local)),
-                    prototype: None,
-                }
-            }
+            Some(c) => CalleePlan {
+                kind: CalleeKind::Direct,
+                name: Some(self.ptx_name(c)),
+                prototype: None,
+            },
             None => CalleePlan {
                 kind: CalleeKind::Indirect,
                 name: None,
