@@ -36,7 +36,7 @@ mod symbols;
 use std::collections::{HashMap, HashSet};
 
 use fmtstr_ir::{
-    Attr, BlockId, CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value,
+    Attr, BlockId, CallArg, Constant, FuncId, GlobalKind, InstId, Module, Opcode, Operand, Type, TypeId, Value,
 };
 
 pub use model::*;
@@ -188,6 +188,7 @@ impl<'m> Planner<'m> {
             }
             functions.push(self.function(func.id()));
         }
+        self.aliases(&mut functions);
         Plan {
             file: m.file_name().to_string(),
             config: ConfigEcho {
@@ -197,6 +198,48 @@ impl<'m> Planner<'m> {
             },
             functions,
             findings: self.findings,
+        }
+    }
+
+    /// Aliases of functions: llc declares each with the aliasee's directive, return value and
+    /// parameters (named after the aliasee: `foo_param_0`), then `.alias b, a;`.
+    fn aliases(&mut self, functions: &mut Vec<FunctionPlan>) {
+        let m = self.m;
+        for global in m.globals() {
+            if global.kind() != GlobalKind::Alias {
+                continue;
+            }
+            let Some(target) = m
+                .resolve_global(global.operand())
+                .filter(|r| r.offset == 0)
+                .and_then(|r| m.global(r.global).as_function())
+            else {
+                continue;
+            };
+            let name = global.name_str().into_owned();
+            let Some(plan) = functions.iter().find(|p| p.name == *m.function(target).name_str())
+            else {
+                continue;
+            };
+            let mut alias = plan.clone();
+            if alias.kind == FunctionKind::Kernel {
+                self.finding(
+                    target,
+                    None,
+                    format!("@{name} aliases a kernel, whose alias declaration the planner has not measured"),
+                );
+            }
+            alias.ptx_name = self.symbols.name(m, global.id());
+            alias.name = name;
+            alias.definition = false;
+            alias.emitted = true;
+            alias.returns.clear();
+            alias.calls.clear();
+            alias.atomics.clear();
+            for p in &mut alias.params {
+                p.reads = None;
+            }
+            functions.push(alias);
         }
     }
 
@@ -898,7 +941,15 @@ impl<'m> Planner<'m> {
         let seq = self.seq;
         self.seq += 1;
         let pos = view.source_pos();
-        let row = if direct.is_some() {
+        // A call to an alias is a direct `call.uni` of the alias's symbol; everything else
+        // about it llc decides as for an indirect call (getCalledFunction sees no function).
+        let alias_callee = match callee_op.value {
+            Value::Global(g) if m.global(g).kind() == GlobalKind::Alias => {
+                Some(self.symbols.name(m, g))
+            }
+            _ => None,
+        };
+        let row = if direct.is_some() || alias_callee.is_some() {
             Row::Direct
         } else {
             Row::Indirect
@@ -1041,13 +1092,18 @@ impl<'m> Planner<'m> {
                 )
             }
         };
-        let callee = match direct {
-            Some(c) => CalleePlan {
+        let callee = match (direct, alias_callee) {
+            (Some(c), _) => CalleePlan {
                 kind: CalleeKind::Direct,
                 name: Some(self.ptx_name(c)),
                 prototype: None,
             },
-            None => CalleePlan {
+            (None, Some(alias)) => CalleePlan {
+                kind: CalleeKind::Direct,
+                name: Some(alias),
+                prototype: None,
+            },
+            (None, None) => CalleePlan {
                 kind: CalleeKind::Indirect,
                 name: None,
                 prototype: Some(format!(
