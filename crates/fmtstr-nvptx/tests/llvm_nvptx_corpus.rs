@@ -14,8 +14,9 @@
 //!
 //! llc's PTX is cached under `target/llvm-nvptx-ptx/`, one file per llc input, named by a
 //! hash of the input, the SM and the llc binary, so a warm run only plans and compares.
-//! `FMTSTR_CORPUS_FILTER=substring` limits the run to matching file names and
-//! `FMTSTR_CORPUS_VERBOSE=1` prints every difference and finding.
+//! `FMTSTR_CORPUS_FILTER=substring` limits the run to matching file names,
+//! `FMTSTR_CORPUS_VERBOSE=1` prints every difference, and `FMTSTR_CORPUS_DIR` reads the
+//! modules from another directory (to try a change to one of them).
 
 mod common;
 
@@ -128,7 +129,9 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
     let Some(source) = require_llvm_source() else {
         return;
     };
-    let dir = source.join("llvm/test/CodeGen/NVPTX");
+    let dir = std::env::var_os("FMTSTR_CORPUS_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| source.join("llvm/test/CodeGen/NVPTX"));
     let filter = std::env::var("FMTSTR_CORPUS_FILTER").unwrap_or_default();
     let verbose = std::env::var_os("FMTSTR_CORPUS_VERBOSE").is_some();
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
@@ -143,7 +146,7 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
         "no module matches {filter:?}"
     );
     assert!(
-        !filter.is_empty() || files.len() > 200,
+        !filter.is_empty() || std::env::var_os("FMTSTR_CORPUS_DIR").is_some() || files.len() > 200,
         "{} holds only {} modules",
         dir.display(),
         files.len()

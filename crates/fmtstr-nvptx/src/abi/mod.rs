@@ -705,6 +705,7 @@ impl<'m> Planner<'m> {
         let mut returns = Vec::new();
         let mut calls = Vec::new();
         let mut atomics = Vec::new();
+        let mut expanded_copy = None;
         if definition {
             // Instruction selection numbers call sequences block by block in reverse post
             // order; unreachable blocks are gone by then.
@@ -730,6 +731,9 @@ impl<'m> Planner<'m> {
                         )),
                     }),
                     Opcode::Call => {
+                        if expanded_copy.is_none() && self.expands_into_loop(inst.id()) {
+                            expanded_copy = Some(inst.id());
+                        }
                         if let Some(atomic) = self.intrinsic_atomic(f, inst.id()) {
                             atomics.extend(atomic);
                         } else if let Some(call) = self.call(f, inst.id()) {
@@ -754,6 +758,13 @@ impl<'m> Planner<'m> {
             }
         }
 
+        if let (Some(at), false) = (expanded_copy, calls.is_empty()) {
+            self.finding(
+                f,
+                Some(at),
+                "llc expands this memory intrinsic into a loop before selection (NVPTXLowerAggrCopies: a length that is not a constant below 128), which can change the order in which it numbers the call sequences of this function".into(),
+            );
+        }
         FunctionPlan {
             name,
             ptx_name,
@@ -1141,6 +1152,29 @@ impl<'m> Planner<'m> {
             envelope,
             note,
         })
+    }
+
+    /// Whether `inst` calls `llvm.memcpy`, `llvm.memmove` or `llvm.memset` with a length
+    /// that NVPTXLowerAggrCopies turns into a loop: not a constant, or at least 128.
+    fn expands_into_loop(&self, inst: InstId) -> bool {
+        let m = self.m;
+        let Some(call) = m.inst(inst).as_call() else {
+            return false;
+        };
+        let Some(callee) = call.called_function() else {
+            return false;
+        };
+        let name = m.function(callee).name_str();
+        if !["llvm.memcpy.", "llvm.memmove.", "llvm.memset."]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
+            return false;
+        }
+        match call.args().nth(2).map(|a| a.operand.value) {
+            Some(Value::Const(c)) => m.int_value(c).is_none_or(|n| n >= 128),
+            _ => true,
+        }
     }
 
     /// A call to an NVVM atomic intrinsic: `None` when the call is something else, `Some(None)`
