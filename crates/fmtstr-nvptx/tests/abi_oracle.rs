@@ -110,3 +110,69 @@ fn without_opt_byval_the_plan_describes_the_unlowered_module() {
     assert!(copies > 0, "no escaping byval parameter was generated");
     assert!(counts.functions + counts.calls >= 100, "{counts:?}");
 }
+
+/// Plans `text` and compiles it with llc 19 (after the struct-args pass); returns the plan
+/// and the differences between it and llc's PTX.
+fn plan_and_check(llc: &std::path::Path, name: &str, text: &str) -> (abi::Plan, Vec<String>) {
+    let config = Config::default();
+    let module = Module::parse(name, text).unwrap_or_else(|e| panic!("{e}"));
+    let plan = abi::plan(&module, &config);
+    let mut lowered = module.clone();
+    struct_args::run(&mut lowered, &config).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let out = common::llc(llc, &lowered.print(), config.sm)
+        .unwrap_or_else(|e| panic!("{name}: llc failed:\n{e}"));
+    let mut counts = common::Counts::default();
+    let differences = common::compare(&plan, &ptx::read(&out), &mut counts);
+    (plan, differences)
+}
+
+/// Linkage decides the directive: weak and linkonce kernels (OpenMP's weak_odr offload
+/// kernels) are `.weak .entry`, local ones have no linkage directive, extern_weak
+/// declarations are `.weak .func`.
+#[test]
+fn linkage_directives_are_llcs() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = r#"target triple = "nvptx64-nvidia-cuda"
+define weak_odr ptx_kernel void @weak_odr_kernel() { ret void }
+define linkonce_odr ptx_kernel void @linkonce_kernel() { ret void }
+define internal ptx_kernel void @internal_kernel() { ret void }
+define weak_odr void @weak_function() { ret void }
+define private void @private_function() { ret void }
+define ptx_kernel void @user() {
+  call void @weak_function()
+  call void @private_function()
+  call void @external()
+  call void @external_weak()
+  ret void
+}
+declare void @external()
+declare extern_weak void @external_weak()
+"#;
+    let (plan, differences) = plan_and_check(&llc, "linkage.ll", text);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(plan.findings.is_empty(), "{:#?}", plan.findings);
+    let directive = |name: &str| {
+        plan.functions
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.directive.as_str())
+    };
+    assert_eq!(directive("weak_odr_kernel"), Some(".weak .entry"));
+    assert_eq!(directive("internal_kernel"), Some(".entry"));
+    assert_eq!(directive("external_weak"), Some(".weak .func"));
+}
+
+/// A module with only globals compiles to PTX without functions: the plan is empty, and it
+/// agrees.
+#[test]
+fn a_module_of_globals_has_an_empty_plan() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = "target triple = \"nvptx64-nvidia-cuda\"\n@counter = addrspace(1) global i32 0\n@table = internal addrspace(4) constant [2 x i64] [i64 1, i64 2]\n";
+    let (plan, differences) = plan_and_check(&llc, "globals.ll", text);
+    assert!(plan.functions.is_empty() && plan.findings.is_empty());
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}

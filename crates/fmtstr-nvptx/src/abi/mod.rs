@@ -507,18 +507,23 @@ impl<'m> Planner<'m> {
                 "weak" | "weak_odr" | "linkonce" | "linkonce_odr" | "common"
             )
         });
+        // emitLinkageDirective (measured): local symbols have none, weak and linkonce ones
+        // (kernels too: OpenMP's weak_odr kernels) `.weak`, the rest `.visible`; a declaration
+        // is `.extern`, or `.weak` for extern_weak.
+        let kind = if kernel { ".entry" } else { ".func" };
         let directive = if !definition {
-            ".extern .func"
-        } else if kernel {
-            ".visible .entry"
+            if words.iter().any(|w| w == "extern_weak") {
+                ".weak .func".to_string()
+            } else {
+                ".extern .func".to_string()
+            }
         } else if local {
-            ".func"
+            kind.to_string()
         } else if weak {
-            ".weak .func"
+            format!(".weak {kind}")
         } else {
-            ".visible .func"
-        }
-        .to_string();
+            format!(".visible {kind}")
+        };
         let directive = if self.nvcl {
             directive
                 .split_whitespace()

@@ -69,7 +69,8 @@ pub struct FunctionPlan {
     pub emitted: bool,
     /// The line of `define`/`declare`.
     pub line: u32,
-    /// `.visible .entry`, `.visible .func`, `.func` or `.extern .func`.
+    /// `.visible .entry`, `.weak .entry`, `.entry` (local, or OpenCL), `.visible .func`, `.weak .func`,
+    /// `.func` or `.extern .func`.
     pub directive: String,
     /// The return value's declaration (`.param .b32 func_retval0`), none for `void`.
     pub return_declaration: Option<String>,
