@@ -921,10 +921,13 @@ impl<'m> Planner<'m> {
             }
         }
         let fn_ty = call.function_type();
-        let direct = call
-            .called_function()
-            .filter(|&c| m.function(c).function_type() == fn_ty);
-        if let Some(c) = direct {
+        // The function called, whatever the call's type. A call whose type differs from its
+        // callee's is still a direct `call.uni` of that symbol, moving the call's own types,
+        // with argument alignments from the callee (getMaybeBitcastedCallee); only what
+        // getCalledFunction decides (byval alignment) sees no function.
+        let target = call.called_function();
+        let direct = target.filter(|&c| m.function(c).function_type() == fn_ty);
+        if let Some(c) = target {
             if m.function(c).name_str().starts_with("llvm.") || is_reflect(m, c) {
                 return None;
             }
@@ -942,13 +945,6 @@ impl<'m> Planner<'m> {
                 );
             }
         }
-        if direct.is_none() && call.called_function().is_some() {
-            self.finding(
-                f,
-                Some(inst),
-                "the call's type differs from the callee's; planned as an indirect call".into(),
-            );
-        }
         let (ret, params, vararg) = m
             .types()
             .function_parts(fn_ty)
@@ -965,7 +961,7 @@ impl<'m> Planner<'m> {
             }
             _ => None,
         };
-        let row = if direct.is_some() || alias_callee.is_some() {
+        let row = if target.is_some() || alias_callee.is_some() {
             Row::Direct
         } else {
             Row::Indirect
@@ -1000,7 +996,7 @@ impl<'m> Planner<'m> {
             let parts = self.parts(f, Some(inst), ty);
             let (declaration, proto, align) = if self.should_pass_as_array(ty) {
                 // getArgumentAlignment: the callee's `alignstack(N)` when it has one.
-                let align = match direct {
+                let align = match target {
                     Some(c) => m
                         .function(c)
                         .param(i)
@@ -1089,7 +1085,7 @@ impl<'m> Planner<'m> {
             let parts = self.parts(f, Some(inst), ret);
             let widen = self.scalar_int_widening(ret);
             if self.should_pass_as_array(ret) {
-                let align = match direct {
+                let align = match target {
                     Some(c) => self.optimized_align(Some(c), ret),
                     None => self.abi_align(ret),
                 };
@@ -1108,7 +1104,7 @@ impl<'m> Planner<'m> {
                 )
             }
         };
-        let callee = match (direct, alias_callee) {
+        let callee = match (target, alias_callee) {
             (Some(c), _) => CalleePlan {
                 kind: CalleeKind::Direct,
                 name: Some(self.ptx_name(c)),
