@@ -19,6 +19,9 @@ pub struct Annotations {
     /// `rdoimage`, `wroimage`, `rdwrimage` and `sampler` entries: (function, parameter from
     /// 0) to the annotation.
     handles: HashMap<(FuncId, u32), Handle>,
+    /// `!{ptr @f, !"align", i32 (index << 16) | align}`: the alignment of parameter
+    /// `index` (from 1; 0 is the return value), as `alignstack` gives it.
+    align: HashMap<(FuncId, u32), u64>,
 }
 
 /// What an OpenCL image or sampler annotation makes of a kernel parameter.
@@ -94,6 +97,18 @@ impl Annotations {
                             }
                         }
                     }
+                    Some(b"align") => {
+                        if let MdOperand::Value(op) = value {
+                            if let Value::Const(c) = op.value {
+                                if let Some(v) = m.int_value(c).and_then(|v| u32::try_from(v).ok())
+                                {
+                                    out.align
+                                        .entry((f, v >> 16))
+                                        .or_insert(u64::from(v & 0xFFFF));
+                                }
+                            }
+                        }
+                    }
                     Some(b"grid_constant") => {
                         if let MdOperand::Node(list) = value {
                             let set = out.grid_constant.entry(f).or_default();
@@ -125,6 +140,11 @@ impl Annotations {
     /// The image or sampler annotation of parameter `index` (from 0) of `f`, if any.
     pub fn handle(&self, f: FuncId, index: usize) -> Option<Handle> {
         self.handles.get(&(f, index as u32)).copied()
+    }
+
+    /// The alignment an `!"align"` annotation gives parameter `index` (from 0) of `f`.
+    pub fn param_align(&self, f: FuncId, index: usize) -> Option<u64> {
+        self.align.get(&(f, index as u32 + 1)).copied()
     }
 
     /// Whether parameter `index` (from 0) of `f` is annotated `grid_constant`.

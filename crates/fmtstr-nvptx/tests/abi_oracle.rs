@@ -176,3 +176,47 @@ fn a_module_of_globals_has_an_empty_plan() {
     assert!(plan.functions.is_empty() && plan.findings.is_empty());
     assert!(differences.is_empty(), "{}", differences.join("\n"));
 }
+
+/// `alignstack(N)` on a parameter, and an `!"align"` annotation (`(index << 16) | align`,
+/// index from 1), raise an aggregate parameter's alignment in the callee and at its calls.
+#[test]
+fn alignstack_and_align_annotations_raise_parameter_alignment() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = r#"target triple = "nvptx64-nvidia-cuda"
+%struct.float2 = type { float, float }
+define float @caller(float %a, float %b) {
+  %s1 = insertvalue %struct.float2 poison, float %a, 0
+  %s2 = insertvalue %struct.float2 %s1, float %b, 1
+  %r = call float @by_attribute(%struct.float2 %s2)
+  %q = call float @by_annotation(%struct.float2 %s2)
+  %sum = fadd float %r, %q
+  ret float %sum
+}
+define float @by_attribute(%struct.float2 alignstack(8) %a) {
+  %v0 = extractvalue %struct.float2 %a, 0
+  %v1 = extractvalue %struct.float2 %a, 1
+  %s = fadd float %v0, %v1
+  ret float %s
+}
+define float @by_annotation(%struct.float2 %a) {
+  %v0 = extractvalue %struct.float2 %a, 0
+  %v1 = extractvalue %struct.float2 %a, 1
+  %s = fadd float %v0, %v1
+  ret float %s
+}
+!nvvm.annotations = !{!0}
+!0 = !{ptr @by_annotation, !"align", i32 65544}
+"#;
+    let (plan, differences) = plan_and_check(&llc, "alignstack.ll", text);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(plan.findings.is_empty(), "{:#?}", plan.findings);
+    for name in ["by_attribute", "by_annotation"] {
+        let f = plan.functions.iter().find(|f| f.name == name).unwrap();
+        assert_eq!(
+            f.params[0].declaration,
+            format!(".param .align 8 .b8 {name}_param_0[8]")
+        );
+    }
+}

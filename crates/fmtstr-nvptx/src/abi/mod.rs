@@ -383,7 +383,8 @@ impl<'m> Planner<'m> {
             .collect()
     }
 
-    /// A parameter's `alignstack(N)`, which NVPTX reads as the parameter's alignment.
+    /// A parameter's `alignstack(N)`, which NVPTX reads as the parameter's alignment (as it
+    /// reads an `!"align"` annotation, which comes second).
     fn stack_align(&self, attrs: &[Attr]) -> Option<u64> {
         attrs.iter().find_map(|a| match a {
             Attr::Other(text) => std::str::from_utf8(self.m.text(*text))
@@ -581,7 +582,8 @@ impl<'m> Planner<'m> {
             let (declaration, align) = if self.should_pass_as_array(ty) {
                 let align = self
                     .optimized_align(Some(f), ty)
-                    .max(self.stack_align(attrs).unwrap_or(1));
+                    .max(self.stack_align(attrs).unwrap_or(1))
+                    .max(self.annotations.param_align(f, index).unwrap_or(1));
                 (
                     format!(".param .align {align} .b8 {pname}[{}]", self.alloc_size(ty)),
                     align,
@@ -1001,6 +1003,7 @@ impl<'m> Planner<'m> {
                         .function(c)
                         .param(i)
                         .and_then(|p| self.stack_align(p.attrs()))
+                        .or_else(|| self.annotations.param_align(c, i))
                         .unwrap_or_else(|| self.optimized_align(Some(c), ty)),
                     None => self.abi_align(ty),
                 };
