@@ -160,9 +160,7 @@ fn check(plan: &Plan, path: &Path, filtered: bool) -> anyhow::Result<CheckReport
     let functions = ptx::read(&text);
     // A module of globals alone compiles to PTX without functions, and its empty plan agrees;
     // a file without a `.target` directive is not PTX at all.
-    let is_ptx = text
-        .lines()
-        .any(|l| l.trim_start().starts_with(".target"));
+    let is_ptx = text.lines().any(|l| l.trim_start().starts_with(".target"));
     if functions.is_empty() && !is_ptx {
         bail!(
             "{} is not PTX: it has neither a .target directive nor functions (expected the output of llc-19 -march=nvptx64)",

@@ -769,9 +769,9 @@ fn rewrite_function(
                 Step::Load { old, addr } => {
                     let view = m.inst(old);
                     let ty = view.ty();
-                    let mut align = view
-                        .alignment()
-                        .unwrap_or_else(|| crate::target_layout().abi_align(m.types(), ty).unwrap_or(1));
+                    let mut align = view.alignment().unwrap_or_else(|| {
+                        crate::target_layout().abi_align(m.types(), ty).unwrap_or(1)
+                    });
                     if let Addr::Root(o) = addr {
                         // What NVPTXLowerArgs does too: the parameter's alignment tells
                         // more than the load's.
@@ -826,7 +826,9 @@ pub fn byval_align(m: &Module, f: FuncId, p: &ByvalParam) -> u64 {
             })
         })
         .unwrap_or(1);
-    let abi = crate::target_layout().abi_align(m.types(), p.ty).unwrap_or(1);
+    let abi = crate::target_layout()
+        .abi_align(m.types(), p.ty)
+        .unwrap_or(1);
     attr.max(abi)
 }
 

@@ -36,7 +36,8 @@ mod symbols;
 use std::collections::{HashMap, HashSet};
 
 use fmtstr_ir::{
-    Attr, BlockId, CallArg, Constant, FuncId, GlobalKind, InstId, Module, Opcode, Operand, Type, TypeId, Value,
+    Attr, BlockId, CallArg, Constant, FuncId, GlobalKind, InstId, Module, Opcode, Operand, Type,
+    TypeId, Value,
 };
 
 pub use model::*;
@@ -44,8 +45,8 @@ pub use model::*;
 use crate::annotations::Annotations;
 use crate::parts::{self, Part};
 use crate::struct_args::{self, ByvalParam};
-use symbols::Symbols;
 use crate::Config;
+use symbols::Symbols;
 
 /// Seed 003's `NVPTXISD` numbers for the envelope nodes it names.
 mod opcode {
@@ -217,7 +218,9 @@ impl<'m> Planner<'m> {
                 continue;
             };
             let name = global.name_str().into_owned();
-            let Some(plan) = functions.iter().find(|p| p.name == *m.function(target).name_str())
+            let Some(plan) = functions
+                .iter()
+                .find(|p| p.name == *m.function(target).name_str())
             else {
                 continue;
             };
@@ -535,8 +538,8 @@ impl<'m> Planner<'m> {
             directive
         };
         let line = first_line(m, f);
-        let emitted = definition
-            || (!external_copy && self.mentioned.contains(&f) && !is_reflect(m, f));
+        let emitted =
+            definition || (!external_copy && self.mentioned.contains(&f) && !is_reflect(m, f));
 
         // Parameters.
         let (_, param_tys, vararg) = m
@@ -598,7 +601,10 @@ impl<'m> Planner<'m> {
                             4 => ".const ",
                             _ => "",
                         };
-                        format!(".ptr {space}.align {} ", param_align_attr(attrs).unwrap_or(1))
+                        format!(
+                            ".ptr {space}.align {} ",
+                            param_align_attr(attrs).unwrap_or(1)
+                        )
                     }
                     _ => String::new(),
                 };
@@ -1280,7 +1286,10 @@ impl<'m> Planner<'m> {
             Type::Float => atomics::AtomicType::Float,
             Type::Double => atomics::AtomicType::Double,
             Type::Vector { .. } => atomics::AtomicType::Vector(
-                (crate::target_layout().store_size(m.types(), value_ty).unwrap_or(0) * 8) as u32,
+                (crate::target_layout()
+                    .store_size(m.types(), value_ty)
+                    .unwrap_or(0)
+                    * 8) as u32,
             ),
             _ => atomics::AtomicType::Int(0),
         };

@@ -102,10 +102,7 @@ impl Symbols {
                 .and_then(|i| text.get(i + 1))
                 .is_some_and(u8::is_ascii_digit)
         };
-        let mut taken: HashSet<String> = m
-            .globals()
-            .map(|g| g.name_str().into_owned())
-            .collect();
+        let mut taken: HashSet<String> = m.globals().map(|g| g.name_str().into_owned()).collect();
         let mut names = HashMap::new();
         let mut counter = 0u32;
         let mut rename = |g: GlobalId, name: &str, names: &mut HashMap<GlobalId, String>| {
