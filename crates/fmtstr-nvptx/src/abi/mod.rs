@@ -20,14 +20,36 @@
 //!   it in kernels);
 //! - the call envelope with its module-wide call-sequence number, and the `.callprototype`
 //!   of indirect calls;
-//! - the `atom` instruction of every `atomicrmw` and `cmpxchg` ([`atomics`]).
+//! - the `atom` instruction of every `atomicrmw` and `cmpxchg` and of NVVM's atomic
+//!   intrinsics ([`atomics`]); atomics on local memory are ordinary loads and stores.
+//!
+//! Sizes, offsets and alignments come from llc's own DataLayout for nvptx64
+//! ([`crate::NVPTX64_DATA_LAYOUT`]: `i128` aligned to 16, 64-bit pointers), never from the
+//! module's `target datalayout`, which llc replaces. Integers of widths PTX lacks (`i2`, `i19`,
+//! `i48`) move widened to 32 or 64 bits and are loaded in the pieces the legalizer splits
+//! them into; `<N x i1>` moves one byte per element. Symbols are named as llc names them
+//! (local names cleaned of characters PTX lacks, with its collision counter; `__unnamed_N`),
+//! aliases of functions are declared with their aliasee's signature, linkage gives
+//! `.visible`, `.weak` or nothing (and nothing at all under OpenCL's `nvcl` triples, where
+//! image and sampler parameters are `.texref`, `.surfref`, `.samplerref`), calls to
+//! `__nvvm_reflect` vanish, blocks behind a branch on a constant are not selected, and a
+//! `st.param` of values left undef or poison is dropped.
+//!
+//! Reads of a function's own parameters are planned as llc loads each part when the value
+//! is used in full; llc then optimizes them like any load (drops unused ones, narrows one to
+//! the bits used, joins neighbours into a vector), and [`crate::ptx::compare`] accepts
+//! exactly those changes: every read must lie inside a planned one.
 //!
 //! Variadic functions: llc 19 expands `...` before instruction selection into a pointer to a
-//! buffer of the arguments at natural alignment, passed as one more `.b64` parameter. Seed
-//! 003's `<func>_vararg` parameter does not exist in llc 19's output.
+//! buffer of the arguments at natural alignment, passed as one more `.b64` parameter, when
+//! the module's triple is nvptx or nvptx64 (its ExpandVariadics pass reads the module's
+//! triple, not `-march`). Seed 003's `<func>_vararg` parameter is the older lowering llc
+//! uses otherwise; the planner does not model it and says so.
 //!
-//! The planner never guesses: what it cannot predict (odd integer widths, scalable vectors,
-//! `invoke`, unknown atomics) is a [`Finding`], and the function's plan leaves it out.
+//! The planner never guesses: what it cannot predict (integers wider than 64 bits inside
+//! aggregates, scalable vectors, `invoke`, unmeasured atomics, memory intrinsics expanded
+//! into loops next to calls, kernels returning values) is a [`Finding`] with the file's
+//! line and column, and the function's plan leaves it out.
 
 pub mod atomics;
 pub mod model;
