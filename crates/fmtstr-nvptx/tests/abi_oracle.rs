@@ -220,3 +220,45 @@ define float @by_annotation(%struct.float2 %a) {
         );
     }
 }
+
+/// Atomics wider than any `atom` are calls to libatomic: their call sequences, and the
+/// `.extern .func` declarations llc emits for them, are in the plan.
+#[test]
+fn wide_atomics_call_libatomic_as_planned() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = r#"target triple = "nvptx64-nvidia-cuda"
+define i128 @wide(ptr %p, i128 %v, <4 x float> %f) {
+  %a = atomicrmw xchg ptr %p, i128 %v monotonic, align 16
+  %b = atomicrmw add ptr %p, i128 %a monotonic, align 16
+  %c = atomicrmw max ptr %p, i128 %b monotonic, align 16
+  %d = cmpxchg ptr %p, i128 %c, i128 %v monotonic monotonic, align 16
+  %e = extractvalue { i128, i1 } %d, 0
+  %g = atomicrmw fadd ptr %p, <4 x float> %f seq_cst, align 16
+  %l = load atomic i128, ptr %p monotonic, align 16
+  store atomic i128 %l, ptr %p monotonic, align 16
+  ret i128 %e
+}
+"#;
+    let (plan, differences) = plan_and_check(&llc, "wide.ll", text);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(plan.findings.is_empty(), "{:#?}", plan.findings);
+    let declared: Vec<&str> = plan
+        .functions
+        .iter()
+        .filter(|f| f.directive == ".extern .func")
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            "__atomic_compare_exchange_16",
+            "__atomic_exchange_16",
+            "__atomic_fetch_add_16",
+            "__atomic_load_16",
+            "__atomic_store_16"
+        ]
+    );
+    assert_eq!(plan.functions[0].calls.len(), 7);
+}

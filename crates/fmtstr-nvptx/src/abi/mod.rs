@@ -105,6 +105,10 @@ struct Planner<'m> {
     /// llc then writes no linkage directives (`.visible`, `.extern`, `.weak`) and describes
     /// kernel pointer parameters with `.ptr` and their alignment.
     nvcl: bool,
+    /// Calls an instruction other than `call` makes (libatomic), for its function's list.
+    pending_calls: Vec<CallPlan>,
+    /// The libatomic functions called, whose declarations llc emits.
+    libcalls: std::collections::BTreeSet<&'static str>,
     seq: u32,
     findings: Vec<Finding>,
 }
@@ -196,6 +200,8 @@ impl<'m> Planner<'m> {
             nvcl: m
                 .target_triple()
                 .is_some_and(|t| t.split('-').nth(2).is_some_and(|os| os.starts_with("nvcl"))),
+            pending_calls: Vec::new(),
+            libcalls: std::collections::BTreeSet::new(),
             seq: 0,
             findings,
         }
@@ -212,6 +218,9 @@ impl<'m> Planner<'m> {
             functions.push(self.function(func.id()));
         }
         self.aliases(&mut functions);
+        for name in std::mem::take(&mut self.libcalls) {
+            functions.push(libcall_declaration(name, self.nvcl));
+        }
         Plan {
             file: m.file_name().to_string(),
             config: ConfigEcho {
@@ -787,6 +796,13 @@ impl<'m> Planner<'m> {
                         if let Some(a) = self.atomic(f, kernel, inst.id()) {
                             atomics.push(a);
                         }
+                        calls.append(&mut self.pending_calls);
+                    }
+                    Opcode::Load | Opcode::Store => {
+                        if let Some(a) = self.wide_atomic_access(f, inst.id()) {
+                            atomics.push(a);
+                        }
+                        calls.append(&mut self.pending_calls);
                     }
                     _ => {}
                 }
@@ -1248,6 +1264,102 @@ impl<'m> Planner<'m> {
         }))
     }
 
+    /// The call sequence of a call to libatomic's `name` that llc makes for `inst`.
+    fn libcall(&mut self, name: &'static str, inst: InstId) -> CallPlan {
+        self.libcalls.insert(name);
+        let seq = self.seq;
+        self.seq += 1;
+        let (params, ret) = atomics::libcall_signature(name);
+        let args: Vec<ArgPlan> = params
+            .iter()
+            .enumerate()
+            .map(|(index, &v)| {
+                let pname = format!("param{index}");
+                let (declaration, parts, stores) = libcall_param(v, &pname);
+                ArgPlan {
+                    index,
+                    name: pname,
+                    declaration,
+                    byval: false,
+                    row: Row::Direct,
+                    parts,
+                    stores,
+                }
+            })
+            .collect();
+        let (return_declaration, return_loads) = match ret {
+            Some(v) => {
+                let (decl, _, loads) = libcall_param(v, "retval0");
+                (Some(decl), loads)
+            }
+            None => (None, Vec::new()),
+        };
+        let callee = CalleePlan {
+            kind: CalleeKind::Direct,
+            name: Some(name.to_string()),
+            prototype: None,
+        };
+        let envelope = envelope(seq, &callee, &args, &return_declaration, &return_loads);
+        let pos = self.m.inst(inst).source_pos();
+        CallPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            seq,
+            callee,
+            row: Row::Direct,
+            args,
+            vararg_buffer: Vec::new(),
+            return_declaration,
+            return_loads,
+            envelope,
+            note: Some(format!(
+                "llc 19 calls libatomic's {name} for this atomic (wider than any atom instruction)"
+            )),
+        }
+    }
+
+    /// An atomic `load` or `store` wider than 64 bits: a call to `__atomic_load_16` or
+    /// `__atomic_store_16` (measured); a finding for wider ones.
+    fn wide_atomic_access(&mut self, f: FuncId, inst: InstId) -> Option<AtomicPlan> {
+        let m = self.m;
+        let view = m.inst(inst);
+        let text = String::from_utf8_lossy(view.text());
+        if !text.split_whitespace().any(|w| w == "atomic") {
+            return None;
+        }
+        let (ty, name, operation) = if view.opcode() == Opcode::Load {
+            (view.ty(), "__atomic_load_16", "load atomic")
+        } else {
+            (view.operand(0)?.ty, "__atomic_store_16", "store atomic")
+        };
+        let bits = crate::target_layout().store_size(m.types(), ty).ok()? * 8;
+        if bits <= 64 {
+            return None;
+        }
+        if bits != 128 {
+            self.finding(
+                f,
+                Some(inst),
+                format!("no measurement for an atomic {bits}-bit {operation}"),
+            );
+            return None;
+        }
+        let call = self.libcall(name, inst);
+        self.pending_calls.push(call);
+        let pos = view.source_pos();
+        Some(AtomicPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            operation: operation.to_string(),
+            value_type: m.types().display(ty).to_string(),
+            space: "generic".into(),
+            lowering: AtomicLowering::Libcall,
+            mnemonic: None,
+            libcall: Some(name.to_string()),
+            note: None,
+        })
+    }
+
     fn atomic(&mut self, f: FuncId, kernel: bool, inst: InstId) -> Option<AtomicPlan> {
         let m = self.m;
         let view = m.inst(inst);
@@ -1331,9 +1443,10 @@ impl<'m> Planner<'m> {
             );
             return None;
         };
-        if selection.libcall.is_some() {
+        if let Some(name) = selection.libcall {
             // The runtime call is a call sequence of its own.
-            self.seq += 1;
+            let call = self.libcall(name, inst);
+            self.pending_calls.push(call);
         }
         let pos = view.source_pos();
         Some(AtomicPlan {
@@ -1351,6 +1464,94 @@ impl<'m> Planner<'m> {
             libcall: selection.libcall.map(str::to_string),
             note: selection.note,
         })
+    }
+}
+
+fn libcall_param(
+    value: atomics::LibcallValue,
+    name: &str,
+) -> (String, Vec<PartPlan>, Vec<AccessPlan>) {
+    let part = |offset, ty: &str| PartPlan {
+        offset,
+        ty: ty.into(),
+        bits: if ty == "i64" { 64 } else { 32 },
+    };
+    let one = |bits| AccessPlan {
+        offset: 0,
+        bits,
+        vector: 1,
+    };
+    match value {
+        atomics::LibcallValue::Pointer => (
+            format!(".param .b64 {name}"),
+            vec![part(0, "i64")],
+            vec![one(64)],
+        ),
+        atomics::LibcallValue::Int => (
+            format!(".param .b32 {name}"),
+            vec![part(0, "i32")],
+            vec![one(32)],
+        ),
+        atomics::LibcallValue::Wide => (
+            format!(".param .align 16 .b8 {name}[16]"),
+            vec![part(0, "i64"), part(8, "i64")],
+            vec![AccessPlan {
+                offset: 0,
+                bits: 64,
+                vector: 2,
+            }],
+        ),
+    }
+}
+
+/// The `.extern .func` declaration llc emits for a libatomic function it calls.
+fn libcall_declaration(name: &str, nvcl: bool) -> FunctionPlan {
+    let (params, ret) = atomics::libcall_signature(name);
+    let (return_declaration, return_parts) = match ret {
+        Some(v) => {
+            let (decl, parts, _) = libcall_param(v, "func_retval0");
+            (Some(decl), parts)
+        }
+        None => (None, Vec::new()),
+    };
+    FunctionPlan {
+        name: name.to_string(),
+        ptx_name: name.to_string(),
+        kind: FunctionKind::Device,
+        definition: false,
+        emitted: true,
+        line: 0,
+        directive: if nvcl { ".func" } else { ".extern .func" }.to_string(),
+        return_declaration,
+        params: params
+            .iter()
+            .enumerate()
+            .map(|(index, &v)| {
+                let pname = format!("{name}_param_{index}");
+                let (declaration, parts, _) = libcall_param(v, &pname);
+                ParamPlan {
+                    index,
+                    name: pname,
+                    ir_type: match v {
+                        atomics::LibcallValue::Pointer => "ptr",
+                        atomics::LibcallValue::Int => "i32",
+                        atomics::LibcallValue::Wide => "i128",
+                    }
+                    .to_string(),
+                    byval: None,
+                    vararg_buffer: false,
+                    declaration,
+                    parts,
+                    row: None,
+                    read_mode: ReadMode::Value,
+                    reads: None,
+                }
+            })
+            .collect(),
+        return_parts,
+        returns: Vec::new(),
+        calls: Vec::new(),
+        atomics: Vec::new(),
     }
 }
 
