@@ -493,23 +493,84 @@ impl<'m> Planner<'m> {
         }
     }
 
-    fn varargs_unexpanded(&mut self, f: FuncId, at: Option<InstId>) {
-        let triple = self
-            .m
-            .target_triple()
-            .map_or_else(|| "none".to_string(), |t| format!("{t:?}"));
-        self.finding(
-            f,
-            at,
+    /// The older vararg lowering llc 19 uses when it does not expand `...` (the module's
+    /// triple is not nvptx or nvptx64): the variadic arguments go into one more parameter,
+    /// `.param .align 8 .b8 param<N>[SIZE]`, each part stored right after the previous one
+    /// without alignment padding, integers narrower than 32 bits as 32 (measured: `i32, i64`
+    /// puts the `i64` at byte 4). `None`, with a finding, for what is not measured.
+    fn packed_varargs(
+        &mut self,
+        f: FuncId,
+        inst: InstId,
+        indirect: bool,
+        call_args: &[CallArg<'_>],
+        fixed: usize,
+    ) -> Option<ArgPlan> {
+        let m = self.m;
+        let rest = &call_args[fixed.min(call_args.len())..];
+        let unmeasured = |why: &str| {
             format!(
-                "llc 19 expands `...` into a buffer pointer only when the module's target triple is nvptx or nvptx64 (here {triple}); otherwise it uses an older lowering (`<func>_vararg[]`) that the planner does not model"
-            ),
-        );
+                "llc 19 does not expand `...` here (the module's triple is not nvptx or nvptx64); its older lowering is not measured for {why}"
+            )
+        };
+        if indirect || rest.is_empty() {
+            let why = if indirect {
+                "indirect calls"
+            } else {
+                "a call without variadic arguments"
+            };
+            self.finding(f, Some(inst), unmeasured(why));
+            return None;
+        }
+        let mut offset = 0u64;
+        let mut parts_out = Vec::new();
+        let mut stores = Vec::new();
+        for arg in rest {
+            let ty = arg.operand.ty;
+            let list = if arg.byval().is_some() {
+                Err(parts::Unsupported(String::new()))
+            } else {
+                parts::value_parts(m, ty, 0)
+            };
+            let Ok(list) = list else {
+                self.finding(f, Some(inst), unmeasured("this argument's type"));
+                return None;
+            };
+            for p in list {
+                let bits = match p.mvt {
+                    parts::Mvt::Int(b) if b <= 64 => b.max(32).next_power_of_two(),
+                    parts::Mvt::F32 => 32,
+                    parts::Mvt::F64 => 64,
+                    _ => {
+                        self.finding(f, Some(inst), unmeasured("this argument's type"));
+                        return None;
+                    }
+                };
+                parts_out.push(PartPlan {
+                    offset,
+                    ty: p.mvt.name(),
+                    bits,
+                });
+                stores.push(AccessPlan {
+                    offset,
+                    bits,
+                    vector: 1,
+                });
+                offset += u64::from(bits / 8);
+            }
+        }
+        let name = format!("param{fixed}");
+        Some(ArgPlan {
+            index: fixed,
+            declaration: format!(".param .align 8 .b8 {name}[{offset}]"),
+            name,
+            byval: false,
+            row: Row::Direct,
+            parts: parts_out,
+            stores,
+        })
     }
 
-    /// The width a scalar integer argument or return value moves as: narrower than 32 bits,
-    /// 32; an odd width up to 64 (`i33`, `i48`), 64 (`promoteScalarArgumentSize`); 0 when it
-    /// is not widened.
     fn scalar_int_widening(&self, ty: TypeId) -> u32 {
         match self.m.types().get(ty) {
             Type::Int { bits } if bits < 32 => 32,
@@ -669,10 +730,21 @@ impl<'m> Planner<'m> {
                 read_mode: ReadMode::Value,
             });
         }
-        if vararg && emitted && !self.expands_varargs {
-            self.varargs_unexpanded(f, None);
-        }
-        if vararg {
+        if vararg && !self.expands_varargs {
+            // The older lowering: an unsized array the callee walks with va_arg.
+            params.push(ParamPlan {
+                index: param_tys.len(),
+                name: format!("{ptx_name}_vararg"),
+                ir_type: "...".into(),
+                byval: None,
+                vararg_buffer: true,
+                declaration: format!(".param .align 8 .b8 {ptx_name}_vararg[]"),
+                parts: Vec::new(),
+                row: None,
+                read_mode: ReadMode::Value,
+                reads: None,
+            });
+        } else if vararg {
             let index = param_tys.len();
             let pname = format!("{ptx_name}_param_{index}");
             params.push(ParamPlan {
@@ -1085,9 +1157,13 @@ impl<'m> Planner<'m> {
         }
         let mut vararg_buffer = Vec::new();
         if vararg && !self.expands_varargs {
-            self.varargs_unexpanded(f, Some(inst));
-        }
-        if vararg {
+            if let Some(arg) =
+                self.packed_varargs(f, inst, direct.is_none(), &call_args, params.len())
+            {
+                proto_params.push(".param .align 8 .b8 _[]".into());
+                args.push(arg);
+            }
+        } else if vararg {
             let i = params.len();
             let pname = format!("param{i}");
             let mut offset = 0u64;
