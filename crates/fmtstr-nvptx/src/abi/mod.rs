@@ -43,8 +43,9 @@
 //! Variadic functions: llc 19 expands `...` before instruction selection into a pointer to a
 //! buffer of the arguments at natural alignment, passed as one more `.b64` parameter, when
 //! the module's triple is nvptx or nvptx64 (its ExpandVariadics pass reads the module's
-//! triple, not `-march`). Seed 003's `<func>_vararg` parameter is the older lowering llc
-//! uses otherwise; the planner does not model it and says so.
+//! triple, not `-march`). Seed 003's `<func>_vararg[]` parameter is the older lowering llc
+//! uses otherwise: the variadic arguments of a call packed, unaligned, into one more
+//! `.param` array (indirect variadic calls there are a finding).
 //!
 //! The planner never guesses: what it cannot predict (integers wider than 64 bits inside
 //! aggregates, scalable vectors, `invoke`, unmeasured atomics, memory intrinsics expanded
