@@ -297,6 +297,9 @@ pub struct Counts {
     pub accesses: usize,
     /// Atomic instructions.
     pub atomics: usize,
+    /// Functions whose parameter reads llc optimized (left some out, narrowed or joined
+    /// them) rather than making exactly the planned ones.
+    pub optimized_reads: usize,
 }
 
 /// One way the PTX differs from the plan.
@@ -442,6 +445,9 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
             .cloned()
             .collect();
         counts.accesses += want.len();
+        if sorted(&want) != sorted(&got) {
+            counts.optimized_reads += 1;
+        }
         let unexplained = unplanned_reads(&want, &got);
         if !unexplained.is_empty() {
             let types: Vec<String> = f

@@ -89,10 +89,12 @@ fn compiled(llc: &Path, identity: &str, ir: &[u8], sm: u32) -> Result<String, St
     result
 }
 
-fn judge(llc: &Path, identity: &str, name: &str, text: &str, sm: u32) -> Outcome {
+/// How one module fared, and in how many of its functions llc optimized the parameter reads
+/// (left some out, narrowed or joined them: accepted, and counted for the record).
+fn judge(llc: &Path, identity: &str, name: &str, text: &str, sm: u32) -> (Outcome, usize) {
     let module = match Module::parse(name, text) {
         Ok(m) => m,
-        Err(error) => return Outcome::Refused(error.to_string()),
+        Err(error) => return (Outcome::Refused(error.to_string()), 0),
     };
     let config = Config {
         sm,
@@ -107,18 +109,19 @@ fn judge(llc: &Path, identity: &str, name: &str, text: &str, sm: u32) -> Outcome
         Err(_) => module.print(),
     };
     let Ok(out) = compiled(llc, identity, &input, sm) else {
-        return Outcome::NotCompiled;
+        return (Outcome::NotCompiled, 0);
     };
-    let (differences, _) = ptx::compare(&plan, &ptx::read(&out));
+    let (differences, counts) = ptx::compare(&plan, &ptx::read(&out));
     let differences: Vec<String> = differences.iter().map(ToString::to_string).collect();
-    match plan.findings.first() {
+    let outcome = match plan.findings.first() {
         Some(f) => Outcome::NotVouched {
             finding: format!("{}:{}:{}: {}", name, f.line, f.column, f.message),
             differs: !differences.is_empty(),
         },
         None if differences.is_empty() => Outcome::Agrees,
         None => Outcome::Silent(differences),
-    }
+    };
+    (outcome, counts.optimized_reads)
 }
 
 #[test]
@@ -164,6 +167,7 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
         }
     }
     let next = AtomicUsize::new(0);
+    let optimized_reads = AtomicUsize::new(0);
     let results: Mutex<BTreeMap<(String, u32), Outcome>> = Mutex::new(BTreeMap::new());
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     std::thread::scope(|scope| {
@@ -178,7 +182,8 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let text = std::fs::read_to_string(path).unwrap_or_default();
-                let outcome = judge(&llc, &identity, &name, &text, *sm);
+                let (outcome, optimized) = judge(&llc, &identity, &name, &text, *sm);
+                optimized_reads.fetch_add(optimized, Ordering::Relaxed);
                 results
                     .lock()
                     .expect("no thread panics holding the lock")
@@ -218,7 +223,7 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
     }
     let compiled = agrees + not_vouched.len() + silent.len();
     eprintln!(
-        "{} modules, {} cases (sm_90, and sm_70 for atomics): {} refused by the parser (issue 12), {} not compiled by llc, {} compiled: {} agree, {} not vouched ({} of them differ), {} silent disagreements",
+        "{} modules, {} cases (sm_90, and sm_70 for atomics): {} refused by the parser (issue 12), {} not compiled by llc, {} compiled: {} agree, {} not vouched ({} of them differ), {} silent disagreements; {} functions whose parameter reads llc optimized",
         files.len(),
         results.len(),
         refused.len(),
@@ -227,7 +232,8 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
         agrees,
         not_vouched.len(),
         vouched_but_differs,
-        silent.len()
+        silent.len(),
+        optimized_reads.load(Ordering::Relaxed)
     );
     for r in &refused {
         eprintln!("refused by the parser (issue 12): {r}");
