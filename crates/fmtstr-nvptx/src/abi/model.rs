@@ -95,7 +95,7 @@ pub struct PartPlan {
     /// The machine value type (`i32`, `f64`, `v2f16`, `v4i8`).
     #[serde(rename = "type")]
     pub ty: String,
-    /// Its width in bits.
+    /// The bits it occupies in memory (`i19` occupies 24).
     pub bits: u32,
 }
 
