@@ -99,6 +99,8 @@ struct Planner<'m> {
     mentioned: HashSet<FuncId>,
     /// The PTX names of functions and aliases.
     symbols: Symbols,
+    /// `#N` to the attributes of the group.
+    attribute_groups: HashMap<String, String>,
     /// Whether llc 19 expands `...` into a buffer pointer: its ExpandVariadics pass reads the
     /// module's own `target triple` (not `-march`) and runs only for nvptx and nvptx64.
     expands_varargs: bool,
@@ -187,6 +189,7 @@ impl<'m> Planner<'m> {
         let symbols = Symbols::new(m, |f| local_linkage(m, f), &mentioned);
         Planner {
             symbols,
+            attribute_groups: attribute_groups(m),
             m,
             config: *config,
             annotations,
@@ -1249,7 +1252,7 @@ impl<'m> Planner<'m> {
                     // shouldEmitPTXNoReturn: a `noreturn` call returning void (PTX 6.4).
                     if ret == TypeId::VOID
                         && self.config.ptx_version() >= 64
-                        && call_fn_attrs(m, call.fn_attrs_text())
+                        && call_fn_attrs(&self.attribute_groups, call.fn_attrs_text())
                             .split_whitespace()
                             .any(|w| w == "noreturn")
                     {
@@ -1695,21 +1698,31 @@ fn is_reflect(m: &Module, f: FuncId) -> bool {
     func.is_declaration() && matches!(&*func.name_str(), "__nvvm_reflect" | "__nvvm_reflect_ocl")
 }
 
-/// The text of a call's function attributes with attribute groups (`#0`) resolved.
-fn call_fn_attrs(m: &Module, attrs: &[u8]) -> String {
-    let attrs = String::from_utf8_lossy(attrs);
+/// The attribute groups of a module (`attributes #0 = { noreturn }`): `#0` to its text.
+fn attribute_groups(m: &Module) -> HashMap<String, String> {
     let source = String::from_utf8_lossy(m.source());
+    source
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("attributes ")?;
+            let (id, body) = rest.split_once('=')?;
+            let body = body.trim().strip_prefix('{')?;
+            let body = body.rsplit_once('}').map_or(body, |(b, _)| b);
+            Some((id.trim().to_string(), body.to_string()))
+        })
+        .collect()
+}
+
+/// The words of a call's function attributes, attribute groups (`#0`) resolved.
+fn call_fn_attrs(groups: &HashMap<String, String>, attrs: &[u8]) -> String {
+    let attrs = String::from_utf8_lossy(attrs);
     let mut out = String::new();
     for word in attrs.split_whitespace() {
         out.push_str(word);
         out.push(' ');
-        if word.starts_with('#') {
-            let header = format!("attributes {word} = {{");
-            if let Some(start) = source.find(&header) {
-                let rest = &source[start + header.len()..];
-                out.push_str(&rest[..rest.find('}').unwrap_or(rest.len())]);
-                out.push(' ');
-            }
+        if let Some(group) = groups.get(word) {
+            out.push_str(group);
+            out.push(' ');
         }
     }
     out
