@@ -47,10 +47,11 @@
 //! uses otherwise: the variadic arguments of a call packed, unaligned, into one more
 //! `.param` array (indirect variadic calls there are a finding).
 //!
-//! The planner never guesses: what it cannot predict (integers wider than 64 bits inside
-//! aggregates, scalable vectors, `invoke`, unmeasured atomics, memory intrinsics expanded
-//! into loops next to calls, kernels returning values) is a [`Finding`] with the file's
-//! line and column, and the function's plan leaves it out.
+//! The planner never guesses: what it cannot predict (integers of widths PTX lacks inside
+//! aggregates or wider than 64 bits, scalable vectors, `invoke`, unmeasured atomics, memory
+//! intrinsics of run-time length next to calls, kernels returning values, indirect calls
+//! under the older vararg lowering) is a [`Finding`] with the file's line and column, and
+//! the function's plan leaves it out.
 
 pub mod atomics;
 pub mod model;
