@@ -261,6 +261,18 @@ impl<'m> Planner<'m> {
                 continue;
             };
             let mut alias = plan.clone();
+            if self.config.ptx_version() < 63 {
+                self.finding(
+                    target,
+                    None,
+                    format!(
+                        "llc 19 refuses the alias @{name} (`.alias requires PTX version >= 6.3`): sm_{} gets PTX {}.{}",
+                        self.config.sm,
+                        self.config.ptx_version() / 10,
+                        self.config.ptx_version() % 10
+                    ),
+                );
+            }
             if alias.kind == FunctionKind::Kernel {
                 self.finding(
                     target,
