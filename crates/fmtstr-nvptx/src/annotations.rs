@@ -16,6 +16,34 @@ use fmtstr_ir::{FuncId, MdId, MdInput, MdNodeKind, MdOperand, Module, Value};
 pub struct Annotations {
     kernel: HashMap<FuncId, bool>,
     grid_constant: HashMap<FuncId, BTreeSet<u32>>,
+    /// `rdoimage`, `wroimage`, `rdwrimage` and `sampler` entries: (function, parameter from
+    /// 0) to the annotation.
+    handles: HashMap<(FuncId, u32), Handle>,
+    /// `!{ptr @f, !"align", i32 (index << 16) | align}`: the alignment of parameter
+    /// `index` (from 1; 0 is the return value), as `alignstack` gives it.
+    align: HashMap<(FuncId, u32), u64>,
+}
+
+/// What an OpenCL image or sampler annotation makes of a kernel parameter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handle {
+    /// `rdoimage`: a read-only image, `.texref`.
+    Texture,
+    /// `wroimage` or `rdwrimage`: a writable image, `.surfref`.
+    Surface,
+    /// `sampler`: `.samplerref`.
+    Sampler,
+}
+
+impl Handle {
+    /// The PTX type (`texref`, `surfref`, `samplerref`).
+    pub fn ptx_type(self) -> &'static str {
+        match self {
+            Handle::Texture => "texref",
+            Handle::Surface => "surfref",
+            Handle::Sampler => "samplerref",
+        }
+    }
 }
 
 impl Annotations {
@@ -53,6 +81,34 @@ impl Annotations {
                             }
                         }
                     }
+                    Some(key @ (b"rdoimage" | b"wroimage" | b"rdwrimage" | b"sampler")) => {
+                        let handle = match key {
+                            b"rdoimage" => Handle::Texture,
+                            b"sampler" => Handle::Sampler,
+                            _ => Handle::Surface,
+                        };
+                        if let MdOperand::Value(op) = value {
+                            if let Value::Const(c) = op.value {
+                                if let Some(index) =
+                                    m.int_value(c).and_then(|v| u32::try_from(v).ok())
+                                {
+                                    out.handles.insert((f, index), handle);
+                                }
+                            }
+                        }
+                    }
+                    Some(b"align") => {
+                        if let MdOperand::Value(op) = value {
+                            if let Value::Const(c) = op.value {
+                                if let Some(v) = m.int_value(c).and_then(|v| u32::try_from(v).ok())
+                                {
+                                    out.align
+                                        .entry((f, v >> 16))
+                                        .or_insert(u64::from(v & 0xFFFF));
+                                }
+                            }
+                        }
+                    }
                     Some(b"grid_constant") => {
                         if let MdOperand::Node(list) = value {
                             let set = out.grid_constant.entry(f).or_default();
@@ -79,6 +135,16 @@ impl Annotations {
             Some(&k) => k,
             None => m.function(f).calling_conv() == Some("ptx_kernel"),
         }
+    }
+
+    /// The image or sampler annotation of parameter `index` (from 0) of `f`, if any.
+    pub fn handle(&self, f: FuncId, index: usize) -> Option<Handle> {
+        self.handles.get(&(f, index as u32)).copied()
+    }
+
+    /// The alignment an `!"align"` annotation gives parameter `index` (from 0) of `f`.
+    pub fn param_align(&self, f: FuncId, index: usize) -> Option<u64> {
+        self.align.get(&(f, index as u32 + 1)).copied()
     }
 
     /// Whether parameter `index` (from 0) of `f` is annotated `grid_constant`.

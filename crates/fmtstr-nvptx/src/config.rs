@@ -54,3 +54,19 @@ impl Config {
         self.sm >= 70
     }
 }
+
+/// The DataLayout `llc -march=nvptx64` compiles with. llc replaces the module's own
+/// `target datalayout` with its target's before anything else runs, so a module that says
+/// `i128:64` or `p:32:32` is still laid out with `i128` aligned to 16 and 64-bit pointers:
+/// the pass and the planner read sizes, offsets and alignments from this, never from the
+/// module. (NVPTXTargetMachine's `computeDataLayout` for 64-bit pointers.)
+pub const NVPTX64_DATA_LAYOUT: &str = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64";
+
+/// [`NVPTX64_DATA_LAYOUT`], parsed once.
+pub fn target_layout() -> &'static fmtstr_ir::DataLayout {
+    static LAYOUT: std::sync::OnceLock<fmtstr_ir::DataLayout> = std::sync::OnceLock::new();
+    LAYOUT.get_or_init(|| {
+        fmtstr_ir::DataLayout::parse(NVPTX64_DATA_LAYOUT)
+            .unwrap_or_else(|_| fmtstr_ir::DataLayout::default())
+    })
+}

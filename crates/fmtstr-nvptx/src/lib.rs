@@ -65,4 +65,4 @@ pub mod parts;
 pub mod ptx;
 pub mod struct_args;
 
-pub use config::Config;
+pub use config::{target_layout, Config, NVPTX64_DATA_LAYOUT};

@@ -106,13 +106,23 @@ fn scalar_mvt(m: &Module, ty: TypeId) -> Result<Mvt, Unsupported> {
         Type::BFloat => Mvt::Bf16,
         Type::Float => Mvt::F32,
         Type::Double => Mvt::F64,
-        Type::Ptr { addrspace } => Mvt::Int(m.data_layout().pointer(addrspace).size_bits),
+        Type::Ptr { addrspace } => Mvt::Int(crate::target_layout().pointer(addrspace).size_bits),
         _ => return unsupported(m, ty, "has no PTX parameter form"),
     })
 }
 
 /// `ComputePTXValueVTs`: the parts of `ty` placed at `start`.
 pub fn value_parts(m: &Module, ty: TypeId, start: u64) -> Result<Vec<Part>, Unsupported> {
+    // A scalar integer of a width PTX lacks (`i2`, `i19`, `i48`) is one part of that width;
+    // inside an aggregate or a vector the planner has no measurement for it.
+    if let Type::Int { bits } = m.types().get(ty) {
+        if bits <= 64 && !matches!(bits, 1 | 8 | 16 | 32 | 64) {
+            return Ok(vec![Part {
+                offset: start,
+                mvt: Mvt::Int(bits),
+            }]);
+        }
+    }
     let mut out = Vec::new();
     ptx_parts(m, ty, start, &mut out, 0)?;
     Ok(out)
@@ -144,8 +154,7 @@ fn ptx_parts(
             if s.opaque {
                 return unsupported(m, ty, "is opaque");
             }
-            let layout = m
-                .data_layout()
+            let layout = crate::target_layout()
                 .struct_layout(m.types(), ty)
                 .map_err(|e| Unsupported(e.to_string()))?;
             for (field, offset) in s.fields.iter().zip(&layout.offsets) {
@@ -170,8 +179,7 @@ fn generic_parts(
     }
     match m.types().get(ty) {
         Type::Array { len, elem } => {
-            let size = m
-                .data_layout()
+            let size = crate::target_layout()
                 .alloc_size(m.types(), elem)
                 .map_err(|e| Unsupported(e.to_string()))?;
             if len > 4096 {
@@ -186,8 +194,7 @@ fn generic_parts(
             if s.opaque {
                 return unsupported(m, ty, "is opaque");
             }
-            let layout = m
-                .data_layout()
+            let layout = crate::target_layout()
                 .struct_layout(m.types(), ty)
                 .map_err(|e| Unsupported(e.to_string()))?;
             for (field, offset) in s.fields.iter().zip(&layout.offsets) {
@@ -205,7 +212,10 @@ fn generic_parts(
             }
             let elem_mvt = scalar_mvt(m, elem)?;
             let (mvt, count) = match elem_mvt {
-                Mvt::Int(1) => return unsupported(m, ty, "is a vector of i1"),
+                // Measured: llc 19 moves each `i1` element as a byte of its own at offset k
+                // (past the declared size, which is the vector's alloc size: `<4 x i1>` is
+                // `[1]` and written at bytes 0 to 3), grouped like `i8` parts.
+                Mvt::Int(1) => (Mvt::Int(1), len),
                 Mvt::F16 if len % 2 == 0 => (Mvt::V2F16, len / 2),
                 Mvt::Bf16 if len % 2 == 0 => (Mvt::V2Bf16, len / 2),
                 Mvt::Int(16) if len % 2 == 0 => (Mvt::V2I16, len / 2),
@@ -343,11 +353,45 @@ fn pieces(out: &mut Vec<Access>, part: Part, size: u64) {
     }
 }
 
+/// The accesses of an integer of a width PTX lacks. Stored (an argument, a return value) it
+/// moves widened to 32 or 64 bits. Loaded, LLVM's legalizer first rounds the width up to whole
+/// bytes (`i19` to `i24`) and then splits a width that is not a power of two into a power of
+/// two and the rest, lowest bytes first: `i24` is `u16` at 0 and `u8` at 2, `i48` `u32` and
+/// `u16`, `i56` `u32`, `u16`, `u8` (measured with llc 19).
+fn odd_width_accesses(out: &mut Vec<Access>, offset: u64, bits: u32, widen: u32, site: Site) {
+    if !matches!(site, Site::Formal { .. }) {
+        out.push(Access {
+            offset,
+            bits: widen.max(bits.next_power_of_two()).max(8),
+            arity: 1,
+        });
+        return;
+    }
+    let mut bytes = u64::from(bits.div_ceil(8));
+    let mut at = offset;
+    while bytes > 0 {
+        let piece = 1u64 << (63 - bytes.leading_zeros());
+        out.push(Access {
+            offset: at,
+            bits: (piece * 8) as u32,
+            arity: 1,
+        });
+        at += piece;
+        bytes -= piece;
+    }
+}
+
 /// [`accesses`] at a given [`Site`].
 pub fn accesses_at(parts: &[Part], param_align: u64, widen: u32, site: Site) -> Vec<Access> {
     let mut out = Vec::new();
     for (start, n) in vectorize(parts, param_align) {
         let part = parts[start];
+        if let Mvt::Int(bits) = part.mvt {
+            if !matches!(bits, 1 | 8 | 16 | 32 | 64) {
+                odd_width_accesses(&mut out, part.offset, bits, widen, site);
+                continue;
+            }
+        }
         if site == (Site::Formal { packed: true }) {
             // A packed struct parameter is read as if aligned to 1: byte by byte.
             for p in &parts[start..start + n] {

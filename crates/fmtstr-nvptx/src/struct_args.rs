@@ -417,7 +417,7 @@ fn analyze_with(
                     out.dead.push(user);
                     match indices {
                         Some(path) => {
-                            match m.data_layout().offset_of(m.types(), source, &path) {
+                            match crate::target_layout().offset_of(m.types(), source, &path) {
                                 Ok((delta, _)) => match addr.add(delta) {
                                     Some(next) => work.push((Value::Inst(user), next)),
                                     None => out.problems.push(problem(format!(
@@ -453,7 +453,7 @@ fn analyze_with(
                         continue;
                     }
                     let align = inst.alignment().unwrap_or_else(|| {
-                        m.data_layout().abi_align(m.types(), inst.ty()).unwrap_or(1)
+                        crate::target_layout().abi_align(m.types(), inst.ty()).unwrap_or(1)
                     });
                     out.reads.push(ParamRead {
                         inst: user,
@@ -769,9 +769,9 @@ fn rewrite_function(
                 Step::Load { old, addr } => {
                     let view = m.inst(old);
                     let ty = view.ty();
-                    let mut align = view
-                        .alignment()
-                        .unwrap_or_else(|| m.data_layout().abi_align(m.types(), ty).unwrap_or(1));
+                    let mut align = view.alignment().unwrap_or_else(|| {
+                        crate::target_layout().abi_align(m.types(), ty).unwrap_or(1)
+                    });
                     if let Addr::Root(o) = addr {
                         // What NVPTXLowerArgs does too: the parameter's alignment tells
                         // more than the load's.
@@ -826,7 +826,9 @@ pub fn byval_align(m: &Module, f: FuncId, p: &ByvalParam) -> u64 {
             })
         })
         .unwrap_or(1);
-    let abi = m.data_layout().abi_align(m.types(), p.ty).unwrap_or(1);
+    let abi = crate::target_layout()
+        .abi_align(m.types(), p.ty)
+        .unwrap_or(1);
     attr.max(abi)
 }
 

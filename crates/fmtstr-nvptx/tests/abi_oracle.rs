@@ -72,6 +72,9 @@ fn generated_modules_compile_as_planned() {
     );
     eprintln!("{counts:?}");
     assert!(counts.functions + counts.calls >= 150, "{counts:?}");
+    // Every generated parameter is used in full: llc makes exactly the planned reads, none
+    // left out, narrowed or joined.
+    assert_eq!(counts.optimized_reads, 0, "{counts:?}");
 }
 
 /// The other side of the lockstep setting: with `opt_byval` off the pass changes nothing, and
@@ -109,4 +112,156 @@ fn without_opt_byval_the_plan_describes_the_unlowered_module() {
     }
     assert!(copies > 0, "no escaping byval parameter was generated");
     assert!(counts.functions + counts.calls >= 100, "{counts:?}");
+}
+
+/// Plans `text` and compiles it with llc 19 (after the struct-args pass); returns the plan
+/// and the differences between it and llc's PTX.
+fn plan_and_check(llc: &std::path::Path, name: &str, text: &str) -> (abi::Plan, Vec<String>) {
+    let config = Config::default();
+    let module = Module::parse(name, text).unwrap_or_else(|e| panic!("{e}"));
+    let plan = abi::plan(&module, &config);
+    let mut lowered = module.clone();
+    struct_args::run(&mut lowered, &config).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let out = common::llc(llc, &lowered.print(), config.sm)
+        .unwrap_or_else(|e| panic!("{name}: llc failed:\n{e}"));
+    let mut counts = common::Counts::default();
+    let differences = common::compare(&plan, &ptx::read(&out), &mut counts);
+    (plan, differences)
+}
+
+/// Linkage decides the directive: weak and linkonce kernels (OpenMP's weak_odr offload
+/// kernels) are `.weak .entry`, local ones have no linkage directive, extern_weak
+/// declarations are `.weak .func`.
+#[test]
+fn linkage_directives_are_llcs() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = r#"target triple = "nvptx64-nvidia-cuda"
+define weak_odr ptx_kernel void @weak_odr_kernel() { ret void }
+define linkonce_odr ptx_kernel void @linkonce_kernel() { ret void }
+define internal ptx_kernel void @internal_kernel() { ret void }
+define weak_odr void @weak_function() { ret void }
+define private void @private_function() { ret void }
+define ptx_kernel void @user() {
+  call void @weak_function()
+  call void @private_function()
+  call void @external()
+  call void @external_weak()
+  ret void
+}
+declare void @external()
+declare extern_weak void @external_weak()
+"#;
+    let (plan, differences) = plan_and_check(&llc, "linkage.ll", text);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(plan.findings.is_empty(), "{:#?}", plan.findings);
+    let directive = |name: &str| {
+        plan.functions
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.directive.as_str())
+    };
+    assert_eq!(directive("weak_odr_kernel"), Some(".weak .entry"));
+    assert_eq!(directive("internal_kernel"), Some(".entry"));
+    assert_eq!(directive("external_weak"), Some(".weak .func"));
+}
+
+/// A module with only globals compiles to PTX without functions: the plan is empty, and it
+/// agrees.
+#[test]
+fn a_module_of_globals_has_an_empty_plan() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = "target triple = \"nvptx64-nvidia-cuda\"\n@counter = addrspace(1) global i32 0\n@table = internal addrspace(4) constant [2 x i64] [i64 1, i64 2]\n";
+    let (plan, differences) = plan_and_check(&llc, "globals.ll", text);
+    assert!(plan.functions.is_empty() && plan.findings.is_empty());
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+}
+
+/// `alignstack(N)` on a parameter, and an `!"align"` annotation (`(index << 16) | align`,
+/// index from 1), raise an aggregate parameter's alignment in the callee and at its calls.
+#[test]
+fn alignstack_and_align_annotations_raise_parameter_alignment() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = r#"target triple = "nvptx64-nvidia-cuda"
+%struct.float2 = type { float, float }
+define float @caller(float %a, float %b) {
+  %s1 = insertvalue %struct.float2 poison, float %a, 0
+  %s2 = insertvalue %struct.float2 %s1, float %b, 1
+  %r = call float @by_attribute(%struct.float2 %s2)
+  %q = call float @by_annotation(%struct.float2 %s2)
+  %sum = fadd float %r, %q
+  ret float %sum
+}
+define float @by_attribute(%struct.float2 alignstack(8) %a) {
+  %v0 = extractvalue %struct.float2 %a, 0
+  %v1 = extractvalue %struct.float2 %a, 1
+  %s = fadd float %v0, %v1
+  ret float %s
+}
+define float @by_annotation(%struct.float2 %a) {
+  %v0 = extractvalue %struct.float2 %a, 0
+  %v1 = extractvalue %struct.float2 %a, 1
+  %s = fadd float %v0, %v1
+  ret float %s
+}
+!nvvm.annotations = !{!0}
+!0 = !{ptr @by_annotation, !"align", i32 65544}
+"#;
+    let (plan, differences) = plan_and_check(&llc, "alignstack.ll", text);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(plan.findings.is_empty(), "{:#?}", plan.findings);
+    for name in ["by_attribute", "by_annotation"] {
+        let f = plan.functions.iter().find(|f| f.name == name).unwrap();
+        assert_eq!(
+            f.params[0].declaration,
+            format!(".param .align 8 .b8 {name}_param_0[8]")
+        );
+    }
+}
+
+/// Atomics wider than any `atom` are calls to libatomic: their call sequences, and the
+/// `.extern .func` declarations llc emits for them, are in the plan.
+#[test]
+fn wide_atomics_call_libatomic_as_planned() {
+    let Some(llc) = require(Tool::Llc) else {
+        return;
+    };
+    let text = r#"target triple = "nvptx64-nvidia-cuda"
+define i128 @wide(ptr %p, i128 %v, <4 x float> %f) {
+  %a = atomicrmw xchg ptr %p, i128 %v monotonic, align 16
+  %b = atomicrmw add ptr %p, i128 %a monotonic, align 16
+  %c = atomicrmw max ptr %p, i128 %b monotonic, align 16
+  %d = cmpxchg ptr %p, i128 %c, i128 %v monotonic monotonic, align 16
+  %e = extractvalue { i128, i1 } %d, 0
+  %g = atomicrmw fadd ptr %p, <4 x float> %f seq_cst, align 16
+  %l = load atomic i128, ptr %p monotonic, align 16
+  store atomic i128 %l, ptr %p monotonic, align 16
+  ret i128 %e
+}
+"#;
+    let (plan, differences) = plan_and_check(&llc, "wide.ll", text);
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    assert!(plan.findings.is_empty(), "{:#?}", plan.findings);
+    let declared: Vec<&str> = plan
+        .functions
+        .iter()
+        .filter(|f| f.directive == ".extern .func")
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(
+        declared,
+        [
+            "__atomic_compare_exchange_16",
+            "__atomic_exchange_16",
+            "__atomic_fetch_add_16",
+            "__atomic_load_16",
+            "__atomic_store_16"
+        ]
+    );
+    assert_eq!(plan.functions[0].calls.len(), 7);
 }

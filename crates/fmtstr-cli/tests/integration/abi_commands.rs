@@ -259,7 +259,7 @@ fn findings_exit_one_with_positions() {
     let p = path.display();
     assert!(
         shown.contains(&format!(
-            "{p}: finding: in @f: no parameter plan: `<2 x i8>` crashes llc 19 as a parameter or return value"
+            "{p}:3:1: finding: in @f: no parameter plan: `<2 x i8>` crashes llc 19 as a parameter or return value"
         )),
         "{shown}"
     );
@@ -317,6 +317,19 @@ fn bad_input_names_file_line_column() {
         bitcode.to_str().unwrap(),
     ]);
     assert_eq!(out.code, 2, "{}", out.stderr);
+
+    // Text that is not PTX (no .target, no functions) is refused, not taken for an empty
+    // module.
+    let not_ptx = dir.path().join("notes.txt");
+    std::fs::write(&not_ptx, "just some notes\n").unwrap();
+    let out = run([
+        "abi",
+        sample.to_str().unwrap(),
+        "--check",
+        not_ptx.to_str().unwrap(),
+    ])
+    .expect_code(2);
+    assert!(out.stderr.contains("is not PTX"), "{}", out.stderr);
 }
 
 #[test]

@@ -14,7 +14,11 @@
 //!   half: `fadd` is `add.noftz.f16` (sm_70 with PTX 6.3); bfloat: `add.noftz.bf16` (sm_90);
 //!   all other floating operations are `cas` loops on the value's width (32 for half/bfloat).
 //! - vectors: a `cas` loop on their width (32 or 64 bits), on every SM; 128 bits a call to
-//!   `__atomic_compare_exchange_16`. Seed 003 rejects vector atomics below sm_90 with
+//!   `__atomic_compare_exchange_16`.
+//! - `i128`: calls to libatomic: `xchg` `__atomic_exchange_16`, `add`, `sub`, `and`, `or`,
+//!   `xor`, `nand` `__atomic_fetch_<op>_16`, everything else (and `cmpxchg`) a loop around
+//!   `__atomic_compare_exchange_16`; atomic loads and stores `__atomic_load_16` and
+//!   `__atomic_store_16` ([`libcall_signature`]). Seed 003 rejects vector atomics below sm_90 with
 //!   `vector atomics not supported on this architecture!`; llc 19 never does.
 //! - ordering and `syncscope` change nothing in the instruction.
 
@@ -99,6 +103,28 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
             "nand" | "uinc_wrap" | "udec_wrap" | "cmpxchg" => cas(bits),
             _ => return None,
         },
+        AtomicType::Int(128) => {
+            // Wider than any atom: AtomicExpand calls libatomic (measured).
+            let libcall = match op {
+                "xchg" => "__atomic_exchange_16",
+                "add" => "__atomic_fetch_add_16",
+                "sub" => "__atomic_fetch_sub_16",
+                "and" => "__atomic_fetch_and_16",
+                "or" => "__atomic_fetch_or_16",
+                "xor" => "__atomic_fetch_xor_16",
+                "nand" => "__atomic_fetch_nand_16",
+                "cmpxchg" | "max" | "min" | "umax" | "umin" | "uinc_wrap" | "udec_wrap" => {
+                    "__atomic_compare_exchange_16"
+                }
+                _ => return None,
+            };
+            Selection {
+                lowering: AtomicLowering::Libcall,
+                mnemonic: None,
+                libcall: Some(libcall),
+                note: None,
+            }
+        }
         AtomicType::Int(_) => return None,
         AtomicType::Float => match op {
             "xchg" => native("exch", "b32"),
@@ -148,4 +174,79 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
             }
         }
     })
+}
+
+/// The `atom` instruction of a call to one of NVVM's atomic intrinsics, in `space` (`global`,
+/// `shared`, or empty for generic: the pointer operand's address space, which llc does not
+/// infer for intrinsic calls). `None` when the name is not one the planner has measured.
+///
+/// Measured with llc 19 (and LLVM's tests atomics.ll, atomics-sm60.ll, atomics-with-scope.ll):
+/// `llvm.nvvm.atomic.load.add.f32` is `atom.add.f32`, `.f64` `atom.add.f64` (sm_60),
+/// `load.inc.32`/`load.dec.32` `atom.inc.u32`/`atom.dec.u32`; the scoped
+/// `llvm.nvvm.atomic.<op>.gen.<i|f>.<cta|sys>` (sm_60) are `atom.<scope>.<op>.<type>`, with
+/// `add` on `i32` written `.s32` and on `i64` `.u64`, `max`/`min` signed, `inc`/`dec`
+/// unsigned, and `exch`, `and`, `or`, `xor`, `cas` untyped (`.bN`).
+pub fn select_intrinsic(name: &str, space: &str, config: &Config) -> Option<String> {
+    let rest = name.strip_prefix("llvm.nvvm.atomic.")?;
+    let native = |prefix: &str, op: &str, ty: &str| {
+        let space = [prefix, space]
+            .iter()
+            .filter(|s| !s.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join(".");
+        Some(atom(&space, op, ty))
+    };
+    if let Some(load) = rest.strip_prefix("load.") {
+        let mut words = load.split('.');
+        let op = words.next()?;
+        let ty = words.next()?;
+        return match (op, ty) {
+            ("add", "f32") => native("", "add", "f32"),
+            ("add", "f64") if config.sm >= 60 => native("", "add", "f64"),
+            ("inc" | "dec", "32") => native("", op, "u32"),
+            _ => None,
+        };
+    }
+    // <op>.gen.<i|f>.<scope>.<type>.<pointer>
+    let words: Vec<&str> = rest.split('.').collect();
+    let [op, "gen", kind, scope, ty, ..] = words[..] else {
+        return None;
+    };
+    if config.sm < 60 || !matches!(scope, "cta" | "sys") {
+        return None;
+    }
+    let ty = match (op, kind, ty) {
+        ("add", "f", "f32" | "f64") => ty.to_string(),
+        ("add", "i", "i32") => "s32".into(),
+        ("add", "i", "i64") => "u64".into(),
+        ("max" | "min", "i", "i32" | "i64") => format!("s{}", &ty[1..]),
+        ("inc" | "dec", "i", "i32") => "u32".into(),
+        ("exch" | "and" | "or" | "xor" | "cas", "i", "i32" | "i64") => format!("b{}", &ty[1..]),
+        _ => return None,
+    };
+    native(scope, op, &ty)
+}
+
+/// How a libatomic argument or result moves through `.param` space.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LibcallValue {
+    /// A pointer: `.b64`.
+    Pointer,
+    /// A 16-byte value: `.align 16 .b8 [16]`, moved as one `v2.b64`.
+    Wide,
+    /// An `int` memory order, or the `bool` result: `.b32`.
+    Int,
+}
+
+/// The parameters and result of a libatomic function llc 19 calls (its declaration is
+/// emitted as `.extern .func`).
+pub fn libcall_signature(name: &str) -> (Vec<LibcallValue>, Option<LibcallValue>) {
+    use LibcallValue::{Int, Pointer, Wide};
+    match name {
+        "__atomic_compare_exchange_16" => (vec![Pointer, Pointer, Wide, Int, Int], Some(Int)),
+        "__atomic_load_16" => (vec![Pointer, Int], Some(Wide)),
+        "__atomic_store_16" => (vec![Pointer, Wide, Int], None),
+        _ => (vec![Pointer, Wide, Int], Some(Wide)),
+    }
 }

@@ -20,22 +20,48 @@
 //!   it in kernels);
 //! - the call envelope with its module-wide call-sequence number, and the `.callprototype`
 //!   of indirect calls;
-//! - the `atom` instruction of every `atomicrmw` and `cmpxchg` ([`atomics`]).
+//! - the `atom` instruction of every `atomicrmw` and `cmpxchg` and of NVVM's atomic
+//!   intrinsics ([`atomics`]); atomics on local memory are ordinary loads and stores.
+//!
+//! Sizes, offsets and alignments come from llc's own DataLayout for nvptx64
+//! ([`crate::NVPTX64_DATA_LAYOUT`]: `i128` aligned to 16, 64-bit pointers), never from the
+//! module's `target datalayout`, which llc replaces. Integers of widths PTX lacks (`i2`, `i19`,
+//! `i48`) move widened to 32 or 64 bits and are loaded in the pieces the legalizer splits
+//! them into; `<N x i1>` moves one byte per element. Symbols are named as llc names them
+//! (local names cleaned of characters PTX lacks, with its collision counter; `__unnamed_N`),
+//! aliases of functions are declared with their aliasee's signature, linkage gives
+//! `.visible`, `.weak` or nothing (and nothing at all under OpenCL's `nvcl` triples, where
+//! image and sampler parameters are `.texref`, `.surfref`, `.samplerref`), calls to
+//! `__nvvm_reflect` vanish, blocks behind a branch on a constant are not selected, and a
+//! `st.param` of values left undef or poison is dropped.
+//!
+//! Reads of a function's own parameters are planned as llc loads each part when the value
+//! is used in full; llc then optimizes them like any load (drops unused ones, narrows one to
+//! the bits used, joins neighbours into a vector), and [`crate::ptx::compare`] accepts
+//! exactly those changes: every read must lie inside a planned one.
 //!
 //! Variadic functions: llc 19 expands `...` before instruction selection into a pointer to a
-//! buffer of the arguments at natural alignment, passed as one more `.b64` parameter. Seed
-//! 003's `<func>_vararg` parameter does not exist in llc 19's output.
+//! buffer of the arguments at natural alignment, passed as one more `.b64` parameter, when
+//! the module's triple is nvptx or nvptx64 (its ExpandVariadics pass reads the module's
+//! triple, not `-march`). Seed 003's `<func>_vararg[]` parameter is the older lowering llc
+//! uses otherwise: the variadic arguments of a call packed, unaligned, into one more
+//! `.param` array (indirect variadic calls there are a finding).
 //!
-//! The planner never guesses: what it cannot predict (odd integer widths, scalable vectors,
-//! `invoke`, unknown atomics) is a [`Finding`], and the function's plan leaves it out.
+//! The planner never guesses: what it cannot predict (integers of widths PTX lacks inside
+//! aggregates or wider than 64 bits, scalable vectors, `invoke`, unmeasured atomics, memory
+//! intrinsics of run-time length next to calls, kernels returning values, indirect calls
+//! under the older vararg lowering) is a [`Finding`] with the file's line and column, and
+//! the function's plan leaves it out.
 
 pub mod atomics;
 pub mod model;
+mod symbols;
 
 use std::collections::{HashMap, HashSet};
 
 use fmtstr_ir::{
-    Attr, BlockId, CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value,
+    Attr, BlockId, CallArg, Constant, FuncId, GlobalKind, InstId, Module, Opcode, Operand, Type,
+    TypeId, Value,
 };
 
 pub use model::*;
@@ -44,6 +70,7 @@ use crate::annotations::Annotations;
 use crate::parts::{self, Part};
 use crate::struct_args::{self, ByvalParam};
 use crate::Config;
+use symbols::Symbols;
 
 /// Seed 003's `NVPTXISD` numbers for the envelope nodes it names.
 mod opcode {
@@ -71,6 +98,21 @@ struct Planner<'m> {
     pass_runs: bool,
     address_taken: HashSet<FuncId>,
     mentioned: HashSet<FuncId>,
+    /// The PTX names of functions and aliases.
+    symbols: Symbols,
+    /// `#N` to the attributes of the group.
+    attribute_groups: HashMap<String, String>,
+    /// Whether llc 19 expands `...` into a buffer pointer: its ExpandVariadics pass reads the
+    /// module's own `target triple` (not `-march`) and runs only for nvptx and nvptx64.
+    expands_varargs: bool,
+    /// Whether the module's triple names OpenCL's driver interface (`nvptx-unknown-nvcl`):
+    /// llc then writes no linkage directives (`.visible`, `.extern`, `.weak`) and describes
+    /// kernel pointer parameters with `.ptr` and their alignment.
+    nvcl: bool,
+    /// Calls an instruction other than `call` makes (libatomic), for its function's list.
+    pending_calls: Vec<CallPlan>,
+    /// The libatomic functions called, whose declarations llc emits.
+    libcalls: std::collections::BTreeSet<&'static str>,
     seq: u32,
     findings: Vec<Finding>,
 }
@@ -89,20 +131,10 @@ fn access_plans(list: Vec<parts::Access>) -> Vec<AccessPlan> {
     list.into_iter().map(AccessPlan::from).collect()
 }
 
-/// `NVPTXAssignValidGlobalNames`: local symbols lose characters PTX does not allow.
-fn ptx_symbol(name: &str, local: bool) -> String {
-    if !local {
-        return name.to_string();
-    }
-    let mut out = String::new();
-    for c in name.chars() {
-        if c.is_ascii_alphanumeric() || c == '_' || c == '$' {
-            out.push(c);
-        } else {
-            out.push_str("_$_");
-        }
-    }
-    out
+fn local_linkage(m: &Module, f: FuncId) -> bool {
+    header_words(m, f)
+        .iter()
+        .any(|w| w == "internal" || w == "private")
 }
 
 fn header_words(m: &Module, f: FuncId) -> Vec<String> {
@@ -155,7 +187,10 @@ impl<'m> Planner<'m> {
             .map(|p| ((p.func, p.index), p))
             .collect();
         let (mentioned, address_taken) = function_uses(m);
+        let symbols = Symbols::new(m, |f| local_linkage(m, f), &mentioned);
         Planner {
+            symbols,
+            attribute_groups: attribute_groups(m),
             m,
             config: *config,
             annotations,
@@ -163,6 +198,15 @@ impl<'m> Planner<'m> {
             pass_runs,
             address_taken,
             mentioned,
+            expands_varargs: m.target_triple().is_some_and(|t| {
+                let arch = t.split('-').next().unwrap_or("");
+                arch == "nvptx" || arch == "nvptx64"
+            }),
+            nvcl: m
+                .target_triple()
+                .is_some_and(|t| t.split('-').nth(2).is_some_and(|os| os.starts_with("nvcl"))),
+            pending_calls: Vec::new(),
+            libcalls: std::collections::BTreeSet::new(),
             seq: 0,
             findings,
         }
@@ -178,6 +222,10 @@ impl<'m> Planner<'m> {
             }
             functions.push(self.function(func.id()));
         }
+        self.aliases(&mut functions);
+        for name in std::mem::take(&mut self.libcalls) {
+            functions.push(libcall_declaration(name, self.nvcl));
+        }
         Plan {
             file: m.file_name().to_string(),
             config: ConfigEcho {
@@ -190,32 +238,95 @@ impl<'m> Planner<'m> {
         }
     }
 
+    /// Aliases of functions: llc declares each with the aliasee's directive, return value and
+    /// parameters (named after the aliasee: `foo_param_0`), then `.alias b, a;`.
+    fn aliases(&mut self, functions: &mut Vec<FunctionPlan>) {
+        let m = self.m;
+        for global in m.globals() {
+            if global.kind() != GlobalKind::Alias {
+                continue;
+            }
+            let Some(target) = m
+                .resolve_global(global.operand())
+                .filter(|r| r.offset == 0)
+                .and_then(|r| m.global(r.global).as_function())
+            else {
+                continue;
+            };
+            let name = global.name_str().into_owned();
+            let Some(plan) = functions
+                .iter()
+                .find(|p| p.name == *m.function(target).name_str())
+            else {
+                continue;
+            };
+            let mut alias = plan.clone();
+            if self.config.ptx_version() < 63 {
+                self.finding(
+                    target,
+                    None,
+                    format!(
+                        "llc 19 refuses the alias @{name} (`.alias requires PTX version >= 6.3`): sm_{} gets PTX {}.{}",
+                        self.config.sm,
+                        self.config.ptx_version() / 10,
+                        self.config.ptx_version() % 10
+                    ),
+                );
+            }
+            if alias.kind == FunctionKind::Kernel {
+                self.finding(
+                    target,
+                    None,
+                    format!("@{name} aliases a kernel, whose alias declaration the planner has not measured"),
+                );
+            }
+            alias.ptx_name = self.symbols.name(m, global.id());
+            alias.name = name;
+            alias.definition = false;
+            alias.emitted = true;
+            alias.returns.clear();
+            alias.calls.clear();
+            alias.atomics.clear();
+            for p in &mut alias.params {
+                p.reads = None;
+            }
+            functions.push(alias);
+        }
+    }
+
     fn finding(&mut self, f: FuncId, inst: Option<InstId>, message: String) {
-        let pos = inst.and_then(|i| self.m.inst(i).source_pos());
+        // Without an instruction, the finding is about the function: its `define` line.
+        let (line, column) = match inst.and_then(|i| self.m.inst(i).source_pos()) {
+            Some(p) => (p.line, p.column),
+            None => match first_line(self.m, f) {
+                0 => (0, 0),
+                line => (line, 1),
+            },
+        };
         self.findings.push(Finding {
-            line: pos.map_or(0, |p| p.line),
-            column: pos.map_or(0, |p| p.column),
+            line,
+            column,
             function: self.m.function(f).name_str().into_owned(),
             message,
         });
     }
 
     fn is_local(&self, f: FuncId) -> bool {
-        header_words(self.m, f)
-            .iter()
-            .any(|w| w == "internal" || w == "private")
+        local_linkage(self.m, f)
+    }
+
+    fn ptx_name(&self, f: FuncId) -> String {
+        self.symbols.name(self.m, self.m.function(f).global().id())
     }
 
     fn abi_align(&self, ty: TypeId) -> u64 {
-        self.m
-            .data_layout()
+        crate::target_layout()
             .abi_align(self.m.types(), ty)
             .unwrap_or(1)
     }
 
     fn alloc_size(&self, ty: TypeId) -> u64 {
-        self.m
-            .data_layout()
+        crate::target_layout()
             .alloc_size(self.m.types(), ty)
             .unwrap_or(0)
     }
@@ -246,7 +357,7 @@ impl<'m> Planner<'m> {
     fn scalar_bits(&self, ty: TypeId) -> Option<u32> {
         match self.m.types().get(ty) {
             Type::Int { bits } => Some(promote(bits)),
-            Type::Ptr { addrspace } => Some(self.m.data_layout().pointer(addrspace).size_bits),
+            Type::Ptr { addrspace } => Some(crate::target_layout().pointer(addrspace).size_bits),
             Type::Float => Some(32),
             Type::Double => Some(64),
             _ => None,
@@ -258,7 +369,7 @@ impl<'m> Planner<'m> {
             Type::Int { bits: 1 } => "u8".into(),
             Type::Int { bits } if bits <= 64 => format!("u{bits}"),
             Type::Ptr { addrspace } => {
-                format!("u{}", self.m.data_layout().pointer(addrspace).size_bits)
+                format!("u{}", crate::target_layout().pointer(addrspace).size_bits)
             }
             Type::Float => "f32".into(),
             Type::Double => "f64".into(),
@@ -296,8 +407,193 @@ impl<'m> Planner<'m> {
         }
     }
 
-    fn is_scalar_int(&self, ty: TypeId) -> bool {
-        matches!(self.m.types().get(ty), Type::Int { bits } if bits < 32)
+    /// The accesses that store a value of `ty` given by `value`, less those llc drops: a
+    /// `st.param` whose every value is undef or poison is removed (NVPTX's store-param
+    /// combine), so parts left undef (`{ [5 x i32] }` with one field inserted) store nothing.
+    fn defined_accesses(
+        &self,
+        value: Option<Operand>,
+        ty: TypeId,
+        list: &[Part],
+        accesses: Vec<parts::Access>,
+    ) -> Vec<parts::Access> {
+        let Some(mask) = value.and_then(|v| self.defined_parts(v, ty, 0)) else {
+            return accesses;
+        };
+        if mask.len() != list.len() {
+            return accesses;
+        }
+        accesses
+            .into_iter()
+            .filter(|a| {
+                let end = a.offset + u64::from(a.bits / 8).max(1) * u64::from(a.arity);
+                list.iter().zip(&mask).any(|(p, &defined)| {
+                    defined && p.offset < end && a.offset < p.offset + p.mvt.store_size()
+                })
+            })
+            .collect()
+    }
+
+    /// A parameter's `alignstack(N)`, which NVPTX reads as the parameter's alignment (as it
+    /// reads an `!"align"` annotation, which comes second).
+    fn stack_align(&self, attrs: &[Attr]) -> Option<u64> {
+        attrs.iter().find_map(|a| match a {
+            Attr::Other(text) => std::str::from_utf8(self.m.text(*text))
+                .ok()?
+                .strip_prefix("alignstack(")?
+                .strip_suffix(')')?
+                .trim()
+                .parse()
+                .ok(),
+            _ => None,
+        })
+    }
+
+    fn part_count(&self, ty: TypeId) -> Option<usize> {
+        parts::value_parts(self.m, ty, 0).ok().map(|p| p.len())
+    }
+
+    /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
+    /// through constant aggregates and `insertvalue` chains; `None` when unknown.
+    fn defined_parts(&self, value: Operand, ty: TypeId, depth: u32) -> Option<Vec<bool>> {
+        let m = self.m;
+        let count = self.part_count(ty)?;
+        if depth > 64 {
+            return None;
+        }
+        match value.value {
+            Value::Const(c) => match m.constant(c) {
+                Constant::Undef | Constant::Poison => Some(vec![false; count]),
+                Constant::Struct(ops) | Constant::Array(ops) => {
+                    let fields: Vec<TypeId> = match m.types().get(ty) {
+                        Type::Struct(s) => s.fields.to_vec(),
+                        Type::Array { len, elem } => vec![elem; len as usize],
+                        _ => return None,
+                    };
+                    if fields.len() != ops.len() {
+                        return None;
+                    }
+                    let mut out = Vec::with_capacity(count);
+                    for (op, field) in ops.iter().zip(fields) {
+                        out.extend(self.defined_parts(*op, field, depth + 1)?);
+                    }
+                    Some(out)
+                }
+                _ => Some(vec![true; count]),
+            },
+            Value::Inst(i) if m.inst(i).opcode() == Opcode::InsertValue => {
+                let inst = m.inst(i);
+                let mut mask = self.defined_parts(inst.operand(0)?, ty, depth + 1)?;
+                let mut start = 0usize;
+                let mut sub = ty;
+                for &index in inst.indices() {
+                    match m.types().get(sub) {
+                        Type::Struct(s) => {
+                            for &field in s.fields.get(..index as usize)? {
+                                start += self.part_count(field)?;
+                            }
+                            sub = *s.fields.get(index as usize)?;
+                        }
+                        Type::Array { elem, .. } => {
+                            start += self.part_count(elem)? * index as usize;
+                            sub = elem;
+                        }
+                        _ => return None,
+                    }
+                }
+                let inserted = self.defined_parts(inst.operand(1)?, sub, depth + 1)?;
+                mask.get_mut(start..start + inserted.len())?
+                    .copy_from_slice(&inserted);
+                Some(mask)
+            }
+            _ => Some(vec![true; count]),
+        }
+    }
+
+    /// The older vararg lowering llc 19 uses when it does not expand `...` (the module's
+    /// triple is not nvptx or nvptx64): the variadic arguments go into one more parameter,
+    /// `.param .align 8 .b8 param<N>[SIZE]`, each part stored right after the previous one
+    /// without alignment padding, integers narrower than 32 bits as 32 (measured: `i32, i64`
+    /// puts the `i64` at byte 4). `None`, with a finding, for what is not measured.
+    fn packed_varargs(
+        &mut self,
+        f: FuncId,
+        inst: InstId,
+        indirect: bool,
+        call_args: &[CallArg<'_>],
+        fixed: usize,
+    ) -> Option<ArgPlan> {
+        let m = self.m;
+        let rest = &call_args[fixed.min(call_args.len())..];
+        let unmeasured = |why: &str| {
+            format!(
+                "llc 19 does not expand `...` here (the module's triple is not nvptx or nvptx64); its older lowering is not measured for {why}"
+            )
+        };
+        if indirect || rest.is_empty() {
+            let why = if indirect {
+                "indirect calls"
+            } else {
+                "a call without variadic arguments"
+            };
+            self.finding(f, Some(inst), unmeasured(why));
+            return None;
+        }
+        let mut offset = 0u64;
+        let mut parts_out = Vec::new();
+        let mut stores = Vec::new();
+        for arg in rest {
+            let ty = arg.operand.ty;
+            let list = if arg.byval().is_some() {
+                Err(parts::Unsupported(String::new()))
+            } else {
+                parts::value_parts(m, ty, 0)
+            };
+            let Ok(list) = list else {
+                self.finding(f, Some(inst), unmeasured("this argument's type"));
+                return None;
+            };
+            for p in list {
+                let bits = match p.mvt {
+                    parts::Mvt::Int(b) if b <= 64 => b.max(32).next_power_of_two(),
+                    parts::Mvt::F32 => 32,
+                    parts::Mvt::F64 => 64,
+                    _ => {
+                        self.finding(f, Some(inst), unmeasured("this argument's type"));
+                        return None;
+                    }
+                };
+                parts_out.push(PartPlan {
+                    offset,
+                    ty: p.mvt.name(),
+                    bits,
+                });
+                stores.push(AccessPlan {
+                    offset,
+                    bits,
+                    vector: 1,
+                });
+                offset += u64::from(bits / 8);
+            }
+        }
+        let name = format!("param{fixed}");
+        Some(ArgPlan {
+            index: fixed,
+            declaration: format!(".param .align 8 .b8 {name}[{offset}]"),
+            name,
+            byval: false,
+            row: Row::Direct,
+            parts: parts_out,
+            stores,
+        })
+    }
+
+    fn scalar_int_widening(&self, ty: TypeId) -> u32 {
+        match self.m.types().get(ty) {
+            Type::Int { bits } if bits < 32 => 32,
+            Type::Int { bits } if bits < 64 && bits != 32 => 64,
+            _ => 0,
+        }
     }
 
     fn function(&mut self, f: FuncId) -> FunctionPlan {
@@ -305,7 +601,14 @@ impl<'m> Planner<'m> {
         let func = m.function(f);
         let name = func.name_str().into_owned();
         let local = self.is_local(f);
-        let ptx_name = ptx_symbol(&name, local);
+        let ptx_name = self.ptx_name(f);
+        if self.symbols.unsure.contains(&f) {
+            self.finding(
+                f,
+                None,
+                "llc names unnamed globals __unnamed_N in the order its printer first writes them, which the planner cannot be sure of in this module".into(),
+            );
+        }
         let kernel = self.annotations.is_kernel(m, f);
         let words = header_words(m, f);
         // llc compiles no body for `available_externally` and declares nothing for it.
@@ -317,20 +620,35 @@ impl<'m> Planner<'m> {
                 "weak" | "weak_odr" | "linkonce" | "linkonce_odr" | "common"
             )
         });
+        // emitLinkageDirective (measured): local symbols have none, weak and linkonce ones
+        // (kernels too: OpenMP's weak_odr kernels) `.weak`, the rest `.visible`; a declaration
+        // is `.extern`, or `.weak` for extern_weak.
+        let kind = if kernel { ".entry" } else { ".func" };
         let directive = if !definition {
-            ".extern .func"
-        } else if kernel {
-            ".visible .entry"
+            if words.iter().any(|w| w == "extern_weak") {
+                ".weak .func".to_string()
+            } else {
+                ".extern .func".to_string()
+            }
         } else if local {
-            ".func"
+            kind.to_string()
         } else if weak {
-            ".weak .func"
+            format!(".weak {kind}")
         } else {
-            ".visible .func"
-        }
-        .to_string();
+            format!(".visible {kind}")
+        };
+        let directive = if self.nvcl {
+            directive
+                .split_whitespace()
+                .filter(|w| !matches!(*w, ".visible" | ".extern" | ".weak"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        } else {
+            directive
+        };
         let line = first_line(m, f);
-        let emitted = definition || (!external_copy && self.mentioned.contains(&f));
+        let emitted =
+            definition || (!external_copy && self.mentioned.contains(&f) && !is_reflect(m, f));
 
         // Parameters.
         let (_, param_tys, vararg) = m
@@ -348,16 +666,58 @@ impl<'m> Planner<'m> {
                 params.push(self.byval_param(f, index, &pname, ety, attrs, kernel, ir_type));
                 continue;
             }
+            if kernel {
+                if let Some(handle) = self.annotations.handle(f, index) {
+                    if !self.nvcl {
+                        self.finding(
+                            f,
+                            None,
+                            format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
+                        );
+                    }
+                    params.push(ParamPlan {
+                        index,
+                        name: pname.clone(),
+                        ir_type,
+                        byval: None,
+                        vararg_buffer: false,
+                        declaration: format!(".param .{} {pname}", handle.ptx_type()),
+                        reads: None,
+                        parts: Vec::new(),
+                        row: None,
+                        read_mode: ReadMode::Value,
+                    });
+                    continue;
+                }
+            }
             let parts = self.parts(f, None, ty);
             let (declaration, align) = if self.should_pass_as_array(ty) {
-                let align = self.optimized_align(Some(f), ty);
+                let align = self
+                    .optimized_align(Some(f), ty)
+                    .max(self.stack_align(attrs).unwrap_or(1))
+                    .max(self.annotations.param_align(f, index).unwrap_or(1));
                 (
                     format!(".param .align {align} .b8 {pname}[{}]", self.alloc_size(ty)),
                     align,
                 )
             } else if kernel {
                 let t = self.kernel_scalar(ty).unwrap_or_else(|| "b0".into());
-                (format!(".param .{t} {pname}"), self.abi_align(ty))
+                let pointer = match m.types().get(ty) {
+                    Type::Ptr { addrspace } if self.nvcl => {
+                        let space = match addrspace {
+                            1 => ".global ",
+                            3 => ".shared ",
+                            4 => ".const ",
+                            _ => "",
+                        };
+                        format!(
+                            ".ptr {space}.align {} ",
+                            param_align_attr(attrs).unwrap_or(1)
+                        )
+                    }
+                    _ => String::new(),
+                };
+                (format!(".param .{t} {pointer}{pname}"), self.abi_align(ty))
             } else {
                 let bits = self.scalar_bits(ty).unwrap_or(0);
                 (format!(".param .b{bits} {pname}"), self.abi_align(ty))
@@ -387,7 +747,21 @@ impl<'m> Planner<'m> {
                 read_mode: ReadMode::Value,
             });
         }
-        if vararg {
+        if vararg && !self.expands_varargs {
+            // The older lowering: an unsized array the callee walks with va_arg.
+            params.push(ParamPlan {
+                index: param_tys.len(),
+                name: format!("{ptx_name}_vararg"),
+                ir_type: "...".into(),
+                byval: None,
+                vararg_buffer: true,
+                declaration: format!(".param .align 8 .b8 {ptx_name}_vararg[]"),
+                parts: Vec::new(),
+                row: None,
+                read_mode: ReadMode::Value,
+                reads: None,
+            });
+        } else if vararg {
             let index = param_tys.len();
             let pname = format!("{ptx_name}_param_{index}");
             params.push(ParamPlan {
@@ -444,7 +818,7 @@ impl<'m> Planner<'m> {
                 )
             }
         };
-        let widen_ret = if self.is_scalar_int(ret) { 32 } else { 0 };
+        let widen_ret = self.scalar_int_widening(ret);
         // LowerReturn checks scalar parts of aggregates against the type's ABI alignment.
         let ret_check_align = if matches!(m.types().get(ret), Type::Struct(_) | Type::Array { .. })
         {
@@ -464,6 +838,7 @@ impl<'m> Planner<'m> {
         let mut returns = Vec::new();
         let mut calls = Vec::new();
         let mut atomics = Vec::new();
+        let mut expanded_copy = None;
         if definition {
             // Instruction selection numbers call sequences block by block in reverse post
             // order; unreachable blocks are gone by then.
@@ -474,17 +849,27 @@ impl<'m> Planner<'m> {
                 match inst.opcode() {
                     Opcode::Ret if ret != TypeId::VOID => returns.push(ReturnPlan {
                         line: inst.source_pos().map_or(0, |p| p.line),
-                        stores: access_plans(parts::accesses_at(
+                        stores: access_plans(self.defined_accesses(
+                            inst.operand(0),
+                            ret,
                             &return_parts,
-                            ret_align,
-                            widen_ret,
-                            parts::Site::Return {
-                                type_align: ret_check_align,
-                            },
+                            parts::accesses_at(
+                                &return_parts,
+                                ret_align,
+                                widen_ret,
+                                parts::Site::Return {
+                                    type_align: ret_check_align,
+                                },
+                            ),
                         )),
                     }),
                     Opcode::Call => {
-                        if let Some(call) = self.call(f, inst.id()) {
+                        if expanded_copy.is_none() && self.expands_into_loop(inst.id()) {
+                            expanded_copy = Some(inst.id());
+                        }
+                        if let Some(atomic) = self.intrinsic_atomic(f, inst.id()) {
+                            atomics.extend(atomic);
+                        } else if let Some(call) = self.call(f, inst.id()) {
                             calls.push(call);
                         }
                     }
@@ -500,12 +885,26 @@ impl<'m> Planner<'m> {
                         if let Some(a) = self.atomic(f, kernel, inst.id()) {
                             atomics.push(a);
                         }
+                        calls.append(&mut self.pending_calls);
+                    }
+                    Opcode::Load | Opcode::Store => {
+                        if let Some(a) = self.wide_atomic_access(f, inst.id()) {
+                            atomics.push(a);
+                        }
+                        calls.append(&mut self.pending_calls);
                     }
                     _ => {}
                 }
             }
         }
 
+        if let (Some(at), false) = (expanded_copy, calls.is_empty()) {
+            self.finding(
+                f,
+                Some(at),
+                "llc expands this memory intrinsic, whose length is not a constant, into a loop before selection (NVPTXLowerAggrCopies), which can change the order in which it numbers the call sequences of this function".into(),
+            );
+        }
         FunctionPlan {
             name,
             ptx_name,
@@ -624,7 +1023,7 @@ impl<'m> Planner<'m> {
             Type::Half | Type::BFloat => one(16, 1),
             Type::Float => one(32, 1),
             Type::Double => one(64, 1),
-            Type::Ptr { addrspace } => one(m.data_layout().pointer(addrspace).size_bits, 1),
+            Type::Ptr { addrspace } => one(crate::target_layout().pointer(addrspace).size_bits, 1),
             Type::Vector { len, elem, .. } if len == 2 || len == 4 => {
                 let bits = match m.types().get(elem) {
                     Type::Int {
@@ -657,11 +1056,14 @@ impl<'m> Planner<'m> {
             }
         }
         let fn_ty = call.function_type();
-        let direct = call
-            .called_function()
-            .filter(|&c| m.function(c).function_type() == fn_ty);
-        if let Some(c) = direct {
-            if m.function(c).name_str().starts_with("llvm.") {
+        // The function called, whatever the call's type. A call whose type differs from its
+        // callee's is still a direct `call.uni` of that symbol, moving the call's own types,
+        // with argument alignments from the callee (getMaybeBitcastedCallee); only what
+        // getCalledFunction decides (byval alignment) sees no function.
+        let target = call.called_function();
+        let direct = target.filter(|&c| m.function(c).function_type() == fn_ty);
+        if let Some(c) = target {
+            if m.function(c).name_str().starts_with("llvm.") || is_reflect(m, c) {
                 return None;
             }
             if header_words(m, c)
@@ -678,13 +1080,6 @@ impl<'m> Planner<'m> {
                 );
             }
         }
-        if direct.is_none() && call.called_function().is_some() {
-            self.finding(
-                f,
-                Some(inst),
-                "the call's type differs from the callee's; planned as an indirect call".into(),
-            );
-        }
         let (ret, params, vararg) = m
             .types()
             .function_parts(fn_ty)
@@ -693,7 +1088,15 @@ impl<'m> Planner<'m> {
         let seq = self.seq;
         self.seq += 1;
         let pos = view.source_pos();
-        let row = if direct.is_some() {
+        // A call to an alias is a direct `call.uni` of the alias's symbol; everything else
+        // about it llc decides as for an indirect call (getCalledFunction sees no function).
+        let alias_callee = match callee_op.value {
+            Value::Global(g) if m.global(g).kind() == GlobalKind::Alias => {
+                Some(self.symbols.name(m, g))
+            }
+            _ => None,
+        };
+        let row = if target.is_some() || alias_callee.is_some() {
             Row::Direct
         } else {
             Row::Indirect
@@ -727,8 +1130,14 @@ impl<'m> Planner<'m> {
             let ty = arg.operand.ty;
             let parts = self.parts(f, Some(inst), ty);
             let (declaration, proto, align) = if self.should_pass_as_array(ty) {
-                let align = match direct {
-                    Some(c) => self.optimized_align(Some(c), ty),
+                // getArgumentAlignment: the callee's `alignstack(N)` when it has one.
+                let align = match target {
+                    Some(c) => m
+                        .function(c)
+                        .param(i)
+                        .and_then(|p| self.stack_align(p.attrs()))
+                        .or_else(|| self.annotations.param_align(c, i))
+                        .unwrap_or_else(|| self.optimized_align(Some(c), ty)),
                     None => self.abi_align(ty),
                 };
                 let size = self.alloc_size(ty);
@@ -747,19 +1156,31 @@ impl<'m> Planner<'m> {
             };
             proto_params.push(proto);
             self.check_store(f, Some(inst), &parts, align, "passing");
-            let widen = if self.is_scalar_int(ty) { 32 } else { 0 };
+            let widen = self.scalar_int_widening(ty);
             args.push(ArgPlan {
                 index: i,
                 name: pname,
                 declaration,
                 byval: false,
                 row,
-                stores: access_plans(parts::accesses(&parts, align, widen)),
+                stores: access_plans(self.defined_accesses(
+                    Some(arg.operand),
+                    ty,
+                    &parts,
+                    parts::accesses(&parts, align, widen),
+                )),
                 parts: part_plans(&parts),
             });
         }
         let mut vararg_buffer = Vec::new();
-        if vararg {
+        if vararg && !self.expands_varargs {
+            if let Some(arg) =
+                self.packed_varargs(f, inst, direct.is_none(), &call_args, params.len())
+            {
+                proto_params.push(".param .align 8 .b8 _[]".into());
+                args.push(arg);
+            }
+        } else if vararg {
             let i = params.len();
             let pname = format!("param{i}");
             let mut offset = 0u64;
@@ -802,9 +1223,9 @@ impl<'m> Planner<'m> {
             // llc writes `()_ (` for void and `(.param .b32 _) _ (` otherwise.
         } else {
             let parts = self.parts(f, Some(inst), ret);
-            let widen = if self.is_scalar_int(ret) { 32 } else { 0 };
+            let widen = self.scalar_int_widening(ret);
             if self.should_pass_as_array(ret) {
-                let align = match direct {
+                let align = match target {
                     Some(c) => self.optimized_align(Some(c), ret),
                     None => self.abi_align(ret),
                 };
@@ -823,22 +1244,35 @@ impl<'m> Planner<'m> {
                 )
             }
         };
-        let callee = match direct {
-            Some(c) => {
-                let local = self.is_local(c);
-                CalleePlan {
-                    kind: CalleeKind::Direct,
-                    name: Some(ptx_symbol(&m.function(c).name_str(), local)),
-                    prototype: None,
-                }
-            }
-            None => CalleePlan {
+        let callee = match (target, alias_callee) {
+            (Some(c), _) => CalleePlan {
+                kind: CalleeKind::Direct,
+                name: Some(self.ptx_name(c)),
+                prototype: None,
+            },
+            (None, Some(alias)) => CalleePlan {
+                kind: CalleeKind::Direct,
+                name: Some(alias),
+                prototype: None,
+            },
+            (None, None) => CalleePlan {
                 kind: CalleeKind::Indirect,
                 name: None,
                 prototype: Some(format!(
-                    "prototype_{seq} : .callprototype {proto_ret}{}_ ({});",
+                    "prototype_{seq} : .callprototype {proto_ret}{}_ ({}){};",
                     if ret == TypeId::VOID { "" } else { " " },
-                    proto_params.join(", ")
+                    proto_params.join(", "),
+                    // shouldEmitPTXNoReturn: a `noreturn` call returning void (PTX 6.4).
+                    if ret == TypeId::VOID
+                        && self.config.ptx_version() >= 64
+                        && call_fn_attrs(&self.attribute_groups, call.fn_attrs_text())
+                            .split_whitespace()
+                            .any(|w| w == "noreturn")
+                    {
+                        " .noreturn"
+                    } else {
+                        ""
+                    }
                 )),
             },
         };
@@ -858,6 +1292,167 @@ impl<'m> Planner<'m> {
             return_loads,
             envelope,
             note,
+        })
+    }
+
+    /// Whether `inst` calls `llvm.memcpy`, `llvm.memmove` or `llvm.memset` with a length
+    /// that is not a constant, which NVPTXLowerAggrCopies turns into a loop guarded by a
+    /// branch. Measured on LLVM's b52037.ll: with such a length llc numbers the function's
+    /// call sequences in another order than its blocks' (constant lengths, 203 or 256, keep
+    /// the order).
+    fn expands_into_loop(&self, inst: InstId) -> bool {
+        let m = self.m;
+        let Some(call) = m.inst(inst).as_call() else {
+            return false;
+        };
+        let Some(callee) = call.called_function() else {
+            return false;
+        };
+        let name = m.function(callee).name_str();
+        if !["llvm.memcpy.", "llvm.memmove.", "llvm.memset."]
+            .iter()
+            .any(|p| name.starts_with(p))
+        {
+            return false;
+        }
+        match call.args().nth(2).map(|a| a.operand.value) {
+            Some(Value::Const(c)) => m.int_value(c).is_none(),
+            _ => true,
+        }
+    }
+
+    /// A call to an NVVM atomic intrinsic: `None` when the call is something else, `Some(None)`
+    /// (and a finding) when the planner has no measurement for the intrinsic.
+    fn intrinsic_atomic(&mut self, f: FuncId, inst: InstId) -> Option<Option<AtomicPlan>> {
+        let m = self.m;
+        let view = m.inst(inst);
+        let call = view.as_call()?;
+        let callee = call.called_function()?;
+        let name = m.function(callee).name_str().into_owned();
+        if !name.starts_with("llvm.nvvm.atomic.") {
+            return None;
+        }
+        let pointer = call.args().next().map(|a| a.operand.ty);
+        let space = match pointer.and_then(|t| m.types().ptr_addrspace(t)) {
+            Some(1) => "global",
+            Some(3) => "shared",
+            _ => "",
+        };
+        let Some(mnemonic) = atomics::select_intrinsic(&name, space, &self.config) else {
+            self.finding(
+                f,
+                Some(inst),
+                format!("no measurement for the atomic intrinsic @{name}"),
+            );
+            return Some(None);
+        };
+        let pos = view.source_pos();
+        Some(Some(AtomicPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            operation: format!("call @{name}"),
+            value_type: m.types().display(view.ty()).to_string(),
+            space: if space.is_empty() { "generic" } else { space }.to_string(),
+            lowering: AtomicLowering::Native,
+            mnemonic: Some(mnemonic),
+            libcall: None,
+            note: None,
+        }))
+    }
+
+    /// The call sequence of a call to libatomic's `name` that llc makes for `inst`.
+    fn libcall(&mut self, name: &'static str, inst: InstId) -> CallPlan {
+        self.libcalls.insert(name);
+        let seq = self.seq;
+        self.seq += 1;
+        let (params, ret) = atomics::libcall_signature(name);
+        let args: Vec<ArgPlan> = params
+            .iter()
+            .enumerate()
+            .map(|(index, &v)| {
+                let pname = format!("param{index}");
+                let (declaration, parts, stores) = libcall_param(v, &pname);
+                ArgPlan {
+                    index,
+                    name: pname,
+                    declaration,
+                    byval: false,
+                    row: Row::Direct,
+                    parts,
+                    stores,
+                }
+            })
+            .collect();
+        let (return_declaration, return_loads) = match ret {
+            Some(v) => {
+                let (decl, _, loads) = libcall_param(v, "retval0");
+                (Some(decl), loads)
+            }
+            None => (None, Vec::new()),
+        };
+        let callee = CalleePlan {
+            kind: CalleeKind::Direct,
+            name: Some(name.to_string()),
+            prototype: None,
+        };
+        let envelope = envelope(seq, &callee, &args, &return_declaration, &return_loads);
+        let pos = self.m.inst(inst).source_pos();
+        CallPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            seq,
+            callee,
+            row: Row::Direct,
+            args,
+            vararg_buffer: Vec::new(),
+            return_declaration,
+            return_loads,
+            envelope,
+            note: Some(format!(
+                "llc 19 calls libatomic's {name} for this atomic (wider than any atom instruction)"
+            )),
+        }
+    }
+
+    /// An atomic `load` or `store` wider than 64 bits: a call to `__atomic_load_16` or
+    /// `__atomic_store_16` (measured); a finding for wider ones.
+    fn wide_atomic_access(&mut self, f: FuncId, inst: InstId) -> Option<AtomicPlan> {
+        let m = self.m;
+        let view = m.inst(inst);
+        let text = String::from_utf8_lossy(view.text());
+        if !text.split_whitespace().any(|w| w == "atomic") {
+            return None;
+        }
+        let (ty, name, operation) = if view.opcode() == Opcode::Load {
+            (view.ty(), "__atomic_load_16", "load atomic")
+        } else {
+            (view.operand(0)?.ty, "__atomic_store_16", "store atomic")
+        };
+        let bits = crate::target_layout().store_size(m.types(), ty).ok()? * 8;
+        if bits <= 64 {
+            return None;
+        }
+        if bits != 128 {
+            self.finding(
+                f,
+                Some(inst),
+                format!("no measurement for an atomic {bits}-bit {operation}"),
+            );
+            return None;
+        }
+        let call = self.libcall(name, inst);
+        self.pending_calls.push(call);
+        let pos = view.source_pos();
+        Some(AtomicPlan {
+            line: pos.map_or(0, |p| p.line),
+            column: pos.map_or(0, |p| p.column),
+            operation: operation.to_string(),
+            value_type: m.types().display(ty).to_string(),
+            space: "generic".into(),
+            lowering: AtomicLowering::Libcall,
+            mnemonic: None,
+            libcall: Some(name.to_string()),
+            note: None,
         })
     }
 
@@ -882,6 +1477,26 @@ impl<'m> Planner<'m> {
             0 => "",
             1 => "global",
             3 => "shared",
+            5 => {
+                // NVPTXAtomicLower: an atomic on local memory (private to the thread) becomes
+                // an ordinary load, operation and store.
+                let pos = view.source_pos();
+                return Some(AtomicPlan {
+                    line: pos.map_or(0, |p| p.line),
+                    column: pos.map_or(0, |p| p.column),
+                    operation: if operation == "cmpxchg" {
+                        operation
+                    } else {
+                        format!("atomicrmw {operation}")
+                    },
+                    value_type: m.types().display(value_ty).to_string(),
+                    space: "local".into(),
+                    lowering: AtomicLowering::Local,
+                    mnemonic: None,
+                    libcall: None,
+                    note: None,
+                });
+            }
             other => {
                 self.finding(
                     f,
@@ -894,14 +1509,17 @@ impl<'m> Planner<'m> {
         let atomic_ty = match m.types().get(value_ty) {
             Type::Int { bits } => atomics::AtomicType::Int(bits),
             Type::Ptr { addrspace } => {
-                atomics::AtomicType::Int(m.data_layout().pointer(addrspace).size_bits)
+                atomics::AtomicType::Int(crate::target_layout().pointer(addrspace).size_bits)
             }
             Type::Half => atomics::AtomicType::Half,
             Type::BFloat => atomics::AtomicType::BFloat,
             Type::Float => atomics::AtomicType::Float,
             Type::Double => atomics::AtomicType::Double,
             Type::Vector { .. } => atomics::AtomicType::Vector(
-                (m.data_layout().store_size(m.types(), value_ty).unwrap_or(0) * 8) as u32,
+                (crate::target_layout()
+                    .store_size(m.types(), value_ty)
+                    .unwrap_or(0)
+                    * 8) as u32,
             ),
             _ => atomics::AtomicType::Int(0),
         };
@@ -921,9 +1539,10 @@ impl<'m> Planner<'m> {
             );
             return None;
         };
-        if selection.libcall.is_some() {
+        if let Some(name) = selection.libcall {
             // The runtime call is a call sequence of its own.
-            self.seq += 1;
+            let call = self.libcall(name, inst);
+            self.pending_calls.push(call);
         }
         let pos = view.source_pos();
         Some(AtomicPlan {
@@ -944,6 +1563,94 @@ impl<'m> Planner<'m> {
     }
 }
 
+fn libcall_param(
+    value: atomics::LibcallValue,
+    name: &str,
+) -> (String, Vec<PartPlan>, Vec<AccessPlan>) {
+    let part = |offset, ty: &str| PartPlan {
+        offset,
+        ty: ty.into(),
+        bits: if ty == "i64" { 64 } else { 32 },
+    };
+    let one = |bits| AccessPlan {
+        offset: 0,
+        bits,
+        vector: 1,
+    };
+    match value {
+        atomics::LibcallValue::Pointer => (
+            format!(".param .b64 {name}"),
+            vec![part(0, "i64")],
+            vec![one(64)],
+        ),
+        atomics::LibcallValue::Int => (
+            format!(".param .b32 {name}"),
+            vec![part(0, "i32")],
+            vec![one(32)],
+        ),
+        atomics::LibcallValue::Wide => (
+            format!(".param .align 16 .b8 {name}[16]"),
+            vec![part(0, "i64"), part(8, "i64")],
+            vec![AccessPlan {
+                offset: 0,
+                bits: 64,
+                vector: 2,
+            }],
+        ),
+    }
+}
+
+/// The `.extern .func` declaration llc emits for a libatomic function it calls.
+fn libcall_declaration(name: &str, nvcl: bool) -> FunctionPlan {
+    let (params, ret) = atomics::libcall_signature(name);
+    let (return_declaration, return_parts) = match ret {
+        Some(v) => {
+            let (decl, parts, _) = libcall_param(v, "func_retval0");
+            (Some(decl), parts)
+        }
+        None => (None, Vec::new()),
+    };
+    FunctionPlan {
+        name: name.to_string(),
+        ptx_name: name.to_string(),
+        kind: FunctionKind::Device,
+        definition: false,
+        emitted: true,
+        line: 0,
+        directive: if nvcl { ".func" } else { ".extern .func" }.to_string(),
+        return_declaration,
+        params: params
+            .iter()
+            .enumerate()
+            .map(|(index, &v)| {
+                let pname = format!("{name}_param_{index}");
+                let (declaration, parts, _) = libcall_param(v, &pname);
+                ParamPlan {
+                    index,
+                    name: pname,
+                    ir_type: match v {
+                        atomics::LibcallValue::Pointer => "ptr",
+                        atomics::LibcallValue::Int => "i32",
+                        atomics::LibcallValue::Wide => "i128",
+                    }
+                    .to_string(),
+                    byval: None,
+                    vararg_buffer: false,
+                    declaration,
+                    parts,
+                    row: None,
+                    read_mode: ReadMode::Value,
+                    reads: None,
+                }
+            })
+            .collect(),
+        return_parts,
+        returns: Vec::new(),
+        calls: Vec::new(),
+        atomics: Vec::new(),
+    }
+}
+
 /// The blocks of a definition reachable from its entry, in reverse post order (successors
 /// in the order the terminator names them), as `ReversePostOrderTraversal` gives them.
 fn reverse_post_order(m: &Module, f: FuncId) -> Vec<BlockId> {
@@ -955,12 +1662,27 @@ fn reverse_post_order(m: &Module, f: FuncId) -> Vec<BlockId> {
         m.block(b)
             .terminator()
             .map(|t| {
-                t.operands()
+                let targets: Vec<BlockId> = t
+                    .operands()
                     .filter_map(|op| match op.value {
                         Value::Block(s) => Some(s),
                         _ => None,
                     })
-                    .collect()
+                    .collect();
+                // `br i1 true, ...`: llc folds a branch on a constant before selection, and
+                // the block it no longer reaches is gone.
+                let constant = match t.operand(0) {
+                    Some(Operand {
+                        value: Value::Const(c),
+                        ..
+                    }) if t.opcode() == Opcode::Br && targets.len() == 2 => m.int_value(c),
+                    _ => None,
+                };
+                match constant {
+                    Some(0) => vec![targets[1]],
+                    Some(_) => vec![targets[0]],
+                    None => targets,
+                }
             })
             .unwrap_or_default()
     };
@@ -983,6 +1705,43 @@ fn reverse_post_order(m: &Module, f: FuncId) -> Vec<BlockId> {
     }
     post.reverse();
     post
+}
+
+/// `__nvvm_reflect` and `__nvvm_reflect_ocl`: llc's NVVMReflect pass replaces their calls with
+/// constants before selection, so neither the calls nor a declaration reach the PTX.
+fn is_reflect(m: &Module, f: FuncId) -> bool {
+    let func = m.function(f);
+    func.is_declaration() && matches!(&*func.name_str(), "__nvvm_reflect" | "__nvvm_reflect_ocl")
+}
+
+/// The attribute groups of a module (`attributes #0 = { noreturn }`): `#0` to its text.
+fn attribute_groups(m: &Module) -> HashMap<String, String> {
+    let source = String::from_utf8_lossy(m.source());
+    source
+        .lines()
+        .filter_map(|line| {
+            let rest = line.strip_prefix("attributes ")?;
+            let (id, body) = rest.split_once('=')?;
+            let body = body.trim().strip_prefix('{')?;
+            let body = body.rsplit_once('}').map_or(body, |(b, _)| b);
+            Some((id.trim().to_string(), body.to_string()))
+        })
+        .collect()
+}
+
+/// The words of a call's function attributes, attribute groups (`#0`) resolved.
+fn call_fn_attrs(groups: &HashMap<String, String>, attrs: &[u8]) -> String {
+    let attrs = String::from_utf8_lossy(attrs);
+    let mut out = String::new();
+    for word in attrs.split_whitespace() {
+        out.push_str(word);
+        out.push(' ');
+        if let Some(group) = groups.get(word) {
+            out.push_str(group);
+            out.push(' ');
+        }
+    }
+    out
 }
 
 /// `promoteScalarArgumentSize`.

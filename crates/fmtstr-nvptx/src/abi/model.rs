@@ -69,7 +69,8 @@ pub struct FunctionPlan {
     pub emitted: bool,
     /// The line of `define`/`declare`.
     pub line: u32,
-    /// `.visible .entry`, `.visible .func`, `.func` or `.extern .func`.
+    /// `.visible .entry`, `.weak .entry`, `.entry` (local, or OpenCL), `.visible .func`, `.weak .func`,
+    /// `.func` or `.extern .func`.
     pub directive: String,
     /// The return value's declaration (`.param .b32 func_retval0`), none for `void`.
     pub return_declaration: Option<String>,
@@ -94,7 +95,7 @@ pub struct PartPlan {
     /// The machine value type (`i32`, `f64`, `v2f16`, `v4i8`).
     #[serde(rename = "type")]
     pub ty: String,
-    /// Its width in bits.
+    /// The bits it occupies in memory (`i19` occupies 24).
     pub bits: u32,
 }
 
@@ -287,6 +288,8 @@ pub enum AtomicLowering {
     CasLoop,
     /// A call to a runtime function.
     Libcall,
+    /// On local memory: an ordinary load, operation and store (no atomic instruction).
+    Local,
 }
 
 /// One `atomicrmw` or `cmpxchg`.
@@ -300,7 +303,7 @@ pub struct AtomicPlan {
     pub operation: String,
     /// The value type.
     pub value_type: String,
-    /// `global`, `shared` or `generic`.
+    /// `global`, `shared`, `local` or `generic`.
     pub space: String,
     /// How llc lowers it.
     pub lowering: AtomicLowering,

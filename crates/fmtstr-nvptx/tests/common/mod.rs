@@ -48,6 +48,7 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction], counts: &mut Counts) -> Vec<Str
     counts.calls += c.calls;
     counts.accesses += c.accesses;
     counts.atomics += c.atomics;
+    counts.optimized_reads += c.optimized_reads;
     differences.iter().map(ToString::to_string).collect()
 }
 
