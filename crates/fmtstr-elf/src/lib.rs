@@ -90,8 +90,8 @@ pub enum ElfError {
         section_end: u64,
     },
     #[error(
-        "has {} NT_AMDGPU_METADATA notes (at offsets {}); a PAL ELF has exactly one, and fmtstr \
-         does not guess which one counts",
+        "has {} NT_AMDGPU_METADATA notes (at offsets {}), one per linked object; PAL reads one: \
+         fold them first with `fmtstr merge FILE --in-place` (the post-link step)",
         .offsets.len(),
         .offsets.iter().map(|o| format!("{o:#x}")).collect::<Vec<_>>().join(", ")
     )]
