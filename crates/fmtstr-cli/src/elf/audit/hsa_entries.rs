@@ -4,7 +4,9 @@
 //! only entries of one metadata note are compared with each other. What is checked:
 //! - an entry that does not parse as `ID:N:SIZE1:...:SIZEk:FORMAT` (malformed);
 //! - one ID with two strings (collision), or with one string and two size lists (conflict);
-//! - sizes the format contradicts (arguments): N must be the format's argument count, and each
+//! - sizes the format contradicts (arguments): N must be the format's argument count, every
+//!   argument must have a size (LLVM 19 stores none past its count of conversion characters,
+//!   so a `*` leaves the last arguments unstored), and each
 //!   listed size must be one the writer (LLVM's AMDGPUPrintfRuntimeBinding) can give the
 //!   conversion: 4 for `%c` and integers without `l ll j z t`, 8 with them; 4 or 8 for
 //!   floats (a float stays 4 bytes for `%f`) and `%p`; a positive multiple of 4 for `%s` (a
@@ -132,6 +134,20 @@ fn check_sizes(entry: &PrintfEntry) -> Option<String> {
             "N is {} but the format string takes {needed} argument{}",
             entry.argument_count,
             if needed == 1 { "" } else { "s" }
+        ));
+    }
+    if entry.sizes.len() < needed {
+        // LLVM counts conversion characters, not arguments: a '*' or an unrecognised
+        // conversion leaves later arguments unstored, and the runtime cannot print the call.
+        problems.push(format!(
+            "the compiler stored {} of the format's {needed} arguments{}; the runtime cannot \
+             print this call",
+            entry.sizes.len(),
+            if format.has_star() {
+                " (LLVM's AMDGPUPrintfRuntimeBinding does not count '*' arguments)"
+            } else {
+                ""
+            }
         ));
     }
     let specs: Vec<_> = format.specs().collect();
