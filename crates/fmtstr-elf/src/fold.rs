@@ -88,9 +88,6 @@ impl<'a> LinkedElf<'a> {
         let mut differences = Vec::new();
         for (offset, document) in later.iter().enumerate() {
             for (key, value) in top_level_pairs(document)? {
-                if key.as_str() == Some(fmtstr_meta::table::KEY) {
-                    continue;
-                }
                 let in_base = base_pairs.iter().find(|(k, _)| *k == key);
                 if in_base.is_some_and(|(_, v)| *v == value) {
                     continue;
@@ -178,10 +175,14 @@ impl<'a> LinkedElf<'a> {
     }
 }
 
+/// The top-level pairs other than the format-string table (whose value is skipped).
 fn top_level_pairs(document: &Document<'_>) -> Result<Vec<(Value, Value)>> {
-    match document.to_value() {
-        Ok(Value::Map(pairs)) => Ok(pairs),
-        Ok(_) => Ok(Vec::new()),
+    let is_table = |key: &Value| key.as_str() == Some(fmtstr_meta::table::KEY);
+    match document.top_level_pairs(is_table) {
+        Ok(pairs) => Ok(pairs
+            .into_iter()
+            .filter_map(|(key, value)| Some((key, value?)))
+            .collect()),
         Err(error) => Err(ElfError::Malformed {
             offset: error.offset() as u64,
             message: error.to_string(),

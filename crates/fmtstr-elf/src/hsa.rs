@@ -93,12 +93,8 @@ pub enum HsaError {
 /// The `amdhsa.printf` entries of a metadata document: `None` when the document has no such
 /// key, else every entry or the first one that does not parse.
 pub fn printf_entries(document: &Document<'_>) -> Option<Result<Vec<PrintfEntry>, HsaError>> {
-    let Ok(Value::Map(pairs)) = document.to_value() else {
-        return None;
-    };
-    let (_, value) = pairs
-        .into_iter()
-        .find(|(key, _)| key.as_str() == Some(KEY))?;
+    // The document was checked when it was parsed, so reading one value cannot fail.
+    let value = document.value_of(KEY).ok()??;
     Some(parse_array(&value))
 }
 

@@ -152,6 +152,24 @@ fn dump_json_agrees_with_llvm_readobj_on_every_amdhsa_printf_entry() {
         } else {
             assert!(flagged.is_empty(), "{report}");
         }
+        // PAL and HSA files are audited together.
+        let both: Json = serde_json::from_slice(
+            &run([
+                Path::new("audit"),
+                Path::new("--format"),
+                Path::new("json"),
+                &object,
+                &root().join("samples/pal/compute.elf"),
+            ])
+            .stdout,
+        )
+        .expect("JSON");
+        assert_eq!(both["files"], 2);
+        assert_eq!(
+            both["strings"].as_u64(),
+            Some(strings.len() as u64 + 4),
+            "{both}"
+        );
         let text = run([Path::new("dump"), &object])
             .expect_code(0)
             .stdout_text();

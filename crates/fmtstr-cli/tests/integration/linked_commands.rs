@@ -157,6 +157,14 @@ fn without_table(document: &serde_yaml::Value) -> Json {
     json
 }
 
+fn without_table_json(document: &Json) -> Json {
+    let mut document = document.clone();
+    if let Some(map) = document.as_object_mut() {
+        map.remove("amdpal.format_strings");
+    }
+    document
+}
+
 fn table_of(document: &serde_yaml::Value) -> Json {
     document
         .get("amdpal.format_strings")
@@ -262,6 +270,20 @@ fn two_and_three_object_links_fold_to_one_note_with_the_union_table() {
                     canonical(&table_of(note))
                 );
             }
+            let all =
+                json_out(run([Path::new("dump"), Path::new("--all"), &linked]).expect_code(0));
+            assert_matches_schema("dump.schema.json", &all);
+            let documents: Vec<Json> = all
+                .as_array()
+                .expect("array")
+                .iter()
+                .map(|object| {
+                    assert!(object["note"].as_u64().is_some(), "{object}");
+                    without_table_json(&object["document"])
+                })
+                .collect();
+            let llvm_documents: Vec<Json> = notes.iter().map(without_table).collect();
+            assert_eq!(documents, llvm_documents);
             let text = run([Path::new("dump"), &linked])
                 .expect_code(0)
                 .stdout_text();
