@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use fmtstr_elf::{KeyDifference, LinkedElf};
+use fmtstr_elf::{Document, KeyDifference, LinkedElf};
 use fmtstr_meta::{Merger, OnCollision};
 
 use super::Destination;
@@ -19,8 +19,9 @@ use crate::Outcome;
 /// a later note must equal the first note's (else exit 2 naming the key and both notes, or
 /// --on-key-difference keep-base). The result has one metadata note; other notes and every
 /// other section keep their bytes. Then the tables of INPUT files, if any, are merged in:
-/// BASE's entries come first, then each INPUT's new entries in order. Entries with the same ID and the same string, argument count and 64-bit mask become
-/// one. The same ID with a different string is a collision: an error by default (exit 1,
+/// BASE's entries come first, then each INPUT's new entries in order.
+///
+/// Entries with the same ID and the same string, argument count and 64-bit mask become one. The same ID with a different string is a collision: an error by default (exit 1,
 /// nothing written); --on-collision keep-first keeps the entry seen first and warns. The same
 /// ID and string with a different argument count or mask is a conflict, always an error: a
 /// decoder would read one of the shaders' arguments wrongly whichever entry is kept. Only BASE's
@@ -85,27 +86,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 
     // Every metadata note of every file is a source: BASE's notes first (a linked BASE has
     // one per linked object), then each INPUT's.
-    let mut names: Vec<String> = Vec::new();
-    let mut merger = Merger::new();
-    let mut any_table = false;
-    let mut base_parts = None;
-    for (path, bytes) in paths.iter().zip(&files) {
-        let (linked, mut documents) = super::parse_linked(path, bytes)?;
-        let several = documents.len() > 1;
-        for (note, document) in linked.notes().iter().zip(documents.iter_mut()) {
-            if let Some(table) = document.take_format_strings() {
-                any_table = true;
-                merger.add(names.len(), table);
-            }
-            names.push(super::note_name(path, several.then_some(note.note.start)));
-        }
-        if base_parts.is_none() {
-            base_parts = Some((linked, documents));
-        }
-    }
-    let Some((base, base_documents)) = base_parts else {
-        unreachable!("BASE is always read");
+    let mut sources = Sources {
+        merger: Merger::new(),
+        names: Vec::new(),
+        any_table: false,
     };
+    let (base, mut base_documents) = super::parse_linked(&args.base, &files[0])?;
+    sources.add(&args.base, &base, &mut base_documents);
+    for (path, bytes) in paths.iter().zip(&files).skip(1) {
+        let (linked, mut documents) = super::parse_linked(path, bytes)?;
+        sources.add(path, &linked, &mut documents);
+    }
+    let Sources {
+        merger,
+        names,
+        any_table,
+    } = sources;
     if base_documents.len() > 1 {
         check_keys(&args, &base, &base_documents)?;
     }
@@ -144,13 +140,30 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
+/// The merge's sources: every metadata note of every file, named by file (and note offset).
+struct Sources<'f> {
+    merger: Merger<'f>,
+    names: Vec<String>,
+    any_table: bool,
+}
+
+impl<'f> Sources<'f> {
+    fn add(&mut self, path: &Path, linked: &LinkedElf<'f>, documents: &mut [Document<'f>]) {
+        let several = documents.len() > 1;
+        for (note, document) in linked.notes().iter().zip(documents.iter_mut()) {
+            if let Some(table) = document.take_format_strings() {
+                self.any_table = true;
+                self.merger.add(self.names.len(), table);
+            }
+            self.names
+                .push(super::note_name(path, several.then_some(note.note.start)));
+        }
+    }
+}
+
 /// The top-level keys of BASE's later notes must equal the first note's (which the folded
 /// file keeps), unless --on-key-difference keep-base says to keep the first note's values.
-fn check_keys(
-    args: &Args,
-    base: &LinkedElf<'_>,
-    documents: &[fmtstr_elf::Document<'_>],
-) -> anyhow::Result<()> {
+fn check_keys(args: &Args, base: &LinkedElf<'_>, documents: &[Document<'_>]) -> anyhow::Result<()> {
     let file = args.base.display();
     let differences = LinkedElf::key_differences(documents)
         .map_err(|error| anyhow::anyhow!("{file}: {error}"))?;
