@@ -215,8 +215,19 @@ fn load_formats(args: &Args, warnings: &mut Warnings) -> anyhow::Result<Formats>
     let mut tables: Vec<(String, Table<'static>)> = Vec::new();
     for path in &args.elf {
         let bytes = crate::elf::read(path)?;
-        let (_, document) = crate::elf::parse(path, &bytes)?;
-        match document.as_ref().and_then(|d| d.format_strings()) {
+        let (linked, documents) = crate::elf::parse_linked(path, &bytes)?;
+        if documents.len() > 1 {
+            // A linked file the post-link step has not folded: each note is a table.
+            for (note, document) in linked.notes().iter().zip(&documents) {
+                if let Some(table) = document.format_strings() {
+                    let name = crate::elf::note_name(path, Some(note.note.start));
+                    tables.push((name, table.clone().into_owned()));
+                }
+            }
+            continue;
+        }
+        let document = documents.first();
+        match document.and_then(|d| d.format_strings()) {
             Some(table) => tables.push((path.display().to_string(), table.clone().into_owned())),
             None => warnings.plain(&format!(
                 "{}: {}; it names no format strings",

@@ -227,6 +227,17 @@ fn union(inputs: &[&[Spec]]) -> Json {
     json!({".version": 1, ".strings": strings})
 }
 
+/// An AMD printf buffer (DESIGN.md's protocol) holding one entry: `format`'s ID and one
+/// 32-bit argument.
+fn one_entry_buffer(format: &str, value: i32) -> Vec<u8> {
+    let id = FormatId::of(format.as_bytes()).get();
+    let mut bytes = 3u64.to_le_bytes().to_vec();
+    bytes.extend_from_slice(&[0; 8]);
+    bytes.extend_from_slice(&(3 | id << 16).to_le_bytes());
+    bytes.extend_from_slice(&value.to_le_bytes());
+    bytes
+}
+
 fn lib_a() -> Vec<Spec> {
     vec![entry("x=%d\n", 1, 0), entry("shared %u\n", 1, 0)]
 }
@@ -308,6 +319,19 @@ fn two_and_three_object_links_fold_to_one_note_with_the_union_table() {
                 .collect();
             assert_eq!(kinds, ["unfolded"], "{report}");
 
+            // decode reads every note's table of an unfolded file (and of the folded one).
+            let buffer = dir.path().join("printf.bin");
+            std::fs::write(&buffer, one_entry_buffer("x=%d\n", 42)).expect("buffer");
+            let decoded = run([
+                Path::new("decode"),
+                Path::new("--strict"),
+                &buffer,
+                Path::new("--elf"),
+                &linked,
+            ])
+            .expect_code(0);
+            assert_eq!(decoded.stdout_text(), "x=42\n");
+
             // The fold, in place.
             let before = dir.path().join("before.o");
             std::fs::copy(&linked, &before).expect("copy");
@@ -320,6 +344,15 @@ fn two_and_three_object_links_fold_to_one_note_with_the_union_table() {
             other_sections_unchanged(&tools, &before, &linked);
             llvm::objcopy_accepts(&tools.objcopy, &linked, dir.path());
             run([Path::new("audit"), &linked]).expect_code(0);
+            let decoded = run([
+                Path::new("decode"),
+                Path::new("--strict"),
+                &buffer,
+                Path::new("--elf"),
+                &linked,
+            ])
+            .expect_code(0);
+            assert_eq!(decoded.stdout_text(), "x=42\n");
             // Folding a folded file changes nothing.
             let once = std::fs::read(&linked).expect("folded");
             run([Path::new("merge"), &linked, Path::new("--in-place")]).expect_code(0);
