@@ -207,6 +207,38 @@ fn broken_amdhsa_printf_entries_fail_cleanly() {
         broken[at + 6] = b'x';
         (broken, "size of argument 2 `x`")
     };
+    // ID 2 renamed 1: two strings for one ID within one code object.
+    {
+        let at = find(b"2:0:tab");
+        let mut twice = bytes.clone();
+        twice[at] = b'1';
+        let path = dir.path().join("twice.o");
+        std::fs::write(&path, &twice).expect("write");
+        run([Path::new("dump"), &path]).expect_code(0);
+        let report: Json = serde_json::from_slice(
+            &run([
+                Path::new("audit"),
+                Path::new("--format"),
+                Path::new("json"),
+                &path,
+            ])
+            .expect_code(1)
+            .stdout,
+        )
+        .expect("JSON");
+        assert_matches_schema("audit.schema.json", &report);
+        let kinds: Vec<&str> = report["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["kind"].as_str().unwrap())
+            .collect();
+        assert_eq!(kinds, ["collision"], "{report}");
+        assert_eq!(
+            report["findings"][0]["locations"].as_array().unwrap().len(),
+            2
+        );
+    }
     for (broken, expected) in [no_colons, letter_size] {
         let path = dir.path().join("broken.o");
         std::fs::write(&path, &broken).expect("write");
