@@ -25,7 +25,7 @@ use crate::Outcome;
 /// nothing written); --on-collision keep-first keeps the entry seen first and warns. The same
 /// ID and string with a different argument count or mask is a conflict, always an error: a
 /// decoder would read one of the shaders' arguments wrongly whichever entry is kept. Only BASE's
-/// metadata note changes; every other section keeps its bytes.
+/// metadata notes change; every other section keeps its bytes.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   ld.lld -shared vs.o ps.o -o pipeline.elf && fmtstr merge pipeline.elf --in-place
