@@ -522,3 +522,70 @@ fn a_truncated_second_note_fails_cleanly() {
     );
     assert_eq!(report["findings"][0]["kind"], "malformed", "{report}");
 }
+
+/// `cmake`, or `None` (a skip, or a failure under CI=true: `cargo xtask oracles` installs it).
+fn require_cmake() -> Option<PathBuf> {
+    if Command::new("cmake").arg("--version").output().is_ok() {
+        return Some(PathBuf::from("cmake"));
+    }
+    let message = "cmake is not installed; `cargo xtask oracles` installs it";
+    assert!(
+        !fmtstr_oracles::in_ci(),
+        "{message} (CI=true: an oracle test must not skip)"
+    );
+    eprintln!("skipping: {message}");
+    None
+}
+
+/// README's CMake recipe (samples/cmake): clang links the PAL objects with ld.lld -shared and
+/// the POST_BUILD command folds the notes.
+#[test]
+fn the_cmake_post_build_recipe_folds_the_link() {
+    let (Some(tools), Some(cmake), Some(clang)) = (tools(), require_cmake(), require(Tool::Clang))
+    else {
+        return;
+    };
+    let dir = scratch();
+    let objects: Vec<PathBuf> = [("helper_a", lib_a()), ("helper_b", lib_b())]
+        .iter()
+        .map(|(name, specs)| pal_object(&tools, dir.path(), name, false, specs))
+        .collect();
+    let list: Vec<String> = objects.iter().map(|o| o.display().to_string()).collect();
+    let build = dir.path().join("build");
+    checked_cmake(
+        Command::new(&cmake)
+            .arg("-S")
+            .arg(crate::util::root().join("samples/cmake"))
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_C_COMPILER={}", clang.display()))
+            .args([
+                "-DCMAKE_C_COMPILER_TARGET=amdgcn-amd-amdpal",
+                "-DCMAKE_C_FLAGS=-mcpu=gfx1100",
+                "-DCMAKE_C_COMPILER_WORKS=ON",
+            ])
+            .arg(format!("-DPIPELINE_OBJECTS={}", list.join(";")))
+            .arg(format!("-DFMTSTR={}", env!("CARGO_BIN_EXE_fmtstr"))),
+    );
+    let built = checked_cmake(Command::new(&cmake).arg("--build").arg(&build));
+    assert!(built.contains("fmtstr: folding"), "{built}");
+    let library = build.join("libpipeline.so");
+    let notes = llvm::metadata_notes(&tools.readobj, &library);
+    assert_eq!(notes.len(), 1, "one note after the POST_BUILD step");
+    assert_eq!(
+        canonical(&table_of(&notes[0])),
+        canonical(&union(&[&lib_a(), &lib_b()]))
+    );
+    llvm::objcopy_accepts(&tools.objcopy, &library, dir.path());
+}
+
+fn checked_cmake(command: &mut Command) -> String {
+    let output = command.output().expect("cmake runs");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(output.status.success(), "{command:?}:\n{text}");
+    text
+}
