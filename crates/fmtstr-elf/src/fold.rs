@@ -15,7 +15,7 @@ use fmtstr_meta::Table;
 use rmpv::Value;
 
 use crate::layout::{align_up, note_alignment, Layout};
-use crate::{Document, ElfError, MetadataNote, PalElf, Result};
+use crate::{Document, ElfError, MetadataNote, PalElf, Result, SectionInfo};
 
 /// A file with any number of metadata notes (zero, one, or one per linked input).
 #[derive(Clone, Debug)]
@@ -54,6 +54,16 @@ impl<'a> LinkedElf<'a> {
     /// The metadata notes in file order.
     pub fn notes(&self) -> &[MetadataNote] {
         &self.notes
+    }
+
+    /// The sections, in header order.
+    pub fn sections(&self) -> Vec<SectionInfo> {
+        self.base.sections()
+    }
+
+    /// The bytes of a section (empty for NOBITS).
+    pub fn section_bytes(&self, index: usize) -> Option<&'a [u8]> {
+        self.base.section_bytes(index)
     }
 
     /// The file as a [`PalElf`] when it has at most one metadata note.
