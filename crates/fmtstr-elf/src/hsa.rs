@@ -107,9 +107,9 @@ fn parse_array(value: &Value) -> Result<Vec<PrintfEntry>, HsaError> {
     items
         .iter()
         .enumerate()
-        .map(|(index, item)| match item.as_str() {
-            Some(text) => parse_entry(index, text),
-            None => Err(HsaError::NotAString {
+        .map(|(index, item)| match item {
+            Value::String(text) => parse_entry_bytes(index, text.as_bytes()),
+            _ => Err(HsaError::NotAString {
                 index,
                 found: item.to_string(),
             }),
@@ -119,33 +119,40 @@ fn parse_array(value: &Value) -> Result<Vec<PrintfEntry>, HsaError> {
 
 /// Parses one `ID:N:SIZE1:...:SIZEk:FORMAT` string (entry `index` of the array).
 pub fn parse_entry(index: usize, text: &str) -> Result<PrintfEntry, HsaError> {
-    let fields: Vec<&str> = text.split(':').collect();
-    if fields.len() < 3 {
-        return Err(HsaError::TooFewFields {
-            index,
-            entry: text.to_owned(),
-        });
+    parse_entry_bytes(index, text.as_bytes())
+}
+
+/// [`parse_entry`] for a string that may not be UTF-8 (the format's bytes are kept exactly).
+pub fn parse_entry_bytes(index: usize, bytes: &[u8]) -> Result<PrintfEntry, HsaError> {
+    let raw = String::from_utf8_lossy(bytes).into_owned();
+    let too_few = || HsaError::TooFewFields {
+        index,
+        entry: raw.clone(),
+    };
+    // The format has no raw ':' (the writer spells it \72): it follows the last one.
+    let last = bytes.iter().rposition(|b| *b == b':').ok_or_else(too_few)?;
+    let fields: Vec<&[u8]> = bytes[..last].split(|b| *b == b':').collect();
+    if fields.len() < 2 {
+        return Err(too_few());
     }
-    let number = |field: String, value: &str| -> Result<u32, HsaError> {
-        if value.is_empty() || !value.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(HsaError::NotANumber {
-                index,
-                entry: text.to_owned(),
-                field,
-                text: value.to_owned(),
-            });
-        }
-        value.parse::<u32>().map_err(|_| HsaError::NotANumber {
+    let number = |field: String, value: &[u8]| -> Result<u32, HsaError> {
+        let not_a_number = || HsaError::NotANumber {
             index,
-            entry: text.to_owned(),
-            field: "value".into(),
-            text: value.to_owned(),
-        })
+            entry: raw.clone(),
+            field: field.clone(),
+            text: String::from_utf8_lossy(value).into_owned(),
+        };
+        if value.is_empty() || !value.iter().all(u8::is_ascii_digit) {
+            return Err(not_a_number());
+        }
+        std::str::from_utf8(value)
+            .ok()
+            .and_then(|digits| digits.parse::<u32>().ok())
+            .ok_or_else(not_a_number)
     };
     let id = number("ID".into(), fields[0])?;
     let argument_count = number("argument count".into(), fields[1])?;
-    let size_fields = &fields[2..fields.len() - 1];
-    let sizes = size_fields
+    let sizes = fields[2..]
         .iter()
         .enumerate()
         .map(|(i, size)| number(format!("size of argument {}", i + 1), size))
@@ -153,7 +160,7 @@ pub fn parse_entry(index: usize, text: &str) -> Result<PrintfEntry, HsaError> {
     if sizes.len() > argument_count as usize {
         return Err(HsaError::TooManySizes {
             index,
-            entry: text.to_owned(),
+            entry: raw,
             sizes: sizes.len(),
             count: argument_count,
         });
@@ -162,8 +169,8 @@ pub fn parse_entry(index: usize, text: &str) -> Result<PrintfEntry, HsaError> {
         id,
         argument_count,
         sizes,
-        format: unescape(fields[fields.len() - 1].as_bytes()),
-        raw: text.to_owned(),
+        format: unescape(&bytes[last + 1..]),
+        raw,
     })
 }
 
@@ -239,5 +246,8 @@ mod tests {
             parse_entry(0, "99999999999:0:x"),
             Err(HsaError::NotANumber { .. })
         ));
+        // A format that is not UTF-8 keeps its bytes.
+        let latin1 = parse_entry_bytes(0, b"7:1:4:caf\xe9 %d").expect("parses");
+        assert_eq!(latin1.format, b"caf\xe9 %d");
     }
 }
