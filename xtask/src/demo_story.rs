@@ -310,6 +310,7 @@ pub fn run(fmtstr: &Path, scratch: &Path) -> anyhow::Result<()> {
             .arg("-o")
             .arg(&clashing),
     )?;
+    let clashing_bytes = std::fs::read(&clashing)?;
     let merge = Command::new(fmtstr)
         .args([
             "merge".as_ref(),
@@ -317,6 +318,9 @@ pub fn run(fmtstr: &Path, scratch: &Path) -> anyhow::Result<()> {
             "--in-place".as_ref(),
         ])
         .output()?;
+    if std::fs::read(&clashing)? != clashing_bytes {
+        bail!("merge changed clashing.o although it refused to fold it");
+    }
     let audit = Command::new(fmtstr).arg("audit").arg(&clashing).output()?;
     let audit_text = String::from_utf8_lossy(&audit.stdout);
     if merge.status.code() != Some(1) || !audit_text.contains("collision") {
