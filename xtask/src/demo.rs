@@ -1,12 +1,14 @@
 //! `cargo xtask demo`: the bundled samples, end to end.
 //!
 //! Installs the oracles (idempotent) and builds `fmtstr`, then:
+//! 0. tells the story fmtstr exists for (`demo_story`): C with printf, lowered, compiled to PAL
+//!    objects, linked, folded by the post-link step, audited (clean, then a collision caught),
+//!    run on the host and decoded into exactly what C's printf prints;
 //! 1. renders every case in `samples/printf/cases.tsv` with `fmtstr printf`, compiles the same
 //!    calls into a C program with clang-19 for the host, runs it, and requires the two outputs
 //!    to be identical, case by case;
 //! 2. lowers `samples/lower/printf.c` (through clang-19) for NVIDIA (vprintf, then llc-19 and
-//!    ptxas) and for AMD (the printf-buffer protocol, then llc-19 to a PAL ELF whose
-//!    format-string table `fmtstr dump` shows).
+//!    ptxas).
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -15,7 +17,7 @@ use std::process::Command;
 use anyhow::{bail, Context};
 use fmtstr_oracles::Tool;
 
-use crate::{oracles, process};
+use crate::{demo_story, oracles, process};
 
 const CASES: &str = "samples/printf/cases.tsv";
 
@@ -34,6 +36,8 @@ pub fn run() -> anyhow::Result<()> {
 
     let scratch = root.join("target/demo");
     std::fs::create_dir_all(&scratch)?;
+    demo_story::run(&fmtstr, &scratch)?;
+
     let program = scratch.join("cases.c");
     std::fs::write(&program, c_program(&cases)?)?;
     let binary = scratch.join("cases");
@@ -51,9 +55,7 @@ pub fn run() -> anyhow::Result<()> {
                 .args(&case.args),
         )?;
         let shown = String::from_utf8_lossy(&ours.stdout);
-        if ours.stdout == expected {
-            print!("{shown}");
-        } else {
+        if ours.stdout != expected {
             failures += 1;
             println!(
                 "MISMATCH ({CASES}:{}):\n  fmtstr: {shown:?}\n  C:      {:?}",
@@ -66,14 +68,15 @@ pub fn run() -> anyhow::Result<()> {
         bail!("{failures} of {} cases differ from C's printf", cases.len());
     }
     println!(
-        "demo: all {} cases are byte-identical to C's printf (clang-19, glibc)",
+        "demo: fmtstr printf: all {} cases of {CASES} are byte-identical to C's printf \
+         (clang-19, glibc)",
         cases.len()
     );
-    lower_for_both_vendors(&fmtstr, &scratch)
+    lower_for_nvidia(&fmtstr, &scratch)
 }
 
 /// samples/lower/printf.c through clang-19, `fmtstr lower`, llc-19 and ptxas.
-fn lower_for_both_vendors(fmtstr: &Path, scratch: &Path) -> anyhow::Result<()> {
+fn lower_for_nvidia(fmtstr: &Path, scratch: &Path) -> anyhow::Result<()> {
     let source = process::root().join("samples/lower/printf.c");
     let clang_ir = |target: &[&str], out: &Path| -> anyhow::Result<()> {
         let mut clang = Tool::Clang.command().context("clang-19 is missing")?;
@@ -119,43 +122,7 @@ fn lower_for_both_vendors(fmtstr: &Path, scratch: &Path) -> anyhow::Result<()> {
         process::relative(&source)
     );
 
-    let amd_ll = scratch.join("printf.amdpal.ll");
-    clang_ir(&["--target=amdgcn-amd-amdpal", "-mcpu=gfx1100"], &amd_ll)?;
-    let buffer_ll = scratch.join("printf.buffer.ll");
-    let strings = scratch.join("printf.strings.json");
-    process::output(
-        Command::new(fmtstr)
-            .args([
-                "lower",
-                "--target",
-                "amdgpu",
-                "--stage",
-                "buffer",
-                "--emit-strings",
-            ])
-            .arg(&strings)
-            .arg(&amd_ll)
-            .arg("-o")
-            .arg(&buffer_ll),
-    )?;
-    let elf = scratch.join("printf.elf");
-    let mut llc = Tool::Llc.command().context("llc-19 is missing")?;
-    process::output(
-        llc.args([
-            "-mtriple=amdgcn--amdpal",
-            "-mcpu=gfx1100",
-            "-filetype=obj",
-            "-o",
-        ])
-        .arg(&elf)
-        .arg(&buffer_ll),
-    )?;
-    println!(
-        "demo: AMD: {} -> printf-buffer protocol -> llc-19 gfx1100 -> {}:",
-        process::relative(&source),
-        process::relative(&elf)
-    );
-    process::run(Command::new(fmtstr).arg("dump").arg(&elf))
+    Ok(())
 }
 
 fn read_cases(text: &str) -> anyhow::Result<Vec<Case>> {

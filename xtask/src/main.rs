@@ -12,6 +12,7 @@ mod bench_lower;
 mod ci;
 mod corpus;
 mod demo;
+mod demo_story;
 mod llvm_source;
 mod measure;
 mod oracles;

@@ -12,8 +12,9 @@ use fmtstr_oracles::{cuda_dir, find, Tool};
 
 use crate::{measure, process};
 
-/// LLVM 19, and GNU time for the benchmarks' peak-memory figures.
-const APT_PACKAGES: [&str; 4] = ["llvm-19", "clang-19", "lld-19", "time"];
+/// LLVM 19, GNU time for the benchmarks' peak-memory figures, and CMake for the post-link
+/// recipe's test (samples/cmake).
+const APT_PACKAGES: [&str; 5] = ["llvm-19", "clang-19", "lld-19", "time", "cmake"];
 const CUDA_WHEELS: [&str; 4] = [
     "nvidia-cuda-nvcc",
     "nvidia-nvvm",
@@ -36,8 +37,9 @@ fn missing(nvidia: bool) -> Vec<Tool> {
 
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
-    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() {
-        eprintln!("LLVM 19 and GNU time: already installed");
+    let cmake = Command::new("cmake").arg("--version").output().is_ok();
+    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && cmake {
+        eprintln!("LLVM 19, GNU time and CMake: already installed");
         return Ok(());
     }
     eprintln!("LLVM 19: missing {missing:?}; installing {APT_PACKAGES:?}");

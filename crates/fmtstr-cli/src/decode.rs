@@ -13,6 +13,7 @@ use fmtstr_meta::Table;
 
 use crate::{diagnostics, Outcome};
 
+mod hsa;
 mod json;
 
 /// Decode a GPU printf buffer into exactly the text C's printf would have printed.
@@ -28,12 +29,19 @@ mod json;
 /// entry size of 0 or 1, or an entry past the end, ends decoding there (with such a line). A
 /// bufferOffset beyond the buffer means it overflowed: a warning says how many dwords were
 /// lost. Warnings go to stderr; --strict makes any warning exit 1.
+///
+/// When the --elf files are HSA code objects (OpenCL/HIP: an amdhsa.printf table), BUFFER is
+/// the buffer ROCm's runtime reads: an 8-byte header (u32 bytes used, u32 capacity), then one
+/// record per call: the u32 ID and each argument in the number of bytes its amdhsa.printf
+/// entry gives (LLVM's AMDGPUPrintfRuntimeBinding writes them). An unknown ID or a record past
+/// the end stops decoding with a marker line.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr decode printf.bin --elf pipeline.elf             the text, as printf prints it
   fmtstr decode printf.bin --strings k.json --strict      exit 1 on any warning
   fmtstr decode printf.bin --elf a.elf --elf b.elf --json one JSON object per entry
   fmtstr decode printf.bin --stats                        entries and dwords per format ID
+  fmtstr decode --elf k.o printf.bin                      an OpenCL/HIP (HSA) code object's buffer
   fmtstr decode --vprintf 'x=%d y=%f\\n' args.bin          one CUDA vprintf argument buffer
 
 --strings takes the table `fmtstr lower --emit-strings` writes (schemas/format-strings.schema.json).
@@ -48,7 +56,8 @@ pub struct Args {
     /// The buffer file (for --vprintf: the vprintf argument buffer).
     #[arg(value_name = "BUFFER")]
     buffer: PathBuf,
-    /// A PAL ELF whose amdpal.format_strings table names the buffer's IDs (repeat for several).
+    /// A PAL ELF whose amdpal.format_strings table names the buffer's IDs (repeat for several),
+    /// or an HSA code object whose amdhsa.printf entries do.
     #[arg(long, value_name = "FILE")]
     elf: Vec<PathBuf>,
     /// A JSON format-string table (repeat for several). When tables give one ID different
@@ -88,6 +97,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             "no format strings: give the tables that name the buffer's IDs with --elf FILE \
              (PAL ELFs) or --strings TABLE.json (as `fmtstr lower --emit-strings` writes)"
         );
+    }
+    if let Some(formats) = hsa::formats(&args)? {
+        return hsa::run(&args, &formats);
     }
     let mut warnings = Warnings::new(&args.buffer);
     let formats = load_formats(&args, &mut warnings)?;
@@ -203,8 +215,19 @@ fn load_formats(args: &Args, warnings: &mut Warnings) -> anyhow::Result<Formats>
     let mut tables: Vec<(String, Table<'static>)> = Vec::new();
     for path in &args.elf {
         let bytes = crate::elf::read(path)?;
-        let (_, document) = crate::elf::parse(path, &bytes)?;
-        match document.as_ref().and_then(|d| d.format_strings()) {
+        let (linked, documents) = crate::elf::parse_linked(path, &bytes)?;
+        if documents.len() > 1 {
+            // A linked file the post-link step has not folded: each note is a table.
+            for (note, document) in linked.notes().iter().zip(&documents) {
+                if let Some(table) = document.format_strings() {
+                    let name = crate::elf::note_name(path, Some(note.note.start));
+                    tables.push((name, table.clone().into_owned()));
+                }
+            }
+            continue;
+        }
+        let document = documents.first();
+        match document.and_then(|d| d.format_strings()) {
             Some(table) => tables.push((path.display().to_string(), table.clone().into_owned())),
             None => warnings.plain(&format!(
                 "{}: {}; it names no format strings",

@@ -76,6 +76,7 @@ mod buffer;
 mod decoder;
 pub mod encode;
 mod formats;
+pub mod hsa;
 mod map;
 mod plan;
 pub mod stream;

@@ -51,6 +51,8 @@ pub struct Document<'a> {
     end: usize,
     /// The `amdpal.format_strings` value's bytes and the table it holds.
     format_strings: Option<(Range<usize>, Table<'a>)>,
+    /// Each top-level pair's key and value bytes, in order.
+    pair_ranges: Vec<(Range<usize>, Range<usize>)>,
 }
 
 impl<'a> Document<'a> {
@@ -64,6 +66,7 @@ impl<'a> Document<'a> {
         };
         let header = 0..reader.position();
         let mut format_strings: Option<(Range<usize>, Table<'a>)> = None;
+        let mut pair_ranges = Vec::new();
         for _ in 0..pairs {
             let key_at = reader.position();
             let is_table =
@@ -71,7 +74,9 @@ impl<'a> Document<'a> {
             if !is_table {
                 reader.seek(key_at);
                 reader.skip_value(1)?;
+                let value_at = reader.position();
                 reader.skip_value(1)?;
+                pair_ranges.push((key_at..value_at, value_at..reader.position()));
                 continue;
             }
             if let Some((first, _)) = &format_strings {
@@ -83,6 +88,7 @@ impl<'a> Document<'a> {
             let start = reader.position();
             let table = Table::decode_from(&mut reader, 1)?;
             format_strings = Some((start..reader.position(), table));
+            pair_ranges.push((key_at..start, start..reader.position()));
         }
         let end = reader.position();
         let trailing = &bytes[end..];
@@ -98,6 +104,7 @@ impl<'a> Document<'a> {
             pairs,
             end,
             format_strings,
+            pair_ranges,
         })
     }
 
@@ -126,6 +133,39 @@ impl<'a> Document<'a> {
     /// The whole document as a msgpack value (key order, duplicate and non-string keys kept).
     pub fn to_value(&self) -> Result<Value, DocumentError> {
         Ok(Reader::new(&self.bytes[..self.end]).read_value(0)?)
+    }
+
+    /// The top-level pairs as msgpack values, in order (duplicate keys kept); the values that
+    /// `skip` selects by key are not decoded (a table of a million strings is not worth a tree
+    /// of values when only the other keys are wanted).
+    pub fn top_level_pairs(
+        &self,
+        skip: impl Fn(&Value) -> bool,
+    ) -> Result<Vec<(Value, Option<Value>)>, DocumentError> {
+        self.pair_ranges
+            .iter()
+            .map(|(key, value)| {
+                let key = Reader::new(&self.bytes[key.clone()]).read_value(1)?;
+                let value = if skip(&key) {
+                    None
+                } else {
+                    Some(Reader::new(&self.bytes[value.clone()]).read_value(1)?)
+                };
+                Ok((key, value))
+            })
+            .collect()
+    }
+
+    /// The value of the first top-level key equal to the string `key`, if any, decoding
+    /// nothing else.
+    pub fn value_of(&self, key: &str) -> Result<Option<Value>, DocumentError> {
+        for (key_range, value) in &self.pair_ranges {
+            let mut reader = Reader::new(&self.bytes[key_range.clone()]);
+            if matches!(reader.next_token()?, Token::Str(k) if k == key.as_bytes()) {
+                return Ok(Some(Reader::new(&self.bytes[value.clone()]).read_value(1)?));
+            }
+        }
+        Ok(None)
     }
 
     /// The size of the document once its table is `table`.

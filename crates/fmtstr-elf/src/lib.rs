@@ -33,12 +33,15 @@
 //! keeps them.
 
 mod document;
+mod fold;
+pub mod hsa;
 mod layout;
 
 use std::ops::Range;
 
 pub use document::{new_document_len, write_new_document, Document, DocumentError};
 pub use fmtstr_meta::{Entry, Table};
+pub use fold::{KeyDifference, LinkedElf};
 pub use layout::Class;
 
 use layout::{align_up, checked_range, name_is, note_alignment, put, Layout, Section};
@@ -87,8 +90,8 @@ pub enum ElfError {
         section_end: u64,
     },
     #[error(
-        "has {} NT_AMDGPU_METADATA notes (at offsets {}); a PAL ELF has exactly one, and fmtstr \
-         does not guess which one counts",
+        "has {} NT_AMDGPU_METADATA notes (at offsets {}), one per linked object; PAL reads one: \
+         fold them first with `fmtstr merge FILE --in-place` (the post-link step)",
         .offsets.len(),
         .offsets.iter().map(|o| format!("{o:#x}")).collect::<Vec<_>>().join(", ")
     )]
@@ -149,22 +152,7 @@ impl<'a> PalElf<'a> {
     /// Parses the headers and finds the metadata note; the document is not decoded yet.
     pub fn parse(bytes: &'a [u8]) -> Result<PalElf<'a>> {
         let layout = Layout::parse(bytes)?;
-        let mut found: Vec<MetadataNote> = Vec::new();
-        for section in layout
-            .sections
-            .iter()
-            .filter(|s| s.sh_type == layout::SHT_NOTE && s.has_bytes())
-        {
-            for note in layout::notes(bytes, section)? {
-                if note.n_type == NT_AMDGPU_METADATA && name_is(note.name, NOTE_OWNER) {
-                    found.push(MetadataNote {
-                        section: section.index,
-                        note: note.start..note.end,
-                        desc: note.desc_at..note.desc_at + note.desc.len(),
-                    });
-                }
-            }
-        }
+        let mut found = metadata_notes(bytes, &layout)?;
         if found.len() > 1 {
             return Err(ElfError::SeveralMetadataNotes {
                 offsets: found.iter().map(|n| n.note.start as u64).collect(),
@@ -543,6 +531,28 @@ impl<'a> PalElf<'a> {
         );
         Ok(out)
     }
+}
+
+/// Every NT_AMDGPU_METADATA note of the file's SHT_NOTE sections, in file order of sections
+/// (header order) and of notes within a section.
+fn metadata_notes(bytes: &[u8], layout: &Layout) -> Result<Vec<MetadataNote>> {
+    let mut found: Vec<MetadataNote> = Vec::new();
+    for section in layout
+        .sections
+        .iter()
+        .filter(|s| s.sh_type == layout::SHT_NOTE && s.has_bytes())
+    {
+        for note in layout::notes(bytes, section)? {
+            if note.n_type == NT_AMDGPU_METADATA && name_is(note.name, NOTE_OWNER) {
+                found.push(MetadataNote {
+                    section: section.index,
+                    note: note.start..note.end,
+                    desc: note.desc_at..note.desc_at + note.desc.len(),
+                });
+            }
+        }
+    }
+    Ok(found)
 }
 
 /// The size of a new `AMDGPU` note with a descriptor of `desc_len` bytes.

@@ -6,7 +6,7 @@ use std::io::{IsTerminal, Read};
 use std::path::{Path, PathBuf};
 
 use anyhow::bail;
-use fmtstr_elf::PalElf;
+use fmtstr_elf::{hsa, LinkedElf};
 use fmtstr_format::Format;
 use fmtstr_meta::merge::IdMap;
 use fmtstr_meta::{escape, Entry, FormatId, Mask, Table};
@@ -16,7 +16,9 @@ use serde::Serialize;
 use crate::output::print_json;
 use crate::Outcome;
 
-/// Audit PAL ELF files for format-string collisions, conflicts and mistakes.
+mod hsa_entries;
+
+/// Audit PAL ELF files and HSA code objects for format-string collisions, conflicts and mistakes.
 ///
 /// Walks every PATH (files, and directories recursively; in a directory only files that start
 /// with the ELF magic are read) in parallel and reports:
@@ -24,7 +26,11 @@ use crate::Outcome;
 ///   conflict    one ID and string with different argument counts or 64-bit masks
 ///   arguments   an argument count or 64-bit mask that the format string contradicts, or a
 ///               format string that does not parse
-///   malformed   a file whose ELF structure or PAL metadata cannot be read
+///   malformed   a file whose ELF structure or PAL metadata cannot be read, or an
+///               amdhsa.printf entry that is not `ID:N:SIZE1:...:SIZEN:FORMAT`
+///   unfolded    a linked file with several metadata notes (one per linked object): the
+///               post-link step `fmtstr merge FILE --in-place` has not run. Each note is
+///               audited as a source of its own, named by its file offset.
 ///   id          (with --verify-ids) an ID that is not fmtstr's hash of its string
 ///
 /// Shader-abort message entries (no .string) have no format string to check: only their own
@@ -35,6 +41,10 @@ use crate::Outcome;
 /// o x X c) and '*' arguments are 32 bits unless l, ll, j, z or t make them 64 (h and hh are
 /// widened to 32); floats, %s, %p and vectors are not checked, because the format cannot tell
 /// a 32-bit float (which LLPC writes as one dword) from a double.
+///
+/// HSA code objects (OpenCL/HIP) are audited with them: their amdhsa.printf entries' argument
+/// sizes against the format, and IDs given twice within one code object (IDs restart at 1 in
+/// every module, so equal IDs in two files are not collisions).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr audit shader-cache/                      text, one finding per line
@@ -73,6 +83,7 @@ enum Kind {
     Conflict,
     Arguments,
     Id,
+    Unfolded,
 }
 
 impl Kind {
@@ -83,6 +94,7 @@ impl Kind {
             Kind::Conflict => "conflict",
             Kind::Arguments => "arguments",
             Kind::Id => "id",
+            Kind::Unfolded => "unfolded",
         }
     }
 }
@@ -90,6 +102,12 @@ impl Kind {
 #[derive(Serialize, Clone, Debug)]
 struct Location {
     file: String,
+    /// The file offset of the entry's metadata note, when the file has several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    note: Option<u64>,
+    /// `amdhsa.printf` for an HSA code object's entry; absent for amdpal.format_strings.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    table: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     index: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -98,6 +116,16 @@ struct Location {
     argument_count: Option<u64>,
     #[serde(rename = "64bit_arguments", skip_serializing_if = "Option::is_none")]
     mask: Option<Vec<u64>>,
+}
+
+impl Location {
+    /// The file, and the note when the file has several.
+    fn source(&self) -> String {
+        match self.note {
+            Some(offset) => format!("{} (note at {offset:#x})", self.file),
+            None => self.file.clone(),
+        }
+    }
 }
 
 #[derive(Serialize, Clone, Debug)]
@@ -128,6 +156,8 @@ struct Record {
     string: u64,
     layout: u64,
     file: u32,
+    /// The metadata note's number in the file (0 unless the file is linked and unfolded).
+    note: u32,
     index: u32,
 }
 
@@ -139,6 +169,8 @@ enum FileResult {
         findings: Vec<Finding>,
         /// Shader-abort entries read (checked for their own consistency only).
         aborts: usize,
+        /// `amdhsa.printf` entries read (they take no part in cross-file checks).
+        hsa_strings: usize,
     },
 }
 
@@ -178,7 +210,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let total = results
         .iter()
         .map(|result| match result {
-            FileResult::Audited { records, .. } => records.len(),
+            FileResult::Audited {
+                records,
+                hsa_strings,
+                ..
+            } => records.len() + hsa_strings,
             _ => 0,
         })
         .sum();
@@ -196,6 +232,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 records: file_records,
                 findings: file_findings,
                 aborts,
+                ..
             } => {
                 audited += 1;
                 abort_entries += aborts;
@@ -207,7 +244,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(first) = unreadable.first() {
         bail!("cannot read {first}{}", more(unreadable.len()));
     }
-    let strings = records.len();
+    let strings = total;
     findings.extend(cross_check(records, &inputs));
     findings.sort_by(|a, b| {
         let key = |f: &Finding| (f.locations.first().map(|l| l.file.clone()), f.kind, f.id);
@@ -322,9 +359,11 @@ fn layout_hash(argument_count: u64, mask: &Mask) -> u64 {
         })
 }
 
-fn location(file: &Path, index: usize, entry: &Entry<'_>) -> Location {
+fn location(file: &Path, note: Option<u64>, index: usize, entry: &Entry<'_>) -> Location {
     Location {
         file: file.display().to_string(),
+        note,
+        table: None,
         index: Some(index),
         string: Some(entry.string().to_owned()),
         argument_count: Some(entry.argument_count()),
@@ -354,86 +393,125 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
     if !input.named && !bytes.starts_with(b"\x7fELF") {
         return FileResult::Skipped;
     }
+    let file_location = || Location {
+        file: input.path.display().to_string(),
+        note: None,
+        table: None,
+        index: None,
+        string: None,
+        argument_count: None,
+        mask: None,
+    };
     let malformed = |message: String| FileResult::Audited {
+        hsa_strings: 0,
         records: Vec::new(),
         findings: vec![Finding {
             kind: Kind::Malformed,
             id: None,
             hex: None,
             message,
-            locations: vec![Location {
-                file: input.path.display().to_string(),
-                index: None,
-                string: None,
-                argument_count: None,
-                mask: None,
-            }],
+            locations: vec![file_location()],
         }],
         aborts: 0,
     };
-    let table = match PalElf::parse(bytes).and_then(|elf| elf.format_strings()) {
-        Ok(Some(table)) => table,
-        Ok(None) => {
-            return FileResult::Audited {
-                records: Vec::new(),
-                findings: Vec::new(),
-                aborts: 0,
-            }
-        }
+    // Each metadata note is a source of its own: a linked file that the post-link step has
+    // not folded has one per linked object.
+    let (linked, documents) = match LinkedElf::parse(bytes).and_then(|elf| {
+        let documents = elf.documents()?;
+        Ok((elf, documents))
+    }) {
+        Ok(parsed) => parsed,
         Err(error) => return malformed(error.to_string()),
     };
-    let mut records = Vec::with_capacity(table.entries.len());
+    let mut records = Vec::new();
     let mut findings = Vec::new();
-    for (index, entry) in table.entries.iter().enumerate() {
-        let string = string_hash(entry.bytes());
-        let layout = layout_hash(entry.argument_count(), entry.mask());
-        records.push(Record {
-            id: entry.id().get(),
-            string,
-            layout,
-            file,
-            index: index as u32,
+    let mut hsa_strings = 0;
+    let mut aborts = 0;
+    let several = documents.len() > 1;
+    if several {
+        let offsets: Vec<String> = linked
+            .notes()
+            .iter()
+            .map(|n| format!("{:#x}", n.note.start))
+            .collect();
+        findings.push(Finding {
+            kind: Kind::Unfolded,
+            id: None,
+            hex: None,
+            message: format!(
+                "{} NT_AMDGPU_METADATA notes (at {}), one per linked object: the post-link step \
+                 has not run, and PAL reads one note; fold them with `fmtstr merge {} --in-place`",
+                documents.len(),
+                offsets.join(", "),
+                input.path.display()
+            ),
+            locations: vec![file_location()],
         });
-        if let Some(message) = check_arguments(entry) {
-            findings.push(Finding {
-                kind: Kind::Arguments,
-                id: Some(entry.id().get()),
-                hex: Some(format!("{:#}", entry.id())),
-                message: format!(
-                    "ID {:#} (\"{}\"): {message}",
-                    entry.id(),
-                    escape::escape(entry.bytes())
-                ),
-                locations: vec![location(&input.path, index, entry)],
-            });
+    }
+    for (number, (note, document)) in linked.notes().iter().zip(&documents).enumerate() {
+        let note_offset = several.then_some(note.note.start as u64);
+        if let Some(entries) = hsa::printf_entries(document) {
+            hsa_strings += entries.as_ref().map_or(0, Vec::len);
+            findings.extend(hsa_entries::audit(&input.path, note_offset, entries));
         }
-        if verify_ids {
-            let expected = FormatId::of(entry.bytes());
-            if expected != entry.id() {
+        let Some(table) = document.format_strings() else {
+            continue;
+        };
+        aborts += table.aborts.len();
+        findings.extend(check_aborts(&input.path, note_offset, &table));
+        records.reserve(table.entries.len());
+        for (index, entry) in table.entries.iter().enumerate() {
+            let string = string_hash(entry.bytes());
+            let layout = layout_hash(entry.argument_count(), entry.mask());
+            records.push(Record {
+                id: entry.id().get(),
+                string,
+                layout,
+                file,
+                note: number as u32,
+                index: index as u32,
+            });
+            if let Some(message) = check_arguments(entry) {
                 findings.push(Finding {
-                    kind: Kind::Id,
+                    kind: Kind::Arguments,
                     id: Some(entry.id().get()),
                     hex: Some(format!("{:#}", entry.id())),
                     message: format!(
-                        "ID {:#} of \"{}\" is not fmtstr's ID for that string ({expected:#})",
+                        "ID {:#} (\"{}\"): {message}",
                         entry.id(),
                         escape::escape(entry.bytes())
                     ),
-                    locations: vec![location(&input.path, index, entry)],
+                    locations: vec![location(&input.path, note_offset, index, entry)],
                 });
+            }
+            if verify_ids {
+                let expected = FormatId::of(entry.bytes());
+                if expected != entry.id() {
+                    findings.push(Finding {
+                        kind: Kind::Id,
+                        id: Some(entry.id().get()),
+                        hex: Some(format!("{:#}", entry.id())),
+                        message: format!(
+                            "ID {:#} of \"{}\" is not fmtstr's ID for that string ({expected:#})",
+                            entry.id(),
+                            escape::escape(entry.bytes())
+                        ),
+                        locations: vec![location(&input.path, note_offset, index, entry)],
+                    });
+                }
             }
         }
     }
-    findings.extend(check_aborts(&input.path, &table));
     FileResult::Audited {
         records,
         findings,
-        aborts: table.aborts.len(),
+        aborts,
+        hsa_strings,
     }
 }
 
 /// The shader-abort entries' own inconsistencies (they have no format string to check).
-fn check_aborts(file: &Path, table: &Table<'_>) -> Vec<Finding> {
+fn check_aborts(file: &Path, note: Option<u64>, table: &Table<'_>) -> Vec<Finding> {
     table
         .aborts
         .iter()
@@ -450,6 +528,8 @@ fn check_aborts(file: &Path, table: &Table<'_>) -> Vec<Finding> {
                 ),
                 locations: vec![Location {
                     file: file.display().to_string(),
+                    note,
+                    table: None,
                     index: None,
                     string: None,
                     argument_count: None,
@@ -689,7 +769,7 @@ fn cross_check(mut records: Vec<Record>, inputs: &[Input]) -> Vec<Finding> {
                     format!(
                         "\"{}\" in {} .strings[{}]",
                         escape::escape(l.string.as_deref().unwrap_or_default().as_bytes()),
-                        l.file,
+                        l.source(),
                         l.index.unwrap_or(0)
                     )
                 })
@@ -729,7 +809,7 @@ fn cross_check(mut records: Vec<Record>, inputs: &[Input]) -> Vec<Finding> {
                         "{} arguments with mask {} in {} .strings[{}]",
                         l.argument_count.unwrap_or(0),
                         Mask::from_words(l.mask.as_deref().unwrap_or_default()),
-                        l.file,
+                        l.source(),
                         l.index.unwrap_or(0)
                     )
                 })
@@ -771,9 +851,18 @@ impl TableCache {
             .entry(record.file)
             .or_insert_with(|| std::fs::read(&input.path).ok());
         let bytes = bytes.as_deref()?;
-        let table: Table<'_> = PalElf::parse(bytes).ok()?.format_strings().ok()??;
+        let linked = LinkedElf::parse(bytes).ok()?;
+        let note = record.note as usize;
+        let note_offset =
+            (linked.notes().len() > 1).then(|| linked.notes()[note].note.start as u64);
+        let table: Table<'_> = linked.document(note).ok()?.take_format_strings()?;
         let entry = table.entries.get(record.index as usize)?;
-        Some(location(&input.path, record.index as usize, entry))
+        Some(location(
+            &input.path,
+            note_offset,
+            record.index as usize,
+            entry,
+        ))
     }
 }
 

@@ -3,24 +3,32 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use anyhow::bail;
+use fmtstr_elf::{hsa, Document};
 use fmtstr_meta::{escape, Table};
 use serde_json::{json, Value as Json};
 
 use crate::output::print_json;
 use crate::Outcome;
 
-/// Print the amdpal.format_strings table of PAL ELF files.
+/// Print the amdpal.format_strings table of PAL ELF files (and HSA code objects' amdhsa.printf).
 ///
 /// For each FILE: every entry's ID (hex and decimal), argument count, 64-bit argument mask (hex
 /// words, bit i set when argument i is 64 bits wide) and format string (as a C literal); then
 /// the table's .user_data_offset and its shader-abort message entries (no format string: their
 /// ID, .data_count, .constant_status and .constants), when it has them. The
 /// table comes from the NT_AMDGPU_METADATA note (owner AMDGPU, type 32) in the file's SHT_NOTE
-/// sections. A file that is not a readable ELF, or whose metadata is broken, is an error (exit 2).
+/// sections. A linked file with one metadata note per linked object (before `fmtstr merge
+/// FILE --in-place` folded them) is shown note by note, each labelled by its file offset. HSA
+/// code objects (OpenCL/HIP) show their amdhsa.printf entries: ID, argument count, the bytes
+/// each argument takes in the printf buffer, and the format. A file that is not a readable
+/// ELF, or whose metadata is broken, is an error (exit 2).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr dump shader.elf                 the table as text
   fmtstr dump --json a.elf b.elf         [{\"file\": ..., \"format_strings\": {...} or null}]
+  fmtstr dump linked.elf                 one table per metadata note, \"(note at 0x630)\"
+  fmtstr dump k.o                        an OpenCL code object's amdhsa.printf entries
   fmtstr dump --all shader.elf           the whole PAL metadata document as JSON
   fmtstr dump --json a.elf | jq '.[0].format_strings' > t.json
                                          a table that `fmtstr embed --strings t.json` reads
@@ -45,29 +53,73 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut text = String::new();
     for path in &args.files {
         let bytes = super::read(path)?;
-        let (_, document) = super::parse(path, &bytes)?;
+        let (linked, documents) = super::parse_linked(path, &bytes)?;
         let file = path.display().to_string();
-        if args.all {
-            let value = match &document {
-                Some(document) => Some(
-                    document
-                        .to_value()
-                        .map_err(|error| anyhow::anyhow!("{file}: {error}"))?,
+        // A linked file (one note per linked object) is shown note by note, each labelled by
+        // its offset; a file with one note or none as before.
+        let several = documents.len() > 1;
+        let notes: Vec<(Option<usize>, Option<&Document<'_>>)> = if documents.is_empty() {
+            vec![(None, None)]
+        } else {
+            linked
+                .notes()
+                .iter()
+                .zip(&documents)
+                .map(|(note, document)| (several.then_some(note.note.start), Some(document)))
+                .collect()
+        };
+        for (note, document) in notes {
+            let label = super::note_name(path, note);
+            let hsa = match document.and_then(hsa::printf_entries) {
+                Some(Ok(entries)) => Some(entries),
+                Some(Err(error)) => bail!(
+                    "{label}: {error}; the entry is not what LLVM's AMDGPUPrintfRuntimeBinding \
+                     writes"
                 ),
                 None => None,
             };
-            let document = value
-                .as_ref()
-                .map_or(Json::Null, fmtstr_meta::json::to_json);
-            reports.push(json!({ "file": file, "document": document }));
-            continue;
-        }
-        let table = document.as_ref().and_then(|d| d.format_strings());
-        if args.json {
-            let table = table.map_or(Json::Null, Table::to_json);
-            reports.push(json!({ "file": file, "format_strings": table }));
-        } else {
-            describe(&mut text, &file, document.is_some(), table);
+            let mut report = serde_json::Map::new();
+            report.insert("file".into(), json!(file));
+            if let Some(offset) = note {
+                report.insert("note".into(), json!(offset));
+            }
+            if args.all {
+                let value = match document {
+                    Some(document) => Some(
+                        document
+                            .to_value()
+                            .map_err(|error| anyhow::anyhow!("{label}: {error}"))?,
+                    ),
+                    None => None,
+                };
+                let document = value
+                    .as_ref()
+                    .map_or(Json::Null, fmtstr_meta::json::to_json);
+                report.insert("document".into(), document);
+                reports.push(Json::Object(report));
+                continue;
+            }
+            let table = document.and_then(|d| d.format_strings());
+            if args.json {
+                report.insert(
+                    "format_strings".into(),
+                    table.map_or(Json::Null, Table::to_json),
+                );
+                if let Some(entries) = &hsa {
+                    report.insert("amdhsa_printf".into(), hsa_json(entries));
+                }
+                reports.push(Json::Object(report));
+            } else {
+                match &hsa {
+                    Some(entries) if table.is_none() => describe_hsa(&mut text, &label, entries),
+                    _ => {
+                        describe(&mut text, &label, document.is_some(), table);
+                        if let Some(entries) = &hsa {
+                            describe_hsa(&mut text, &label, entries);
+                        }
+                    }
+                }
+            }
         }
     }
     if args.json || args.all {
@@ -76,6 +128,56 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         print!("{text}");
     }
     Ok(Outcome::Clean)
+}
+
+/// `amdhsa.printf` entries as JSON (schemas/dump.schema.json, `amdhsa_printf`).
+fn hsa_json(entries: &[hsa::PrintfEntry]) -> Json {
+    Json::Array(
+        entries
+            .iter()
+            .map(|entry| {
+                json!({
+                    "id": entry.id,
+                    "argument_count": entry.argument_count,
+                    "sizes": entry.sizes,
+                    "format": String::from_utf8_lossy(&entry.format),
+                    "entry": entry.raw,
+                })
+            })
+            .collect(),
+    )
+}
+
+fn describe_hsa(text: &mut String, label: &str, entries: &[hsa::PrintfEntry]) {
+    let count = entries.len();
+    let _ = writeln!(
+        text,
+        "{label}: {count} amdhsa.printf entr{}",
+        if count == 1 { "y" } else { "ies" }
+    );
+    if count == 0 {
+        return;
+    }
+    let _ = writeln!(
+        text,
+        "  {:>6}  {:>4}  {:<16}  format",
+        "ID", "args", "bytes"
+    );
+    for entry in entries {
+        let sizes: Vec<String> = entry.sizes.iter().map(u32::to_string).collect();
+        let _ = writeln!(
+            text,
+            "  {:>6}  {:>4}  {:<16}  \"{}\"",
+            entry.id,
+            entry.argument_count,
+            if sizes.is_empty() {
+                "-".to_owned()
+            } else {
+                sizes.join(",")
+            },
+            entry.escaped_format()
+        );
+    }
 }
 
 fn describe(text: &mut String, file: &str, has_metadata: bool, table: Option<&Table<'_>>) {

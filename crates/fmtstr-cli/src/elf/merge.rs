@@ -1,26 +1,37 @@
-//! `fmtstr merge`: combine the format-string tables of several PAL ELFs into a linked one.
+//! `fmtstr merge`: combine the format-string tables of several PAL ELFs into a linked one, and
+//! fold a linked file's metadata notes (one per linked object) into one.
 
 use std::path::{Path, PathBuf};
 
+use anyhow::bail;
+use fmtstr_elf::{Document, KeyDifference, LinkedElf};
 use fmtstr_meta::{Merger, OnCollision, Relation};
 
 use super::Destination;
 use crate::output::write_atomically;
 use crate::Outcome;
 
-/// Combine the amdpal.format_strings tables of INPUT files into BASE (the post-link step).
+/// The post-link step: fold BASE's metadata notes into one and merge INPUTs' tables into it.
 ///
-/// BASE is the linked output; its own entries come first, then each INPUT's new entries in
-/// order. Entries with the same ID and the same string, argument count and 64-bit mask become
-/// one. The same ID with a different string is a collision: an error by default (exit 1,
+/// BASE is the linked output. `ld.lld -r` and `ld.lld -shared` keep one NT_AMDGPU_METADATA
+/// note per linked object; PAL reads one. merge folds them: the first note's document is the
+/// base, the amdpal.format_strings tables of all notes merge, and every other top-level key of
+/// a later note must equal the first note's (else exit 2 naming the key and both notes, or
+/// --on-key-difference keep-base). The result has one metadata note; other notes and every
+/// other section keep their bytes. Then the tables of INPUT files, if any, are merged in:
+/// BASE's entries come first, then each INPUT's new entries in order.
+///
+/// Entries with the same ID and the same string, argument count and 64-bit mask become one.
+/// The same ID with a different string is a collision: an error by default (exit 1,
 /// nothing written); --on-collision keep-first keeps the entry seen first and warns. The same
 /// ID and string with a different argument count or mask is a conflict, always an error: a
 /// decoder would read one of the shaders' arguments wrongly whichever entry is kept. Tables
 /// whose .user_data_offset differ conflict too (always an error, naming both). Shader-abort
-/// message entries are kept. Only BASE's metadata note changes; every other section keeps its
+/// message entries are kept. Only BASE's metadata notes change; every other section keeps its
 /// bytes.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
+  ld.lld -shared vs.o ps.o -o pipeline.elf && fmtstr merge pipeline.elf --in-place
   fmtstr merge pipeline.elf vs.elf ps.elf -o pipeline.merged.elf
   fmtstr merge pipeline.elf vs.elf ps.elf --in-place
   fmtstr merge pipeline.elf a.elf b.elf --on-collision keep-first -o out.elf
@@ -32,14 +43,26 @@ pub struct Args {
     /// The linked ELF that receives the combined table.
     #[arg(value_name = "BASE.elf")]
     base: PathBuf,
-    /// The ELFs whose tables are added.
-    #[arg(required = true, value_name = "INPUT.elf")]
+    /// The ELFs whose tables are added (none: only fold BASE's own notes).
+    #[arg(value_name = "INPUT.elf")]
     inputs: Vec<PathBuf>,
     /// What to do when one ID has two different strings.
     #[arg(long, value_enum, default_value_t = Policy::Error)]
     on_collision: Policy,
+    /// What to do when BASE's metadata notes disagree on a top-level key other than
+    /// amdpal.format_strings (amdpal.pipelines, amdpal.version, ...).
+    #[arg(long, value_enum, default_value_t = KeyPolicy::Error)]
+    on_key_difference: KeyPolicy,
     #[command(flatten)]
     destination: Destination,
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum KeyPolicy {
+    /// Name the key and both notes, and write nothing (exit 2).
+    Error,
+    /// Keep the first note's value (or lack of the key) and warn.
+    KeepBase,
 }
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,22 +87,28 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .map(|path| super::read(path))
         .collect::<anyhow::Result<_>>()?;
 
-    let (base, mut base_document) = super::parse(&args.base, &files[0])?;
-    let had_table = base_document
-        .as_ref()
-        .is_some_and(|d| d.format_strings().is_some());
-    let mut merger = Merger::new();
-    if let Some(table) = base_document.as_mut().and_then(|d| d.take_format_strings()) {
-        merger.add(0, table);
+    // Every metadata note of every file is a source: BASE's notes first (a linked BASE has
+    // one per linked object), then each INPUT's.
+    let mut sources = Sources {
+        merger: Merger::new(),
+        names: Vec::new(),
+        any_table: false,
+    };
+    let (base, mut base_documents) = super::parse_linked(&args.base, &files[0])?;
+    sources.add(&args.base, &base, &mut base_documents);
+    for (path, bytes) in paths.iter().zip(&files).skip(1) {
+        let (linked, mut documents) = super::parse_linked(path, bytes)?;
+        sources.add(path, &linked, &mut documents);
     }
-    for (source, (path, bytes)) in paths.iter().zip(&files).enumerate().skip(1) {
-        let (_, document) = super::parse(path, bytes)?;
-        if let Some(table) = document.and_then(|mut d| d.take_format_strings()) {
-            merger.add(source, table);
-        }
+    let Sources {
+        merger,
+        names,
+        any_table,
+    } = sources;
+    if base_documents.len() > 1 {
+        check_keys(&args, &base, &base_documents)?;
     }
     let merged = merger.finish();
-    let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     for finding in &merged.findings {
         let level = if finding.is_error(policy) {
             "error"
@@ -108,13 +137,81 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         );
         return Ok(Outcome::Findings);
     }
-    let out = if merged.table.strings_len() == 0 && !had_table {
-        // Nothing to merge: BASE as it is.
-        files[0].clone()
-    } else {
-        base.rewrite(base_document.as_ref(), &merged.table)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", args.base.display()))?
-    };
+    // A file with no table anywhere keeps its documents as they are (a fold still makes one
+    // note of several).
+    let table = any_table.then_some(&merged.table);
+    let out = base
+        .fold(base_documents.first(), table)
+        .map_err(|error| anyhow::anyhow!("{}: {error}", args.base.display()))?;
     write_atomically(&target, &out)?;
     Ok(Outcome::Clean)
+}
+
+/// The merge's sources: every metadata note of every file, named by file (and note offset).
+struct Sources<'f> {
+    merger: Merger<'f>,
+    names: Vec<String>,
+    any_table: bool,
+}
+
+impl<'f> Sources<'f> {
+    fn add(&mut self, path: &Path, linked: &LinkedElf<'f>, documents: &mut [Document<'f>]) {
+        let several = documents.len() > 1;
+        for (note, document) in linked.notes().iter().zip(documents.iter_mut()) {
+            if let Some(table) = document.take_format_strings() {
+                self.any_table = true;
+                self.merger.add(self.names.len(), table);
+            }
+            self.names
+                .push(super::note_name(path, several.then_some(note.note.start)));
+        }
+    }
+}
+
+/// The top-level keys of BASE's later notes must equal the first note's (which the folded
+/// file keeps), unless --on-key-difference keep-base says to keep the first note's values.
+fn check_keys(args: &Args, base: &LinkedElf<'_>, documents: &[Document<'_>]) -> anyhow::Result<()> {
+    let file = args.base.display();
+    let differences = LinkedElf::key_differences(documents)
+        .map_err(|error| anyhow::anyhow!("{file}: {error}"))?;
+    let first = base.notes()[0].note.start;
+    let describe = |difference: &KeyDifference| {
+        let at = base.notes()[difference.note].note.start;
+        if difference.base_has_key {
+            format!(
+                "{file}: the metadata note at {at:#x} has a different `{}` than the first note \
+                 at {first:#x}",
+                difference.key
+            )
+        } else {
+            format!(
+                "{file}: the metadata note at {at:#x} has `{}`, which the first note at \
+                 {first:#x} lacks",
+                difference.key
+            )
+        }
+    };
+    match (differences.first(), args.on_key_difference) {
+        (None, _) => Ok(()),
+        (Some(_), KeyPolicy::KeepBase) => {
+            for difference in &differences {
+                eprintln!(
+                    "fmtstr: warning: {}; the folded note keeps the first note's",
+                    describe(difference)
+                );
+            }
+            Ok(())
+        }
+        (Some(difference), KeyPolicy::Error) => bail!(
+            "{}{}; nothing written. The folded file keeps one note, the first: make the linked \
+             objects agree, or pass --on-key-difference keep-base to keep the first note's \
+             top-level keys",
+            describe(difference),
+            if differences.len() > 1 {
+                format!(" (and {} more differing keys)", differences.len() - 1)
+            } else {
+                String::new()
+            }
+        ),
+    }
 }

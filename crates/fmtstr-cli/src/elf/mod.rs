@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use fmtstr_elf::{Document, PalElf};
+use fmtstr_elf::{Document, LinkedElf, PalElf};
 
 use crate::Outcome;
 
@@ -49,6 +49,29 @@ pub fn parse<'a>(
         .document()
         .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
     Ok((elf, document))
+}
+
+/// Parses an ELF file with any number of metadata notes and decodes each note's document;
+/// errors name the file (and the note, by the offset of its msgpack).
+pub fn parse_linked<'a>(
+    path: &Path,
+    bytes: &'a [u8],
+) -> anyhow::Result<(LinkedElf<'a>, Vec<Document<'a>>)> {
+    let elf =
+        LinkedElf::parse(bytes).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+    let documents = elf
+        .documents()
+        .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
+    Ok((elf, documents))
+}
+
+/// How findings name a metadata note: the file, and the note's offset when the file has
+/// several.
+pub fn note_name(path: &Path, note_offset: Option<usize>) -> String {
+    match note_offset {
+        Some(offset) => format!("{} (note at {offset:#x})", path.display()),
+        None => path.display().to_string(),
+    }
 }
 
 /// Where a writing command puts its result.

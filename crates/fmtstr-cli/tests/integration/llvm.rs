@@ -142,3 +142,35 @@ pub fn canonical(table: &Json) -> Json {
         .collect();
     json!({".version": table[".version"], ".strings": strings})
 }
+
+/// Every metadata note's document as `llvm-readobj --notes` decodes it, in file order (a
+/// linked file has one per linked object).
+pub fn metadata_notes(readobj: &Path, file: &Path) -> Vec<serde_yaml::Value> {
+    let output = Command::new(readobj)
+        .args(["--elf-output-style=JSON", "--notes"])
+        .arg(file)
+        .output()
+        .expect("llvm-readobj runs");
+    assert!(
+        output.status.success() && output.stderr.is_empty(),
+        "llvm-readobj complained about {}:\n{}",
+        file.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Json = serde_json::from_slice(&output.stdout).expect("readobj JSON");
+    let mut found = Vec::new();
+    for section in report[0]["NoteSections"].as_array().into_iter().flatten() {
+        for note in section["NoteSection"]["Notes"]
+            .as_array()
+            .into_iter()
+            .flatten()
+        {
+            if let Some(yaml) = note["AMDGPU Metadata"].as_str() {
+                found.push(untag(
+                    serde_yaml::from_str(yaml).expect("readobj prints YAML"),
+                ));
+            }
+        }
+    }
+    found
+}

@@ -5,6 +5,8 @@ mod abi_commands;
 mod decode_commands;
 mod elf_commands;
 mod format_commands;
+mod hsa_commands;
+mod linked_commands;
 mod llvm;
 mod lower_commands;
 mod util;
