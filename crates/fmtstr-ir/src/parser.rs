@@ -743,6 +743,7 @@ impl<'s> Parser<'s> {
     }
 
     fn finish(&mut self) -> PResult<()> {
+        self.declare_called_intrinsics();
         for g in &self.m.globals {
             if let GlobalKindData::Undefined(offset) = g.kind {
                 let mut name = Vec::new();
@@ -775,6 +776,82 @@ impl<'s> Parser<'s> {
             return self.error_at(offset, "use of undefined type".into());
         }
         Ok(())
+    }
+
+    /// LLVM declares an intrinsic the module calls without declaring it (`call void
+    /// @llvm.assume(i1 %c)`), with the function type of the call. The declaration has no
+    /// text: the module prints as written.
+    #[cold]
+    fn declare_called_intrinsics(&mut self) {
+        let undeclared = |g: &GlobalData| {
+            matches!(g.kind, GlobalKindData::Undefined(_))
+                && !g.numbered
+                && g.name.starts_with(b"llvm.")
+        };
+        if !self.m.globals.iter().any(undeclared) {
+            return;
+        }
+        for i in 0..self.m.insts.len() {
+            let inst = &self.m.insts[i];
+            if !matches!(inst.opcode, Opcode::Call | Opcode::Invoke | Opcode::CallBr)
+                || inst.ops_len == 0
+            {
+                continue;
+            }
+            let Some(callee) = self.m.ops.get(inst.ops as usize) else {
+                continue;
+            };
+            let Value::Global(g) = callee.value.unpack() else {
+                continue;
+            };
+            if !undeclared(&self.m.globals[g.index()]) {
+                continue;
+            }
+            let Some(call) = self.m.calls.get(inst.extra as usize) else {
+                continue;
+            };
+            let fn_ty = call.fn_ty;
+            let Some((_, params, _)) = self.m.types.function_parts(fn_ty) else {
+                continue;
+            };
+            let params: Vec<TypeId> = params.to_vec();
+            let fid = FuncId(self.m.funcs.len() as u32);
+            let params_start = self.m.args.len() as u32;
+            for ty in params {
+                self.m.args.push(ArgData {
+                    func: fid,
+                    ty,
+                    attrs: (self.m.attrs.len() as u32, 0),
+                    name: NO_TEXT,
+                    numbered: true,
+                });
+            }
+            let params = (params_start, self.m.args.len() as u32 - params_start);
+            self.m.funcs.push(FuncData {
+                global: g,
+                item: NONE,
+                fn_ty,
+                ret_attrs: (self.m.attrs.len() as u32, 0),
+                params,
+                prefix: NO_TEXT,
+                cconv: NO_TEXT,
+                suffix: NO_TEXT,
+                is_def: false,
+                body_start: NONE,
+                header_end: NONE,
+                close: NONE,
+                blocks: Vec::new(),
+                state: 0,
+                record_subst: Vec::new(),
+                names: None,
+            });
+            let addrspace = self.m.layout.program_addrspace();
+            let ptr_ty = self.m.types.ptr(addrspace);
+            let global = &mut self.m.globals[g.index()];
+            global.kind = GlobalKindData::Func(fid);
+            global.addrspace = addrspace;
+            global.ptr_ty = ptr_ty;
+        }
     }
 
     // ---- types ----------------------------------------------------------------------------
@@ -2215,12 +2292,21 @@ impl<'s> Parser<'s> {
                 }
                 inst.ty = ty;
             }
-            LandingPad | CleanupPad | CatchPad | CatchSwitch | CleanupRet | CatchRet => {
+            LandingPad => {
+                // `landingpad T [cleanup] (catch|filter <ty> <value>)*`: LLVM writes each
+                // clause on a line of its own, so the clauses are parsed, not skipped to the
+                // end of the line.
+                inst.ty = self.parse_type()?;
+                self.eat_word(b"cleanup");
+                while matches!(self.word(), b"catch" | b"filter") {
+                    self.bump();
+                    self.push_typed()?;
+                }
+            }
+            CleanupPad | CatchPad | CatchSwitch | CleanupRet | CatchRet => {
                 // Exception handling: no pass reads it. Keep the text, but still record the
                 // local values it names so that renumbering and removal stay correct.
-                if opcode == LandingPad {
-                    inst.ty = self.parse_type()?;
-                } else if matches!(opcode, CleanupPad | CatchPad | CatchSwitch) {
+                if matches!(opcode, CleanupPad | CatchPad | CatchSwitch) {
                     inst.ty = TypeId::TOKEN;
                 }
                 self.opaque_operands()?;
