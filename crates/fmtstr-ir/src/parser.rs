@@ -902,8 +902,13 @@ impl<'s> Parser<'s> {
             NameKey::Numbered(n) => self.m.types.named_ref(true, n.to_string().as_bytes()),
             NameKey::Named(name) => self.m.types.named_ref(false, &name),
         };
-        if self.m.types.named_body(index) == Some(&NamedBody::Undefined) {
-            self.type_mentions.entry(index).or_insert(t.start);
+        match self.m.types.named_body(index) {
+            Some(NamedBody::Undefined) => {
+                self.type_mentions.entry(index).or_insert(t.start);
+            }
+            // `%t = type [8 x i8]` names the array type itself.
+            Some(&NamedBody::Alias(target)) => return target,
+            _ => {}
         }
         id
     }
@@ -1131,10 +1136,35 @@ impl<'s> Parser<'s> {
                 packed: true,
             }
         } else {
-            return self.expected("a struct body or 'opaque'");
+            self.non_struct_type_def(t, index)?
         };
         self.m.types.set_named_body(index, body);
         Ok(ItemKind::TypeDef)
+    }
+
+    /// `%t = type i32`: a name for a type that is not a struct; LLVM reads every mention of
+    /// `%t` as the type itself.
+    #[cold]
+    fn non_struct_type_def(&mut self, t: Token, index: u32) -> PResult<NamedBody> {
+        if !self.is_type_start() {
+            return self.expected("a type, 'opaque' or a struct body");
+        }
+        let mut target = self.parse_type()?;
+        // A mention before its definition (`%a = type %b`, `%b = type i32`): follow to the end.
+        for _ in 0..=self.m.types.named_count() {
+            let Some(TypeData::Named(other)) = Some(self.m.types.data(target)) else {
+                break;
+            };
+            let other = *other;
+            if other == index {
+                return self.error_at(t.start, "recursive type definition".into());
+            }
+            match self.m.types.named_body(other) {
+                Some(&NamedBody::Alias(next)) => target = next,
+                _ => break,
+            }
+        }
+        Ok(NamedBody::Alias(target))
     }
 
     // ---- globals --------------------------------------------------------------------------
@@ -1244,8 +1274,12 @@ impl<'s> Parser<'s> {
         let id = if is_alias {
             let value_ty = self.parse_type()?;
             self.expect(Tok::Comma, "','")?;
-            let ty = self.parse_type()?;
-            let value = self.parse_value(ty)?;
+            let (ty, value) = if self.is_type_start() {
+                let ty = self.parse_type()?;
+                (ty, self.parse_value(ty)?)
+            } else {
+                self.untyped_aliasee()?
+            };
             let index = self.m.aliases.len() as u32;
             self.m.aliases.push(AliasData {
                 value_ty,
@@ -1309,6 +1343,24 @@ impl<'s> Parser<'s> {
             self.bump();
         }
         Ok(ItemKind::Global(id))
+    }
+
+    /// An aliasee written as a constant expression without a type in front
+    /// (`@b = alias i32, getelementptr (i32, ptr @a, i64 1)`): its type is the expression's.
+    #[cold]
+    fn untyped_aliasee(&mut self) -> PResult<(TypeId, PackedValue)> {
+        let value = self.parse_value(TypeId::PTR)?;
+        let mut ty = TypeId::PTR;
+        if let Value::Const(c) = value.unpack() {
+            if let Some(ConstKind::Expr { ty: to, .. }) =
+                self.m.consts.get(c.index()).map(|c| &c.kind)
+            {
+                if self.m.types.ptr_addrspace(*to).is_some() {
+                    ty = *to;
+                }
+            }
+        }
+        Ok((ty, value))
     }
 
     // ---- functions ------------------------------------------------------------------------
