@@ -565,14 +565,22 @@ impl<'s> Lexer<'s> {
                 self.pos += 1;
                 make(Tok::LabelId, start, self.pos)
             }
+            // `-3:` is a label named "-3", as in LLVM.
+            b':' if first == b'-' => {
+                self.pos += 1;
+                make(Tok::LabelStr, start, self.pos)
+            }
             c if is(NAME, c) && first != b'+' => {
-                // `1abc:` is a label; anything else glued to a number is an error.
+                // `1abc:` is a label; otherwise the number ends where the digits end, as in
+                // LLVM (`[11x i8]` is `[11 x i8]`).
+                let number_end = self.pos;
                 self.eat_while(NAME);
                 if self.peek(0) == b':' {
                     self.pos += 1;
                     return make(Tok::LabelStr, start, self.pos);
                 }
-                self.error(start, "unexpected characters after a number")
+                self.pos = number_end;
+                make(Tok::Int, start, self.pos)
             }
             _ => make(Tok::Int, start, self.pos),
         }

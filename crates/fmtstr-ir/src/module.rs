@@ -73,6 +73,10 @@ pub enum Value {
     Metadata(MdId),
 }
 
+/// Stands in a function's table of numbered values for a number the text skipped
+/// (`%5 = ...` right after `%2`: LLVM 19 accepts increasing numbers with gaps). No value is it.
+pub(crate) const NUMBER_GAP: Value = Value::Const(ConstId(u32::MAX));
+
 impl Value {
     /// Whether the value belongs to one function (an instruction, parameter or block).
     pub fn is_local(self) -> bool {

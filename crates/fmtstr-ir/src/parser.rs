@@ -24,7 +24,7 @@ use crate::metadata::{MdData, MdKindData, MdNodeData, MdOp};
 use crate::module::{
     none_text, AliasData, ArgData, BlockData, BlockId, ConstId, FuncData, FuncId, GlobalData,
     GlobalId, GlobalKindData, InstId, ItemData, ItemKind, MdId, Module, PackedOp, PackedValue,
-    Value, VarData, ITEM_SOURCE, MAX_INDEX,
+    Value, VarData, ITEM_SOURCE, MAX_INDEX, NUMBER_GAP,
 };
 use crate::types::{NamedBody, Type, TypeData, TypeId, Types};
 
@@ -33,6 +33,10 @@ pub(crate) const MAX_DEPTH: u32 = 200;
 
 /// Inputs at or above this size are refused: offsets are 32-bit and ids have 29 bits.
 pub const MAX_INPUT: usize = 1 << 30;
+
+/// Numbered values may skip numbers (LLVM 19 accepts `%9` right after `%2`) up to this one:
+/// the skipped numbers take room in a table, which a hostile input must not blow up.
+const MAX_NUMBER_GAP_TO: u32 = 1 << 24;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -1339,10 +1343,44 @@ impl<'s> Parser<'s> {
                 _ => {}
             }
         }
-        while self.tok.kind == Tok::AttrGroupId && !self.newline_before_tok() {
-            self.bump();
+        if !self.newline_before_tok() {
+            self.global_attributes()?;
         }
         Ok(ItemKind::Global(id))
+    }
+
+    /// What may follow a global's comma-separated fields on its line: attribute groups
+    /// (`#0`), string attributes (`"key"="value"`) and keyword attributes, some with an
+    /// argument (`align 16`, `code_model "small"`, `sanitize_address_dyninit`...): kept as text.
+    fn global_attributes(&mut self) -> PResult<()> {
+        while !self.newline_before_tok() {
+            match self.tok.kind {
+                Tok::AttrGroupId => {
+                    self.bump();
+                }
+                Tok::Str => {
+                    self.bump();
+                    if self.eat(Tok::Equal) {
+                        self.expect(Tok::Str, "a string")?;
+                    }
+                }
+                Tok::Ident => {
+                    self.bump();
+                    match self.tok.kind {
+                        Tok::LParen => self.skip_group()?,
+                        Tok::Int | Tok::Str if !self.newline_before_tok() => {
+                            self.bump();
+                        }
+                        _ => {}
+                    }
+                }
+                Tok::Comma => {
+                    self.bump();
+                }
+                _ => break,
+            }
+        }
+        Ok(())
     }
 
     /// An aliasee written as a constant expression without a type in front
@@ -1763,7 +1801,11 @@ impl<'s> Parser<'s> {
         let mut resolved = Vec::with_capacity(state.forward.len());
         for fwd in &state.forward {
             let found = match &fwd.key {
-                NameKey::Numbered(n) => state.numbered.get(*n as usize).copied(),
+                NameKey::Numbered(n) => state
+                    .numbered
+                    .get(*n as usize)
+                    .copied()
+                    .filter(|&v| v != NUMBER_GAP),
                 NameKey::Named(name) => state.named.get(&**name).copied(),
             };
             match found {
@@ -1830,6 +1872,10 @@ impl<'s> Parser<'s> {
         };
         match key {
             NameKey::Numbered(n) => {
+                if n as usize > state.numbered.len() && n < MAX_NUMBER_GAP_TO {
+                    // A gap in the numbering: the skipped numbers name nothing.
+                    state.numbered.resize(n as usize, NUMBER_GAP);
+                }
                 if n as usize != state.numbered.len() {
                     let expected = state.numbered.len();
                     let what = if t.kind == Tok::LabelId {
@@ -1839,7 +1885,7 @@ impl<'s> Parser<'s> {
                     };
                     return self.error_at(
                         t.start,
-                        format!("{what} expected to be numbered '%{expected}'"),
+                        format!("{what} expected to be numbered '%{expected}' or greater"),
                     );
                 }
                 state.numbered.push(value);
@@ -1875,8 +1921,10 @@ impl<'s> Parser<'s> {
         if numbered {
             let n = token_number(raw);
             if let Some(&v) = state.numbered.get(n) {
-                mark_named(&mut self.m.insts, v);
-                return Ok(PackedValue::pack(v));
+                if v != NUMBER_GAP {
+                    mark_named(&mut self.m.insts, v);
+                    return Ok(PackedValue::pack(v));
+                }
             }
             if let Ok(n) = u32::try_from(n) {
                 // Not defined yet (a later block): a forward reference, keyed by the number.
@@ -1896,7 +1944,10 @@ impl<'s> Parser<'s> {
             _ => name_key(raw, numbered),
         };
         let found = match &key {
-            NameKey::Numbered(n) => state.numbered.get(*n as usize),
+            NameKey::Numbered(n) => state
+                .numbered
+                .get(*n as usize)
+                .filter(|&&v| v != NUMBER_GAP),
             NameKey::Named(name) => state.named.get(&**name),
         };
         if let Some(&v) = found {
@@ -2081,7 +2132,10 @@ impl<'s> Parser<'s> {
         self.bump();
         match opcode {
             Ret => {
-                if !self.eat_word(b"void") {
+                // `ret void ()* null` returns a (typed) pointer to a function type.
+                if self.is_word(b"void") && self.peek().kind != Tok::LParen {
+                    self.bump();
+                } else {
                     self.push_typed()?;
                 }
             }
@@ -2235,8 +2289,9 @@ impl<'s> Parser<'s> {
                 self.skip_fast_math();
                 let ty = self.parse_type()?;
                 inst.ty = ty;
-                loop {
-                    self.expect(Tok::LSquare, "'['")?;
+                // A phi may have no incoming values at all (in an unreachable block).
+                while self.tok.kind == Tok::LSquare {
+                    self.bump();
                     self.push_value(ty)?;
                     self.expect(Tok::Comma, "','")?;
                     self.push_value(TypeId::LABEL)?;
@@ -2477,11 +2532,18 @@ impl<'s> Parser<'s> {
                 }
                 let aty = self.parse_type()?;
                 let attrs = if aty == TypeId::METADATA {
+                    if matches!(self.tok.kind, Tok::LocalVar | Tok::LocalId) {
+                        // `metadata %T* %x`: a named type, then the value.
+                        self.metadata_typed_local()?;
+                    } else {
+                        self.push_value(aty)?;
+                    }
                     (self.m.attrs.len() as u32, 0)
                 } else {
-                    self.parse_attrs()?
+                    let attrs = self.parse_attrs()?;
+                    self.push_value(aty)?;
+                    attrs
                 };
-                self.push_value(aty)?;
                 self.call_attrs.push(attrs);
                 self.call_types.push(aty);
                 if !self.eat(Tok::Comma) {
@@ -2576,6 +2638,17 @@ impl<'s> Parser<'s> {
             fn_attrs,
             bundles,
             tail,
+        });
+        Ok(())
+    }
+
+    /// A metadata call argument that starts with a named type (`metadata %struct.A* %x`).
+    #[cold]
+    fn metadata_typed_local(&mut self) -> PResult<()> {
+        let id = self.md_value()?;
+        self.scratch.push(PackedOp {
+            ty: TypeId::METADATA,
+            value: PackedValue::pack(Value::Metadata(id)),
         });
         Ok(())
     }

@@ -19,7 +19,7 @@ use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::MdKindData;
 use crate::module::{
     text_of, BlockId, FuncId, GlobalKindData, InstId, Module, Operand, Value, BODY_EDITED,
-    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
+    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, NUMBER_GAP, RENUMBER,
 };
 use crate::types::{push_fmt, push_i64, push_u64, write_name, TypeId};
 
@@ -656,16 +656,29 @@ impl Module {
             numbers: FxHashMap::default(),
         };
         let mut next = 0u32;
+        // Numbers keep the gaps the text has (`%2` then `%5`) until the first removed value;
+        // from there on they are consecutive, which LLVM accepts as well.
+        let mut compacting = false;
         self.for_each_def(f, |raw, numbered, value, live| {
             match name_key(raw, numbered) {
                 NameKey::Named(name) if !raw.is_empty() => {
                     names.named.insert(name.into_owned(), value);
                 }
-                _ => {
+                key => {
+                    if let NameKey::Numbered(n) = key {
+                        if !raw.is_empty() && n as usize > names.numbered.len() {
+                            names.numbered.resize(n as usize, NUMBER_GAP);
+                            if !compacting {
+                                next = next.max(n);
+                            }
+                        }
+                    }
                     names.numbered.push(value);
                     if live {
                         names.numbers.insert(value, next);
                         next += 1;
+                    } else {
+                        compacting = true;
                     }
                 }
             }
@@ -1395,7 +1408,11 @@ impl FnNames {
     fn lookup(&self, m: &Module, raw: &[u8], numbered: bool) -> Option<Value> {
         let tables = self.tables(m);
         match name_key(raw, numbered) {
-            NameKey::Numbered(n) => tables.numbered.get(n as usize).copied(),
+            NameKey::Numbered(n) => tables
+                .numbered
+                .get(n as usize)
+                .copied()
+                .filter(|&v| v != NUMBER_GAP),
             NameKey::Named(name) => tables.named.get(&*name).copied(),
         }
     }
