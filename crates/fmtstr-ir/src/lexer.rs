@@ -739,7 +739,9 @@ pub(crate) enum NameKey<'a> {
 /// Decodes the name of a `%`/`@`/`$` token (with its sigil) or a label token (with its colon).
 pub(crate) fn name_key(token_text: &[u8], numbered: bool) -> NameKey<'_> {
     let body = match token_text.first() {
-        Some(b'%' | b'@' | b'$') => &token_text[1..],
+        Some(b'%' | b'@') => &token_text[1..],
+        // `$c` is a comdat; `$N:` a block label whose name starts with `$`.
+        Some(b'$') if token_text.last() != Some(&b':') => &token_text[1..],
         _ => token_text,
     };
     let body = body.strip_suffix(b":").unwrap_or(body);

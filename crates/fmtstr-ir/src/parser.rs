@@ -88,6 +88,9 @@ pub(crate) struct Parser<'s> {
     pub(crate) pending: Vec<(FuncId, u32, u32)>,
     /// In skeleton mode: where bodies may end (see `parallel::body_ends`).
     pub(crate) body_ends: Vec<u32>,
+    /// The number an unnamed global (`@"" = ...`) gets: one past the last numbered global
+    /// defined.
+    next_global_number: u32,
 }
 
 /// How many tokens the lexer reads ahead in one batch.
@@ -342,6 +345,7 @@ impl<'s> Parser<'s> {
             md_scratch: Vec::new(),
             small_ints: vec![NONE; (SMALL_MAX - SMALL_MIN + 1) as usize],
             type_mentions: FxHashMap::default(),
+            next_global_number: 0,
             skeleton: false,
             pending: Vec::new(),
             body_ends: Vec::new(),
@@ -575,6 +579,63 @@ impl<'s> Parser<'s> {
     }
 
     /// Skips tokens to the end of the line (brackets may span lines).
+    /// `^N = ...`: a summary entry, kept as text. Its fields are skipped byte by byte, not
+    /// as tokens, because LLVM's summary syntax takes spellings its other parts do not
+    /// (`noUnwind : 1`); the entry ends at the first line end outside parentheses.
+    #[cold]
+    fn skip_summary_entry(&mut self) -> PResult<()> {
+        let start = self.tok.start as usize;
+        let mut depth: u32 = 0;
+        let mut pos = start;
+        while let Some(&b) = self.src.get(pos) {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    if depth == 0 {
+                        return self
+                            .error_at(pos as u32, "unbalanced ')' in a summary entry".into());
+                    }
+                    depth -= 1;
+                }
+                b'"' => {
+                    pos += 1;
+                    while let Some(&c) = self.src.get(pos) {
+                        match c {
+                            b'\\' => pos += 1,
+                            b'"' => break,
+                            _ => {}
+                        }
+                        pos += 1;
+                    }
+                }
+                b';' => {
+                    // A comment runs to the end of the line.
+                    while self.src.get(pos).is_some_and(|&c| c != b'\n') {
+                        pos += 1;
+                    }
+                    continue;
+                }
+                b'\n' if depth == 0 => break,
+                _ => {}
+            }
+            pos += 1;
+        }
+        if depth > 0 {
+            return self.error_at(
+                start as u32,
+                "a summary entry without its closing ')'".into(),
+            );
+        }
+        // The entry's last byte before the line end (trailing spaces are no part of it).
+        let mut end = pos;
+        while end > start && matches!(self.src[end - 1], b' ' | b'\t' | b'\r') {
+            end -= 1;
+        }
+        self.seek(end);
+        self.prev_end = end as u32;
+        Ok(())
+    }
+
     fn skip_line(&mut self) -> PResult<()> {
         let mut depth: u32 = 0;
         loop {
@@ -703,7 +764,7 @@ impl<'s> Parser<'s> {
                 Tok::MetadataVar => self.named_md()?,
                 Tok::MetadataId => self.md_def()?,
                 Tok::SummaryId => {
-                    self.skip_line()?;
+                    self.skip_summary_entry()?;
                     ItemKind::Other
                 }
                 _ => return self.expected("a top-level entity"),
@@ -1209,13 +1270,43 @@ impl<'s> Parser<'s> {
         Ok(id)
     }
 
+    /// `@"" = ...`: LLVM numbers an unnamed global like `@N`, with the next number.
+    #[cold]
+    fn unnamed_global(&mut self, t: Token) -> PResult<GlobalId> {
+        let n = self.next_global_number;
+        self.next_global_number = n.saturating_add(1);
+        if let Some(&id) = self.m.global_numbered.get(&n) {
+            return Ok(id);
+        }
+        self.check_capacity(self.m.globals.len(), "globals")?;
+        let id = GlobalId(self.m.globals.len() as u32);
+        self.m.global_numbered.insert(n, id);
+        self.m.globals.push(GlobalData {
+            name: n.to_string().into_bytes().into(),
+            numbered: true,
+            kind: GlobalKindData::Undefined(t.start),
+            item: NONE,
+            addrspace: 0,
+            ptr_ty: TypeId::PTR,
+            removed: false,
+        });
+        Ok(id)
+    }
+
     fn define_global(
         &mut self,
         t: Token,
         kind: GlobalKindData,
         addrspace: u32,
     ) -> PResult<GlobalId> {
-        let id = self.global_ref(t)?;
+        let id = match t.kind {
+            Tok::GlobalId => {
+                self.next_global_number = (token_number(self.text(t)) as u32).saturating_add(1);
+                self.global_ref(t)?
+            }
+            Tok::GlobalVar if self.text(t) == b"@\"\"" => self.unnamed_global(t)?,
+            _ => self.global_ref(t)?,
+        };
         let ptr_ty = self.m.types.ptr(addrspace);
         let g = &mut self.m.globals[id.index()];
         if !matches!(g.kind, GlobalKindData::Undefined(_)) {
@@ -1673,11 +1764,14 @@ impl<'s> Parser<'s> {
                 .unwrap_or(&[]);
             match name_key(raw, arg.numbered) {
                 NameKey::Numbered(n) => {
+                    if n as usize > state.numbered.len() && n < MAX_NUMBER_GAP_TO {
+                        state.numbered.resize(n as usize, NUMBER_GAP);
+                    }
                     if n as usize != state.numbered.len() {
                         return self.error_at(
                             arg.name.start,
                             format!(
-                                "argument expected to be numbered '%{}'",
+                                "argument expected to be numbered '%{}' or greater",
                                 state.numbered.len()
                             ),
                         );

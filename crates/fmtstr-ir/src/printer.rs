@@ -887,16 +887,27 @@ impl Module {
                     .func
             }
             Value::Arg(a) => {
-                // Parameters come first: a numbered one's number is its rank among them.
+                // Parameters come first: a numbered one's number is one past the previous
+                // numbered one's, or as written (numbers may skip: `%0, %10`).
                 let f = self.args.get(a.index())?.func;
                 let (start, _) = self.funcs[f.index()].params;
-                let rank = (start..a.0)
-                    .filter(|&i| {
-                        let arg = &self.args[i as usize];
-                        arg.numbered || arg.name.is_none()
-                    })
-                    .count();
-                return Some(rank as u32);
+                let mut next = 0u32;
+                for i in start..=a.0 {
+                    let arg = &self.args[i as usize];
+                    if !(arg.numbered || arg.name.is_none()) {
+                        continue;
+                    }
+                    if let NameKey::Numbered(n) = name_key(text_of(&self.src, arg.name), true) {
+                        if !arg.name.is_none() {
+                            next = next.max(n);
+                        }
+                    }
+                    if i == a.0 {
+                        return Some(next);
+                    }
+                    next += 1;
+                }
+                return None;
             }
             Value::Block(b) => self.blocks.get(b.index())?.func,
             _ => return None,
