@@ -1201,7 +1201,7 @@ impl<'s> Parser<'s> {
                 packed: true,
             }
         } else {
-            self.non_struct_type_def(t, index)?
+            self.non_struct_type_def(index)?
         };
         self.m.types.set_named_body(index, body);
         Ok(ItemKind::TypeDef)
@@ -1210,25 +1210,20 @@ impl<'s> Parser<'s> {
     /// `%t = type i32`: a name for a type that is not a struct; LLVM reads every mention of
     /// `%t` as the type itself.
     #[cold]
-    fn non_struct_type_def(&mut self, t: Token, index: u32) -> PResult<NamedBody> {
+    fn non_struct_type_def(&mut self, index: u32) -> PResult<NamedBody> {
         if !self.is_type_start() {
             return self.expected("a type, 'opaque' or a struct body");
         }
-        let mut target = self.parse_type()?;
-        // A mention before its definition (`%a = type %b`, `%b = type i32`): follow to the end.
-        for _ in 0..=self.m.types.named_count() {
-            let Some(TypeData::Named(other)) = Some(self.m.types.data(target)) else {
-                break;
-            };
-            let other = *other;
-            if other == index {
-                return self.error_at(t.start, "recursive type definition".into());
-            }
-            match self.m.types.named_body(other) {
-                Some(&NamedBody::Alias(next)) => target = next,
-                _ => break,
-            }
+        if let Some(&offset) = self.type_mentions.get(&index) {
+            // As in LLVM: only a struct can be used before its definition.
+            return self.error_at(offset, "forward reference to a non-struct type".into());
         }
+        let target = self.parse_type()?;
+        if let Some(&offset) = self.type_mentions.get(&index) {
+            // `%a = type [2 x %a]`: only a struct may contain itself.
+            return self.error_at(offset, "forward reference to a non-struct type".into());
+        }
+        // `%b` in `%a = type %b` already reads as what `%b` names (never an alias itself).
         Ok(NamedBody::Alias(target))
     }
 

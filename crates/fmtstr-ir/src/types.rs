@@ -512,11 +512,6 @@ impl Types {
         TypeId::VOID
     }
 
-    /// How many named types the table holds.
-    pub(crate) fn named_count(&self) -> usize {
-        self.named.len()
-    }
-
     pub(crate) fn named_body(&self, index: u32) -> Option<&NamedBody> {
         self.named.get(index as usize).map(|n| &n.body)
     }
