@@ -535,6 +535,9 @@ pub struct Module {
     /// Contents of string globals made by edits.
     pub(crate) byte_strings: Vec<Box<[u8]>>,
     pub(crate) line_starts: OnceLock<Vec<u32>>,
+    /// `attributes #N = { ... }`: (N, the text between the braces), by N; built on the first
+    /// question about function attributes.
+    pub(crate) attr_groups: OnceLock<Vec<(u32, Text)>>,
 }
 
 /// A 64-bit hash of a local name, for [`FuncIndex::names`]: FxHash of the bytes and the

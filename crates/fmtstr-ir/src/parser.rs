@@ -180,6 +180,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         new_ints: Default::default(),
         byte_strings: Vec::new(),
         line_starts: std::sync::OnceLock::new(),
+        attr_groups: std::sync::OnceLock::new(),
     }
 }
 
