@@ -1962,7 +1962,16 @@ impl<'s> Parser<'s> {
         };
         match key {
             NameKey::Numbered(n) => {
-                if n as usize > state.numbered.len() && n < MAX_NUMBER_GAP_TO {
+                if n as usize > state.numbered.len() {
+                    if n >= MAX_NUMBER_GAP_TO {
+                        return self.error_at(
+                            t.start,
+                            format!(
+                                "value number {n} is too large: fmtstr reads local numbers below \
+                                 {MAX_NUMBER_GAP_TO}"
+                            ),
+                        );
+                    }
                     // A gap in the numbering: the skipped numbers name nothing.
                     state.numbered.resize(n as usize, NUMBER_GAP);
                 }

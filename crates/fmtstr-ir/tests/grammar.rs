@@ -349,3 +349,39 @@ declare void @llvm.dbg.value(metadata, metadata, metadata)
 "#;
     parse("typed.ll", text);
 }
+
+/// What LLVM 20 and 21 write (rustc 1.95's `--emit=llvm-ir`, among others): llvm-as-19
+/// rejects these words, fmtstr carries them through verbatim where their extent is clear.
+#[test]
+fn newer_llvm_spellings_are_carried_verbatim() {
+    let text = r#"define range(i32 0, 10) i32 @f(ptr captures(none) initializes((0, 4)) dead_on_unwind writable %p, i64 %x, ptr captures(address, read_provenance) %q, float nofpclass(nan inf) %fl) #0 {
+entry:
+  %t = trunc nuw nsw i64 %x to i32
+  %c = icmp samesign ult i32 %t, 10
+  %g = getelementptr inbounds nuw i8, ptr %p, i64 4
+  %h = getelementptr nusw nuw i8, ptr %g, i64 %x
+  %z = zext nneg i32 %t to i64
+  %o = or disjoint i64 %z, 1
+  %old = atomicrmw usub_cond ptr %p, i32 1 seq_cst, align 4
+  %old2 = atomicrmw usub_sat ptr %p, i32 1 seq_cst, align 4
+  %r = call range(i32 0, 5) i32 @g(ptr captures(ret: address, provenance) %h) #1
+  %s = select nnan i1 %c, i32 %r, i32 0
+  ret i32 %s
+}
+
+declare i32 @g(ptr)
+
+attributes #0 = { mustprogress nofree norecurse nounwind memory(argmem: readwrite, target_mem0: read) "target-cpu"="x86-64" }
+attributes #1 = { nounwind memory(none) sanitize_alloc_token nocreateundeforpoison }
+"#;
+    let module = Module::parse("new.ll", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(String::from_utf8_lossy(&module.print()), text);
+    let f = module.function_by_name("f").unwrap();
+    let f = module.function(f);
+    assert!(f.has_fn_attr("mustprogress") && !f.has_fn_attr("target-cpu"));
+    assert_eq!(f.params().count(), 4);
+    let call = module.calls_to("g")[0];
+    let call = module.inst(call).as_call().unwrap();
+    assert_eq!(call.num_args(), 1);
+    assert_eq!(call.callee().ty, TypeId::PTR);
+}

@@ -268,6 +268,11 @@ fn huge_numbers_and_odd_tokens_are_errors() {
         "define void @f() {\n  %1 = alloca i32, align 3\n  ret void\n}\n",
         "!99999999999 = !{}\n",
         "@g = global i32 0, align 99999999999999999999\n",
+        // A numbering gap is fine, one that would take a huge table is not.
+        "define void @f() {\n  %16777216 = add i32 1, 2\n  ret void\n}\n",
+        "^0 = module: (path: \"m.o\", hash: (0, 0, 0, 0, 0)\n",
+        "^0 = gv: (guid: 1))\n",
+        "%a = type [2 x %a]\n",
     ] {
         assert!(Module::parse("odd.ll", text).is_err(), "{text}");
     }
