@@ -469,11 +469,8 @@ impl<'s> Lexer<'s> {
             return make(named, start, self.pos);
         }
         if is(DIGIT, c) {
+            // As in LLVM, a number ends where its digits end: `%0load` is `%0` then `load`.
             self.eat_while(DIGIT);
-            if is(NAME, self.peek(0)) {
-                // `%1a` is a name in LLVM only when it does not start with a digit.
-                return self.error(start, "a name that starts with a digit must be quoted");
-            }
             return make(numbered, start, self.pos);
         }
         if is(NAME_START, c) {

@@ -627,8 +627,9 @@ impl<'s> Parser<'s> {
                 "a summary entry without its closing ')'".into(),
             );
         }
-        // The entry's last byte before the line end (trailing spaces are no part of it).
-        let mut end = pos;
+        // The entry's last byte before the line end (trailing spaces are no part of it); an
+        // unterminated string or a final `\` may have taken `pos` past the end.
+        let mut end = pos.min(self.src.len());
         while end > start && matches!(self.src[end - 1], b' ' | b'\t' | b'\r') {
             end -= 1;
         }
@@ -672,7 +673,9 @@ impl<'s> Parser<'s> {
     }
 
     fn expect_u64(&mut self, what: &str) -> PResult<u64> {
-        if self.tok.kind != Tok::Int {
+        // `u0x200000000` is an integer too (LLVM's hexadecimal integer literal).
+        let hex = self.tok.kind == Tok::Ident && crate::lexer::is_hex_int(self.word());
+        if self.tok.kind != Tok::Int && !hex {
             return self.expected(what);
         }
         let t = self.bump();
@@ -1700,7 +1703,10 @@ impl<'s> Parser<'s> {
                     } else {
                         Attr::Other(text(t))
                     }
-                } else if VALUE_WORDS.contains(&w) || self.is_type_start() {
+                } else if VALUE_WORDS.contains(&w)
+                    || self.is_type_start()
+                    || crate::lexer::is_hex_int(w)
+                {
                     return Ok(false);
                 } else {
                     self.bump();
@@ -2651,10 +2657,12 @@ impl<'s> Parser<'s> {
             }
         }
         self.expect(Tok::RParen, "')'")?;
-        // Function attributes run to the end of the line (LLVM writes one call per line).
+        // Function attributes: group ids, strings and keywords up to the next instruction
+        // (an opcode), `to` of an invoke, or anything else; LLVM writes them on the call's
+        // line, hand-written modules also on the next (`#4` alone on a line).
         let attrs_start = self.tok.start;
         let mut fn_attrs = NO_TEXT;
-        while !self.newline_before_tok() {
+        loop {
             match self.tok.kind {
                 Tok::AttrGroupId => {
                     self.bump();
@@ -2665,7 +2673,7 @@ impl<'s> Parser<'s> {
                         self.expect(Tok::Str, "a string")?;
                     }
                 }
-                Tok::Ident if !self.is_word(b"to") => {
+                Tok::Ident if self.is_fn_attr_word() => {
                     self.bump();
                     if self.tok.kind == Tok::LParen {
                         self.skip_group()?;
@@ -2739,6 +2747,13 @@ impl<'s> Parser<'s> {
             tail,
         });
         Ok(())
+    }
+
+    /// Whether the current word is a function attribute after a call's arguments: not the
+    /// opcode of the next instruction, nor `to` of an invoke.
+    fn is_fn_attr_word(&self) -> bool {
+        let w = self.word();
+        w != b"to" && w != b"uselistorder" && Opcode::from_keyword(w).is_none()
     }
 
     /// A metadata call argument that starts with a named type (`metadata %struct.A* %x`).

@@ -385,3 +385,63 @@ attributes #1 = { nounwind memory(none) sanitize_alloc_token nocreateundeforpois
     assert_eq!(call.num_args(), 1);
     assert_eq!(call.callee().ty, TypeId::PTR);
 }
+
+/// LLVM's grammar does not care about line ends: call attributes on the next line, several
+/// instructions on one line, `%0load` (a number ends where its digits end), hexadecimal
+/// integer literals as values and array lengths.
+#[test]
+fn line_ends_and_hexadecimal_integers() {
+    let text = r#"declare void @g(i32)
+declare { i128, i1 } @llvm.sadd.with.overflow.i128(i128, i128)
+
+define i32 @f(ptr %p, i128 %x) {
+entry:
+  call void @g(i32 0)
+nounwind
+  %v = load i32, ptr %p, align 4, !tbaa !0
+  call void @g(i32 %v)
+           #0, !tbaa !0
+  %r = call { i128, i1 } @llvm.sadd.with.overflow.i128(i128 %x, i128 u0x10000000000000001)
+  %big = alloca [u0x20 x i8]
+  %0 = load i32, ptr %p
+  %1 = add i32 %0, 1
+  switch i32 %1, label %done [
+    i32 1, label %one
+  ]
+one: tail call void @g(i32 1) br label %done
+done:
+  %2 = load i32, ptr %big
+  store i32 %2, ptr %p
+  ret i32 %1
+}
+
+attributes #0 = { nounwind }
+
+!0 = !{!1, !1, i64 0}
+!1 = !{!"int", !2}
+!2 = !{!"tbaa root"}
+"#;
+    let module = parse("lines.ll", &text);
+    let f = module.function_by_name("f").unwrap();
+    let opcodes: Vec<Opcode> = module
+        .function(f)
+        .instructions()
+        .map(|i| i.opcode())
+        .collect();
+    assert_eq!(opcodes.iter().filter(|&&o| o == Opcode::Call).count(), 4);
+    let alloca = module
+        .function(f)
+        .instructions()
+        .find(|i| i.opcode() == Opcode::Alloca)
+        .unwrap();
+    assert!(matches!(
+        module.types().get(alloca.element_type().unwrap()),
+        Type::Array { len: 32, .. }
+    ));
+    // `%0load` reads as `%0` then `load`: two loads, the second numbered `%3`.
+    let glued =
+        "define i32 @h(ptr %0) {\n  %2 = load i32, ptr %0load i32, ptr %0\n  ret i32 %2\n}\n";
+    let module = parse("glued.ll", glued);
+    let h = module.function_by_name("h").unwrap();
+    assert_eq!(module.function(h).instructions().count(), 3);
+}
