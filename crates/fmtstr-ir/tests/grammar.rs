@@ -421,7 +421,7 @@ attributes #0 = { nounwind }
 !1 = !{!"int", !2}
 !2 = !{!"tbaa root"}
 "#;
-    let module = parse("lines.ll", &text);
+    let module = parse("lines.ll", text);
     let f = module.function_by_name("f").unwrap();
     let opcodes: Vec<Opcode> = module
         .function(f)
