@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::{corpus, llvm_source, oracles, process};
+use crate::{corpus, corpus_llvm, oracles, process};
 
 pub fn run() -> anyhow::Result<()> {
     let root = process::root();
@@ -27,7 +27,7 @@ pub fn run() -> anyhow::Result<()> {
     ]))?;
     oracles::run()?;
     corpus::run()?;
-    llvm_source::ensure()?;
+    corpus_llvm::run()?;
     process::run(
         cargo()
             .args(["test", "--workspace", "--all-targets", "--locked"])

@@ -11,6 +11,7 @@ mod bench_ir;
 mod bench_lower;
 mod ci;
 mod corpus;
+mod corpus_llvm;
 mod demo;
 mod demo_story;
 mod llvm_source;
@@ -37,7 +38,12 @@ enum Task {
     /// Regenerate the bundled samples from their sources with the real tools.
     Samples,
     /// Build the IR corpus (clang-19 over samples/c at several targets and levels) into target/corpus.
-    Corpus,
+    Corpus {
+        /// Also judge LLVM 19's own test modules with llvm-as-19 (verdicts cached in
+        /// target/corpus-llvm/verdicts.tsv); fetches the test tree first when it is missing.
+        #[arg(long)]
+        llvm_tests: bool,
+    },
     /// Fetch LLVM 19's own test tree (Debian's llvm-toolchain-19 source package) into target/.
     LlvmSource,
     /// Benchmarks, each against a real peer in the same invocation.
@@ -71,7 +77,13 @@ fn main() -> anyhow::Result<()> {
         Task::Oracles => oracles::run(),
         Task::Ci => ci::run(),
         Task::Samples => samples::run(),
-        Task::Corpus => corpus::run(),
+        Task::Corpus { llvm_tests } => {
+            corpus::run()?;
+            if llvm_tests {
+                corpus_llvm::run()?;
+            }
+            Ok(())
+        }
         Task::LlvmSource => llvm_source::run(),
         Task::Bench { which } => match which {
             Bench::Format { entries } => bench_format::run(entries),

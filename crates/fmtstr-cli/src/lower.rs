@@ -30,6 +30,11 @@ use crate::Outcome;
 /// Diagnostics name file:line:column of the call in IN. Format/argument mismatches are
 /// -Wformat warnings; --Werror turns every warning into an error. Nothing is written when
 /// there is an error.
+///
+/// nvptx refuses (an error) a function that needs a vprintf buffer and carries ssp,
+/// sspstrong or sspreq: NVPTX has no stack protector, and llc-19 cannot compile one around
+/// the buffer. The attributes are left as their author wrote them; compile for NVPTX with
+/// -fno-stack-protector (clang does not add them for nvptx64 targets).
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   clang-19 --target=nvptx64-nvidia-cuda -x c -O1 -fno-builtin-printf -S -emit-llvm k.c -o k.ll

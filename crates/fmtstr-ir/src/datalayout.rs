@@ -233,9 +233,8 @@ impl DataLayout {
                     Some(p) => number(p)? as u32,
                     None => size_bits as u32,
                 };
-                if parts.next().is_some() {
-                    return Err("too many fields".into());
-                }
+                // LLVM 19 ignores any further fields (old modules have
+                // `f80:128:128:n8` where a `-` went missing).
                 if pref < abi {
                     return Err("preferred alignment below ABI alignment".into());
                 }
@@ -285,9 +284,8 @@ impl DataLayout {
                     Some(p) => bytes_of(number(p)?)?,
                     None => abi,
                 };
-                if parts.next().is_some() {
-                    return Err("too many fields".into());
-                }
+                // LLVM 19 ignores any further fields (old modules have
+                // `f80:128:128:n8` where a `-` went missing).
                 if pref < abi {
                     return Err("preferred alignment below ABI alignment".into());
                 }
@@ -305,6 +303,9 @@ impl DataLayout {
                     }
                 }
             }
+            // `s<size>:<abi>:<pref>`, the stack object alignment of old modules: LLVM 19
+            // still reads and ignores it.
+            's' => {}
             _ => return Err("unknown specifier".into()),
         }
         Ok(())

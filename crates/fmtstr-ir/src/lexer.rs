@@ -469,11 +469,8 @@ impl<'s> Lexer<'s> {
             return make(named, start, self.pos);
         }
         if is(DIGIT, c) {
+            // As in LLVM, a number ends where its digits end: `%0load` is `%0` then `load`.
             self.eat_while(DIGIT);
-            if is(NAME, self.peek(0)) {
-                // `%1a` is a name in LLVM only when it does not start with a digit.
-                return self.error(start, "a name that starts with a digit must be quoted");
-            }
             return make(numbered, start, self.pos);
         }
         if is(NAME_START, c) {
@@ -565,14 +562,22 @@ impl<'s> Lexer<'s> {
                 self.pos += 1;
                 make(Tok::LabelId, start, self.pos)
             }
+            // `-3:` is a label named "-3", as in LLVM.
+            b':' if first == b'-' => {
+                self.pos += 1;
+                make(Tok::LabelStr, start, self.pos)
+            }
             c if is(NAME, c) && first != b'+' => {
-                // `1abc:` is a label; anything else glued to a number is an error.
+                // `1abc:` is a label; otherwise the number ends where the digits end, as in
+                // LLVM (`[11x i8]` is `[11 x i8]`).
+                let number_end = self.pos;
                 self.eat_while(NAME);
                 if self.peek(0) == b':' {
                     self.pos += 1;
                     return make(Tok::LabelStr, start, self.pos);
                 }
-                self.error(start, "unexpected characters after a number")
+                self.pos = number_end;
+                make(Tok::Int, start, self.pos)
             }
             _ => make(Tok::Int, start, self.pos),
         }
@@ -712,11 +717,12 @@ pub(crate) fn escape_into(bytes: &[u8], out: &mut Vec<u8>) {
     }
 }
 
-/// Whether LLVM prints `name` without quotes after a sigil.
+/// Whether LLVM prints `name` without quotes after a sigil: letters, digits, `-`, `.` and `_`
+/// only (LLVM's lexer reads a bare `$` too, but its printer quotes it), not starting with a
+/// digit (that would read back as a number).
 pub(crate) fn is_bare_name(name: &[u8]) -> bool {
     match name.first() {
-        // A name that starts with a digit would read back as a number: LLVM quotes it.
-        Some(&first) => is(NAME_START, first) && name.iter().all(|&b| is(NAME, b)),
+        Some(&first) => is(NAME_START, first) && name.iter().all(|&b| is(NAME, b) && b != b'$'),
         None => false,
     }
 }
@@ -731,7 +737,9 @@ pub(crate) enum NameKey<'a> {
 /// Decodes the name of a `%`/`@`/`$` token (with its sigil) or a label token (with its colon).
 pub(crate) fn name_key(token_text: &[u8], numbered: bool) -> NameKey<'_> {
     let body = match token_text.first() {
-        Some(b'%' | b'@' | b'$') => &token_text[1..],
+        Some(b'%' | b'@') => &token_text[1..],
+        // `$c` is a comdat; `$N:` a block label whose name starts with `$`.
+        Some(b'$') if token_text.last() != Some(&b':') => &token_text[1..],
         _ => token_text,
     };
     let body = body.strip_suffix(b":").unwrap_or(body);
@@ -875,7 +883,9 @@ mod tests {
             name_key(b"bb1:", false),
             NameKey::Named(b"bb1".as_slice().into())
         );
-        assert!(is_bare_name(b"x.y-z$"));
+        assert!(is_bare_name(b"x.y-z_"));
+        // LLVM's printer quotes `$` (`@"f$0"`), though its lexer reads it bare.
+        assert!(!is_bare_name(b"x.y-z$"));
         assert!(!is_bare_name(b"a b"));
         assert!(!is_bare_name(b"1a"));
     }

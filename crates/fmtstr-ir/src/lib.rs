@@ -73,9 +73,15 @@
 //!
 //! - Not a verifier: operand types are taken as written and not checked against each other
 //!   (`llvm-as` checks them); the model is what the text says.
-//! - Exception-handling instructions (`landingpad`, `catchpad`, `cleanuppad`, `catchswitch`,
-//!   `catchret`, `cleanupret`) keep their text; their operands are the local values they name,
-//!   typed `label`.
+//! - Exception-handling pads (`catchpad`, `cleanuppad`, `catchswitch`, `catchret`,
+//!   `cleanupret`) keep their text; their operands are the local values they name, typed
+//!   `label`. A `landingpad`'s operands are its clauses' values (`catch ptr @_ZTIi`).
+//! - What LLVM 19 accepts beyond LangRef's current grammar is read too: intrinsics called
+//!   without a declaration (declared implicitly, with no text), numbering gaps (`%5` first),
+//!   unnamed globals (`@""`, numbered), named non-struct types (`%t = type [8 x i8]`, which
+//!   read as the type itself), legacy DataLayout components (`s0:64:64`). Words of newer LLVMs
+//!   (`samesign`, `captures(...)`, unknown attributes) are carried through as text wherever
+//!   their extent is clear; summary entries (`^0 = ...`) are kept as text.
 //! - Metadata attachments can be added to instructions made by edits only; source
 //!   instructions keep theirs as written. Numbered metadata can be added and removed
 //!   ([`Module::remove_metadata`], refused while anything still refers to the node); removal

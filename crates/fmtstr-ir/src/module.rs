@@ -73,6 +73,10 @@ pub enum Value {
     Metadata(MdId),
 }
 
+/// Stands in a function's table of numbered values for a number the text skipped
+/// (`%5 = ...` right after `%2`: LLVM 19 accepts increasing numbers with gaps). No value is it.
+pub(crate) const NUMBER_GAP: Value = Value::Const(ConstId(u32::MAX));
+
 impl Value {
     /// Whether the value belongs to one function (an instruction, parameter or block).
     pub fn is_local(self) -> bool {
@@ -531,6 +535,9 @@ pub struct Module {
     /// Contents of string globals made by edits.
     pub(crate) byte_strings: Vec<Box<[u8]>>,
     pub(crate) line_starts: OnceLock<Vec<u32>>,
+    /// `attributes #N = { ... }`: (N, the text between the braces), by N; built on the first
+    /// question about function attributes.
+    pub(crate) attr_groups: OnceLock<Vec<(u32, Text)>>,
 }
 
 /// A 64-bit hash of a local name, for [`FuncIndex::names`]: FxHash of the bytes and the

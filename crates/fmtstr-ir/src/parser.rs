@@ -24,7 +24,7 @@ use crate::metadata::{MdData, MdKindData, MdNodeData, MdOp};
 use crate::module::{
     none_text, AliasData, ArgData, BlockData, BlockId, ConstId, FuncData, FuncId, GlobalData,
     GlobalId, GlobalKindData, InstId, ItemData, ItemKind, MdId, Module, PackedOp, PackedValue,
-    Value, VarData, ITEM_SOURCE, MAX_INDEX,
+    Value, VarData, ITEM_SOURCE, MAX_INDEX, NUMBER_GAP,
 };
 use crate::types::{NamedBody, Type, TypeData, TypeId, Types};
 
@@ -33,6 +33,10 @@ pub(crate) const MAX_DEPTH: u32 = 200;
 
 /// Inputs at or above this size are refused: offsets are 32-bit and ids have 29 bits.
 pub const MAX_INPUT: usize = 1 << 30;
+
+/// Numbered values may skip numbers (LLVM 19 accepts `%9` right after `%2`) up to this one:
+/// the skipped numbers take room in a table, which a hostile input must not blow up.
+const MAX_NUMBER_GAP_TO: u32 = 1 << 24;
 
 type PResult<T> = Result<T, ParseError>;
 
@@ -84,6 +88,9 @@ pub(crate) struct Parser<'s> {
     pub(crate) pending: Vec<(FuncId, u32, u32)>,
     /// In skeleton mode: where bodies may end (see `parallel::body_ends`).
     pub(crate) body_ends: Vec<u32>,
+    /// The number an unnamed global (`@"" = ...`) gets: one past the last numbered global
+    /// defined.
+    next_global_number: u32,
 }
 
 /// How many tokens the lexer reads ahead in one batch.
@@ -173,6 +180,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         new_ints: Default::default(),
         byte_strings: Vec::new(),
         line_starts: std::sync::OnceLock::new(),
+        attr_groups: std::sync::OnceLock::new(),
     }
 }
 
@@ -338,6 +346,7 @@ impl<'s> Parser<'s> {
             md_scratch: Vec::new(),
             small_ints: vec![NONE; (SMALL_MAX - SMALL_MIN + 1) as usize],
             type_mentions: FxHashMap::default(),
+            next_global_number: 0,
             skeleton: false,
             pending: Vec::new(),
             body_ends: Vec::new(),
@@ -571,6 +580,64 @@ impl<'s> Parser<'s> {
     }
 
     /// Skips tokens to the end of the line (brackets may span lines).
+    /// `^N = ...`: a summary entry, kept as text. Its fields are skipped byte by byte, not
+    /// as tokens, because LLVM's summary syntax takes spellings its other parts do not
+    /// (`noUnwind : 1`); the entry ends at the first line end outside parentheses.
+    #[cold]
+    fn skip_summary_entry(&mut self) -> PResult<()> {
+        let start = self.tok.start as usize;
+        let mut depth: u32 = 0;
+        let mut pos = start;
+        while let Some(&b) = self.src.get(pos) {
+            match b {
+                b'(' => depth += 1,
+                b')' => {
+                    if depth == 0 {
+                        return self
+                            .error_at(pos as u32, "unbalanced ')' in a summary entry".into());
+                    }
+                    depth -= 1;
+                }
+                b'"' => {
+                    pos += 1;
+                    while let Some(&c) = self.src.get(pos) {
+                        match c {
+                            b'\\' => pos += 1,
+                            b'"' => break,
+                            _ => {}
+                        }
+                        pos += 1;
+                    }
+                }
+                b';' => {
+                    // A comment runs to the end of the line.
+                    while self.src.get(pos).is_some_and(|&c| c != b'\n') {
+                        pos += 1;
+                    }
+                    continue;
+                }
+                b'\n' if depth == 0 => break,
+                _ => {}
+            }
+            pos += 1;
+        }
+        if depth > 0 {
+            return self.error_at(
+                start as u32,
+                "a summary entry without its closing ')'".into(),
+            );
+        }
+        // The entry's last byte before the line end (trailing spaces are no part of it); an
+        // unterminated string or a final `\` may have taken `pos` past the end.
+        let mut end = pos.min(self.src.len());
+        while end > start && matches!(self.src[end - 1], b' ' | b'\t' | b'\r') {
+            end -= 1;
+        }
+        self.seek(end);
+        self.prev_end = end as u32;
+        Ok(())
+    }
+
     fn skip_line(&mut self) -> PResult<()> {
         let mut depth: u32 = 0;
         loop {
@@ -606,7 +673,9 @@ impl<'s> Parser<'s> {
     }
 
     fn expect_u64(&mut self, what: &str) -> PResult<u64> {
-        if self.tok.kind != Tok::Int {
+        // `u0x200000000` is an integer too (LLVM's hexadecimal integer literal).
+        let hex = self.tok.kind == Tok::Ident && crate::lexer::is_hex_int(self.word());
+        if self.tok.kind != Tok::Int && !hex {
             return self.expected(what);
         }
         let t = self.bump();
@@ -699,7 +768,7 @@ impl<'s> Parser<'s> {
                 Tok::MetadataVar => self.named_md()?,
                 Tok::MetadataId => self.md_def()?,
                 Tok::SummaryId => {
-                    self.skip_line()?;
+                    self.skip_summary_entry()?;
                     ItemKind::Other
                 }
                 _ => return self.expected("a top-level entity"),
@@ -743,6 +812,7 @@ impl<'s> Parser<'s> {
     }
 
     fn finish(&mut self) -> PResult<()> {
+        self.declare_called_intrinsics();
         for g in &self.m.globals {
             if let GlobalKindData::Undefined(offset) = g.kind {
                 let mut name = Vec::new();
@@ -775,6 +845,82 @@ impl<'s> Parser<'s> {
             return self.error_at(offset, "use of undefined type".into());
         }
         Ok(())
+    }
+
+    /// LLVM declares an intrinsic the module calls without declaring it (`call void
+    /// @llvm.assume(i1 %c)`), with the function type of the call. The declaration has no
+    /// text: the module prints as written.
+    #[cold]
+    fn declare_called_intrinsics(&mut self) {
+        let undeclared = |g: &GlobalData| {
+            matches!(g.kind, GlobalKindData::Undefined(_))
+                && !g.numbered
+                && g.name.starts_with(b"llvm.")
+        };
+        if !self.m.globals.iter().any(undeclared) {
+            return;
+        }
+        for i in 0..self.m.insts.len() {
+            let inst = &self.m.insts[i];
+            if !matches!(inst.opcode, Opcode::Call | Opcode::Invoke | Opcode::CallBr)
+                || inst.ops_len == 0
+            {
+                continue;
+            }
+            let Some(callee) = self.m.ops.get(inst.ops as usize) else {
+                continue;
+            };
+            let Value::Global(g) = callee.value.unpack() else {
+                continue;
+            };
+            if !undeclared(&self.m.globals[g.index()]) {
+                continue;
+            }
+            let Some(call) = self.m.calls.get(inst.extra as usize) else {
+                continue;
+            };
+            let fn_ty = call.fn_ty;
+            let Some((_, params, _)) = self.m.types.function_parts(fn_ty) else {
+                continue;
+            };
+            let params: Vec<TypeId> = params.to_vec();
+            let fid = FuncId(self.m.funcs.len() as u32);
+            let params_start = self.m.args.len() as u32;
+            for ty in params {
+                self.m.args.push(ArgData {
+                    func: fid,
+                    ty,
+                    attrs: (self.m.attrs.len() as u32, 0),
+                    name: NO_TEXT,
+                    numbered: true,
+                });
+            }
+            let params = (params_start, self.m.args.len() as u32 - params_start);
+            self.m.funcs.push(FuncData {
+                global: g,
+                item: NONE,
+                fn_ty,
+                ret_attrs: (self.m.attrs.len() as u32, 0),
+                params,
+                prefix: NO_TEXT,
+                cconv: NO_TEXT,
+                suffix: NO_TEXT,
+                is_def: false,
+                body_start: NONE,
+                header_end: NONE,
+                close: NONE,
+                blocks: Vec::new(),
+                state: 0,
+                record_subst: Vec::new(),
+                names: None,
+            });
+            let addrspace = self.m.layout.program_addrspace();
+            let ptr_ty = self.m.types.ptr(addrspace);
+            let global = &mut self.m.globals[g.index()];
+            global.kind = GlobalKindData::Func(fid);
+            global.addrspace = addrspace;
+            global.ptr_ty = ptr_ty;
+        }
     }
 
     // ---- types ----------------------------------------------------------------------------
@@ -825,8 +971,13 @@ impl<'s> Parser<'s> {
             NameKey::Numbered(n) => self.m.types.named_ref(true, n.to_string().as_bytes()),
             NameKey::Named(name) => self.m.types.named_ref(false, &name),
         };
-        if self.m.types.named_body(index) == Some(&NamedBody::Undefined) {
-            self.type_mentions.entry(index).or_insert(t.start);
+        match self.m.types.named_body(index) {
+            Some(NamedBody::Undefined) => {
+                self.type_mentions.entry(index).or_insert(t.start);
+            }
+            // `%t = type [8 x i8]` names the array type itself.
+            Some(&NamedBody::Alias(target)) => return target,
+            _ => {}
         }
         id
     }
@@ -1054,10 +1205,30 @@ impl<'s> Parser<'s> {
                 packed: true,
             }
         } else {
-            return self.expected("a struct body or 'opaque'");
+            self.non_struct_type_def(index)?
         };
         self.m.types.set_named_body(index, body);
         Ok(ItemKind::TypeDef)
+    }
+
+    /// `%t = type i32`: a name for a type that is not a struct; LLVM reads every mention of
+    /// `%t` as the type itself.
+    #[cold]
+    fn non_struct_type_def(&mut self, index: u32) -> PResult<NamedBody> {
+        if !self.is_type_start() {
+            return self.expected("a type, 'opaque' or a struct body");
+        }
+        if let Some(&offset) = self.type_mentions.get(&index) {
+            // As in LLVM: only a struct can be used before its definition.
+            return self.error_at(offset, "forward reference to a non-struct type".into());
+        }
+        let target = self.parse_type()?;
+        if let Some(&offset) = self.type_mentions.get(&index) {
+            // `%a = type [2 x %a]`: only a struct may contain itself.
+            return self.error_at(offset, "forward reference to a non-struct type".into());
+        }
+        // `%b` in `%a = type %b` already reads as what `%b` names (never an alias itself).
+        Ok(NamedBody::Alias(target))
     }
 
     // ---- globals --------------------------------------------------------------------------
@@ -1098,13 +1269,43 @@ impl<'s> Parser<'s> {
         Ok(id)
     }
 
+    /// `@"" = ...`: LLVM numbers an unnamed global like `@N`, with the next number.
+    #[cold]
+    fn unnamed_global(&mut self, t: Token) -> PResult<GlobalId> {
+        let n = self.next_global_number;
+        self.next_global_number = n.saturating_add(1);
+        if let Some(&id) = self.m.global_numbered.get(&n) {
+            return Ok(id);
+        }
+        self.check_capacity(self.m.globals.len(), "globals")?;
+        let id = GlobalId(self.m.globals.len() as u32);
+        self.m.global_numbered.insert(n, id);
+        self.m.globals.push(GlobalData {
+            name: n.to_string().into_bytes().into(),
+            numbered: true,
+            kind: GlobalKindData::Undefined(t.start),
+            item: NONE,
+            addrspace: 0,
+            ptr_ty: TypeId::PTR,
+            removed: false,
+        });
+        Ok(id)
+    }
+
     fn define_global(
         &mut self,
         t: Token,
         kind: GlobalKindData,
         addrspace: u32,
     ) -> PResult<GlobalId> {
-        let id = self.global_ref(t)?;
+        let id = match t.kind {
+            Tok::GlobalId => {
+                self.next_global_number = (token_number(self.text(t)) as u32).saturating_add(1);
+                self.global_ref(t)?
+            }
+            Tok::GlobalVar if self.text(t) == b"@\"\"" => self.unnamed_global(t)?,
+            _ => self.global_ref(t)?,
+        };
         let ptr_ty = self.m.types.ptr(addrspace);
         let g = &mut self.m.globals[id.index()];
         if !matches!(g.kind, GlobalKindData::Undefined(_)) {
@@ -1167,8 +1368,12 @@ impl<'s> Parser<'s> {
         let id = if is_alias {
             let value_ty = self.parse_type()?;
             self.expect(Tok::Comma, "','")?;
-            let ty = self.parse_type()?;
-            let value = self.parse_value(ty)?;
+            let (ty, value) = if self.is_type_start() {
+                let ty = self.parse_type()?;
+                (ty, self.parse_value(ty)?)
+            } else {
+                self.untyped_aliasee()?
+            };
             let index = self.m.aliases.len() as u32;
             self.m.aliases.push(AliasData {
                 value_ty,
@@ -1230,10 +1435,62 @@ impl<'s> Parser<'s> {
                 _ => {}
             }
         }
-        while self.tok.kind == Tok::AttrGroupId && !self.newline_before_tok() {
-            self.bump();
+        if !self.newline_before_tok() {
+            self.global_attributes()?;
         }
         Ok(ItemKind::Global(id))
+    }
+
+    /// What may follow a global's comma-separated fields on its line: attribute groups
+    /// (`#0`), string attributes (`"key"="value"`) and keyword attributes, some with an
+    /// argument (`align 16`, `code_model "small"`, `sanitize_address_dyninit`...): kept as text.
+    fn global_attributes(&mut self) -> PResult<()> {
+        while !self.newline_before_tok() {
+            match self.tok.kind {
+                Tok::AttrGroupId => {
+                    self.bump();
+                }
+                Tok::Str => {
+                    self.bump();
+                    if self.eat(Tok::Equal) {
+                        self.expect(Tok::Str, "a string")?;
+                    }
+                }
+                Tok::Ident => {
+                    self.bump();
+                    match self.tok.kind {
+                        Tok::LParen => self.skip_group()?,
+                        Tok::Int | Tok::Str if !self.newline_before_tok() => {
+                            self.bump();
+                        }
+                        _ => {}
+                    }
+                }
+                Tok::Comma => {
+                    self.bump();
+                }
+                _ => break,
+            }
+        }
+        Ok(())
+    }
+
+    /// An aliasee written as a constant expression without a type in front
+    /// (`@b = alias i32, getelementptr (i32, ptr @a, i64 1)`): its type is the expression's.
+    #[cold]
+    fn untyped_aliasee(&mut self) -> PResult<(TypeId, PackedValue)> {
+        let value = self.parse_value(TypeId::PTR)?;
+        let mut ty = TypeId::PTR;
+        if let Value::Const(c) = value.unpack() {
+            if let Some(ConstKind::Expr { ty: to, .. }) =
+                self.m.consts.get(c.index()).map(|c| &c.kind)
+            {
+                if self.m.types.ptr_addrspace(*to).is_some() {
+                    ty = *to;
+                }
+            }
+        }
+        Ok((ty, value))
     }
 
     // ---- functions ------------------------------------------------------------------------
@@ -1448,7 +1705,10 @@ impl<'s> Parser<'s> {
                     } else {
                         Attr::Other(text(t))
                     }
-                } else if VALUE_WORDS.contains(&w) || self.is_type_start() {
+                } else if VALUE_WORDS.contains(&w)
+                    || self.is_type_start()
+                    || crate::lexer::is_hex_int(w)
+                {
                     return Ok(false);
                 } else {
                     self.bump();
@@ -1508,11 +1768,14 @@ impl<'s> Parser<'s> {
                 .unwrap_or(&[]);
             match name_key(raw, arg.numbered) {
                 NameKey::Numbered(n) => {
+                    if n as usize > state.numbered.len() && n < MAX_NUMBER_GAP_TO {
+                        state.numbered.resize(n as usize, NUMBER_GAP);
+                    }
                     if n as usize != state.numbered.len() {
                         return self.error_at(
                             arg.name.start,
                             format!(
-                                "argument expected to be numbered '%{}'",
+                                "argument expected to be numbered '%{}' or greater",
                                 state.numbered.len()
                             ),
                         );
@@ -1636,7 +1899,11 @@ impl<'s> Parser<'s> {
         let mut resolved = Vec::with_capacity(state.forward.len());
         for fwd in &state.forward {
             let found = match &fwd.key {
-                NameKey::Numbered(n) => state.numbered.get(*n as usize).copied(),
+                NameKey::Numbered(n) => state
+                    .numbered
+                    .get(*n as usize)
+                    .copied()
+                    .filter(|&v| v != NUMBER_GAP),
                 NameKey::Named(name) => state.named.get(&**name).copied(),
             };
             match found {
@@ -1703,6 +1970,19 @@ impl<'s> Parser<'s> {
         };
         match key {
             NameKey::Numbered(n) => {
+                if n as usize > state.numbered.len() {
+                    if n >= MAX_NUMBER_GAP_TO {
+                        return self.error_at(
+                            t.start,
+                            format!(
+                                "value number {n} is too large: fmtstr reads local numbers below \
+                                 {MAX_NUMBER_GAP_TO}"
+                            ),
+                        );
+                    }
+                    // A gap in the numbering: the skipped numbers name nothing.
+                    state.numbered.resize(n as usize, NUMBER_GAP);
+                }
                 if n as usize != state.numbered.len() {
                     let expected = state.numbered.len();
                     let what = if t.kind == Tok::LabelId {
@@ -1712,7 +1992,7 @@ impl<'s> Parser<'s> {
                     };
                     return self.error_at(
                         t.start,
-                        format!("{what} expected to be numbered '%{expected}'"),
+                        format!("{what} expected to be numbered '%{expected}' or greater"),
                     );
                 }
                 state.numbered.push(value);
@@ -1748,8 +2028,10 @@ impl<'s> Parser<'s> {
         if numbered {
             let n = token_number(raw);
             if let Some(&v) = state.numbered.get(n) {
-                mark_named(&mut self.m.insts, v);
-                return Ok(PackedValue::pack(v));
+                if v != NUMBER_GAP {
+                    mark_named(&mut self.m.insts, v);
+                    return Ok(PackedValue::pack(v));
+                }
             }
             if let Ok(n) = u32::try_from(n) {
                 // Not defined yet (a later block): a forward reference, keyed by the number.
@@ -1769,7 +2051,10 @@ impl<'s> Parser<'s> {
             _ => name_key(raw, numbered),
         };
         let found = match &key {
-            NameKey::Numbered(n) => state.numbered.get(*n as usize),
+            NameKey::Numbered(n) => state
+                .numbered
+                .get(*n as usize)
+                .filter(|&&v| v != NUMBER_GAP),
             NameKey::Named(name) => state.named.get(&**name),
         };
         if let Some(&v) = found {
@@ -1954,7 +2239,10 @@ impl<'s> Parser<'s> {
         self.bump();
         match opcode {
             Ret => {
-                if !self.eat_word(b"void") {
+                // `ret void ()* null` returns a (typed) pointer to a function type.
+                if self.is_word(b"void") && self.peek().kind != Tok::LParen {
+                    self.bump();
+                } else {
                     self.push_typed()?;
                 }
             }
@@ -2108,8 +2396,9 @@ impl<'s> Parser<'s> {
                 self.skip_fast_math();
                 let ty = self.parse_type()?;
                 inst.ty = ty;
-                loop {
-                    self.expect(Tok::LSquare, "'['")?;
+                // A phi may have no incoming values at all (in an unreachable block).
+                while self.tok.kind == Tok::LSquare {
+                    self.bump();
                     self.push_value(ty)?;
                     self.expect(Tok::Comma, "','")?;
                     self.push_value(TypeId::LABEL)?;
@@ -2217,12 +2506,21 @@ impl<'s> Parser<'s> {
                 }
                 inst.ty = ty;
             }
-            LandingPad | CleanupPad | CatchPad | CatchSwitch | CleanupRet | CatchRet => {
+            LandingPad => {
+                // `landingpad T [cleanup] (catch|filter <ty> <value>)*`: LLVM writes each
+                // clause on a line of its own, so the clauses are parsed, not skipped to the
+                // end of the line.
+                inst.ty = self.parse_type()?;
+                self.eat_word(b"cleanup");
+                while matches!(self.word(), b"catch" | b"filter") {
+                    self.bump();
+                    self.push_typed()?;
+                }
+            }
+            CleanupPad | CatchPad | CatchSwitch | CleanupRet | CatchRet => {
                 // Exception handling: no pass reads it. Keep the text, but still record the
                 // local values it names so that renumbering and removal stay correct.
-                if opcode == LandingPad {
-                    inst.ty = self.parse_type()?;
-                } else if matches!(opcode, CleanupPad | CatchPad | CatchSwitch) {
+                if matches!(opcode, CleanupPad | CatchPad | CatchSwitch) {
                     inst.ty = TypeId::TOKEN;
                 }
                 self.opaque_operands()?;
@@ -2341,11 +2639,18 @@ impl<'s> Parser<'s> {
                 }
                 let aty = self.parse_type()?;
                 let attrs = if aty == TypeId::METADATA {
+                    if matches!(self.tok.kind, Tok::LocalVar | Tok::LocalId) {
+                        // `metadata %T* %x`: a named type, then the value.
+                        self.metadata_typed_local()?;
+                    } else {
+                        self.push_value(aty)?;
+                    }
                     (self.m.attrs.len() as u32, 0)
                 } else {
-                    self.parse_attrs()?
+                    let attrs = self.parse_attrs()?;
+                    self.push_value(aty)?;
+                    attrs
                 };
-                self.push_value(aty)?;
                 self.call_attrs.push(attrs);
                 self.call_types.push(aty);
                 if !self.eat(Tok::Comma) {
@@ -2354,10 +2659,12 @@ impl<'s> Parser<'s> {
             }
         }
         self.expect(Tok::RParen, "')'")?;
-        // Function attributes run to the end of the line (LLVM writes one call per line).
+        // Function attributes: group ids, strings and keywords up to the next instruction
+        // (an opcode), `to` of an invoke, or anything else; LLVM writes them on the call's
+        // line, hand-written modules also on the next (`#4` alone on a line).
         let attrs_start = self.tok.start;
         let mut fn_attrs = NO_TEXT;
-        while !self.newline_before_tok() {
+        loop {
             match self.tok.kind {
                 Tok::AttrGroupId => {
                     self.bump();
@@ -2368,7 +2675,7 @@ impl<'s> Parser<'s> {
                         self.expect(Tok::Str, "a string")?;
                     }
                 }
-                Tok::Ident if !self.is_word(b"to") => {
+                Tok::Ident if self.is_fn_attr_word() => {
                     self.bump();
                     if self.tok.kind == Tok::LParen {
                         self.skip_group()?;
@@ -2440,6 +2747,24 @@ impl<'s> Parser<'s> {
             fn_attrs,
             bundles,
             tail,
+        });
+        Ok(())
+    }
+
+    /// Whether the current word is a function attribute after a call's arguments: not the
+    /// opcode of the next instruction, nor `to` of an invoke.
+    fn is_fn_attr_word(&self) -> bool {
+        let w = self.word();
+        w != b"to" && w != b"uselistorder" && Opcode::from_keyword(w).is_none()
+    }
+
+    /// A metadata call argument that starts with a named type (`metadata %struct.A* %x`).
+    #[cold]
+    fn metadata_typed_local(&mut self) -> PResult<()> {
+        let id = self.md_value()?;
+        self.scratch.push(PackedOp {
+            ty: TypeId::METADATA,
+            value: PackedValue::pack(Value::Metadata(id)),
         });
         Ok(())
     }

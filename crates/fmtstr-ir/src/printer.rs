@@ -19,7 +19,7 @@ use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::MdKindData;
 use crate::module::{
     text_of, BlockId, FuncId, GlobalKindData, InstId, Module, Operand, Value, BODY_EDITED,
-    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
+    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, NUMBER_GAP, RENUMBER,
 };
 use crate::types::{push_fmt, push_i64, push_u64, write_name, TypeId};
 
@@ -656,16 +656,29 @@ impl Module {
             numbers: FxHashMap::default(),
         };
         let mut next = 0u32;
+        // Numbers keep the gaps the text has (`%2` then `%5`) until the first removed value;
+        // from there on they are consecutive, which LLVM accepts as well.
+        let mut compacting = false;
         self.for_each_def(f, |raw, numbered, value, live| {
             match name_key(raw, numbered) {
                 NameKey::Named(name) if !raw.is_empty() => {
                     names.named.insert(name.into_owned(), value);
                 }
-                _ => {
+                key => {
+                    if let NameKey::Numbered(n) = key {
+                        if !raw.is_empty() && n as usize > names.numbered.len() {
+                            names.numbered.resize(n as usize, NUMBER_GAP);
+                            if !compacting {
+                                next = next.max(n);
+                            }
+                        }
+                    }
                     names.numbered.push(value);
                     if live {
                         names.numbers.insert(value, next);
                         next += 1;
+                    } else {
+                        compacting = true;
                     }
                 }
             }
@@ -874,16 +887,27 @@ impl Module {
                     .func
             }
             Value::Arg(a) => {
-                // Parameters come first: a numbered one's number is its rank among them.
+                // Parameters come first: a numbered one's number is one past the previous
+                // numbered one's, or as written (numbers may skip: `%0, %10`).
                 let f = self.args.get(a.index())?.func;
                 let (start, _) = self.funcs[f.index()].params;
-                let rank = (start..a.0)
-                    .filter(|&i| {
-                        let arg = &self.args[i as usize];
-                        arg.numbered || arg.name.is_none()
-                    })
-                    .count();
-                return Some(rank as u32);
+                let mut next = 0u32;
+                for i in start..=a.0 {
+                    let arg = &self.args[i as usize];
+                    if !(arg.numbered || arg.name.is_none()) {
+                        continue;
+                    }
+                    if let NameKey::Numbered(n) = name_key(text_of(&self.src, arg.name), true) {
+                        if !arg.name.is_none() {
+                            next = next.max(n);
+                        }
+                    }
+                    if i == a.0 {
+                        return Some(next);
+                    }
+                    next += 1;
+                }
+                return None;
             }
             Value::Block(b) => self.blocks.get(b.index())?.func,
             _ => return None,
@@ -1395,7 +1419,11 @@ impl FnNames {
     fn lookup(&self, m: &Module, raw: &[u8], numbered: bool) -> Option<Value> {
         let tables = self.tables(m);
         match name_key(raw, numbered) {
-            NameKey::Numbered(n) => tables.numbered.get(n as usize).copied(),
+            NameKey::Numbered(n) => tables
+                .numbered
+                .get(n as usize)
+                .copied()
+                .filter(|&v| v != NUMBER_GAP),
             NameKey::Named(name) => tables.named.get(&*name).copied(),
         }
     }

@@ -198,6 +198,9 @@ pub(crate) enum NamedBody {
         fields: Box<[TypeId]>,
         packed: bool,
     },
+    /// `%t = type [8 x i8]`: another name for a type that is not a struct (never itself an
+    /// alias).
+    Alias(TypeId),
 }
 
 /// The type table of one module.
@@ -338,6 +341,7 @@ impl Types {
                 let named = &self.named[index as usize];
                 let (fields, packed, opaque): (&[TypeId], bool, bool) = match &named.body {
                     NamedBody::Struct { fields, packed } => (fields, *packed, false),
+                    &NamedBody::Alias(target) => return self.get(self.resolve_alias(target)),
                     NamedBody::Opaque | NamedBody::Undefined => (&[], false, true),
                 };
                 Type::Struct(StructType {
@@ -490,6 +494,22 @@ impl Types {
         let id = self.intern(TypeData::Named(index));
         self.named_ids.push(id);
         (id, index)
+    }
+
+    /// The type a chain of named non-struct types ends at (never itself such an alias).
+    #[cold]
+    fn resolve_alias(&self, mut id: TypeId) -> TypeId {
+        // Cycles are refused when parsing; the bound keeps a hand-made table finite.
+        for _ in 0..=self.named.len() {
+            match self.data(id) {
+                &TypeData::Named(index) => match self.named.get(index as usize).map(|n| &n.body) {
+                    Some(&NamedBody::Alias(next)) => id = next,
+                    _ => return id,
+                },
+                _ => return id,
+            }
+        }
+        TypeId::VOID
     }
 
     pub(crate) fn named_body(&self, index: u32) -> Option<&NamedBody> {

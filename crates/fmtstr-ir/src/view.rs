@@ -163,6 +163,27 @@ impl<'m> Function<'m> {
         self.global().name_str()
     }
 
+    /// Whether the function has the keyword attribute `keyword` (`sspstrong`, `nounwind`,
+    /// ...): written after its parameter list, or in an attribute group (`#0`) named there.
+    /// String attributes (`"key"="value"`) are not keywords.
+    pub fn has_fn_attr(&self, keyword: &str) -> bool {
+        let text = self.module.text(self.data().suffix);
+        let keyword = keyword.as_bytes();
+        let mut found = false;
+        scan_attr_words(text, |word| {
+            found |= word == keyword
+                || (word.first() == Some(&b'#')
+                    && crate::lexer::parse_u32(&word[1..])
+                        .and_then(|n| self.module.attr_group(n))
+                        .is_some_and(|body| {
+                            let mut inside = false;
+                            scan_attr_words(body, |w| inside |= w == keyword);
+                            inside
+                        }));
+        });
+        found
+    }
+
     /// Whether it is a `declare` (no body).
     pub fn is_declaration(&self) -> bool {
         !self.data().is_def
@@ -688,6 +709,44 @@ impl Module {
         Function { module: self, id }
     }
 
+    /// The text between the braces of `attributes #n = { ... }`, when the module has it.
+    pub fn attr_group(&self, n: u32) -> Option<&[u8]> {
+        let groups = self.attr_groups.get_or_init(|| {
+            let mut groups: Vec<(u32, crate::inst::Text)> = self
+                .items
+                .iter()
+                .filter(|item| {
+                    matches!(item.kind, crate::module::ItemKind::AttrGroup)
+                        && item.state != crate::module::ITEM_NEW
+                })
+                .filter_map(|item| {
+                    let text = self.src.get(item.start as usize..item.end as usize)?;
+                    let hash = memchr::memchr(b'#', text)?;
+                    let digits = text[hash + 1..]
+                        .iter()
+                        .take_while(|b| b.is_ascii_digit())
+                        .count();
+                    let n = crate::lexer::parse_u32(&text[hash + 1..hash + 1 + digits])?;
+                    let open = memchr::memchr(b'{', text)?;
+                    let close = memchr::memrchr(b'}', text)?;
+                    (open < close).then(|| {
+                        (
+                            n,
+                            crate::inst::Text {
+                                start: item.start + open as u32 + 1,
+                                end: item.start + close as u32,
+                            },
+                        )
+                    })
+                })
+                .collect();
+            groups.sort_by_key(|&(n, _)| n);
+            groups
+        });
+        let at = groups.binary_search_by_key(&n, |&(k, _)| k).ok()?;
+        Some(self.text(groups[at].1))
+    }
+
     /// Every function, declarations included, in module order.
     pub fn functions(&self) -> impl Iterator<Item = Function<'_>> + '_ {
         (0..self.funcs.len() as u32)
@@ -858,5 +917,42 @@ impl Module {
         let rest = bytes.get(start..)?;
         let end = rest.iter().position(|&b| b == 0)?;
         Some(rest[..end].to_vec())
+    }
+}
+
+/// Calls `word` with each keyword (`nounwind`, `memory`) and group reference (`#3`) of an
+/// attribute list's text, skipping quoted strings and parenthesized arguments.
+fn scan_attr_words(text: &[u8], mut word: impl FnMut(&[u8])) {
+    let mut i = 0;
+    let mut depth = 0u32;
+    while i < text.len() {
+        match text[i] {
+            b'"' => {
+                i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += 1 + usize::from(text[i] == b'\\');
+                }
+                i += 1;
+            }
+            b'(' => {
+                depth += 1;
+                i += 1;
+            }
+            b')' => {
+                depth = depth.saturating_sub(1);
+                i += 1;
+            }
+            b'#' | b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
+                let start = i;
+                i += 1;
+                while i < text.len() && (text[i].is_ascii_alphanumeric() || text[i] == b'_') {
+                    i += 1;
+                }
+                if depth == 0 {
+                    word(&text[start..i]);
+                }
+            }
+            _ => i += 1,
+        }
     }
 }

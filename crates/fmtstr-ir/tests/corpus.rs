@@ -1,5 +1,6 @@
 //! The corpus (`cargo xtask corpus`: clang-19 and opt-19 output for nvptx64, amdgcn and
-//! x86_64 at -O0/-O2/-O3, with and without -g) judged three ways:
+//! x86_64 at -O0/-O2/-O3, with and without -g, and clang++-19 output of C++ with exceptions,
+//! templates and debug info) judged three ways:
 //!
 //! 1. every file prints back byte-identical;
 //! 2. after no-op edits that force the edit printer everywhere (every parameter re-typed to
@@ -41,6 +42,57 @@ fn first_difference(a: &[u8], b: &[u8]) -> String {
     )
 }
 
+/// rustc's `--emit=llvm-ir` (its LLVM is newer than 19: `captures(...)`, `samesign`, `trunc
+/// nuw`, ...) in `target/corpus-rust`: every module prints back byte-identical, whether or not
+/// llvm-as-19 reads it.
+#[test]
+fn rustc_modules_round_trip_byte_identical() {
+    let dir = fmtstr_oracles::workspace_root().join("target/corpus-rust");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|e| e == "ll"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    if files.is_empty() {
+        let message = format!(
+            "no rustc modules in {}: run `cargo xtask corpus`",
+            dir.display()
+        );
+        assert!(
+            !fmtstr_oracles::in_ci(),
+            "{message} (CI=true: must not skip)"
+        );
+        eprintln!("skipping: {message}");
+        return;
+    }
+    let mut failures = Vec::new();
+    for path in &files {
+        let text = std::fs::read(path).unwrap();
+        match Module::parse(&common::short(path), text.clone()) {
+            Ok(module) if module.print() == text => {}
+            Ok(module) => failures.push(format!(
+                "{}: {}",
+                common::short(path),
+                first_difference(&text, &module.print())
+            )),
+            Err(e) => failures.push(e.to_string()),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} rustc modules fail:\n{}",
+        failures.len(),
+        files.len(),
+        failures.join("\n")
+    );
+    eprintln!("{} rustc modules round-trip", files.len());
+}
+
 #[test]
 fn every_corpus_file_round_trips_byte_identical() {
     let Some(files) = common::corpus() else {
@@ -72,7 +124,7 @@ fn every_corpus_file_round_trips_byte_identical() {
         files.len(),
         failures.join("\n")
     );
-    for target in ["nvptx64", "amdgcn", "x86_64"] {
+    for target in ["nvptx64", "amdgcn", "x86_64", "cpp-x86_64", "cpp-nvptx64"] {
         assert!(
             files.iter().any(|f| common::short(f).starts_with(target)),
             "the corpus has no {target} files"

@@ -211,7 +211,42 @@ pub(crate) fn plan(
         }
         layouts.push(out);
     }
+    refuse_stack_protectors(module, calls, &layouts, diagnostics);
     layouts
+}
+
+/// The attributes that ask for a stack protector.
+pub const STACK_PROTECTOR_ATTRS: [&str; 3] = ["sspreq", "sspstrong", "ssp"];
+
+/// A function that gets a vprintf buffer must not ask for a stack protector: llc-19 would
+/// guard the buffer with one, which NVPTX does not have (`LLVM ERROR: Undefined external
+/// symbol ""`). fmtstr refuses such a function, once, at its first call that needs the buffer,
+/// rather than change attributes the module's author chose.
+fn refuse_stack_protectors(
+    module: &Module,
+    calls: &[PrintfCall],
+    layouts: &[CallLayout],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    let mut last = None;
+    for (call, layout) in calls.iter().zip(layouts) {
+        if call.form != Form::Varargs || layout.fields.is_empty() || last == Some(call.function) {
+            continue;
+        }
+        last = Some(call.function);
+        let function = module.function(call.function);
+        if let Some(attr) = STACK_PROTECTOR_ATTRS
+            .iter()
+            .find(|attr| function.has_fn_attr(attr))
+        {
+            diagnostics.push(call.location(module).error(format!(
+                "@{} has `{attr}`: NVPTX has no stack protector, and llc-19 cannot compile \
+                 one around the stack buffer vprintf needs here; compile the source without \
+                 it (clang: -fno-stack-protector) or remove `{attr}` from the function",
+                function.name_str()
+            )));
+        }
+    }
 }
 
 /// Rewrites the calls as planned (`printf`'s declaration stays: whether anything still uses
