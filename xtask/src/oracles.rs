@@ -1,6 +1,7 @@
 //! `cargo xtask oracles`: install the real tools that judge fmtstr, idempotently, without a GPU.
 //!
-//! LLVM 19 comes from Debian (`apt-get install llvm-19 clang-19 lld-19`); nvcc and ptxas come
+//! LLVM 19 and the SPIR-V tools come from Debian (`apt-get install llvm-19 clang-19 lld-19
+//! glslang-tools spirv-tools`); nvcc and ptxas come
 //! from NVIDIA's PyPI wheels, installed with `pip install --target target/oracles/cuda`. Where
 //! they land is decided by `fmtstr-oracles`, the same crate the tests ask.
 
@@ -12,8 +13,16 @@ use fmtstr_oracles::{cuda_dir, find, Tool};
 
 use crate::{measure, process};
 
-/// LLVM 19, and GNU time for the benchmarks' peak-memory figures.
-const APT_PACKAGES: [&str; 4] = ["llvm-19", "clang-19", "lld-19", "time"];
+/// LLVM 19, GNU time for the benchmarks' peak-memory figures, and the SPIR-V tools (glslang's
+/// compiler, spirv-val, spirv-dis, spirv-opt) that judge the SPIR-V reader.
+const APT_PACKAGES: [&str; 6] = [
+    "llvm-19",
+    "clang-19",
+    "lld-19",
+    "time",
+    "glslang-tools",
+    "spirv-tools",
+];
 const CUDA_WHEELS: [&str; 4] = [
     "nvidia-cuda-nvcc",
     "nvidia-nvvm",
@@ -37,10 +46,10 @@ fn missing(nvidia: bool) -> Vec<Tool> {
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
     if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() {
-        eprintln!("LLVM 19 and GNU time: already installed");
+        eprintln!("LLVM 19, GNU time and the SPIR-V tools: already installed");
         return Ok(());
     }
-    eprintln!("LLVM 19: missing {missing:?}; installing {APT_PACKAGES:?}");
+    eprintln!("Debian packages: missing {missing:?}; installing {APT_PACKAGES:?}");
     let lists_empty = std::fs::read_dir("/var/lib/apt/lists")
         .map(|entries| {
             !entries

@@ -9,24 +9,30 @@ use serde_json::{json, Value as Json};
 use crate::output::print_json;
 use crate::Outcome;
 
-/// Print the amdpal.format_strings table of PAL ELF files.
+/// Print the amdpal.format_strings table of PAL ELF files, or of SPIR-V modules.
 ///
 /// For each FILE: every entry's ID (hex and decimal), argument count, 64-bit argument mask (hex
 /// words, bit i set when argument i is 64 bits wide) and format string (as a C literal). The
 /// table comes from the NT_AMDGPU_METADATA note (owner AMDGPU, type 32) in the file's SHT_NOTE
 /// sections. A file that is not a readable ELF, or whose metadata is broken, is an error (exit 2).
+///
+/// A SPIR-V module (recognised by its magic number, either byte order) gets the table that
+/// `fmtstr lower --target amdgpu --stage buffer` would write for its NonSemantic.DebugPrintf
+/// calls (debugPrintfEXT in GLSL, printf in HLSL), and its call sites: byte offset, source line
+/// (OpLine or DebugLine), function, the entry points that reach it.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr dump shader.elf                 the table as text
   fmtstr dump --json a.elf b.elf         [{\"file\": ..., \"format_strings\": {...} or null}]
   fmtstr dump --all shader.elf           the whole PAL metadata document as JSON
+  fmtstr dump shader.spv                 a Vulkan shader's DebugPrintf formats and call sites
   fmtstr dump --json a.elf | jq '.[0].format_strings' > t.json
                                          a table that `fmtstr embed --strings t.json` reads
 
 JSON output follows schemas/dump.schema.json; a table is the JSON-ified amdpal.format_strings
 map of schemas/format-strings.schema.json.")]
 pub struct Args {
-    /// PAL ELF files.
+    /// PAL ELF files or SPIR-V modules.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Print JSON (schemas/dump.schema.json) instead of text.
@@ -43,6 +49,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut text = String::new();
     for path in &args.files {
         let bytes = super::read(path)?;
+        if crate::spirv::is_spirv(&bytes) {
+            crate::spirv::dump(path, &bytes, args.json, args.all, &mut reports, &mut text)?;
+            continue;
+        }
         let (_, document) = super::parse(path, &bytes)?;
         let file = path.display().to_string();
         if args.all {

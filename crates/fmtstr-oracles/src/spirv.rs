@@ -1,0 +1,115 @@
+//! The SPIR-V samples' recipes (`samples/spirv/recipes.tsv`), shared by `cargo xtask samples`,
+//! which writes the committed `.spv` files, and the tests, which rebuild them to check that the
+//! committed files are what the tools make today.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{workspace_root, Tool};
+
+/// One line of `recipes.tsv`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Recipe {
+    /// The `.spv` file it makes.
+    pub output: String,
+    /// spirv-val's `--target-env` for the output.
+    pub target_env: String,
+    /// glslangValidator or spirv-opt.
+    pub tool: Tool,
+    /// Its arguments (inputs are file names in the samples directory); `-o OUTPUT` follows.
+    pub args: Vec<String>,
+}
+
+/// The directory of the SPIR-V samples.
+pub fn samples_dir() -> PathBuf {
+    workspace_root().join("samples/spirv")
+}
+
+/// The recipes, in build order.
+pub fn recipes() -> Result<Vec<Recipe>, String> {
+    let path = samples_dir().join("recipes.tsv");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|error| format!("cannot read {}: {error}", path.display()))?;
+    let mut recipes = Vec::new();
+    for (number, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [output, target_env, tool, args] = fields[..] else {
+            return Err(format!(
+                "{}:{}: expected 4 tab-separated fields (output, target env, tool, arguments)",
+                path.display(),
+                number + 1
+            ));
+        };
+        let tool = match tool {
+            "glslangValidator" => Tool::GlslangValidator,
+            "spirv-opt" => Tool::SpirvOpt,
+            other => {
+                return Err(format!(
+                    "{}:{}: tool `{other}` is neither glslangValidator nor spirv-opt",
+                    path.display(),
+                    number + 1
+                ))
+            }
+        };
+        recipes.push(Recipe {
+            output: output.to_string(),
+            target_env: target_env.to_string(),
+            tool,
+            args: args.split_whitespace().map(str::to_string).collect(),
+        });
+    }
+    Ok(recipes)
+}
+
+/// Builds every recipe into `out` (inputs are read from the samples directory, or from `out`
+/// when an earlier recipe made them) and validates each output with spirv-val. Returns the
+/// outputs in order. The tools must be installed.
+pub fn build(out: &Path) -> Result<Vec<PathBuf>, String> {
+    let source = samples_dir();
+    let mut outputs = Vec::new();
+    for recipe in recipes()? {
+        let mut command = recipe
+            .tool
+            .command()
+            .ok_or_else(|| format!("{} is not installed", recipe.tool))?;
+        command.current_dir(&source);
+        for arg in &recipe.args {
+            let made = out.join(arg);
+            if made.is_file() && !arg.starts_with('-') {
+                command.arg(made);
+            } else {
+                command.arg(arg);
+            }
+        }
+        let output = out.join(&recipe.output);
+        command.arg("-o").arg(&output);
+        run(&mut command)?;
+        let mut validate = Tool::SpirvVal
+            .command()
+            .ok_or_else(|| "spirv-val is not installed".to_string())?;
+        run(validate
+            .arg("--target-env")
+            .arg(&recipe.target_env)
+            .arg(&output))?;
+        outputs.push(output);
+    }
+    Ok(outputs)
+}
+
+fn run(command: &mut Command) -> Result<(), String> {
+    let result = command
+        .output()
+        .map_err(|error| format!("cannot run {command:?}: {error}"))?;
+    if !result.status.success() {
+        return Err(format!(
+            "{command:?} failed ({}):\n{}{}",
+            result.status,
+            String::from_utf8_lossy(&result.stdout),
+            String::from_utf8_lossy(&result.stderr)
+        ));
+    }
+    Ok(())
+}
