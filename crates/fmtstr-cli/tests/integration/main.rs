@@ -7,4 +7,5 @@ mod elf_commands;
 mod format_commands;
 mod llvm;
 mod lower_commands;
+mod spirv_commands;
 mod util;

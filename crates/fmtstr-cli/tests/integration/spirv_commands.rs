@@ -1,0 +1,112 @@
+//! `dump`, `check` and `audit` on SPIR-V modules: the samples in samples/spirv (built by
+//! glslangValidator and spirv-opt, validated by spirv-val; see the fmtstr-spirv tests for the
+//! comparison with spirv-dis) and damaged copies of them.
+
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::util::{assert_matches_schema, root, run};
+
+fn sample(name: &str) -> PathBuf {
+    root().join("samples/spirv").join(name)
+}
+
+#[test]
+fn dump_json_of_every_sample_matches_the_schema_and_the_reader() {
+    let names = [
+        "compute.spv",
+        "compute.vk12.spv",
+        "compute.gV.spv",
+        "compute.g.spv",
+        "compute.opt.spv",
+        "compute.strip.spv",
+        "fragment.spv",
+        "hlsl.spv",
+    ];
+    let paths: Vec<PathBuf> = names.iter().map(|name| sample(name)).collect();
+    let out = run(["dump", "--json"]
+        .iter()
+        .map(PathBuf::from)
+        .chain(paths.clone()))
+    .expect_code(0);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_matches_schema("dump.schema.json", &json);
+    for (report, path) in json.as_array().unwrap().iter().zip(&paths) {
+        let module = fmtstr_spirv::read(&std::fs::read(path).unwrap()).unwrap();
+        let sites = report["call_sites"].as_array().unwrap();
+        assert_eq!(sites.len(), module.calls.len(), "{}", path.display());
+        assert_matches_schema("format-strings.schema.json", &report["format_strings"]);
+        for (site, call) in sites.iter().zip(&module.calls) {
+            assert_eq!(site["offset"], call.offset);
+            assert_eq!(site["index"], fmtstr_meta::FormatId::of(&call.format).get());
+            assert_eq!(site["entry_points"][0]["name"], "main");
+        }
+    }
+    // -gV gives DebugLine: `big=%ld mask=%lx` is on line 25 of compute.comp.
+    let gv = &json[2]["call_sites"][0];
+    assert_eq!(gv["string"], "big=%ld mask=%lx\\n");
+    assert_eq!(gv["line"]["line"], 25);
+    assert_eq!(gv["line"]["file"], "compute.comp");
+    assert_eq!(gv["arguments"], serde_json::json!(["i64", "i64"]));
+    // The helper's call is in `report`, reached from main.
+    let helper = json[0]["call_sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|site| site["function"]["name"] == "report(i1;")
+        .unwrap();
+    assert_eq!(helper["string"], "count=%d\\n");
+}
+
+#[test]
+fn dump_text_names_the_call_sites() {
+    let out = run(["dump".into(), sample("compute.g.spv")]).expect_code(0);
+    let text = out.stdout_text();
+    assert!(
+        text.contains("SPIR-V 1.6, 8 DebugPrintf calls, 7 format strings"),
+        "{text}"
+    );
+    assert!(
+        text.contains("(compute.comp:25) in main [entry main]"),
+        "{text}"
+    );
+    let stripped = run(["dump".into(), sample("compute.strip.spv")]).expect_code(0);
+    assert!(stripped.stdout_text().contains("0 DebugPrintf calls"));
+}
+
+#[test]
+fn damaged_modules_are_errors_with_the_offset() {
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(sample("compute.spv")).unwrap();
+    let truncated = dir.path().join("truncated.spv");
+    // Cut inside the last DebugPrintf call (an instruction of 6 words).
+    let last = fmtstr_spirv::read(&bytes)
+        .unwrap()
+        .calls
+        .last()
+        .unwrap()
+        .offset;
+    std::fs::write(&truncated, &bytes[..last + 8]).unwrap();
+    let out = run(["dump".into(), truncated.clone()]).expect_code(2);
+    assert!(out.stderr.contains("truncated"), "{}", out.stderr);
+    assert!(out.stdout.is_empty());
+
+    let mut huge = bytes.clone();
+    huge[12..16].copy_from_slice(&u32::MAX.to_le_bytes());
+    let huge_path = dir.path().join("huge.spv");
+    std::fs::write(&huge_path, &huge).unwrap();
+    let out = run(["dump".into(), huge_path]).expect_code(2);
+    assert!(out.stderr.contains("id bound 4294967295"), "{}", out.stderr);
+
+    let mut zero = bytes.clone();
+    zero[20..24].copy_from_slice(&0u32.to_le_bytes());
+    let zero_path = dir.path().join("zero.spv");
+    std::fs::write(&zero_path, &zero).unwrap();
+    let out = run(["dump".into(), zero_path]).expect_code(2);
+    assert!(
+        out.stderr.contains("byte 20 has a word count of 0"),
+        "{}",
+        out.stderr
+    );
+}
