@@ -104,7 +104,7 @@ fn every_truncation_is_an_error_or_a_shorter_module() {
         if len % 4 != 0 && len >= 4 {
             assert_eq!(result, Err(SpirvError::NotWords { len }));
         }
-        if len < 20 && len >= 4 && len % 4 == 0 {
+        if (4..20).contains(&len) && len % 4 == 0 {
             assert_eq!(result, Err(SpirvError::HeaderTruncated { words: len / 4 }));
         }
     }
