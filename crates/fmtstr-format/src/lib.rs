@@ -46,7 +46,7 @@ mod scan;
 mod spec;
 
 pub use check::{
-    check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity,
+    check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity, VvlLimit,
 };
 pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
 pub use format::{ArgSlot, Format, Piece};

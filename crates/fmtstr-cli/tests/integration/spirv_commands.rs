@@ -110,3 +110,57 @@ fn damaged_modules_are_errors_with_the_offset() {
         out.stderr
     );
 }
+
+#[test]
+fn check_reports_every_call_in_the_vvl_dialect_by_default() {
+    let out = run(["check".into(), "--json".into(), sample("mistakes.spv")]).expect_code(1);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_matches_schema("check-spirv.schema.json", &json);
+    assert_eq!(json["dialect"], "vvl");
+    let kinds: Vec<Vec<String>> = json["calls"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|call| {
+            call["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|f| {
+                    format!(
+                        "{} {}",
+                        f["severity"].as_str().unwrap(),
+                        f["kind"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    // In mistakes.comp's order: %d given an int64, %v3f a vec4, %s, the '-' flag, a missing
+    // argument, %v2f a float, and a call VVL prints as written.
+    assert_eq!(
+        kinds,
+        [
+            vec!["warning width"],
+            vec!["warning vector-length"],
+            vec!["error invalid-conversion"],
+            vec!["error vvl-flag"],
+            vec!["warning too-few-arguments"],
+            vec!["warning vector-length"],
+            vec![],
+        ]
+    );
+    // The samples that are right for VVL have no findings; the gpu dialect reads %v2f as float2
+    // and so flags compute.comp's dvec2.
+    for name in ["compute.spv", "compute.gV.spv", "fragment.spv", "hlsl.spv"] {
+        run(["check".into(), sample(name)]).expect_code(0);
+    }
+    let gpu = run([
+        "check".into(),
+        "--dialect".into(),
+        "gpu".into(),
+        sample("compute.spv"),
+    ])
+    .expect_code(1);
+    assert!(gpu.stderr.contains("'<2 x double>'"), "{}", gpu.stderr);
+}
