@@ -276,3 +276,11 @@ pub fn check(
         crate::Outcome::Findings
     })
 }
+
+/// `fmtstr audit`'s reading of a module: its table, or why there is none (a malformed finding).
+pub fn audit_table(bytes: &[u8]) -> Result<Option<Table<'static>>, String> {
+    let module = fmtstr_spirv::read(bytes).map_err(|error| format!("SPIR-V: {error}"))?;
+    fmtstr_spirv::table(&module.calls)
+        .map(Some)
+        .map_err(|error| format!("SPIR-V: {error}"))
+}

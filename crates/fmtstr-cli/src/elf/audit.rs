@@ -16,21 +16,26 @@ use serde::Serialize;
 use crate::output::print_json;
 use crate::Outcome;
 
-/// Audit PAL ELF files for format-string collisions, conflicts and mistakes.
+/// Audit PAL ELF files and SPIR-V modules for format-string collisions, conflicts and mistakes.
 ///
 /// Walks every PATH (files, and directories recursively; in a directory only files that start
-/// with the ELF magic are read) in parallel and reports:
+/// with the ELF or the SPIR-V magic are read) in parallel and reports:
 ///   collision   one ID with different strings, within a file or across files
 ///   conflict    one ID and string with different argument counts or 64-bit masks
 ///   arguments   an argument count or 64-bit mask that the format string contradicts, or a
 ///               format string that does not parse
-///   malformed   a file whose ELF structure or PAL metadata cannot be read
+///   malformed   a file whose ELF structure or PAL metadata cannot be read, or a SPIR-V module
+///               that is damaged or whose DebugPrintf calls have no table entry
 ///   id          (with --verify-ids) an ID that is not fmtstr's hash of its string
 ///
 /// The mask check flags only what the format string makes certain: integer conversions (d i u
 /// o x X c) and '*' arguments are 32 bits unless l, ll, j, z or t make them 64 (h and hh are
 /// widened to 32); floats, %s, %p and vectors are not checked, because the format cannot tell
 /// a 32-bit float (which LLPC writes as one dword) from a double.
+///
+/// A SPIR-V module's table is the one `fmtstr dump` shows for it: what `fmtstr lower --stage
+/// buffer` would write for its NonSemantic.DebugPrintf calls (one entry per format and argument
+/// layout), so a format printed with different widths in two shaders is a conflict.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr audit shader-cache/                      text, one finding per line
@@ -340,7 +345,8 @@ fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
 }
 
 fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> FileResult {
-    if !input.named && !bytes.starts_with(b"\x7fELF") {
+    let spirv = crate::spirv::is_spirv(bytes);
+    if !input.named && !spirv && !bytes.starts_with(b"\x7fELF") {
         return FileResult::Skipped;
     }
     let malformed = |message: String| FileResult::Audited {
@@ -359,7 +365,14 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             }],
         }],
     };
-    let table = match PalElf::parse(bytes).and_then(|elf| elf.format_strings()) {
+    let table = if spirv {
+        crate::spirv::audit_table(bytes)
+    } else {
+        PalElf::parse(bytes)
+            .and_then(|elf| elf.format_strings())
+            .map_err(|error| error.to_string())
+    };
+    let table = match table {
         Ok(Some(table)) => table,
         Ok(None) => {
             return FileResult::Audited {
@@ -367,7 +380,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
                 findings: Vec::new(),
             }
         }
-        Err(error) => return malformed(error.to_string()),
+        Err(error) => return malformed(error),
     };
     let mut records = Vec::with_capacity(table.entries.len());
     let mut findings = Vec::new();
@@ -700,7 +713,11 @@ impl TableCache {
             .entry(record.file)
             .or_insert_with(|| std::fs::read(&input.path).ok());
         let bytes = bytes.as_deref()?;
-        let table: Table<'_> = PalElf::parse(bytes).ok()?.format_strings().ok()??;
+        let table: Table<'_> = if crate::spirv::is_spirv(bytes) {
+            crate::spirv::audit_table(bytes).ok()??
+        } else {
+            PalElf::parse(bytes).ok()?.format_strings().ok()??
+        };
         let entry = table.entries.get(record.index as usize)?;
         Some(location(&input.path, record.index as usize, entry))
     }
@@ -724,7 +741,10 @@ fn print_text(report: &Report) {
         report.findings.len(),
         if report.findings.len() == 1 { "" } else { "s" },
         if report.skipped > 0 {
-            format!(" ({} non-ELF files skipped)", report.skipped)
+            format!(
+                " ({} files skipped: neither ELF nor SPIR-V)",
+                report.skipped
+            )
         } else {
             String::new()
         }

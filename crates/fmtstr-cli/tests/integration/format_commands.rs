@@ -358,7 +358,9 @@ fn check_dialects_warn_refuse_and_fix() {
     );
     let output = run(["check", "--dialect", "vk", "%d"]).expect_code(2);
     assert!(
-        output.stderr.contains("expected one of c, opencl, gpu, vvl"),
+        output
+            .stderr
+            .contains("expected one of c, opencl, gpu, vvl"),
         "{}",
         output.stderr
     );

@@ -164,3 +164,82 @@ fn check_reports_every_call_in_the_vvl_dialect_by_default() {
     .expect_code(1);
     assert!(gpu.stderr.contains("'<2 x double>'"), "{}", gpu.stderr);
 }
+
+#[test]
+fn audit_walks_spirv_modules_with_elf_files() {
+    // Shaders sharing a format with the same layout agree.
+    let shared = ["compute.spv", "fragment.spv", "hlsl.spv"].map(sample);
+    let out = run(["audit", "--format", "json"]
+        .iter()
+        .map(PathBuf::from)
+        .chain(shared))
+    .expect_code(0);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_matches_schema("audit.schema.json", &json);
+    assert_eq!(json["files"], 3);
+
+    // wide.comp prints "count=%d\n" and "x=%d\n" with 64-bit arguments: conflicts with
+    // compute.spv and with the PAL ELF compute.elf, whose "x=%d\n" takes 32 bits.
+    let paths = [
+        sample("wide.spv"),
+        sample("compute.spv"),
+        root().join("samples/pal/compute.elf"),
+    ];
+    let out = run(["audit", "--format", "json"]
+        .iter()
+        .map(PathBuf::from)
+        .chain(paths))
+    .expect_code(1);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_matches_schema("audit.schema.json", &json);
+    let conflicts: Vec<Vec<String>> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["kind"] == "conflict")
+        .map(|f| {
+            f["locations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| {
+                    format!(
+                        "{} {}",
+                        l["file"].as_str().unwrap(),
+                        l["string"].as_str().unwrap()
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    let wide = sample("wide.spv").display().to_string();
+    let compute = sample("compute.spv").display().to_string();
+    let elf = root().join("samples/pal/compute.elf").display().to_string();
+    assert_eq!(conflicts.len(), 2, "{conflicts:?}");
+    assert!(conflicts.contains(&vec![format!("{wide} x=%d\n"), format!("{elf} x=%d\n")]));
+    assert!(conflicts.contains(&vec![
+        format!("{wide} count=%d\n"),
+        format!("{compute} count=%d\n")
+    ]));
+
+    // A damaged module in a directory is a malformed finding; the sources beside it are skipped.
+    let dir = tempfile::tempdir().unwrap();
+    let bytes = std::fs::read(sample("compute.spv")).unwrap();
+    std::fs::write(dir.path().join("cut.spv"), &bytes[..bytes.len() - 2]).unwrap();
+    std::fs::copy(sample("fragment.spv"), dir.path().join("fragment.spv")).unwrap();
+    std::fs::copy(sample("fragment.frag"), dir.path().join("fragment.frag")).unwrap();
+    let out = run([
+        "audit".into(),
+        "--format".into(),
+        "json".into(),
+        dir.path().to_path_buf(),
+    ])
+    .expect_code(1);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["skipped"], 1);
+    assert_eq!(json["findings"][0]["kind"], "malformed");
+    assert!(json["findings"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("not a whole number of 32-bit words"));
+}
