@@ -13,15 +13,19 @@ use fmtstr_oracles::{cuda_dir, find, Tool};
 
 use crate::{measure, process};
 
-/// LLVM 19, GNU time for the benchmarks' peak-memory figures, and the SPIR-V tools (glslang's
-/// compiler, spirv-val, spirv-dis, spirv-opt) that judge the SPIR-V reader.
-const APT_PACKAGES: [&str; 6] = [
+/// LLVM 19, GNU time for the benchmarks' peak-memory figures, the SPIR-V tools (glslang's
+/// compiler, spirv-val, spirv-dis, spirv-opt) that judge the SPIR-V reader, and Vulkan on the
+/// CPU (the loader, the validation layers' debug printf, Mesa's lavapipe) for its end-to-end test.
+const APT_PACKAGES: [&str; 9] = [
     "llvm-19",
     "clang-19",
     "lld-19",
     "time",
     "glslang-tools",
     "spirv-tools",
+    "libvulkan-dev",
+    "vulkan-validationlayers",
+    "mesa-vulkan-drivers",
 ];
 const CUDA_WHEELS: [&str; 4] = [
     "nvidia-cuda-nvcc",
@@ -45,8 +49,9 @@ fn missing(nvidia: bool) -> Vec<Tool> {
 
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
-    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() {
-        eprintln!("LLVM 19, GNU time and the SPIR-V tools: already installed");
+    let lavapipe = fmtstr_oracles::spirv::lavapipe_installed();
+    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && lavapipe {
+        eprintln!("LLVM 19, GNU time, the SPIR-V tools and Vulkan on lavapipe: already installed");
         return Ok(());
     }
     eprintln!("Debian packages: missing {missing:?}; installing {APT_PACKAGES:?}");

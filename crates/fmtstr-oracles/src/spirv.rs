@@ -113,3 +113,50 @@ fn run(command: &mut Command) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// What the lavapipe end-to-end test needs from Debian: the Vulkan loader and headers
+/// (libvulkan-dev), the validation layers (vulkan-validationlayers) and Mesa's CPU driver
+/// (mesa-vulkan-drivers), all installed by `cargo xtask oracles`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Lavapipe {
+    /// lavapipe's ICD manifest, for `VK_ICD_FILENAMES`.
+    pub icd: PathBuf,
+}
+
+/// The files each package leaves.
+const LAVAPIPE_FILES: [&str; 4] = [
+    "/usr/include/vulkan/vulkan.h",
+    "/usr/lib/x86_64-linux-gnu/libvulkan.so",
+    "/usr/share/vulkan/explicit_layer.d/VkLayer_khronos_validation.json",
+    "/usr/share/vulkan/icd.d/lvp_icd.x86_64.json",
+];
+
+/// lavapipe and the validation layers for a test: present, or a failure under `CI=true` and a
+/// skip elsewhere (as for a missing tool).
+pub fn require_lavapipe() -> Option<Lavapipe> {
+    let missing: Vec<&str> = LAVAPIPE_FILES
+        .into_iter()
+        .filter(|file| !Path::new(file).is_file())
+        .collect();
+    if missing.is_empty() {
+        return Some(Lavapipe {
+            icd: PathBuf::from(LAVAPIPE_FILES[3]),
+        });
+    }
+    let message = format!(
+        "Vulkan on lavapipe needs {missing:?}; install the oracles with `{}`",
+        crate::INSTALL_COMMAND
+    );
+    if crate::in_ci() {
+        panic!("{message} (CI=true: an oracle test must not skip)");
+    }
+    eprintln!("skipping: {message}");
+    None
+}
+
+/// Whether everything [`require_lavapipe`] looks for is installed.
+pub fn lavapipe_installed() -> bool {
+    LAVAPIPE_FILES
+        .into_iter()
+        .all(|file| Path::new(file).is_file())
+}

@@ -243,3 +243,93 @@ fn audit_walks_spirv_modules_with_elf_files() {
         .unwrap()
         .contains("not a whole number of 32-bit words"));
 }
+
+/// The text the Vulkan validation layers print for each DebugPrintf message of one dispatch.
+fn lavapipe_messages(module: &std::path::Path) -> Option<Vec<String>> {
+    use fmtstr_oracles::{require, spirv, Tool};
+    let lavapipe = spirv::require_lavapipe()?;
+    let clang = require(Tool::Clang)?;
+    let dir = tempfile::tempdir().unwrap();
+    let host = dir.path().join("run_compute");
+    let built = std::process::Command::new(clang)
+        .args(["-O1", "-o"])
+        .arg(&host)
+        .arg(sample("run_compute.c"))
+        .arg("-lvulkan")
+        .output()
+        .unwrap();
+    assert!(
+        built.status.success(),
+        "{}",
+        String::from_utf8_lossy(&built.stderr)
+    );
+    let ran = std::process::Command::new(&host)
+        .arg(module)
+        .env("VK_ICD_FILENAMES", &lavapipe.icd)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(ran.status.success(), "{stderr}");
+    assert!(!stderr.contains("Validation Error"), "{stderr}");
+    // Each message: `MSG[... | MessageID = 0x... | TEXT]`, TEXT the shader's printf output.
+    let stdout = String::from_utf8(ran.stdout).unwrap();
+    Some(
+        stdout
+            .split("MSG[")
+            .skip(1)
+            .map(|message| {
+                let body = message.strip_suffix("]\n").unwrap_or(message);
+                body.rsplit_once(" | ")
+                    .map_or(body, |(_, text)| text)
+                    .to_string()
+            })
+            .collect(),
+    )
+}
+
+#[test]
+fn the_validation_layers_on_lavapipe_print_what_fmtstr_printf_renders() {
+    let module = sample("lavapipe.spv");
+    let Some(messages) = lavapipe_messages(&module) else {
+        return;
+    };
+    // lavapipe.comp's calls in order, with the values its source gives them.
+    let calls: [(&str, &[&str]); 5] = [
+        (
+            "i=%d u=%u x=%x X=%08X o=%o\\n",
+            &[
+                "i32:-42",
+                "u32:3000000000",
+                "u32:3000000000",
+                "u32:3000000000",
+                "u32:3000000000",
+            ],
+        ),
+        (
+            "f=%f e=%.3e g=%g w=%10.2f 100%%\\n",
+            &["f32:3.14159", "f32:3.14159", "f32:3.14159", "f32:3.14159"],
+        ),
+        (
+            "lu=%lu lx=%lx\\n",
+            &["u64:2305843009213693953", "u64:2305843009213693953"],
+        ),
+        (
+            "v=%v4f w=%1.2v4f\\n",
+            &["v4f32:1.2,2.2,3.2,4.2", "v4f32:1.2,2.2,3.2,4.2"],
+        ),
+        ("zero=[%05d] [%5.1f]\\n", &["i32:7", "f32:-0.25"]),
+    ];
+    let read = fmtstr_spirv::read(&std::fs::read(&module).unwrap()).unwrap();
+    assert_eq!(read.calls.len(), calls.len());
+    assert_eq!(messages.len(), calls.len(), "{messages:?}");
+    for ((call, (format, args)), message) in read.calls.iter().zip(calls).zip(&messages) {
+        assert_eq!(fmtstr_meta::escape::escape(&call.format), format);
+        let rendered = run(["printf", format].iter().chain(args)).expect_code(0);
+        let mut expected = rendered.stdout_text();
+        if format.contains("%v") {
+            // VVL separates vector components with ", ", OpenCL's printf (and fmtstr) with ",".
+            expected = expected.replace(',', ", ");
+        }
+        assert_eq!(message, &expected, "{format}");
+    }
+}
