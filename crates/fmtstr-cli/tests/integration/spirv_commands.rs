@@ -294,7 +294,7 @@ fn the_validation_layers_on_lavapipe_print_what_fmtstr_printf_renders() {
         return;
     };
     // lavapipe.comp's calls in order, with the values its source gives them.
-    let calls: [(&str, &[&str]); 5] = [
+    let calls: [(&str, &[&str]); 6] = [
         (
             "i=%d u=%u x=%x X=%08X o=%o\\n",
             &[
@@ -318,13 +318,16 @@ fn the_validation_layers_on_lavapipe_print_what_fmtstr_printf_renders() {
             &["v4f32:1.2,2.2,3.2,4.2", "v4f32:1.2,2.2,3.2,4.2"],
         ),
         ("zero=[%05d] [%5.1f]\\n", &["i32:7", "f32:-0.25"]),
+        ("ul=%ul\\n", &["u64:2305843009213693953"]),
     ];
     let read = fmtstr_spirv::read(&std::fs::read(&module).unwrap()).unwrap();
     assert_eq!(read.calls.len(), calls.len());
     assert_eq!(messages.len(), calls.len(), "{messages:?}");
     for ((call, (format, args)), message) in read.calls.iter().zip(calls).zip(&messages) {
         assert_eq!(fmtstr_meta::escape::escape(&call.format), format);
-        let rendered = run(["printf", format].iter().chain(args)).expect_code(0);
+        // VVL's `%ul` is its alias of `%lx`.
+        let c_format = format.replace("%ul", "%lx");
+        let rendered = run(["printf", c_format.as_str()].iter().chain(args)).expect_code(0);
         let mut expected = rendered.stdout_text();
         if format.contains("%v") {
             // VVL separates vector components with ", ", OpenCL's printf (and fmtstr) with ",".
