@@ -162,7 +162,14 @@ pub fn site(module: &Module, call: &Call) -> String {
         let names: Vec<String> = call
             .entry_points
             .iter()
-            .map(|&index| lossy(&module.entry_points[index].name))
+            .map(|&index| {
+                let entry = &module.entry_points[index];
+                format!(
+                    "{} {}",
+                    fmtstr_spirv::execution_model_name(entry.execution_model),
+                    lossy(&entry.name)
+                )
+            })
             .collect();
         let _ = write!(out, " [entry {}]", names.join(", "));
     }

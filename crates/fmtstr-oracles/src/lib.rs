@@ -43,11 +43,12 @@ pub enum Tool {
     SpirvVal,
     SpirvDis,
     SpirvOpt,
+    SpirvLink,
 }
 
 impl Tool {
     /// Every tool, in the order `cargo xtask oracles` reports them.
-    pub const ALL: [Tool; 15] = [
+    pub const ALL: [Tool; 16] = [
         Tool::Clang,
         Tool::Llc,
         Tool::Opt,
@@ -63,6 +64,7 @@ impl Tool {
         Tool::SpirvVal,
         Tool::SpirvDis,
         Tool::SpirvOpt,
+        Tool::SpirvLink,
     ];
 
     /// The executable's file name.
@@ -83,6 +85,7 @@ impl Tool {
             Tool::SpirvVal => "spirv-val",
             Tool::SpirvDis => "spirv-dis",
             Tool::SpirvOpt => "spirv-opt",
+            Tool::SpirvLink => "spirv-link",
         }
     }
 
@@ -95,7 +98,11 @@ impl Tool {
     pub fn is_spirv(self) -> bool {
         matches!(
             self,
-            Tool::GlslangValidator | Tool::SpirvVal | Tool::SpirvDis | Tool::SpirvOpt
+            Tool::GlslangValidator
+                | Tool::SpirvVal
+                | Tool::SpirvDis
+                | Tool::SpirvOpt
+                | Tool::SpirvLink
         )
     }
 

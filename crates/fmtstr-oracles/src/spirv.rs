@@ -14,7 +14,7 @@ pub struct Recipe {
     pub output: String,
     /// spirv-val's `--target-env` for the output.
     pub target_env: String,
-    /// glslangValidator or spirv-opt.
+    /// glslangValidator, spirv-opt or spirv-link.
     pub tool: Tool,
     /// Its arguments (inputs are file names in the samples directory); `-o OUTPUT` follows.
     pub args: Vec<String>,
@@ -46,9 +46,10 @@ pub fn recipes() -> Result<Vec<Recipe>, String> {
         let tool = match tool {
             "glslangValidator" => Tool::GlslangValidator,
             "spirv-opt" => Tool::SpirvOpt,
+            "spirv-link" => Tool::SpirvLink,
             other => {
                 return Err(format!(
-                    "{}:{}: tool `{other}` is neither glslangValidator nor spirv-opt",
+                    "{}:{}: tool `{other}` is not glslangValidator, spirv-opt or spirv-link",
                     path.display(),
                     number + 1
                 ))

@@ -68,7 +68,7 @@ fn dump_text_names_the_call_sites() {
         "{text}"
     );
     assert!(
-        text.contains("(compute.comp:25) in main [entry main]"),
+        text.contains("(compute.comp:25) in main [entry GLCompute main]"),
         "{text}"
     );
     let stripped = run(["dump".into(), sample("compute.strip.spv")]).expect_code(0);
