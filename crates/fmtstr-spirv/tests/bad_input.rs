@@ -229,3 +229,31 @@ fn mutated_samples_never_panic() {
     }
     assert!(errors > 0, "some mutations damage the module");
 }
+
+#[test]
+fn a_call_graph_too_large_to_walk_is_an_error_not_a_hang() {
+    // 20,000 functions, each printing and calling the one before: finding the entry points of
+    // every call would walk 200 million caller edges.
+    const FUNCTIONS: u32 = 20_000;
+    let mut module = Builder::new(10 + 4 * FUNCTIONS)
+        .inst(11, &with(1, "NonSemantic.DebugPrintf"))
+        .inst(7, &with(2, "f\n"))
+        .inst(19, &[3])
+        .inst(33, &[4, 3]);
+    for index in 0..FUNCTIONS {
+        let id = 10 + 4 * index;
+        module = module
+            .inst(54, &[3, id, 0, 4])
+            .inst(248, &[id + 1])
+            .inst(12, &[3, id + 2, 1, 1, 2]);
+        if index > 0 {
+            module = module.inst(57, &[3, id + 3, id - 4]);
+        }
+        module = module.inst(253, &[]).inst(56, &[]);
+    }
+    let error = read(&module.bytes()).unwrap_err();
+    assert!(
+        matches!(error, SpirvError::CallGraphTooLarge { .. }),
+        "{error:?}"
+    );
+}
