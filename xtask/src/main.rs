@@ -19,6 +19,7 @@ mod measure;
 mod oracles;
 mod process;
 mod samples;
+mod spirv_samples;
 
 #[derive(Parser)]
 #[command(about = "fmtstr's developer tasks", long_about = None)]
@@ -76,7 +77,7 @@ fn main() -> anyhow::Result<()> {
         Task::Demo => demo::run(),
         Task::Oracles => oracles::run(),
         Task::Ci => ci::run(),
-        Task::Samples => samples::run(),
+        Task::Samples => samples::run().and_then(|()| spirv_samples::run()),
         Task::Corpus { llvm_tests } => {
             corpus::run()?;
             if llvm_tests {

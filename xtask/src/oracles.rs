@@ -1,6 +1,7 @@
 //! `cargo xtask oracles`: install the real tools that judge fmtstr, idempotently, without a GPU.
 //!
-//! LLVM 19 comes from Debian (`apt-get install llvm-19 clang-19 lld-19`); nvcc and ptxas come
+//! LLVM 19 and the SPIR-V tools come from Debian (`apt-get install llvm-19 clang-19 lld-19
+//! glslang-tools spirv-tools`); nvcc and ptxas come
 //! from NVIDIA's PyPI wheels, installed with `pip install --target target/oracles/cuda`. Where
 //! they land is decided by `fmtstr-oracles`, the same crate the tests ask.
 
@@ -12,9 +13,22 @@ use fmtstr_oracles::{cuda_dir, find, Tool};
 
 use crate::{measure, process};
 
-/// LLVM 19, GNU time for the benchmarks' peak-memory figures, and CMake for the post-link
-/// recipe's test (samples/cmake).
-const APT_PACKAGES: [&str; 5] = ["llvm-19", "clang-19", "lld-19", "time", "cmake"];
+/// LLVM 19, GNU time for the benchmarks' peak-memory figures, CMake for the post-link recipe's
+/// test (samples/cmake), the SPIR-V tools (glslang's compiler, spirv-val, spirv-dis, spirv-opt)
+/// that judge the SPIR-V reader, and Vulkan on the CPU (the loader, the validation layers' debug
+/// printf, Mesa's lavapipe) for its end-to-end test.
+const APT_PACKAGES: [&str; 10] = [
+    "llvm-19",
+    "clang-19",
+    "lld-19",
+    "time",
+    "cmake",
+    "glslang-tools",
+    "spirv-tools",
+    "libvulkan-dev",
+    "vulkan-validationlayers",
+    "mesa-vulkan-drivers",
+];
 const CUDA_WHEELS: [&str; 4] = [
     "nvidia-cuda-nvcc",
     "nvidia-nvvm",
@@ -38,11 +52,14 @@ fn missing(nvidia: bool) -> Vec<Tool> {
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
     let cmake = Command::new("cmake").arg("--version").output().is_ok();
-    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && cmake {
-        eprintln!("LLVM 19, GNU time and CMake: already installed");
+    let lavapipe = fmtstr_oracles::spirv::lavapipe_installed();
+    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && cmake && lavapipe {
+        eprintln!(
+            "LLVM 19, GNU time, CMake, the SPIR-V tools and Vulkan on lavapipe: already installed"
+        );
         return Ok(());
     }
-    eprintln!("LLVM 19: missing {missing:?}; installing {APT_PACKAGES:?}");
+    eprintln!("Debian packages: missing {missing:?}; installing {APT_PACKAGES:?}");
     let lists_empty = std::fs::read_dir("/var/lib/apt/lists")
         .map(|entries| {
             !entries

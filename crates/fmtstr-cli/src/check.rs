@@ -18,7 +18,17 @@ use crate::{diagnostics, Outcome};
 /// print (%n, wide characters, positional arguments, %m, the ' flag, C23's %b and %wN, more than
 /// 32 arguments for CUDA), with OpenCL vectors read as GPU runtimes print them (%v4f is float4).
 /// `c` gives clang 19's verdicts for printf on x86_64 Linux exactly; `opencl` gives clang's
-/// verdicts in OpenCL C.
+/// verdicts in OpenCL C. `vvl` is the Vulkan validation layers' debug printf: `%v2`..`%v4`
+/// vectors, `l` only for 64-bit integers (`%lu %lx %ld`, VVL's `%ul`), every float width with
+/// `%f`, only the `0` flag, no `%s`/`%c`, `*`, positions or other lengths (errors: VVL skips
+/// such a call).
+///
+/// FORMAT may instead be a SPIR-V module (a file starting with the SPIR-V magic number, or a
+/// name ending in .spv): then every NonSemantic.DebugPrintf call in it (debugPrintfEXT in GLSL,
+/// printf in HLSL) is checked against its own argument types, in the `vvl` dialect unless
+/// --dialect says otherwise, and each finding names the call's byte offset, source line,
+/// function and entry points. Exit 1 when any call has findings; 2 when the module cannot be
+/// read.
 ///
 /// Types use LLVM IR spellings: iN (i1 to i128), half, float, double, x86_fp80, fp128, ptr,
 /// and vectors as vN<type> (v4f32 = <4 x float>, v2i64 = <2 x i64>). f16, f32 and f64 are
@@ -31,9 +41,12 @@ use crate::{diagnostics, Outcome};
   fmtstr check '%ld %s\\n' --args i32,ptr           width finding for %ld, exit 1
   fmtstr check '%v4hlf\\n' --args v2f32 --json      vector length finding as JSON
   fmtstr check '%n %ls' --args ptr,ptr              GPU warnings: %n, a wide string
-  fmtstr check --dialect c '%+p' --args ptr         clang's 'flag '+' results in undefined behavior'")]
+  fmtstr check --dialect c '%+p' --args ptr         clang's 'flag '+' results in undefined behavior'
+  fmtstr check --dialect vvl '%v4f %lu' --args v4f32,i64   the Vulkan validation layers' grammar
+  fmtstr check shader.spv                           every DebugPrintf call of a SPIR-V module (vvl)")]
 pub struct Args {
-    /// The format, read as a C string-literal body (`\n`, `\xHH`, ...) unless --raw.
+    /// The format, read as a C string-literal body (`\n`, `\xHH`, ...) unless --raw; or a
+    /// SPIR-V module whose DebugPrintf calls to check.
     format: String,
     /// Comma-separated argument types, in call order (leave out for a call with none).
     #[arg(long, value_name = "TYPES", value_delimiter = ',')]
@@ -44,10 +57,11 @@ pub struct Args {
     /// Print the findings as JSON (schemas/check.schema.json).
     #[arg(long)]
     json: bool,
-    /// Whose printf to check against: gpu (clang's -Wformat plus what GPU printf cannot print),
-    /// c (clang 19's -Wformat for C on x86_64 Linux) or opencl (clang 19's for OpenCL C).
-    #[arg(long, default_value = "gpu", value_parser = parse_dialect)]
-    dialect: Dialect,
+    /// Whose printf to check against: gpu (clang's -Wformat plus what GPU printf cannot print;
+    /// the default for a format), c (clang 19's -Wformat for C on x86_64 Linux), opencl (clang
+    /// 19's for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V).
+    #[arg(long, value_parser = parse_dialect)]
+    dialect: Option<Dialect>,
 }
 
 fn parse_dialect(name: &str) -> Result<Dialect, String> {
@@ -75,6 +89,11 @@ struct JsonFinding {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
+    if !args.raw && args.args.is_empty() && crate::spirv::names_module(&args.format) {
+        let dialect = args.dialect.unwrap_or(Dialect::Vvl);
+        return crate::spirv::check(std::path::Path::new(&args.format), dialect, args.json);
+    }
+    let dialect = args.dialect.unwrap_or(Dialect::Gpu);
     let bytes = diagnostics::format_bytes(&args.format, args.raw)?;
     let types = args
         .args
@@ -85,11 +104,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             parse_ir_type(name.trim()).with_context(|| format!("in --args, type {}", index + 1))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let findings = check_format(&bytes, &types, args.dialect);
+    let findings = check_format(&bytes, &types, dialect);
     if args.json {
         print_json(&Report {
             format: fmtstr_meta::escape::escape(&bytes),
-            dialect: args.dialect.name(),
+            dialect: dialect.name(),
             findings: findings
                 .iter()
                 .map(|finding| JsonFinding {

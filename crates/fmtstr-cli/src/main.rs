@@ -21,6 +21,7 @@ mod lower;
 mod nvptx_config;
 mod output;
 mod printf;
+mod spirv;
 mod typed_args;
 
 /// The exit-code contract, shown in `--help` and README.md.

@@ -117,6 +117,28 @@ pub enum GpuLimit {
     CudaArgumentLimit,
 }
 
+/// Something the Vulkan validation layers' debug printf rejects or prints differently from C,
+/// which [`Dialect::Vvl`] reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VvlLimit {
+    /// A flag other than `0` (`-`, `+`, space, `#`, `'`): VVL rejects the call.
+    Flag,
+    /// A `*` width or precision: VVL has none.
+    Star,
+    /// A length modifier other than `l` (`h`, `hh`, `j`, `z`, `t`, `L`, ...): VVL rejects it.
+    Length,
+    /// `ll`: VVL reads it as `l`; its documented spelling is `l`.
+    LongLong,
+    /// `%lf`: VVL prints 16-, 32- and 64-bit floats with `%f`.
+    LongFloat,
+    /// A vector size other than 2, 3 or 4.
+    VectorSize,
+    /// `%N$`: VVL takes arguments in order.
+    Positional,
+    /// `%ul`: VVL's own alias of `%lx` (C reads `%u` then a letter `l`).
+    UlAlias,
+}
+
 /// What a [`Finding`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FindingKind {
@@ -213,6 +235,8 @@ pub enum FindingKind {
     EmptyFormat,
     /// Something GPU printf cannot print ([`Dialect::Gpu`] only).
     Gpu(GpuLimit),
+    /// What the Vulkan validation layers reject or print differently ([`Dialect::Vvl`] only).
+    Vvl(VvlLimit),
 }
 
 impl FindingKind {
@@ -248,11 +272,19 @@ impl FindingKind {
             FindingKind::Gpu(GpuLimit::ExactWidth) => "gpu-exact-width",
             FindingKind::Gpu(GpuLimit::VectorOfNonNumber) => "gpu-vector-of-non-number",
             FindingKind::Gpu(GpuLimit::CudaArgumentLimit) => "gpu-cuda-argument-limit",
+            FindingKind::Vvl(VvlLimit::Flag) => "vvl-flag",
+            FindingKind::Vvl(VvlLimit::Star) => "vvl-star",
+            FindingKind::Vvl(VvlLimit::Length) => "vvl-length",
+            FindingKind::Vvl(VvlLimit::LongLong) => "vvl-long-long",
+            FindingKind::Vvl(VvlLimit::LongFloat) => "vvl-long-float",
+            FindingKind::Vvl(VvlLimit::VectorSize) => "vvl-vector-size",
+            FindingKind::Vvl(VvlLimit::Positional) => "vvl-positional",
+            FindingKind::Vvl(VvlLimit::UlAlias) => "vvl-ul-alias",
         }
     }
 
     /// Every kind's [`FindingKind::name`] (for schemas and docs).
-    pub const NAMES: [&'static str; 29] = [
+    pub const NAMES: [&'static str; 37] = [
         "too-few-arguments",
         "too-many-arguments",
         "width",
@@ -282,6 +314,14 @@ impl FindingKind {
         "gpu-exact-width",
         "gpu-vector-of-non-number",
         "gpu-cuda-argument-limit",
+        "vvl-flag",
+        "vvl-star",
+        "vvl-length",
+        "vvl-long-long",
+        "vvl-long-float",
+        "vvl-vector-size",
+        "vvl-positional",
+        "vvl-ul-alias",
     ];
 }
 
@@ -344,7 +384,7 @@ pub fn check_format(bytes: &[u8], args: &[ArgType], dialect: Dialect) -> Vec<Fin
         return checker.findings;
     }
     let events = scan(bytes, &rules);
-    let consumed = consumed_count(&events);
+    let consumed = consumed_count(&events, &rules);
     // clang stops reading a format where its argument accounting breaks (an argument missing,
     // positions mixed with sequence); the checker reads on for what the format alone says
     // (flags, lengths, conversions), so that every finding is reported.
@@ -396,7 +436,7 @@ pub fn check_format(bytes: &[u8], args: &[ArgType], dialect: Dialect) -> Vec<Fin
 
 /// The number of arguments a format consumes: sequential conversions and `*`s in order, or the
 /// highest position.
-fn consumed_count(events: &[Event]) -> usize {
+fn consumed_count(events: &[Event], rules: &Rules) -> usize {
     let mut sequential = 0usize;
     let mut highest = 0usize;
     for event in events {
@@ -408,7 +448,7 @@ fn consumed_count(events: &[Event]) -> usize {
                 _ => {}
             }
         }
-        if consumes_argument(spec) {
+        if consumes_argument(spec, rules) {
             match spec.position {
                 Some(p) => highest = highest.max(p as usize),
                 None => sequential += 1,
@@ -426,8 +466,28 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
-/// The conversion characters clang 19 knows for printf on Linux.
-fn is_known_conversion(byte: u8) -> bool {
+/// The conversion characters clang 19 knows for printf on Linux (VVL's, for [`Dialect::Vvl`]).
+fn is_known_conversion(byte: u8, rules: &Rules) -> bool {
+    if rules.vvl {
+        return matches!(
+            byte,
+            b'd' | b'i'
+                | b'o'
+                | b'u'
+                | b'x'
+                | b'X'
+                | b'a'
+                | b'A'
+                | b'e'
+                | b'E'
+                | b'f'
+                | b'F'
+                | b'g'
+                | b'G'
+                | b'p'
+                | b'%'
+        );
+    }
     matches!(
         byte,
         b'd' | b'i'
@@ -456,13 +516,14 @@ fn is_known_conversion(byte: u8) -> bool {
     )
 }
 
-fn is_valid_conversion(spec: &RawSpec) -> bool {
+fn is_valid_conversion(spec: &RawSpec, rules: &Rules) -> bool {
     // clang has no vector form of `%n`.
-    is_known_conversion(spec.conversion) && !(spec.conversion == b'n' && spec.vector.is_some())
+    is_known_conversion(spec.conversion, rules)
+        && !(spec.conversion == b'n' && spec.vector.is_some())
 }
 
-fn consumes_argument(spec: &RawSpec) -> bool {
-    is_valid_conversion(spec) && !matches!(spec.conversion, b'%' | b'm')
+fn consumes_argument(spec: &RawSpec, rules: &Rules) -> bool {
+    is_valid_conversion(spec, rules) && !matches!(spec.conversion, b'%' | b'm')
 }
 
 fn is_signed_int(c: u8) -> bool {
@@ -498,6 +559,8 @@ enum Expect {
     Float { bits: u32 },
     /// A pointer (`%s`, `%p`, `%n`, ...).
     Pointer(ArgClass),
+    /// A floating value of any width ([`Dialect::Vvl`] prints half, float and double alike).
+    AnyFloat,
     /// Nothing clang checks.
     Unchecked,
 }
@@ -527,10 +590,13 @@ impl Checker<'_> {
             | FindingKind::Incomplete
             | FindingKind::ZeroPosition
             | FindingKind::InvalidPosition
-                if self.rules.unparseable_is_error =>
-            {
-                Severity::Error
-            }
+            | FindingKind::Vvl(
+                VvlLimit::Flag
+                | VvlLimit::Star
+                | VvlLimit::Length
+                | VvlLimit::VectorSize
+                | VvlLimit::Positional,
+            ) if self.rules.unparseable_is_error => Severity::Error,
             _ => Severity::Warning,
         };
         self.findings.push(Finding {
@@ -598,10 +664,10 @@ impl Checker<'_> {
     }
 
     fn spec(&mut self, spec: &RawSpec, consumed: usize) -> bool {
-        if !is_valid_conversion(spec) {
+        if !is_valid_conversion(spec, &self.rules) {
             return self.invalid_conversion(spec);
         }
-        let consumes = consumes_argument(spec);
+        let consumes = consumes_argument(spec, &self.rules);
         if consumes {
             let positional = spec.position.is_some();
             match self.positional {
@@ -622,6 +688,9 @@ impl Checker<'_> {
         }
         if self.rules.gpu_findings {
             self.gpu_limits(spec);
+        }
+        if self.rules.vvl {
+            self.vvl_limits(spec);
         }
         for (amount, precision) in [(spec.width, false), (spec.precision, true)] {
             if let Some(Amount::Star(position)) = amount {
@@ -684,14 +753,17 @@ impl Checker<'_> {
 
     /// A conversion after the argument accounting broke: only what the format alone says.
     fn format_only(&mut self, spec: &RawSpec) {
-        if !is_valid_conversion(spec) {
+        if !is_valid_conversion(spec, &self.rules) {
             self.report_invalid_conversion(spec);
             return;
         }
         if self.rules.gpu_findings {
             self.gpu_limits(spec);
         }
-        if consumes_argument(spec) {
+        if self.rules.vvl {
+            self.vvl_limits(spec);
+        }
+        if consumes_argument(spec, &self.rules) {
             self.amounts_and_flags(spec);
             self.length(spec);
         }
@@ -725,6 +797,23 @@ impl Checker<'_> {
                  conversion (ANSI_STRING), which GPU printf does not have"
                     .to_string(),
                 "print the string's buffer with '%.*s'".to_string(),
+            ),
+            b's' | b'c' if self.rules.vvl => (
+                format!(
+                    "invalid conversion specifier '{}': the Vulkan validation layers' debug \
+                     printf prints no strings or characters, and skips this call",
+                    show(byte)
+                ),
+                "print the values as integers ('%d', '%x')".to_string(),
+            ),
+            _ if self.rules.vvl => (
+                format!(
+                    "invalid conversion specifier '{}': the Vulkan validation layers' debug \
+                     printf does not know it, and skips this call",
+                    show(byte)
+                ),
+                "expected one of d i o u x X a A e E f F g G p, or '%%' for a literal '%'"
+                    .to_string(),
             ),
             _ => (
                 format!("invalid conversion specifier '{}'", show(byte)),
@@ -824,6 +913,10 @@ impl Checker<'_> {
                 Some("remove the precision".to_string()),
             );
         }
+        if self.rules.vvl {
+            // VVL takes only the `0` flag: `vvl_limits` reports the others.
+            return;
+        }
         let f = spec.flags;
         let checks = [
             (
@@ -880,6 +973,10 @@ impl Checker<'_> {
     /// The length modifier: a finding when it does not apply to the conversion. The argument is
     /// checked all the same, as clang does ([`Checker::expect`] knows which pairs read nothing).
     fn length(&mut self, spec: &RawSpec) {
+        if self.rules.vvl {
+            // VVL's lengths are judged by `vvl_limits`.
+            return;
+        }
         let c = spec.conversion;
         let vector = spec.vector.is_some();
         let int_like = is_int(c);
@@ -920,6 +1017,116 @@ impl Checker<'_> {
     /// The specification as written.
     fn text(&self, spec: &RawSpec) -> String {
         String::from_utf8_lossy(&self.bytes[spec.start..spec.end]).into_owned()
+    }
+
+    /// What the Vulkan validation layers reject (errors: VVL skips the call) or print otherwise
+    /// than the format says (warnings), for one conversion.
+    fn vvl_limits(&mut self, spec: &RawSpec) {
+        let text = self.text(spec);
+        let c = spec.conversion;
+        let skipped = "the Vulkan validation layers reject it and skip this call";
+        if spec.position.is_some() {
+            self.push(
+                Some(spec.start),
+                None,
+                FindingKind::Vvl(VvlLimit::Positional),
+                format!("positional argument in '{text}': {skipped}"),
+                Some("write the conversions in argument order, without 'N$'".to_string()),
+            );
+        }
+        let f = spec.flags;
+        for (at, flag) in [
+            (f.left, b'-'),
+            (f.plus, b'+'),
+            (f.space, b' '),
+            (f.alt, b'#'),
+            (f.thousands, b'\''),
+        ] {
+            if let Some(at) = at {
+                self.push(
+                    Some(at),
+                    None,
+                    FindingKind::Vvl(VvlLimit::Flag),
+                    format!(
+                        "flag '{}' in '{text}': VVL's debug printf takes only the '0' flag; \
+                         {skipped}",
+                        flag as char
+                    ),
+                    Some(format!("remove the '{}' flag", flag as char)),
+                );
+            }
+        }
+        for (amount, at) in [
+            (spec.width, spec.width_at),
+            (spec.precision, spec.precision_at),
+        ] {
+            if let Some(Amount::Star(_)) = amount {
+                self.push(
+                    Some(at),
+                    None,
+                    FindingKind::Vvl(VvlLimit::Star),
+                    format!("'*' in '{text}': VVL's debug printf has no '*' width or precision"),
+                    Some("write the width or precision as digits".to_string()),
+                );
+            }
+        }
+        if let Some(n) = spec.vector {
+            if !(2..=4).contains(&n) {
+                self.push(
+                    Some(spec.vector_at),
+                    None,
+                    FindingKind::Vvl(VvlLimit::VectorSize),
+                    format!(
+                        "vector size {n} in '{text}': VVL prints vectors of 2, 3 or 4; {skipped}"
+                    ),
+                    Some("write %v2, %v3 or %v4".to_string()),
+                );
+            }
+        }
+        let (limit, message, fix) = match spec.length {
+            Len::None => return,
+            Len::L if spec.ul_alias => (
+                VvlLimit::UlAlias,
+                format!(
+                    "'{text}' is VVL's alias of '%lx' (a 64-bit integer in hex); C reads it as \
+                     '%u' followed by the letter 'l'"
+                ),
+                "write '%lx'".to_string(),
+            ),
+            Len::L if is_float(c) => (
+                VvlLimit::LongFloat,
+                format!(
+                    "'l' in '{text}': VVL prints 16-, 32- and 64-bit floats with '%{}', and \
+                     documents '%l{}' as unsupported",
+                    show(c),
+                    show(c)
+                ),
+                "remove the 'l'".to_string(),
+            ),
+            Len::L if is_int(c) => return,
+            Len::Ll if is_int(c) => (
+                VvlLimit::LongLong,
+                format!("'ll' in '{text}': VVL's 64-bit length is 'l'"),
+                "write 'l' for 'll'".to_string(),
+            ),
+            _ => (
+                VvlLimit::Length,
+                format!(
+                    "length modifier '{}' in '{text}': VVL's only length is 'l' on integer \
+                     conversions (8- and 16-bit values print with the 32-bit conversions); \
+                     {skipped}",
+                    spec.length.text()
+                ),
+                format!("remove the length modifier '{}'", spec.length.text()),
+            ),
+        };
+        self.push(
+            Some(spec.length_at),
+            None,
+            FindingKind::Vvl(limit),
+            message,
+            Some(fix),
+        );
     }
 
     /// The GPU dialect's own warnings for one conversion.
@@ -1038,6 +1245,21 @@ impl Checker<'_> {
             _ => ArgClass::Unsigned,
         };
         let clang_vectors = vector && self.rules.clang_vector_types;
+        if self.rules.vvl {
+            return match c {
+                c if is_int(c) => Expect::Int {
+                    bits: if matches!(spec.length, Len::L | Len::Ll) {
+                        64
+                    } else {
+                        32
+                    },
+                    class,
+                },
+                c if is_float(c) => Expect::AnyFloat,
+                b'p' => Expect::Pointer(class),
+                _ => Expect::Unchecked,
+            };
+        }
         match c {
             b'c' => match spec.length {
                 Len::None | Len::L | Len::W => Expect::Int { bits: 32, class },
@@ -1121,7 +1343,7 @@ impl Checker<'_> {
             Some(index),
             kind,
             format!("format specifies type '{expected}' but the argument has type '{got}'"),
-            suggestion(spec, self.bytes, got)
+            suggestion(spec, self.bytes, got, self.rules.vvl)
                 .map(|s| format!("write '{s}' for an argument of type '{got}'")),
         );
     }
@@ -1139,8 +1361,9 @@ impl Checker<'_> {
                 ScalarType::Int(b) => {
                     let b = u32::from(b);
                     // Varargs promote anything narrower than int to int, and the callee
-                    // narrows again for `hh` and `h`; vector elements are passed as they are.
-                    let fits = if vector {
+                    // narrows again for `hh` and `h`; vector elements are passed as they are
+                    // (VVL widens 8- and 16-bit components too).
+                    let fits = if vector && !self.rules.vvl {
                         b == bits
                     } else if bits <= 32 {
                         b <= 32
@@ -1172,6 +1395,17 @@ impl Checker<'_> {
                         got,
                     })
                 }
+                None => Some(FindingKind::Class {
+                    expected: ArgClass::Float,
+                    got,
+                }),
+            },
+            Expect::AnyFloat => match element.float_bits() {
+                Some(16 | 32 | 64) => None,
+                Some(_) => Some(FindingKind::Width {
+                    expected_bits: 64,
+                    got,
+                }),
                 None => Some(FindingKind::Class {
                     expected: ArgClass::Float,
                     got,
@@ -1240,6 +1474,7 @@ impl Checker<'_> {
                     format!("unsigned {base}")
                 }
             }
+            Expect::AnyFloat => "float".to_string(),
             Expect::Float { bits } => match bits {
                 16 => "half",
                 32 => "float",
@@ -1280,7 +1515,7 @@ impl Checker<'_> {
 }
 
 /// The conversion, with this spec's flags, width and precision, that prints `got`.
-fn suggestion(spec: &RawSpec, bytes: &[u8], got: ArgType) -> Option<String> {
+fn suggestion(spec: &RawSpec, bytes: &[u8], got: ArgType, vvl: bool) -> Option<String> {
     let keep_end = if spec.vector.is_some() {
         spec.vector_at
     } else {
@@ -1293,6 +1528,23 @@ fn suggestion(spec: &RawSpec, bytes: &[u8], got: ArgType) -> Option<String> {
         ArgType::Vector { len, element } => (format!("v{len}"), element),
     };
     let in_vector = !vector.is_empty();
+    if vvl {
+        // VVL's spellings: `l` for 64-bit integers only; every float width prints with `%f`.
+        let tail = match element {
+            ScalarType::Int(bits) => {
+                let conversion = if is_int(c) { c } else { b'd' };
+                let length = if bits == 64 { "l" } else { "" };
+                format!("{length}{}", conversion as char)
+            }
+            ScalarType::Ptr if !in_vector => "p".to_string(),
+            ScalarType::Half | ScalarType::Float | ScalarType::Double => {
+                let conversion = if is_float(c) { c } else { b'f' };
+                (conversion as char).to_string()
+            }
+            _ => return None,
+        };
+        return Some(format!("{head}{vector}{tail}"));
+    }
     let tail = match element {
         ScalarType::Int(bits) => {
             let conversion = if is_int(c) || (c == b'c' && bits <= 32 && !in_vector) {

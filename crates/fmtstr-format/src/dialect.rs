@@ -1,8 +1,8 @@
 //! Dialects: which printf the checker judges a format against.
 //!
 //! One checker serves every dialect; a dialect is a set of [`Rules`] that switch parts of the
-//! grammar and of the argument matching on or off. Adding a dialect (the Vulkan validation
-//! layers' grammar, `vvl`, is the next one) means one more [`Dialect`] variant and its `Rules`.
+//! grammar and of the argument matching on or off. Adding a dialect means one more [`Dialect`]
+//! variant and its `Rules`.
 
 use std::fmt;
 use std::str::FromStr;
@@ -23,11 +23,21 @@ pub enum Dialect {
     /// cannot be parsed at all is an error.
     #[default]
     Gpu,
+    /// The Vulkan validation layers' debug printf (what `debugPrintfEXT` and HLSL's `printf` in
+    /// SPIR-V print through): `%[0][width][.precision][vN]specifier`, specifiers
+    /// `d i o u x X a A e E f F g G p`, `%v2`..`%v4` vectors printed with ", ", `l` only for
+    /// 64-bit integers (`%lu %lx %ld`, and VVL's own `%ul` for `%lx`), floats of 16, 32 and 64
+    /// bits all with `%f` (not `%lf`), 8- and 16-bit integers and booleans with the 32-bit
+    /// specifiers. No `%s` or `%c`, no `-`, `+`, space, `#` or `'` flags, no `*`, no `h`, `hh`,
+    /// `ll`, `j`, `z`, `t` or `L`, no positions: what VVL rejects (it skips the call) is an
+    /// error, what it prints oddly a warning. Read from VVL's docs/debug_printf.md and its
+    /// instrumentation pass's format check (DEBUG-PRINTF-FORMATTING).
+    Vvl,
 }
 
 impl Dialect {
     /// Every dialect, in the order `--help` lists them.
-    pub const ALL: [Dialect; 3] = [Dialect::C, Dialect::OpenCl, Dialect::Gpu];
+    pub const ALL: [Dialect; 4] = [Dialect::C, Dialect::OpenCl, Dialect::Gpu, Dialect::Vvl];
 
     /// The dialect's name on the command line.
     pub fn name(self) -> &'static str {
@@ -35,6 +45,7 @@ impl Dialect {
             Dialect::C => "c",
             Dialect::OpenCl => "opencl",
             Dialect::Gpu => "gpu",
+            Dialect::Vvl => "vvl",
         }
     }
 
@@ -49,6 +60,7 @@ impl Dialect {
             gpu_findings: false,
             max_arguments: None,
             unparseable_is_error: false,
+            vvl: false,
         };
         match self {
             Dialect::C => clang,
@@ -67,6 +79,14 @@ impl Dialect {
                 gpu_findings: true,
                 max_arguments: Some(CUDA_MAX_ARGUMENTS),
                 unparseable_is_error: true,
+                vvl: false,
+            },
+            Dialect::Vvl => Rules {
+                vectors: true,
+                long_double_is_double: true,
+                unparseable_is_error: true,
+                vvl: true,
+                ..clang
             },
         }
     }
@@ -95,6 +115,8 @@ pub(crate) struct Rules {
     pub max_arguments: Option<usize>,
     /// An invalid or incomplete conversion is an error rather than a warning.
     pub unparseable_is_error: bool,
+    /// The Vulkan validation layers' grammar and argument rules ([`Dialect::Vvl`]).
+    pub vvl: bool,
 }
 
 impl fmt::Display for Dialect {
@@ -105,7 +127,7 @@ impl fmt::Display for Dialect {
 
 /// A dialect name that is not one of [`Dialect::ALL`].
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("unknown dialect `{0}`; expected one of c, opencl, gpu")]
+#[error("unknown dialect `{0}`; expected one of c, opencl, gpu, vvl")]
 pub struct UnknownDialect(pub String);
 
 impl FromStr for Dialect {

@@ -7,7 +7,8 @@
 //!
 //! Check a call's argument types (LLVM IR spellings) with [`check_format`] in a [`Dialect`]:
 //! `C` and `OpenCl` say what clang 19's `-Wformat` says, `Gpu` (the default, and what [`check`]
-//! uses) adds what GPU printf cannot print. The checker reads formats its own lenient way, the
+//! uses) adds what GPU printf cannot print, and `Vvl` judges by the Vulkan validation layers'
+//! debug printf (the grammar of `debugPrintfEXT` in SPIR-V shaders). The checker reads formats its own lenient way, the
 //! way clang does, so it judges formats the renderer refuses (`%n`, `%1$d`, `%'d`) and reports
 //! every finding, each with its byte offset and a fix.
 //!
@@ -46,7 +47,7 @@ mod scan;
 mod spec;
 
 pub use check::{
-    check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity,
+    check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity, VvlLimit,
 };
 pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
 pub use format::{before_nul, ArgSlot, Format, Piece};

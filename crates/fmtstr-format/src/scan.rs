@@ -101,6 +101,8 @@ pub(crate) struct RawSpec {
     pub length_at: usize,
     pub conversion: u8,
     pub conversion_at: usize,
+    /// VVL's `%ul` (its alias of `%lx`): the `l` follows the conversion.
+    pub ul_alias: bool,
 }
 
 /// What the scanner found next.
@@ -312,9 +314,17 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
         return (Event::Nul { at: i }, end);
     }
     let conversion_at = i;
+    // VVL reads `%ul` as a 64-bit unsigned integer printed in hex.
+    let ul_alias =
+        rules.vvl && bytes[i] == b'u' && length == Len::None && bytes.get(i + 1) == Some(&b'l');
+    let (length, length_at, end) = if ul_alias {
+        (Len::L, i + 1, i + 2)
+    } else {
+        (length, length_at, i + 1)
+    };
     let spec = RawSpec {
         start,
-        end: i + 1,
+        end,
         position,
         flags,
         width,
@@ -327,6 +337,7 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
         length_at,
         conversion: bytes[i],
         conversion_at,
+        ul_alias,
     };
-    (Event::Spec(spec), i + 1)
+    (Event::Spec(spec), end)
 }

@@ -325,9 +325,10 @@ fn dialects_have_names() {
     assert_eq!("c".parse::<Dialect>(), Ok(Dialect::C));
     assert_eq!("gpu".parse::<Dialect>(), Ok(Dialect::Gpu));
     assert_eq!(Dialect::default(), Dialect::Gpu);
+    assert_eq!("vvl".parse::<Dialect>(), Ok(Dialect::Vvl));
     assert_eq!(
-        "vvl".parse::<Dialect>().unwrap_err().to_string(),
-        "unknown dialect `vvl`; expected one of c, opencl, gpu"
+        "vk".parse::<Dialect>().unwrap_err().to_string(),
+        "unknown dialect `vk`; expected one of c, opencl, gpu, vvl"
     );
 }
 

@@ -21,6 +21,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod glibc;
+pub mod spirv;
 
 /// A real tool that judges fmtstr's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -36,11 +37,18 @@ pub enum Tool {
     Lld,
     Nvcc,
     Ptxas,
+    /// Khronos' GLSL/HLSL to SPIR-V compiler (Debian's glslang-tools).
+    GlslangValidator,
+    /// SPIR-V Tools (Debian's spirv-tools): the validator, disassembler and optimizer.
+    SpirvVal,
+    SpirvDis,
+    SpirvOpt,
+    SpirvLink,
 }
 
 impl Tool {
     /// Every tool, in the order `cargo xtask oracles` reports them.
-    pub const ALL: [Tool; 11] = [
+    pub const ALL: [Tool; 16] = [
         Tool::Clang,
         Tool::Llc,
         Tool::Opt,
@@ -52,6 +60,11 @@ impl Tool {
         Tool::Lld,
         Tool::Nvcc,
         Tool::Ptxas,
+        Tool::GlslangValidator,
+        Tool::SpirvVal,
+        Tool::SpirvDis,
+        Tool::SpirvOpt,
+        Tool::SpirvLink,
     ];
 
     /// The executable's file name.
@@ -68,6 +81,11 @@ impl Tool {
             Tool::Lld => "ld.lld",
             Tool::Nvcc => "nvcc",
             Tool::Ptxas => "ptxas",
+            Tool::GlslangValidator => "glslangValidator",
+            Tool::SpirvVal => "spirv-val",
+            Tool::SpirvDis => "spirv-dis",
+            Tool::SpirvOpt => "spirv-opt",
+            Tool::SpirvLink => "spirv-link",
         }
     }
 
@@ -76,10 +94,24 @@ impl Tool {
         matches!(self, Tool::Nvcc | Tool::Ptxas)
     }
 
+    /// Whether the tool is one of the SPIR-V tools (glslang-tools and spirv-tools).
+    pub fn is_spirv(self) -> bool {
+        matches!(
+            self,
+            Tool::GlslangValidator
+                | Tool::SpirvVal
+                | Tool::SpirvDis
+                | Tool::SpirvOpt
+                | Tool::SpirvLink
+        )
+    }
+
     /// The directory the tool is looked up in.
     pub fn directory(self) -> PathBuf {
         if self.is_nvidia() {
             cuda_dir().join("nvidia/cu13/bin")
+        } else if self.is_spirv() {
+            spirv_bindir()
         } else {
             llvm_bindir()
         }
@@ -128,6 +160,13 @@ pub fn llvm_bindir() -> PathBuf {
     std::env::var_os("FMTSTR_LLVM_BINDIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-19/bin"))
+}
+
+/// Where glslang-tools and spirv-tools live: `$FMTSTR_SPIRV_BINDIR`, else Debian's `/usr/bin`.
+pub fn spirv_bindir() -> PathBuf {
+    std::env::var_os("FMTSTR_SPIRV_BINDIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/usr/bin"))
 }
 
 /// Where the NVIDIA wheels are installed: `$FMTSTR_CUDA_DIR`, else `target/oracles/cuda`.
@@ -220,6 +259,7 @@ mod tests {
     fn tools_live_where_the_installer_puts_them() {
         assert!(Tool::Nvcc.path().ends_with("nvidia/cu13/bin/nvcc"));
         assert!(Tool::Llc.path().ends_with("llc"));
+        assert!(Tool::SpirvDis.path().ends_with("spirv-dis"));
         assert!(workspace_root().join("Cargo.toml").is_file());
     }
 }

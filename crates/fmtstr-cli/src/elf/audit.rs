@@ -18,16 +18,18 @@ use crate::Outcome;
 
 mod hsa_entries;
 
-/// Audit PAL ELF files and HSA code objects for format-string collisions, conflicts and mistakes.
+/// Audit PAL ELF files, HSA code objects and SPIR-V modules for format-string collisions,
+/// conflicts and mistakes.
 ///
 /// Walks every PATH (files, and directories recursively; in a directory only files that start
-/// with the ELF magic are read) in parallel and reports:
+/// with the ELF or the SPIR-V magic are read) in parallel and reports:
 ///   collision   one ID with different strings, within a file or across files
 ///   conflict    one ID and string with different argument counts or 64-bit masks
 ///   arguments   an argument count or 64-bit mask that the format string contradicts, or a
 ///               format string that does not parse
-///   malformed   a file whose ELF structure or PAL metadata cannot be read, or an
-///               amdhsa.printf entry that is not `ID:N:SIZE1:...:SIZEN:FORMAT`
+///   malformed   a file whose ELF structure or PAL metadata cannot be read, an amdhsa.printf
+///               entry that is not `ID:N:SIZE1:...:SIZEN:FORMAT`, or a SPIR-V module that is
+///               damaged or whose DebugPrintf calls have no table entry
 ///   unfolded    a linked file with several metadata notes (one per linked object): the
 ///               post-link step `fmtstr merge FILE --in-place` has not run. Each note is
 ///               audited as a source of its own, named by its file offset.
@@ -45,6 +47,10 @@ mod hsa_entries;
 /// HSA code objects (OpenCL/HIP) are audited with them: their amdhsa.printf entries' argument
 /// sizes against the format, and IDs given twice within one code object (IDs restart at 1 in
 /// every module, so equal IDs in two files are not collisions).
+///
+/// A SPIR-V module's table is the one `fmtstr dump` shows for it: what `fmtstr lower --stage
+/// buffer` would write for its NonSemantic.DebugPrintf calls (one entry per format and argument
+/// layout), so a format printed with different widths in two shaders is a conflict.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr audit shader-cache/                      text, one finding per line
@@ -390,7 +396,8 @@ fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
 }
 
 fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> FileResult {
-    if !input.named && !bytes.starts_with(b"\x7fELF") {
+    let spirv = crate::spirv::is_spirv(bytes);
+    if !input.named && !spirv && !bytes.starts_with(b"\x7fELF") {
         return FileResult::Skipped;
     }
     let file_location = || Location {
@@ -414,6 +421,29 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
         }],
         aborts: 0,
     };
+    if spirv {
+        let table = match crate::spirv::audit_table(bytes) {
+            Ok(table) => table,
+            Err(error) => return malformed(error),
+        };
+        let mut records = Vec::new();
+        let mut findings = Vec::new();
+        if let Some(table) = &table {
+            let source = Source {
+                file,
+                path: &input.path,
+                note: 0,
+                note_offset: None,
+            };
+            audit_table(&source, table, verify_ids, &mut records, &mut findings);
+        }
+        return FileResult::Audited {
+            records,
+            findings,
+            aborts: 0,
+            hsa_strings: 0,
+        };
+    }
     // Each metadata note is a source of its own: a linked file that the post-link step has
     // not folded has one per linked object.
     let (linked, documents) = match LinkedElf::parse(bytes).and_then(|elf| {
@@ -458,55 +488,81 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             continue;
         };
         aborts += table.aborts.len();
-        findings.extend(check_aborts(&input.path, note_offset, table));
-        records.reserve(table.entries.len());
-        for (index, entry) in table.entries.iter().enumerate() {
-            let string = string_hash(entry.bytes());
-            let layout = layout_hash(entry.argument_count(), entry.mask());
-            records.push(Record {
-                id: entry.id().get(),
-                string,
-                layout,
-                file,
-                note: number as u32,
-                index: index as u32,
-            });
-            if let Some(message) = check_arguments(entry) {
-                findings.push(Finding {
-                    kind: Kind::Arguments,
-                    id: Some(entry.id().get()),
-                    hex: Some(format!("{:#}", entry.id())),
-                    message: format!(
-                        "ID {:#} (\"{}\"): {message}",
-                        entry.id(),
-                        escape::escape(entry.bytes())
-                    ),
-                    locations: vec![location(&input.path, note_offset, index, entry)],
-                });
-            }
-            if verify_ids {
-                let expected = FormatId::of(entry.bytes());
-                if expected != entry.id() {
-                    findings.push(Finding {
-                        kind: Kind::Id,
-                        id: Some(entry.id().get()),
-                        hex: Some(format!("{:#}", entry.id())),
-                        message: format!(
-                            "ID {:#} of \"{}\" is not fmtstr's ID for that string ({expected:#})",
-                            entry.id(),
-                            escape::escape(entry.bytes())
-                        ),
-                        locations: vec![location(&input.path, note_offset, index, entry)],
-                    });
-                }
-            }
-        }
+        let source = Source {
+            file,
+            path: &input.path,
+            note: number as u32,
+            note_offset,
+        };
+        audit_table(&source, table, verify_ids, &mut records, &mut findings);
     }
     FileResult::Audited {
         records,
         findings,
         aborts,
         hsa_strings,
+    }
+}
+
+/// Where a table comes from: a file, and the metadata note within it.
+struct Source<'p> {
+    file: u32,
+    path: &'p Path,
+    note: u32,
+    /// The note's file offset, when the file has several.
+    note_offset: Option<u64>,
+}
+
+/// One table's records and its own findings (arguments, IDs, shader-abort entries).
+fn audit_table(
+    source: &Source<'_>,
+    table: &Table<'_>,
+    verify_ids: bool,
+    records: &mut Vec<Record>,
+    findings: &mut Vec<Finding>,
+) {
+    findings.extend(check_aborts(source.path, source.note_offset, table));
+    records.reserve(table.entries.len());
+    for (index, entry) in table.entries.iter().enumerate() {
+        let string = string_hash(entry.bytes());
+        let layout = layout_hash(entry.argument_count(), entry.mask());
+        records.push(Record {
+            id: entry.id().get(),
+            string,
+            layout,
+            file: source.file,
+            note: source.note,
+            index: index as u32,
+        });
+        if let Some(message) = check_arguments(entry) {
+            findings.push(Finding {
+                kind: Kind::Arguments,
+                id: Some(entry.id().get()),
+                hex: Some(format!("{:#}", entry.id())),
+                message: format!(
+                    "ID {:#} (\"{}\"): {message}",
+                    entry.id(),
+                    escape::escape(entry.bytes())
+                ),
+                locations: vec![location(source.path, source.note_offset, index, entry)],
+            });
+        }
+        if verify_ids {
+            let expected = FormatId::of(entry.bytes());
+            if expected != entry.id() {
+                findings.push(Finding {
+                    kind: Kind::Id,
+                    id: Some(entry.id().get()),
+                    hex: Some(format!("{:#}", entry.id())),
+                    message: format!(
+                        "ID {:#} of \"{}\" is not fmtstr's ID for that string ({expected:#})",
+                        entry.id(),
+                        escape::escape(entry.bytes())
+                    ),
+                    locations: vec![location(source.path, source.note_offset, index, entry)],
+                });
+            }
+        }
     }
 }
 
@@ -544,7 +600,10 @@ fn check_aborts(file: &Path, note: Option<u64>, table: &Table<'_>) -> Vec<Findin
 fn skipped_note(report: &Report) -> String {
     let mut notes = Vec::new();
     if report.skipped > 0 {
-        notes.push(format!("{} non-ELF files skipped", report.skipped));
+        notes.push(format!(
+            "{} files skipped: neither ELF nor SPIR-V",
+            report.skipped
+        ));
     }
     if report.abort_entries > 0 {
         notes.push(format!(
@@ -851,11 +910,18 @@ impl TableCache {
             .entry(record.file)
             .or_insert_with(|| std::fs::read(&input.path).ok());
         let bytes = bytes.as_deref()?;
-        let linked = LinkedElf::parse(bytes).ok()?;
-        let note = record.note as usize;
-        let note_offset =
-            (linked.notes().len() > 1).then(|| linked.notes()[note].note.start as u64);
-        let table: Table<'_> = linked.document(note).ok()?.take_format_strings()?;
+        let (table, note_offset): (Table<'_>, _) = if crate::spirv::is_spirv(bytes) {
+            (crate::spirv::audit_table(bytes).ok()??, None)
+        } else {
+            let linked = LinkedElf::parse(bytes).ok()?;
+            let note = record.note as usize;
+            let note_offset =
+                (linked.notes().len() > 1).then(|| linked.notes()[note].note.start as u64);
+            (
+                linked.document(note).ok()?.take_format_strings()?,
+                note_offset,
+            )
+        };
         let entry = table.entries.get(record.index as usize)?;
         Some(location(
             &input.path,

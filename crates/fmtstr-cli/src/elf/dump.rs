@@ -11,7 +11,8 @@ use serde_json::{json, Value as Json};
 use crate::output::print_json;
 use crate::Outcome;
 
-/// Print the amdpal.format_strings table of PAL ELF files (and HSA code objects' amdhsa.printf).
+/// Print the amdpal.format_strings table of PAL ELF files (HSA code objects' amdhsa.printf, and
+/// the table SPIR-V modules' DebugPrintf calls would get).
 ///
 /// For each FILE: every entry's ID (hex and decimal), argument count, 64-bit argument mask (hex
 /// words, bit i set when argument i is 64 bits wide) and format string (as a C literal); then
@@ -23,6 +24,11 @@ use crate::Outcome;
 /// code objects (OpenCL/HIP) show their amdhsa.printf entries: ID, argument count, the bytes
 /// each argument takes in the printf buffer, and the format. A file that is not a readable
 /// ELF, or whose metadata is broken, is an error (exit 2).
+///
+/// A SPIR-V module (recognised by its magic number, either byte order) gets the table that
+/// `fmtstr lower --target amdgpu --stage buffer` would write for its NonSemantic.DebugPrintf
+/// calls (debugPrintfEXT in GLSL, printf in HLSL), and its call sites: byte offset, source line
+/// (OpLine or DebugLine), function, the entry points that reach it.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr dump shader.elf                 the table as text
@@ -30,13 +36,14 @@ use crate::Outcome;
   fmtstr dump linked.elf                 one table per metadata note, \"(note at 0x630)\"
   fmtstr dump k.o                        an OpenCL code object's amdhsa.printf entries
   fmtstr dump --all shader.elf           the whole PAL metadata document as JSON
+  fmtstr dump shader.spv                 a Vulkan shader's DebugPrintf formats and call sites
   fmtstr dump --json a.elf | jq '.[0].format_strings' > t.json
                                          a table that `fmtstr embed --strings t.json` reads
 
 JSON output follows schemas/dump.schema.json; a table is the JSON-ified amdpal.format_strings
 map of schemas/format-strings.schema.json.")]
 pub struct Args {
-    /// PAL ELF files.
+    /// PAL ELF files or SPIR-V modules.
     #[arg(required = true, value_name = "FILE")]
     files: Vec<PathBuf>,
     /// Print JSON (schemas/dump.schema.json) instead of text.
@@ -53,6 +60,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut text = String::new();
     for path in &args.files {
         let bytes = super::read(path)?;
+        if crate::spirv::is_spirv(&bytes) {
+            crate::spirv::dump(path, &bytes, args.json, args.all, &mut reports, &mut text)?;
+            continue;
+        }
         let (linked, documents) = super::parse_linked(path, &bytes)?;
         let file = path.display().to_string();
         // A linked file (one note per linked object) is shown note by note, each labelled by

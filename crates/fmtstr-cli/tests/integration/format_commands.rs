@@ -362,9 +362,11 @@ fn check_dialects_warn_refuse_and_fix() {
         "{}",
         output.stderr
     );
-    let output = run(["check", "--dialect", "vvl", "%d"]).expect_code(2);
+    let output = run(["check", "--dialect", "vk", "%d"]).expect_code(2);
     assert!(
-        output.stderr.contains("expected one of c, opencl, gpu"),
+        output
+            .stderr
+            .contains("expected one of c, opencl, gpu, vvl"),
         "{}",
         output.stderr
     );
