@@ -12,9 +12,20 @@ use fmtstr_oracles::{cuda_dir, find, Tool};
 
 use crate::{measure, process};
 
-/// LLVM 19, GNU time for the benchmarks' peak-memory figures, and CMake for the post-link
-/// recipe's test (samples/cmake).
-const APT_PACKAGES: [&str; 5] = ["llvm-19", "clang-19", "lld-19", "time", "cmake"];
+/// LLVM 19, GNU time for the benchmarks' peak-memory figures, CMake for the post-link recipe's
+/// test (samples/cmake), and what the C library's tests use:
+/// g++, pkg-config and valgrind (`cargo xtask capi test`), python3-venv (`cargo xtask wheel`).
+const APT_PACKAGES: [&str; 9] = [
+    "llvm-19",
+    "clang-19",
+    "lld-19",
+    "time",
+    "cmake",
+    "g++",
+    "pkg-config",
+    "valgrind",
+    "python3-venv",
+];
 const CUDA_WHEELS: [&str; 4] = [
     "nvidia-cuda-nvcc",
     "nvidia-nvvm",
@@ -37,9 +48,12 @@ fn missing(nvidia: bool) -> Vec<Tool> {
 
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
-    let cmake = Command::new("cmake").arg("--version").output().is_ok();
-    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && cmake {
-        eprintln!("LLVM 19, GNU time and CMake: already installed");
+    let runs = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+    let others = ["cmake", "g++", "pkg-config", "valgrind"]
+        .into_iter()
+        .all(runs);
+    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && others {
+        eprintln!("LLVM 19, GNU time, CMake, g++, pkg-config and valgrind: already installed");
         return Ok(());
     }
     eprintln!("LLVM 19: missing {missing:?}; installing {APT_PACKAGES:?}");
