@@ -30,6 +30,9 @@ extern "C" {
  * fmtstr's 48-bit ID of a format string (the bytes as given, no trailing NUL).
  *
  * Returns 0 (never an ID: 0 is reserved) when `string` is NULL and `len` is not 0.
+ *
+ * # Safety
+ * `string` is NULL or valid for `len` bytes.
  */
 uint64_t fmtstr_hash(const uint8_t *string, size_t len);
 

@@ -26,8 +26,11 @@ pub const FMTSTR_BAD_INPUT: c_int = 2;
 /// fmtstr's 48-bit ID of a format string (the bytes as given, no trailing NUL).
 ///
 /// Returns 0 (never an ID: 0 is reserved) when `string` is NULL and `len` is not 0.
+///
+/// # Safety
+/// `string` is NULL or valid for `len` bytes.
 #[no_mangle]
-pub extern "C" fn fmtstr_hash(string: *const u8, len: usize) -> u64 {
+pub unsafe extern "C" fn fmtstr_hash(string: *const u8, len: usize) -> u64 {
     catch_unwind(|| {
         // SAFETY: the caller lends `len` readable bytes at `string` (checked for NULL).
         match unsafe { slice(string, len) } {

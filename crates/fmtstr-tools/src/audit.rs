@@ -454,7 +454,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             continue;
         };
         aborts += table.aborts.len();
-        findings.extend(check_aborts(&input.path, note_offset, &table));
+        findings.extend(check_aborts(&input.path, note_offset, table));
         records.reserve(table.entries.len());
         for (index, entry) in table.entries.iter().enumerate() {
             let string = string_hash(entry.bytes());
