@@ -74,7 +74,7 @@ pub unsafe extern "C" fn fmtstr_decode(
         }
     }
     let result = catch_unwind(AssertUnwindSafe(
-        || -> Result<(Vec<u8>, Vec<u8>), String> {
+        || -> Result<(MallocText, Vec<u8>), String> {
             if text.is_null() {
                 return Err("text is NULL: pass the address of a char * for the text".into());
             }
@@ -92,7 +92,9 @@ pub unsafe extern "C" fn fmtstr_decode(
                 output: Output::Text,
                 ..Options::default()
             };
-            let mut out = Vec::new();
+            // The text is written straight into memory from malloc that the caller gets: no
+            // copy of a text that can be gigabytes.
+            let mut out = MallocText::default();
             let mut warned = Vec::new();
             fmtstr_tools::decode::decode(
                 &Source::Bytes {
@@ -113,10 +115,14 @@ pub unsafe extern "C" fn fmtstr_decode(
     unsafe {
         match result {
             Ok(Ok((out, warned))) => {
+                let Some((pointer, len)) = out.into_c_string() else {
+                    set(error, b"out of memory");
+                    return FMTSTR_BAD_INPUT;
+                };
                 if !text_len.is_null() {
-                    *text_len = out.len();
+                    *text_len = len;
                 }
-                *text = c_string(&out);
+                *text = pointer;
                 if !warned.is_empty() {
                     set(warnings, &warned);
                 }
@@ -300,6 +306,77 @@ fn panicked(panic: &Box<dyn std::any::Any + Send>) -> String {
         .or_else(|| panic.downcast_ref::<String>().cloned())
         .unwrap_or_default();
     format!("internal error (a bug in fmtstr, please report it): {what}")
+}
+
+/// A growing text in memory from `malloc`, handed to C without a copy. A failed allocation is
+/// an `OutOfMemory` write error (never an abort).
+#[derive(Debug, Default)]
+struct MallocText {
+    pointer: Option<std::ptr::NonNull<u8>>,
+    len: usize,
+    capacity: usize,
+}
+
+impl MallocText {
+    /// Makes room for `additional` more bytes (and a NUL).
+    fn reserve(&mut self, additional: usize) -> std::io::Result<()> {
+        let needed = self
+            .len
+            .checked_add(additional)
+            .and_then(|n| n.checked_add(1))
+            .ok_or(std::io::ErrorKind::OutOfMemory)?;
+        if needed <= self.capacity {
+            return Ok(());
+        }
+        let capacity = needed.max(self.capacity.saturating_mul(2)).max(4096);
+        let old = self.pointer.map_or(std::ptr::null_mut(), |p| p.as_ptr());
+        // SAFETY: `old` is NULL or this object's own allocation from malloc/realloc.
+        let grown = unsafe { libc::realloc(old.cast(), capacity) }.cast::<u8>();
+        let grown = std::ptr::NonNull::new(grown).ok_or(std::io::ErrorKind::OutOfMemory)?;
+        self.pointer = Some(grown);
+        self.capacity = capacity;
+        Ok(())
+    }
+
+    /// The NUL-terminated text and its length without the NUL; `None` when out of memory.
+    fn into_c_string(mut self) -> Option<(*mut c_char, usize)> {
+        self.reserve(0).ok()?;
+        let pointer = self.pointer.take()?.as_ptr();
+        // SAFETY: `reserve` left room for the NUL after `len` bytes.
+        unsafe { *pointer.add(self.len) = 0 };
+        Some((pointer.cast(), self.len))
+    }
+}
+
+impl std::io::Write for MallocText {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.reserve(bytes.len())?;
+        if let Some(pointer) = self.pointer {
+            // SAFETY: `reserve` made room for `bytes.len()` more bytes after `len`.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    pointer.as_ptr().add(self.len),
+                    bytes.len(),
+                )
+            };
+            self.len += bytes.len();
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for MallocText {
+    fn drop(&mut self) {
+        if let Some(pointer) = self.pointer.take() {
+            // SAFETY: our own allocation, not handed out (`into_c_string` takes it).
+            unsafe { libc::free(pointer.as_ptr().cast()) };
+        }
+    }
 }
 
 /// `bytes` in memory from `malloc`, with a NUL after them when `nul`; NULL when out of memory.
