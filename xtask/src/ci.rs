@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::{corpus, corpus_llvm, oracles, process};
+use crate::{capi, corpus, corpus_llvm, oracles, process, wheel};
 
 pub fn run() -> anyhow::Result<()> {
     let root = process::root();
@@ -25,6 +25,8 @@ pub fn run() -> anyhow::Result<()> {
         "-D",
         "warnings",
     ]))?;
+    // The committed C header must be what the sources give (cheap: before the build).
+    capi::header(true)?;
     oracles::run()?;
     corpus::run()?;
     corpus_llvm::run()?;
@@ -39,6 +41,10 @@ pub fn run() -> anyhow::Result<()> {
             .args(["test", "--workspace", "--doc", "--locked"])
             .env("CI", "true"),
     )?;
+    // The C library from C and C++ (gcc, clang-19; shared, static) against the CLI, and
+    // valgrind; then the Python wheel and its pytest suite against the CLI.
+    capi::test()?;
+    wheel::run(true)?;
     eprintln!("xtask ci: everything passed");
     Ok(())
 }

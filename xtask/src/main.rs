@@ -9,6 +9,7 @@ mod bench_elf;
 mod bench_format;
 mod bench_ir;
 mod bench_lower;
+mod capi;
 mod ci;
 mod corpus;
 mod corpus_llvm;
@@ -20,6 +21,7 @@ mod oracles;
 mod process;
 mod samples;
 mod spirv_samples;
+mod wheel;
 
 #[derive(Parser)]
 #[command(about = "fmtstr's developer tasks", long_about = None)]
@@ -52,6 +54,32 @@ enum Task {
         #[command(subcommand)]
         which: Bench,
     },
+    /// Build the Python wheel (maturin, in target/python-venv); --test runs its pytest suite.
+    Wheel {
+        #[arg(long)]
+        test: bool,
+    },
+    /// The C library: its header, install tree and tests.
+    Capi {
+        #[command(subcommand)]
+        which: Capi,
+    },
+}
+
+#[derive(Subcommand)]
+enum Capi {
+    /// Generate crates/fmtstr-capi/include/fmtstr.h with cbindgen (--check: fail if stale).
+    Header {
+        #[arg(long)]
+        check: bool,
+    },
+    /// Build libfmtstr and install lib/, include/ and lib/pkgconfig/fmtstr.pc under PREFIX.
+    Install {
+        #[arg(long, value_name = "PREFIX")]
+        prefix: Option<std::path::PathBuf>,
+    },
+    /// C and C++ programs (gcc, clang-19; shared, static) against the CLI, and valgrind.
+    Test,
 }
 
 #[derive(Subcommand)]
@@ -86,6 +114,12 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Task::LlvmSource => llvm_source::run(),
+        Task::Wheel { test } => wheel::run(test),
+        Task::Capi { which } => match which {
+            Capi::Header { check } => capi::header(check),
+            Capi::Install { prefix } => capi::install(prefix).map(drop),
+            Capi::Test => capi::test(),
+        },
         Task::Bench { which } => match which {
             Bench::Format { entries } => bench_format::run(entries),
             Bench::Decode => bench_decode::run(),

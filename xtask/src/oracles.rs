@@ -15,9 +15,10 @@ use crate::{measure, process};
 
 /// LLVM 19, GNU time for the benchmarks' peak-memory figures, CMake for the post-link recipe's
 /// test (samples/cmake), the SPIR-V tools (glslang's compiler, spirv-val, spirv-dis, spirv-opt)
-/// that judge the SPIR-V reader, and Vulkan on the CPU (the loader, the validation layers' debug
-/// printf, Mesa's lavapipe) for its end-to-end test.
-const APT_PACKAGES: [&str; 10] = [
+/// that judge the SPIR-V reader, Vulkan on the CPU (the loader, the validation layers' debug
+/// printf, Mesa's lavapipe) for its end-to-end test, and what the C library's tests use:
+/// g++, pkg-config and valgrind (`cargo xtask capi test`), python3-venv (`cargo xtask wheel`).
+const APT_PACKAGES: [&str; 14] = [
     "llvm-19",
     "clang-19",
     "lld-19",
@@ -28,6 +29,10 @@ const APT_PACKAGES: [&str; 10] = [
     "libvulkan-dev",
     "vulkan-validationlayers",
     "mesa-vulkan-drivers",
+    "g++",
+    "pkg-config",
+    "valgrind",
+    "python3-venv",
 ];
 const CUDA_WHEELS: [&str; 4] = [
     "nvidia-cuda-nvcc",
@@ -51,11 +56,15 @@ fn missing(nvidia: bool) -> Vec<Tool> {
 
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
-    let cmake = Command::new("cmake").arg("--version").output().is_ok();
+    let runs = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
+    let others = ["cmake", "g++", "pkg-config", "valgrind"]
+        .into_iter()
+        .all(runs);
     let lavapipe = fmtstr_oracles::spirv::lavapipe_installed();
-    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && cmake && lavapipe {
+    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && others && lavapipe {
         eprintln!(
-            "LLVM 19, GNU time, CMake, the SPIR-V tools and Vulkan on lavapipe: already installed"
+            "LLVM 19, GNU time, CMake, g++, pkg-config, valgrind, the SPIR-V tools and Vulkan on \
+             lavapipe: already installed"
         );
         return Ok(());
     }

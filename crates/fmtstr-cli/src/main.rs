@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand};
 
 mod abi;
 mod check;
-mod decode;
+mod decode_command;
 mod diagnostics;
 mod elf;
 mod hash;
@@ -70,7 +70,7 @@ enum Command {
     Elf(elf::ElfCommand),
     Lower(lower::Args),
     Abi(abi::Args),
-    Decode(decode::Args),
+    Decode(decode_command::Args),
 }
 
 /// How a command that did not fail ended.
@@ -91,7 +91,7 @@ fn main() -> ExitCode {
         Command::Elf(command) => elf::run(command),
         Command::Lower(args) => lower::run(args),
         Command::Abi(args) => abi::run(args),
-        Command::Decode(args) => decode::run(args),
+        Command::Decode(args) => decode_command::run(args),
     };
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,

@@ -1,4 +1,5 @@
-//! The PAL ELF commands: dump, embed, merge, audit.
+//! The PAL ELF commands: dump, embed, merge, audit (their logic lives in fmtstr-tools; embed's
+//! in fmtstr-elf).
 //!
 //! Each command is a file of its own; this module holds what they share: reading inputs,
 //! naming them in errors, and choosing where output goes (`-o OUT` or `--in-place`, always
@@ -7,29 +8,30 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use fmtstr_elf::{Document, LinkedElf, PalElf};
+use fmtstr_elf::{Document, PalElf};
 
 use crate::Outcome;
 
-mod audit;
-mod dump;
+// The commands whose logic lives in fmtstr-tools: arguments and printing only.
+mod audit_command;
+mod dump_command;
 mod embed;
-mod merge;
+mod merge_command;
 
 #[derive(clap::Subcommand, Debug)]
 pub enum ElfCommand {
-    Dump(dump::Args),
+    Dump(dump_command::Args),
     Embed(embed::Args),
-    Merge(merge::Args),
-    Audit(audit::Args),
+    Merge(merge_command::Args),
+    Audit(audit_command::Args),
 }
 
 pub fn run(command: ElfCommand) -> anyhow::Result<Outcome> {
     match command {
-        ElfCommand::Dump(args) => dump::run(args),
+        ElfCommand::Dump(args) => dump_command::run(args),
         ElfCommand::Embed(args) => embed::run(args),
-        ElfCommand::Merge(args) => merge::run(args),
-        ElfCommand::Audit(args) => audit::run(args),
+        ElfCommand::Merge(args) => merge_command::run(args),
+        ElfCommand::Audit(args) => audit_command::run(args),
     }
 }
 
@@ -49,29 +51,6 @@ pub fn parse<'a>(
         .document()
         .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
     Ok((elf, document))
-}
-
-/// Parses an ELF file with any number of metadata notes and decodes each note's document;
-/// errors name the file (and the note, by the offset of its msgpack).
-pub fn parse_linked<'a>(
-    path: &Path,
-    bytes: &'a [u8],
-) -> anyhow::Result<(LinkedElf<'a>, Vec<Document<'a>>)> {
-    let elf =
-        LinkedElf::parse(bytes).map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-    let documents = elf
-        .documents()
-        .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-    Ok((elf, documents))
-}
-
-/// How findings name a metadata note: the file, and the note's offset when the file has
-/// several.
-pub fn note_name(path: &Path, note_offset: Option<usize>) -> String {
-    match note_offset {
-        Some(offset) => format!("{} (note at {offset:#x})", path.display()),
-        None => path.display().to_string(),
-    }
 }
 
 /// Where a writing command puts its result.

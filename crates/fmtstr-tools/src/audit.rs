@@ -1,11 +1,37 @@
-//! `fmtstr audit`: check PAL ELF files (a shader cache, a build tree) for format-string
-//! problems, within and across files.
+//! Audit PAL ELF files and HSA code objects (a shader cache, a build tree) for format-string
+//! problems, within and across files: what `fmtstr audit` reports, as a typed [`Report`].
+//!
+//! [`audit`] walks every path (files, and directories recursively; in a directory only files
+//! that start with the ELF magic are read) in parallel and reports (see [`Kind`]):
+//!   collision   one ID with different strings, within a file or across files
+//!   conflict    one ID and string with different argument counts or 64-bit masks
+//!   arguments   an argument count or 64-bit mask that the format string contradicts, or a
+//!               format string that does not parse
+//!   malformed   a file whose ELF structure or PAL metadata cannot be read, or an
+//!               amdhsa.printf entry that is not `ID:N:SIZE1:...:SIZEN:FORMAT`
+//!   unfolded    a linked file with several metadata notes (one per linked object): the
+//!               post-link step `fmtstr merge FILE --in-place` has not run. Each note is
+//!               audited as a source of its own, named by its file offset.
+//!   id          (with [`Options::verify_ids`]) an ID that is not fmtstr's hash of its string
+//!
+//! Shader-abort message entries (no .string) have no format string to check: only their own
+//! keys are (a valid .index, and .constants against .data_count and .constant_status, as
+//! "arguments" findings); the summary counts them as not checked otherwise.
+//!
+//! The mask check flags only what the format string makes certain: integer conversions (d i u
+//! o x X c) and '*' arguments are 32 bits unless l, ll, j, z or t make them 64 (h and hh are
+//! widened to 32); floats, %s, %p and vectors are not checked, because the format cannot tell
+//! a 32-bit float (which LLPC writes as one dword) from a double.
+//!
+//! HSA code objects (OpenCL/HIP) are audited with them: their amdhsa.printf entries' argument
+//! sizes against the format, and IDs given twice within one code object (IDs restart at 1 in
+//! every module, so equal IDs in two files are not collisions).
 
 use std::cell::RefCell;
-use std::io::{IsTerminal, Read};
+use std::fmt::Write as _;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use anyhow::bail;
 use fmtstr_elf::{hsa, LinkedElf};
 use fmtstr_format::Format;
 use fmtstr_meta::merge::IdMap;
@@ -13,77 +39,28 @@ use fmtstr_meta::{escape, Entry, FormatId, Mask, Table};
 use rayon::prelude::*;
 use serde::Serialize;
 
-use crate::output::print_json;
-use crate::Outcome;
-
 mod hsa_entries;
 
-/// Audit PAL ELF files, HSA code objects and SPIR-V modules for format-string collisions,
-/// conflicts and mistakes.
-///
-/// Walks every PATH (files, and directories recursively; in a directory only files that start
-/// with the ELF or the SPIR-V magic are read) in parallel and reports:
-///   collision   one ID with different strings, within a file or across files
-///   conflict    one ID and string with different argument counts or 64-bit masks
-///   arguments   an argument count or 64-bit mask that the format string contradicts, or a
-///               format string that does not parse
-///   malformed   a file whose ELF structure or PAL metadata cannot be read, an amdhsa.printf
-///               entry that is not `ID:N:SIZE1:...:SIZEN:FORMAT`, or a SPIR-V module that is
-///               damaged or whose DebugPrintf calls have no table entry
-///   unfolded    a linked file with several metadata notes (one per linked object): the
-///               post-link step `fmtstr merge FILE --in-place` has not run. Each note is
-///               audited as a source of its own, named by its file offset.
-///   id          (with --verify-ids) an ID that is not fmtstr's hash of its string
-///
-/// Shader-abort message entries (no .string) have no format string to check: only their own
-/// keys are (a valid .index, and .constants against .data_count and .constant_status, as
-/// "arguments" findings); the summary counts them as not checked otherwise.
-///
-/// The mask check flags only what the format string makes certain: integer conversions (d i u
-/// o x X c) and '*' arguments are 32 bits unless l, ll, j, z or t make them 64 (h and hh are
-/// widened to 32); floats, %s, %p and vectors are not checked, because the format cannot tell
-/// a 32-bit float (which LLPC writes as one dword) from a double.
-///
-/// HSA code objects (OpenCL/HIP) are audited with them: their amdhsa.printf entries' argument
-/// sizes against the format, and IDs given twice within one code object (IDs restart at 1 in
-/// every module, so equal IDs in two files are not collisions).
-///
-/// A SPIR-V module's table is the one `fmtstr dump` shows for it: what `fmtstr lower --stage
-/// buffer` would write for its NonSemantic.DebugPrintf calls (one entry per format and argument
-/// layout), so a format printed with different widths in two shaders is a conflict.
-#[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
-  fmtstr audit shader-cache/                      text, one finding per line
-  fmtstr audit --format github build/*.elf        ::error file=...:: annotations for CI
-  fmtstr audit --format json --verify-ids out/    schemas/audit.schema.json
-
-Exit codes: 0 no findings, 1 findings, 2 an input could not be read at all.")]
-pub struct Args {
-    /// Files and directories to audit.
-    #[arg(required = true, value_name = "PATH")]
-    paths: Vec<PathBuf>,
-    /// How to print findings.
-    #[arg(long, value_enum, default_value_t = Style::Text)]
-    format: Style,
+/// What to check beyond the defaults.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Options {
     /// Also report IDs that are not fmtstr's 48-bit XXH3 hash of their string (IDs written by
     /// LLPC are opaque, so use this only for files fmtstr produced).
-    #[arg(long)]
-    verify_ids: bool,
+    pub verify_ids: bool,
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
-enum Style {
-    /// `FILE: error: KIND: message`, then a summary line.
-    Text,
-    /// One JSON report (schemas/audit.schema.json).
-    Json,
-    /// GitHub Actions workflow commands: `::error file=FILE,title=...::message`.
-    Github,
+/// Why an audit could not run at all (findings are not errors: they are the [`Report`]).
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    /// A path (or a file found under one) could not be read; the message names it.
+    #[error("{message}")]
+    Unreadable { message: String },
 }
 
+/// The kind of a finding (schemas/audit.schema.json).
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
-enum Kind {
+pub enum Kind {
     Malformed,
     Collision,
     Conflict,
@@ -93,7 +70,8 @@ enum Kind {
 }
 
 impl Kind {
-    fn name(self) -> &'static str {
+    /// The kind as the text and JSON reports spell it.
+    pub fn name(self) -> &'static str {
         match self {
             Kind::Malformed => "malformed",
             Kind::Collision => "collision",
@@ -105,28 +83,29 @@ impl Kind {
     }
 }
 
+/// Where a finding is: the file, and the entry when there is one.
 #[derive(Serialize, Clone, Debug)]
-struct Location {
-    file: String,
+pub struct Location {
+    pub file: String,
     /// The file offset of the entry's metadata note, when the file has several.
     #[serde(skip_serializing_if = "Option::is_none")]
-    note: Option<u64>,
+    pub note: Option<u64>,
     /// `amdhsa.printf` for an HSA code object's entry; absent for amdpal.format_strings.
     #[serde(skip_serializing_if = "Option::is_none")]
-    table: Option<&'static str>,
+    pub table: Option<&'static str>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    index: Option<usize>,
+    pub index: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    string: Option<String>,
+    pub string: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    argument_count: Option<u64>,
+    pub argument_count: Option<u64>,
     #[serde(rename = "64bit_arguments", skip_serializing_if = "Option::is_none")]
-    mask: Option<Vec<u64>>,
+    pub mask: Option<Vec<u64>>,
 }
 
 impl Location {
     /// The file, and the note when the file has several.
-    fn source(&self) -> String {
+    pub fn source(&self) -> String {
         match self.note {
             Some(offset) => format!("{} (note at {offset:#x})", self.file),
             None => self.file.clone(),
@@ -134,25 +113,34 @@ impl Location {
     }
 }
 
+/// One problem found.
 #[derive(Serialize, Clone, Debug)]
-struct Finding {
-    kind: Kind,
+pub struct Finding {
+    pub kind: Kind,
+    /// The ID the finding is about, when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    id: Option<u64>,
+    pub id: Option<u64>,
+    /// The ID as fmtstr prints it (`0x...`), for amdpal.format_strings IDs.
     #[serde(skip_serializing_if = "Option::is_none")]
-    hex: Option<String>,
-    message: String,
-    locations: Vec<Location>,
+    pub hex: Option<String>,
+    pub message: String,
+    pub locations: Vec<Location>,
 }
 
+/// The result of an audit; serializes to schemas/audit.schema.json.
 #[derive(Serialize, Debug)]
-struct Report {
-    files: usize,
-    skipped: usize,
-    strings: usize,
-    abort_entries: usize,
-    clean: bool,
-    findings: Vec<Finding>,
+pub struct Report {
+    /// ELF files read.
+    pub files: usize,
+    /// Files under a directory that are not ELF files.
+    pub skipped: usize,
+    /// Format-string entries read (amdpal.format_strings and amdhsa.printf).
+    pub strings: usize,
+    /// Shader-abort message entries read.
+    pub abort_entries: usize,
+    pub clean: bool,
+    /// Sorted by file, kind and ID.
+    pub findings: Vec<Finding>,
 }
 
 /// One entry, reduced to what cross-file checks compare.
@@ -186,31 +174,54 @@ struct Input {
     named: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<Outcome> {
+/// The files [`audit`] reads under `paths`, in the order it reads them, or why a path cannot
+/// be walked. A caller shows progress with [`audit_files`] and this count.
+pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, AuditError> {
+    Ok(collect(paths)?
+        .into_iter()
+        .map(|input| input.path)
+        .collect())
+}
+
+fn collect(paths: &[PathBuf]) -> Result<Vec<Input>, AuditError> {
     let mut inputs = Vec::new();
     let mut unreadable = Vec::new();
-    for path in &args.paths {
+    for path in paths {
         walk(path, true, &mut inputs, &mut unreadable);
     }
     if let Some(first) = unreadable.first() {
-        bail!("{first}{}", more(unreadable.len()));
+        return Err(AuditError::Unreadable {
+            message: format!("{first}{}", more(unreadable.len())),
+        });
     }
+    Ok(inputs)
+}
 
-    let progress = progress_bar(inputs.len());
+/// Audits every file under `paths` (see the module documentation).
+pub fn audit(paths: &[PathBuf], options: &Options) -> Result<Report, AuditError> {
+    audit_with_progress(paths, options, &|_| {}, &|| {})
+}
+
+/// [`audit`], calling `start` with the number of files once they are known and `done` after
+/// each file (from the worker threads).
+pub fn audit_with_progress(
+    paths: &[PathBuf],
+    options: &Options,
+    start: &dyn Fn(usize),
+    done: &(dyn Fn() + Sync),
+) -> Result<Report, AuditError> {
+    let inputs = collect(paths)?;
+    start(inputs.len());
+    let mut unreadable = Vec::new();
     let results: Vec<FileResult> = inputs
         .par_iter()
         .enumerate()
         .map(|(file, input)| {
-            let result = audit_file(file as u32, input, args.verify_ids);
-            if let Some(bar) = &progress {
-                bar.inc(1);
-            }
+            let result = audit_file(file as u32, input, options.verify_ids);
+            done();
             result
         })
         .collect();
-    if let Some(bar) = progress {
-        bar.finish_and_clear();
-    }
 
     let mut findings = Vec::new();
     let total = results
@@ -248,7 +259,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(first) = unreadable.first() {
-        bail!("cannot read {first}{}", more(unreadable.len()));
+        return Err(AuditError::Unreadable {
+            message: format!("cannot read {first}{}", more(unreadable.len())),
+        });
     }
     let strings = total;
     findings.extend(cross_check(records, &inputs));
@@ -257,23 +270,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         key(a).cmp(&key(b))
     });
 
-    let report = Report {
+    Ok(Report {
         files: audited,
         skipped,
         strings,
         abort_entries,
         clean: findings.is_empty(),
         findings,
-    };
-    match args.format {
-        Style::Json => print_json(&report)?,
-        Style::Text => print_text(&report),
-        Style::Github => print_github(&report),
-    }
-    Ok(if report.clean {
-        Outcome::Clean
-    } else {
-        Outcome::Findings
     })
 }
 
@@ -283,19 +286,6 @@ fn more(count: usize) -> String {
     } else {
         String::new()
     }
-}
-
-fn progress_bar(len: usize) -> Option<indicatif::ProgressBar> {
-    if !std::io::stderr().is_terminal() || len < 2 {
-        return None;
-    }
-    let bar = indicatif::ProgressBar::new(len as u64);
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("auditing {bar:40} {pos}/{len} files")
-    {
-        bar.set_style(style);
-    }
-    Some(bar)
 }
 
 /// Collects the files under `path`, in a stable order.
@@ -429,7 +419,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
         let mut records = Vec::new();
         let mut findings = Vec::new();
         if let Some(table) = &table {
-            let source = Source {
+            let source = TableSource {
                 file,
                 path: &input.path,
                 note: 0,
@@ -488,7 +478,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             continue;
         };
         aborts += table.aborts.len();
-        let source = Source {
+        let source = TableSource {
             file,
             path: &input.path,
             note: number as u32,
@@ -505,7 +495,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
 }
 
 /// Where a table comes from: a file, and the metadata note within it.
-struct Source<'p> {
+struct TableSource<'p> {
     file: u32,
     path: &'p Path,
     note: u32,
@@ -515,7 +505,7 @@ struct Source<'p> {
 
 /// One table's records and its own findings (arguments, IDs, shader-abort entries).
 fn audit_table(
-    source: &Source<'_>,
+    source: &TableSource<'_>,
     table: &Table<'_>,
     verify_ids: bool,
     records: &mut Vec<Record>,
@@ -932,25 +922,59 @@ impl TableCache {
     }
 }
 
-fn print_text(report: &Report) {
-    for finding in &report.findings {
-        let file = finding.locations.first().map_or("", |l| l.file.as_str());
-        println!(
-            "{file}: error: {}: {}",
-            finding.kind.name(),
-            finding.message
+impl Report {
+    /// The text report: `FILE: error: KIND: message` per finding, then a summary line.
+    pub fn to_text(&self) -> String {
+        let report = self;
+        let mut out = String::new();
+        for finding in &report.findings {
+            let file = finding.locations.first().map_or("", |l| l.file.as_str());
+            let _ = writeln!(
+                out,
+                "{file}: error: {}: {}",
+                finding.kind.name(),
+                finding.message
+            );
+        }
+        let _ = writeln!(
+            out,
+            "fmtstr audit: {} file{}, {} format string{}, {} finding{}{}",
+            report.files,
+            if report.files == 1 { "" } else { "s" },
+            report.strings,
+            if report.strings == 1 { "" } else { "s" },
+            report.findings.len(),
+            if report.findings.len() == 1 { "" } else { "s" },
+            skipped_note(report)
         );
+        out
     }
-    println!(
-        "fmtstr audit: {} file{}, {} format string{}, {} finding{}{}",
-        report.files,
-        if report.files == 1 { "" } else { "s" },
-        report.strings,
-        if report.strings == 1 { "" } else { "s" },
-        report.findings.len(),
-        if report.findings.len() == 1 { "" } else { "s" },
-        skipped_note(report)
-    );
+
+    /// GitHub Actions workflow commands (`::error file=FILE,title=...::message`), then the
+    /// summary line.
+    pub fn to_github(&self) -> String {
+        let report = self;
+        let mut out = String::new();
+        for finding in &report.findings {
+            let file = finding.locations.first().map_or("", |l| l.file.as_str());
+            let _ = writeln!(
+                out,
+                "::error file={},title={}::{}",
+                github_escape(file, true),
+                github_escape(&format!("fmtstr audit: {}", finding.kind.name()), true),
+                github_escape(&finding.message, false)
+            );
+        }
+        let _ = writeln!(
+            out,
+            "fmtstr audit: {} files, {} format strings, {} findings{}",
+            report.files,
+            report.strings,
+            report.findings.len(),
+            skipped_note(report)
+        );
+        out
+    }
 }
 
 /// GitHub's escaping for workflow-command data and properties.
@@ -963,25 +987,6 @@ fn github_escape(text: &str, property: bool) -> String {
         out = out.replace(':', "%3A").replace(',', "%2C");
     }
     out
-}
-
-fn print_github(report: &Report) {
-    for finding in &report.findings {
-        let file = finding.locations.first().map_or("", |l| l.file.as_str());
-        println!(
-            "::error file={},title={}::{}",
-            github_escape(file, true),
-            github_escape(&format!("fmtstr audit: {}", finding.kind.name()), true),
-            github_escape(&finding.message, false)
-        );
-    }
-    println!(
-        "fmtstr audit: {} files, {} format strings, {} findings{}",
-        report.files,
-        report.strings,
-        report.findings.len(),
-        skipped_note(report)
-    );
 }
 
 #[cfg(test)]

@@ -1,71 +1,53 @@
-//! `fmtstr dump`: the amdpal.format_strings table (or the whole PAL metadata) of ELF files.
+//! The format-string tables of ELF images as `fmtstr dump` shows them: text, JSON
+//! (schemas/dump.schema.json) or the whole PAL metadata document.
+//!
+//! For each image: every entry's ID (hex and decimal), argument count, 64-bit argument mask
+//! and format string (as a C literal); then the table's .user_data_offset and its shader-abort
+//! message entries. A linked image with one metadata note per linked object is shown note by
+//! note, each labelled by its file offset. HSA code objects (OpenCL/HIP) show their
+//! amdhsa.printf entries. An input that is not a readable ELF, or whose metadata is broken, is
+//! an error.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
 
-use anyhow::bail;
 use fmtstr_elf::{hsa, Document};
 use fmtstr_meta::{escape, Table};
 use serde_json::{json, Value as Json};
 
-use crate::output::print_json;
-use crate::Outcome;
+use crate::{Error, Source};
 
-/// Print the amdpal.format_strings table of PAL ELF files (HSA code objects' amdhsa.printf, and
-/// the table SPIR-V modules' DebugPrintf calls would get).
-///
-/// For each FILE: every entry's ID (hex and decimal), argument count, 64-bit argument mask (hex
-/// words, bit i set when argument i is 64 bits wide) and format string (as a C literal); then
-/// the table's .user_data_offset and its shader-abort message entries (no format string: their
-/// ID, .data_count, .constant_status and .constants), when it has them. The
-/// table comes from the NT_AMDGPU_METADATA note (owner AMDGPU, type 32) in the file's SHT_NOTE
-/// sections. A linked file with one metadata note per linked object (before `fmtstr merge
-/// FILE --in-place` folded them) is shown note by note, each labelled by its file offset. HSA
-/// code objects (OpenCL/HIP) show their amdhsa.printf entries: ID, argument count, the bytes
-/// each argument takes in the printf buffer, and the format. A file that is not a readable
-/// ELF, or whose metadata is broken, is an error (exit 2).
-///
-/// A SPIR-V module (recognised by its magic number, either byte order) gets the table that
-/// `fmtstr lower --target amdgpu --stage buffer` would write for its NonSemantic.DebugPrintf
-/// calls (debugPrintfEXT in GLSL, printf in HLSL), and its call sites: byte offset, source line
-/// (OpLine or DebugLine), function, the entry points that reach it.
-#[derive(clap::Args, Debug)]
-#[command(after_help = "Examples:
-  fmtstr dump shader.elf                 the table as text
-  fmtstr dump --json a.elf b.elf         [{\"file\": ..., \"format_strings\": {...} or null}]
-  fmtstr dump linked.elf                 one table per metadata note, \"(note at 0x630)\"
-  fmtstr dump k.o                        an OpenCL code object's amdhsa.printf entries
-  fmtstr dump --all shader.elf           the whole PAL metadata document as JSON
-  fmtstr dump shader.spv                 a Vulkan shader's DebugPrintf formats and call sites
-  fmtstr dump --json a.elf | jq '.[0].format_strings' > t.json
-                                         a table that `fmtstr embed --strings t.json` reads
-
-JSON output follows schemas/dump.schema.json; a table is the JSON-ified amdpal.format_strings
-map of schemas/format-strings.schema.json.")]
-pub struct Args {
-    /// PAL ELF files or SPIR-V modules.
-    #[arg(required = true, value_name = "FILE")]
-    files: Vec<PathBuf>,
-    /// Print JSON (schemas/dump.schema.json) instead of text.
-    #[arg(long)]
-    json: bool,
-    /// Print the whole PAL metadata document of each file as JSON (msgpack values that JSON
-    /// cannot hold are written as {"$bin": ...}, {"$ext": ...}, {"$map": [[key, value], ...]}).
-    #[arg(long)]
-    all: bool,
+/// What [`dump`] gives.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// The tables as text.
+    #[default]
+    Text,
+    /// One JSON object per image (or per note of a linked image).
+    Json,
+    /// The whole PAL metadata document of each image (or note) as JSON.
+    All,
 }
 
-pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let mut reports = Vec::with_capacity(args.files.len());
+/// What [`dump`] gave.
+#[derive(Debug)]
+pub enum Dumped {
+    Text(String),
+    /// The reports; `fmtstr dump --json` prints them as one pretty JSON array.
+    Json(Vec<Json>),
+}
+
+/// The tables of every input (see the module documentation).
+pub fn dump(inputs: &[Source<'_>], mode: Mode) -> Result<Dumped, Error> {
+    let mut reports = Vec::with_capacity(inputs.len());
     let mut text = String::new();
-    for path in &args.files {
-        let bytes = super::read(path)?;
+    for path in inputs {
+        let bytes = path.read()?;
         if crate::spirv::is_spirv(&bytes) {
-            crate::spirv::dump(path, &bytes, args.json, args.all, &mut reports, &mut text)?;
+            crate::spirv::dump(&path.name(), &bytes, mode, &mut reports, &mut text)?;
             continue;
         }
-        let (linked, documents) = super::parse_linked(path, &bytes)?;
-        let file = path.display().to_string();
+        let (linked, documents) = crate::parse_linked(path, &bytes)?;
+        let file = path.name();
         // A linked file (one note per linked object) is shown note by note, each labelled by
         // its offset; a file with one note or none as before.
         let several = documents.len() > 1;
@@ -80,13 +62,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 .collect()
         };
         for (note, document) in notes {
-            let label = super::note_name(path, note);
+            let label = crate::note_name(path, note);
             let hsa = match document.and_then(hsa::printf_entries) {
                 Some(Ok(entries)) => Some(entries),
-                Some(Err(error)) => bail!(
-                    "{label}: {error}; the entry is not what LLVM's AMDGPUPrintfRuntimeBinding \
-                     writes"
-                ),
+                Some(Err(error)) => {
+                    return Err(Error::input(format!(
+                        "{label}: {error}; the entry is not what LLVM's \
+                         AMDGPUPrintfRuntimeBinding writes"
+                    )))
+                }
                 None => None,
             };
             let mut report = serde_json::Map::new();
@@ -94,12 +78,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             if let Some(offset) = note {
                 report.insert("note".into(), json!(offset));
             }
-            if args.all {
+            if mode == Mode::All {
                 let value = match document {
                     Some(document) => Some(
                         document
                             .to_value()
-                            .map_err(|error| anyhow::anyhow!("{label}: {error}"))?,
+                            .map_err(|error| Error::input(format!("{label}: {error}")))?,
                     ),
                     None => None,
                 };
@@ -111,7 +95,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
                 continue;
             }
             let table = document.and_then(|d| d.format_strings());
-            if args.json {
+            if mode == Mode::Json {
                 report.insert(
                     "format_strings".into(),
                     table.map_or(Json::Null, Table::to_json),
@@ -133,12 +117,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             }
         }
     }
-    if args.json || args.all {
-        print_json(&reports)?;
-    } else {
-        print!("{text}");
-    }
-    Ok(Outcome::Clean)
+    Ok(match mode {
+        Mode::Text => Dumped::Text(text),
+        Mode::Json | Mode::All => Dumped::Json(reports),
+    })
 }
 
 /// `amdhsa.printf` entries as JSON (schemas/dump.schema.json, `amdhsa_printf`).

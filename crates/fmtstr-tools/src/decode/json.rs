@@ -167,7 +167,7 @@ fn value(spec: &Spec, star: bool, arg: &Arg<'_>) -> Json {
 
 /// `--stats --json`.
 pub fn write_stats(
-    out: &mut impl Write,
+    out: &mut dyn Write,
     buffer: &Buffer<'_>,
     formats: &Formats,
     stats: &Stats,

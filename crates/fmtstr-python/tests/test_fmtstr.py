@@ -1,0 +1,144 @@
+"""The Python package against the fmtstr CLI on the samples: every function, byte for byte.
+
+Run by `cargo xtask wheel --test` (and CI) with the wheel installed and FMTSTR_CLI naming the
+release binary; FMTSTR_SAMPLES is the samples/ directory."""
+
+import json
+import os
+import subprocess
+import warnings
+from pathlib import Path
+
+import pytest
+
+import fmtstr
+
+CLI = os.environ["FMTSTR_CLI"]
+SAMPLES = Path(os.environ["FMTSTR_SAMPLES"])
+PAL = SAMPLES / "pal"
+DECODE = SAMPLES / "decode"
+
+
+def cli(*args):
+    return subprocess.run([CLI, *map(str, args)], capture_output=True)
+
+
+@pytest.mark.parametrize("string", ["x=%d\n", "", "thread %u: value %lld\n", "%s %v4hlf|é"])
+def test_hash_equals_the_cli(string):
+    run = cli("hash", "--raw", "--json", string)
+    assert run.returncode == 0, run.stderr
+    expected = json.loads(run.stdout)[0]["id"]
+    assert fmtstr.hash(string) == expected
+    assert fmtstr.hash(string.encode()) == expected
+
+
+def test_hash_refuses_other_types():
+    with pytest.raises(TypeError):
+        fmtstr.hash(42)
+
+
+@pytest.mark.parametrize(
+    "buffer, elfs",
+    [
+        ("compute.bin", ["compute.elf", "graphics.elf"]),
+        ("compute.bin", ["compute-linked.elf"]),
+        ("overflow.bin", ["compute.elf", "graphics.elf"]),
+    ],
+)
+def test_decode_equals_the_cli(buffer, elfs):
+    args = ["decode", DECODE / buffer]
+    for elf in elfs:
+        args += ["--elf", PAL / elf]
+    run = cli(*args)
+    assert run.returncode == 0, run.stderr
+    expected_warnings = [
+        line.removeprefix("fmtstr: warning: ").replace(str(DECODE / buffer), "buffer")
+        for line in run.stderr.decode().splitlines()
+    ]
+    data = (DECODE / buffer).read_bytes()
+    for given in ([PAL / e for e in elfs], [(PAL / e).read_bytes() for e in elfs]):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            text = fmtstr.decode(data, elfs=given)
+        assert text.encode("utf-8", "surrogateescape") == run.stdout
+        assert [str(w.message) for w in caught] == expected_warnings
+
+
+def test_decode_with_json_strings_and_strict():
+    run = cli("decode", DECODE / "compute.bin", "--strings", DECODE / "compute.json")
+    text = fmtstr.decode((DECODE / "compute.bin").read_bytes(), strings=[DECODE / "compute.json"])
+    assert text.encode() == run.stdout
+    with pytest.raises(fmtstr.Error, match="overflowed"):
+        fmtstr.decode((DECODE / "overflow.bin").read_bytes(), elfs=[PAL / "compute.elf"], strict=True)
+
+
+def test_decode_errors_carry_the_cli_message(tmp_path):
+    missing = tmp_path / "missing.elf"
+    run = cli("decode", DECODE / "compute.bin", "--elf", missing)
+    assert run.returncode == 2
+    with pytest.raises(fmtstr.Error) as raised:
+        fmtstr.decode(b"\0" * 16, elfs=[missing])
+    assert run.stderr.decode().startswith("fmtstr: error: " + str(raised.value).splitlines()[0])
+    with pytest.raises(fmtstr.Error, match="no format strings"):
+        fmtstr.decode(b"\0" * 16)
+    with pytest.raises(fmtstr.Error, match=r"elfs\[0\]"):
+        fmtstr.decode(b"\0" * 16, elfs=[b"not an ELF"])
+
+
+@pytest.mark.parametrize("elf", ["compute.elf", "compute-linked.elf", "llpc.elf", "no_strings.elf"])
+def test_dump_equals_the_cli(elf):
+    run = cli("dump", "--json", PAL / elf)
+    assert run.returncode == 0, run.stderr
+    assert fmtstr.dump(PAL / elf) == json.loads(run.stdout)
+    assert fmtstr.dump(str(PAL / elf)) == json.loads(run.stdout)
+
+
+@pytest.mark.parametrize(
+    "base, inputs",
+    [
+        ("compute-linked.elf", []),
+        ("compute.elf", ["graphics.elf", "llpc.elf"]),
+    ],
+)
+def test_merge_equals_the_cli(tmp_path, base, inputs):
+    expected = tmp_path / "cli.elf"
+    run = cli("merge", PAL / base, *[PAL / i for i in inputs], "-o", expected)
+    assert run.returncode == 0, run.stderr
+    ours = tmp_path / "ours.elf"
+    assert fmtstr.merge(PAL / base, [PAL / i for i in inputs], ours) is None
+    assert ours.read_bytes() == expected.read_bytes()
+
+
+def test_merge_collision_raises_with_the_cli_message(tmp_path):
+    out = tmp_path / "out.elf"
+    run = cli("merge", PAL / "compute.elf", PAL / "collision.elf", "-o", out)
+    assert run.returncode == 1
+    with pytest.raises(fmtstr.CollisionError) as raised:
+        fmtstr.merge(PAL / "compute.elf", [PAL / "collision.elf"], out)
+    assert str(raised.value) + "\n" == run.stderr.decode()
+    assert isinstance(raised.value, fmtstr.Error)
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "fmt, args, typed",
+    [
+        ("x=%d y=%f\n", [7, 1.5], ["i32:7", "f64:1.5"]),
+        ("%-8.3e|%#x|%5s|%c\n", [1234.5, 255, "hi", 65], ["f64:1234.5", "u32:255", "str:hi", "i32:65"]),
+        ("%lld %hhd %u\n", [-5, 0x1FF, -1], ["i64:-5", "i32:511", "i32:-1"]),
+        ("%v4hlf|%.1a|%g\n", [(1.0, 2.0, 3.0, 4.0), 1.96875, 0.0001], ["v4f32:1,2,3,4", "f64:1.96875", "f64:0.0001"]),
+        ("%*d|%-*s|%%\n", [5, 42, 4, b"ab"], ["i32:5", "i32:42", "i32:4", "str:ab"]),
+    ],
+)
+def test_printf_equals_the_cli(fmt, args, typed):
+    run = cli("printf", "--raw", fmt, *typed)
+    assert run.returncode == 0, run.stderr
+    assert fmtstr.printf(fmt, *args) == run.stdout
+    assert fmtstr.printf(fmt.encode(), *args) == run.stdout
+
+
+def test_printf_errors():
+    with pytest.raises(fmtstr.Error, match="in FORMAT"):
+        fmtstr.printf("%y")
+    with pytest.raises(TypeError):
+        fmtstr.printf("%d", object())

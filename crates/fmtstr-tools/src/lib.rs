@@ -1,0 +1,111 @@
+//! fmtstr's commands as a library: what `fmtstr audit`, `dump`, `merge` and `decode` do, over files or
+//! bytes in memory, with typed results. The `fmtstr` binary parses arguments and prints what
+//! these functions return; the C library and the Python package call the same functions, so
+//! all three print the same bytes.
+//!
+//! - [`audit`]: walk files and directories, check each file's tables, cross-check all of them.
+//! - [`dump`]: the format-string tables of ELF images, as text or JSON.
+//! - [`merge`]: the post-link step (fold a linked image's notes) and table merges.
+//! - [`decode`]: a printf buffer and the tables of ELF images (PAL or HSA) and JSON files in,
+//!   the text (or JSON Lines, or statistics) out, warnings to a sink of their own.
+
+use std::borrow::Cow;
+use std::path::Path;
+
+use fmtstr_elf::{Document, LinkedElf};
+
+pub mod audit;
+pub mod decode;
+pub mod dump;
+pub mod merge;
+pub mod spirv;
+
+/// An input: a file, or bytes in memory with the name messages give them.
+#[derive(Clone, Copy, Debug)]
+pub enum Source<'a> {
+    Path(&'a Path),
+    Bytes { name: &'a str, bytes: &'a [u8] },
+}
+
+impl<'a> Source<'a> {
+    /// The name messages use: the path as given, or the name given with the bytes.
+    pub fn name(&self) -> String {
+        match self {
+            Source::Path(path) => path.display().to_string(),
+            Source::Bytes { name, .. } => (*name).to_owned(),
+        }
+    }
+
+    /// The whole input (a file is read; bytes are borrowed).
+    pub fn read(&self) -> Result<Cow<'a, [u8]>, Error> {
+        match self {
+            Source::Path(path) => {
+                std::fs::read(path)
+                    .map(Cow::Owned)
+                    .map_err(|source| Error::Read {
+                        path: path.display().to_string(),
+                        source,
+                    })
+            }
+            Source::Bytes { bytes, .. } => Ok(Cow::Borrowed(bytes)),
+        }
+    }
+}
+
+/// Why a command could not do its work. Messages name the input and, where there is one, the
+/// fix; they are the CLI's error messages.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A file could not be read.
+    #[error("cannot read {path}")]
+    Read {
+        path: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// A JSON input is not JSON.
+    #[error("{name} is not JSON")]
+    NotJson {
+        name: String,
+        #[source]
+        source: serde_json::Error,
+    },
+    /// An input that is not what it must be, or a request that cannot be served; the message
+    /// says which and why.
+    #[error("{message}")]
+    Input { message: String },
+    /// Writing the output (or the warnings) failed.
+    #[error("cannot write the output")]
+    Write(#[source] std::io::Error),
+}
+
+impl Error {
+    pub(crate) fn input(message: impl Into<String>) -> Error {
+        Error::Input {
+            message: message.into(),
+        }
+    }
+}
+
+/// Parses an ELF image with any number of metadata notes and decodes each note's document;
+/// errors name the input.
+pub fn parse_linked<'b>(
+    source: &Source<'_>,
+    bytes: &'b [u8],
+) -> Result<(LinkedElf<'b>, Vec<Document<'b>>), Error> {
+    let name = || source.name();
+    let elf =
+        LinkedElf::parse(bytes).map_err(|error| Error::input(format!("{}: {error}", name())))?;
+    let documents = elf
+        .documents()
+        .map_err(|error| Error::input(format!("{}: {error}", name())))?;
+    Ok((elf, documents))
+}
+
+/// How messages name a metadata note: the input, and the note's offset when it has several.
+pub fn note_name(source: &Source<'_>, note_offset: Option<usize>) -> String {
+    match note_offset {
+        Some(offset) => format!("{} (note at {offset:#x})", source.name()),
+        None => source.name(),
+    }
+}
