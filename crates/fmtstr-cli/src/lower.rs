@@ -45,6 +45,7 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
+  fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
   fmtstr abi k.sa.ll                                                the .param plan llc will follow
 
@@ -59,8 +60,11 @@ pub struct Args {
     /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The pass to run: printf (printf calls for --target) or struct-args (NVPTX byval
-    /// aggregate parameters read in place from the parameter space, seed 002).
+    /// The pass to run: printf (printf calls for --target), strip (every printf and
+    /// lgc.debug.printf call removed, for a release build: a used result becomes 0 with a
+    /// warning, argument side effects stay, printf's declaration goes when unused, every other
+    /// line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read
+    /// in place from the parameter space, seed 002).
     #[arg(long, value_enum, default_value_t = PassArg::Printf)]
     pass: PassArg,
     /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
@@ -108,6 +112,7 @@ pub struct Args {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PassArg {
     Printf,
+    Strip,
     StructArgs,
 }
 
@@ -138,8 +143,10 @@ enum LayoutArg {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    if args.pass == PassArg::StructArgs {
-        return run_struct_args(&args);
+    match args.pass {
+        PassArg::StructArgs => return run_struct_args(&args),
+        PassArg::Strip => return run_strip(&args),
+        PassArg::Printf => {}
     }
     let target = target(&args)?;
     let (name, text) = read_input(&args.input)?;
@@ -190,6 +197,51 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     // The process ends here: freeing a large module piece by piece would only cost time.
     std::mem::forget(shards);
+    Ok(Outcome::Clean)
+}
+
+/// `--pass strip`: every printf and lgc.debug.printf call removed.
+fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
+    for (given, option) in [
+        (args.target.is_some(), "--target"),
+        (args.stage.is_some(), "--stage"),
+        (args.layout.is_some(), "--layout"),
+        (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
+        (args.emit_strings.is_some(), "--emit-strings"),
+        (args.lgc_form.is_some(), "--lgc-form"),
+        (args.user_data_offset.is_some(), "--user-data-offset"),
+    ] {
+        if given {
+            bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
+        }
+    }
+    let (name, text) = read_input(&args.input)?;
+    let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
+        anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
+    })?;
+    let mut stderr = std::io::stderr().lock();
+    for warning in &stripped.warnings {
+        let _ = writeln!(
+            stderr,
+            "{}",
+            if args.werror {
+                warning.clone().promote()
+            } else {
+                warning.clone()
+            }
+        );
+    }
+    drop(stderr);
+    if args.werror && !stripped.warnings.is_empty() {
+        eprintln!("fmtstr: error: warnings treated as errors (--Werror); nothing was written");
+        return Ok(Outcome::Findings);
+    }
+    if stripped.calls == 0 {
+        write_output(args.output.as_deref(), |w| w.write_all(module.source()))?;
+    } else {
+        write_output(args.output.as_deref(), |mut w| module.write_to(&mut w))?;
+    }
     Ok(Outcome::Clean)
 }
 

@@ -44,6 +44,7 @@ pub mod extract;
 pub mod model;
 pub mod nvptx;
 pub mod promote;
+pub mod strip;
 
 use std::collections::HashSet;
 
@@ -55,6 +56,7 @@ pub use diag::{Diagnostic, Location, Severity};
 pub use extract::{extract, Extraction};
 pub use model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
 pub use nvptx::Layout;
+pub use strip::{strip, Stripped};
 
 /// What to lower for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

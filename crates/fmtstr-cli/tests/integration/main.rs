@@ -9,4 +9,5 @@ mod hsa_commands;
 mod linked_commands;
 mod llvm;
 mod lower_commands;
+mod lower_options;
 mod util;
