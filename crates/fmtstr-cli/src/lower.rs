@@ -104,6 +104,16 @@ pub struct Args {
     /// another value than the module's table has is an error.
     #[arg(long, value_name = "N")]
     user_data_offset: Option<u64>,
+    /// Print on stderr, for every lowered call, its file:line (the program source's, from
+    /// !dbg, else the .ll's), its format and its payload (nvptx: the vprintf argument buffer's
+    /// bytes; amdgpu: the entry's dwords, header included), and per function the bytes one
+    /// thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or
+    /// the AMD printf buffer by.
+    #[arg(long)]
+    report: bool,
+    /// The same report as JSON in FILE (schemas/lower-report.schema.json).
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
     /// Treat warnings as errors.
     #[arg(long = "Werror")]
     werror: bool,
@@ -180,6 +190,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let _ = writeln!(stderr, "{warning}");
     }
     drop(stderr);
+    if args.report {
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(report_text(target, &lowered.report).as_bytes());
+    }
+    if let Some(path) = &args.report_json {
+        let mut json = serde_json::to_vec_pretty(&report_json(target, &lowered.report))?;
+        json.push(b'\n');
+        write_atomically(path, &json)?;
+    }
     if let Some(path) = &args.emit_strings {
         let table = lowered.strings.unwrap_or_default();
         let mut json = serde_json::to_vec_pretty(&table.to_json())?;
@@ -200,6 +219,98 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
+/// Where a reported call is: the program source's file:line (from `!dbg`), else the .ll's.
+fn report_location(location: &fmtstr_lower::Location) -> String {
+    match &location.source {
+        // file:line:column -> file:line
+        Some(source) => source
+            .rsplit_once(':')
+            .map_or(source.clone(), |(file_line, _)| file_line.to_owned()),
+        None => format!("{}:{}", location.file, location.line),
+    }
+}
+
+fn target_name(target: Target) -> &'static str {
+    match target {
+        Target::Nvptx { .. } => "nvptx",
+        Target::Amdgpu { .. } => "amdgpu",
+    }
+}
+
+/// `--report`: one line per call, one per function.
+fn report_text(target: Target, calls: &[fmtstr_lower::CallReport]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let unit = match target {
+        Target::Nvptx { .. } => "vprintf argument buffer bytes per call",
+        Target::Amdgpu { .. } => "printf-buffer entry dwords per call, header included",
+    };
+    let _ = writeln!(out, "printf report ({}: {unit}):", target_name(target));
+    for call in calls {
+        let size = match (call.dwords, call.bytes) {
+            (Some(dwords), Some(bytes)) => format!("{dwords} dwords ({bytes} bytes)"),
+            (None, Some(bytes)) => format!("{bytes} bytes"),
+            _ => "unknown bytes (the caller packs the buffer)".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "  {}: @{} \"{}\": {size}",
+            report_location(&call.location),
+            call.function,
+            fmtstr_meta::escape::escape(&call.format)
+        );
+    }
+    for f in fmtstr_lower::report::per_function(calls) {
+        let _ = writeln!(
+            out,
+            "  @{}: {} call{}, {}{} bytes per thread per pass",
+            f.function,
+            f.calls,
+            if f.calls == 1 { "" } else { "s" },
+            if f.complete { "" } else { "at least " },
+            f.bytes
+        );
+    }
+    out
+}
+
+/// `--report-json`: schemas/lower-report.schema.json.
+fn report_json(target: Target, calls: &[fmtstr_lower::CallReport]) -> serde_json::Value {
+    let amd = matches!(target, Target::Amdgpu { .. });
+    let calls_json: Vec<serde_json::Value> = calls
+        .iter()
+        .map(|call| {
+            let mut entry = serde_json::json!({
+                "function": call.function,
+                "location": report_location(&call.location),
+                "ll_location": format!("{}:{}:{}", call.location.file, call.location.line, call.location.column),
+                "format": String::from_utf8_lossy(&call.format),
+                "bytes": call.bytes,
+            });
+            if amd {
+                entry["dwords"] = serde_json::json!(call.dwords);
+            }
+            entry
+        })
+        .collect();
+    let functions: Vec<serde_json::Value> = fmtstr_lower::report::per_function(calls)
+        .into_iter()
+        .map(|f| {
+            serde_json::json!({
+                "function": f.function,
+                "calls": f.calls,
+                "bytes_per_pass": f.bytes,
+                "complete": f.complete,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "target": target_name(target),
+        "calls": calls_json,
+        "functions": functions,
+    })
+}
+
 /// `--pass strip`: every printf and lgc.debug.printf call removed.
 fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     for (given, option) in [
@@ -210,6 +321,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         (args.emit_strings.is_some(), "--emit-strings"),
         (args.lgc_form.is_some(), "--lgc-form"),
         (args.user_data_offset.is_some(), "--user-data-offset"),
+        (args.report || args.report_json.is_some(), "--report"),
     ] {
         if given {
             bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
@@ -255,6 +367,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.emit_strings.is_some(), "--emit-strings"),
         (args.lgc_form.is_some(), "--lgc-form"),
         (args.user_data_offset.is_some(), "--user-data-offset"),
+        (args.report || args.report_json.is_some(), "--report"),
     ] {
         if given {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");

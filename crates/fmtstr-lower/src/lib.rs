@@ -44,6 +44,7 @@ pub mod extract;
 pub mod model;
 pub mod nvptx;
 pub mod promote;
+pub mod report;
 pub mod strip;
 
 use std::collections::HashSet;
@@ -56,6 +57,7 @@ pub use diag::{Diagnostic, Location, Severity};
 pub use extract::{extract, Extraction};
 pub use model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
 pub use nvptx::Layout;
+pub use report::{CallReport, FunctionReport};
 pub use strip::{strip, Stripped};
 
 /// What to lower for.
@@ -128,6 +130,8 @@ pub struct Lowered {
     /// For [`Stage::Buffer`]: the `amdpal.format_strings` table now in the module's PAL
     /// metadata (the module's earlier entries merged with the new ones).
     pub strings: Option<Table<'static>>,
+    /// What each lowered call writes, in module order ([`report`]).
+    pub report: Vec<CallReport>,
 }
 
 /// Why [`lower`] changed nothing.
@@ -181,6 +185,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         };
     }
     // Plan (every check), then edit.
+    let report;
     let applied: Result<Option<Table<'static>>, EditError> = match options.target {
         Target::Nvptx { layout } => {
             nvptx::check_declaration(module, &calls[0], &mut diagnostics);
@@ -188,6 +193,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
+            report = report::nvptx(module, &calls, &plans);
             nvptx::apply(module, &calls, &plans)
                 .and_then(|()| remove_printf_if_unused(module))
                 .map(|()| None)
@@ -208,6 +214,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
+            report = report::amdgpu(module, &calls);
             amdgpu::apply(module, &calls, plan)
         }
     };
@@ -216,6 +223,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             calls: calls.len(),
             warnings: diagnostics,
             strings,
+            report,
         }),
         Err(error) => {
             // A removed instruction keeps its source position.
@@ -286,6 +294,11 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         diagnostics.extend(planning.iter().cloned());
     }
     let calls: usize = planned.iter().map(|(c, _, _, _)| c.len()).sum();
+    let report: Vec<CallReport> = planned
+        .iter()
+        .zip(shards.iter())
+        .flat_map(|((calls, _, _, plans), shard)| report::nvptx(&shard.module, calls, plans))
+        .collect();
     if stop(&diagnostics) {
         return fail(diagnostics);
     }
@@ -341,6 +354,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             calls,
             warnings: diagnostics,
             strings: None,
+            report,
         }),
         Err(error) => {
             if let Some((k, inst)) = first_call {

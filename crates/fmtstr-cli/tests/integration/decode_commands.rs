@@ -808,6 +808,8 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
         "1".as_ref(),
         "--emit-strings".as_ref(),
         at("strings.json").as_os_str(),
+        "--report-json".as_ref(),
+        at("report.json").as_os_str(),
         at("work.ll").as_os_str(),
         "-o".as_ref(),
         at("work.buffer.ll").as_os_str(),
@@ -918,6 +920,24 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
     );
     let bytes = std::fs::read(at("all.bin")).unwrap();
     assert_eq!(u64::from_le_bytes(bytes[..8].try_into().unwrap()), total);
+    // `fmtstr lower --report-json`'s figures, per call, add up to the same dwords.
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(at("report.json")).unwrap()).unwrap();
+    let reported = |line: &str| -> u64 {
+        let kind = line.split(' ').nth(2).unwrap();
+        let call = report["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["format"].as_str().unwrap().contains(&format!(" {kind} ")))
+            .unwrap_or_else(|| panic!("no reported call for {line:?}"));
+        assert_eq!(
+            call["bytes"].as_u64(),
+            call["dwords"].as_u64().map(|d| d * 4)
+        );
+        call["dwords"].as_u64().unwrap()
+    };
+    assert_eq!(host_text.lines().map(reported).sum::<u64>(), total);
     let all = decode(&[
         &at("all.bin"),
         Path::new("--strings"),

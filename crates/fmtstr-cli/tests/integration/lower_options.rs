@@ -5,7 +5,7 @@ use std::path::Path;
 
 use fmtstr_oracles::{require, Tool};
 
-use crate::util::run;
+use crate::util::{assert_matches_schema, root, run};
 
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new()
@@ -111,5 +111,159 @@ pub fn assert_llvm_as_accepts(path: &Path) {
         "llvm-as rejects {}:\n{}",
         path.display(),
         String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// clang-19's IR of samples/lower/printf.c for `triple`; with `builtin`, clang lowers printf
+/// itself (to vprintf on NVPTX, one `%printf_args` struct per call).
+fn clang_ir(triple: &str, builtin: bool, out: &Path) -> Option<()> {
+    let clang = require(Tool::Clang)?;
+    let mut command = std::process::Command::new(clang);
+    command.arg(format!("--target={triple}"));
+    if triple.starts_with("amdgcn") {
+        command.arg("-mcpu=gfx1100");
+    }
+    if !builtin {
+        command.arg("-fno-builtin-printf");
+    }
+    let output = command
+        .args(["-x", "c", "-O1", "-g", "-S", "-emit-llvm", "-o"])
+        .arg(out)
+        .arg(root().join("samples/lower/printf.c"))
+        .output()
+        .expect("clang runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(())
+}
+
+/// The alloc size LLVM gives each `type` of a module (by `opt -passes=instsimplify` folding
+/// `ptrtoint (getelementptr T, ptr null, 1)` under the module's DataLayout).
+fn llvm_sizes(opt: &Path, module: &str, types: &[String]) -> Vec<u64> {
+    let mut ir = String::new();
+    for line in module.lines() {
+        if line.starts_with("target datalayout")
+            || line.starts_with('%') && line.contains(" = type ")
+        {
+            ir.push_str(line);
+            ir.push('\n');
+        }
+    }
+    for (k, ty) in types.iter().enumerate() {
+        ir.push_str(&format!(
+            "define i64 @size{k}() {{\n  %p = getelementptr {ty}, ptr null, i32 1\n  %s = ptrtoint ptr %p to i64\n  ret i64 %s\n}}\n"
+        ));
+    }
+    let dir = scratch();
+    let path = dir.path().join("sizes.ll");
+    std::fs::write(&path, ir).unwrap();
+    let output = std::process::Command::new(opt)
+        .args(["-S", "-passes=instsimplify"])
+        .arg(&path)
+        .output()
+        .expect("opt runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("ret i64 "))
+        .map(|n| n.parse().expect("a folded size"))
+        .collect()
+}
+
+/// `--report-json` on NVPTX: every call's bytes equal the size of the `%printf_args` struct
+/// clang-19 builds for the same call when it lowers printf to vprintf itself (sizes from
+/// LLVM's DataLayout), 0 for a call without arguments; the locations are the C source's
+/// lines (from -g); the per-function sums add up; the text report says the same.
+#[test]
+fn report_matches_clangs_own_vprintf_buffers() {
+    let dir = scratch();
+    let raw = dir.path().join("raw.ll");
+    let clangs = dir.path().join("clang.ll");
+    let (Some(()), Some(())) = (
+        clang_ir("nvptx64-nvidia-cuda", false, &raw),
+        clang_ir("nvptx64-nvidia-cuda", true, &clangs),
+    ) else {
+        return;
+    };
+    let Some(opt) = require(Tool::Opt) else {
+        return;
+    };
+    let json_path = dir.path().join("report.json");
+    let lowered = run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "nvptx".as_ref(),
+        "--report".as_ref(),
+        "--report-json".as_ref(),
+        json_path.as_os_str(),
+        raw.as_os_str(),
+        "-o".as_ref(),
+        dir.path().join("out.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_matches_schema("lower-report.schema.json", &report);
+
+    // clang's vprintf calls in order, each with its struct type (or none: a null buffer).
+    let text = std::fs::read_to_string(&clangs).unwrap();
+    let mut allocas = std::collections::HashMap::new();
+    let mut buffers: Vec<Option<String>> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some((name, rest)) = line.split_once(" = alloca ") {
+            allocas.insert(name.to_owned(), rest.split(',').next().unwrap().to_owned());
+        }
+        if line.contains("call i32 @vprintf(ptr") {
+            let buffer = line.split("ptr nonnull ").nth(2).map(|b| {
+                let name = b.split([')', ',']).next().unwrap();
+                allocas[name].clone()
+            });
+            buffers.push(buffer);
+        }
+    }
+    let types: Vec<String> = buffers.iter().flatten().cloned().collect();
+    let mut sizes = llvm_sizes(&opt, &text, &types).into_iter();
+    let expected: Vec<u64> = buffers
+        .iter()
+        .map(|b| {
+            if b.is_some() {
+                sizes.next().unwrap()
+            } else {
+                0
+            }
+        })
+        .collect();
+    let calls = report["calls"].as_array().unwrap();
+    let got: Vec<u64> = calls.iter().map(|c| c["bytes"].as_u64().unwrap()).collect();
+    assert_eq!(got, expected);
+    assert_eq!(got.len(), 9);
+    assert!(calls
+        .iter()
+        .all(|c| c["location"].as_str().unwrap().contains("printf.c:")));
+    assert_eq!(calls[0]["format"], "x=%d y=%f\n");
+    for f in report["functions"].as_array().unwrap() {
+        let sum: u64 = calls
+            .iter()
+            .filter(|c| c["function"] == f["function"])
+            .map(|c| c["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(f["bytes_per_pass"].as_u64().unwrap(), sum);
+    }
+    assert!(
+        lowered
+            .stderr
+            .contains(&format!("@scalars \"x=%d y=%f\\n\": {} bytes", expected[0]))
+            && lowered.stderr.contains("@reuse: 4 calls, "),
+        "{}",
+        lowered.stderr
     );
 }
