@@ -99,7 +99,7 @@ fn renumbered(function: &str) -> String {
         map.insert(name[1..].to_owned(), next);
     }
     // An entry block without a label takes the next number.
-    let mut next = map.len() + 1;
+    let first = map.len() + 1;
     let defined = function
         .lines()
         .skip(1)
@@ -110,9 +110,8 @@ fn renumbered(function: &str) -> String {
                 .flatten()
         })
         .filter(numbered);
-    for name in defined {
+    for (next, name) in (first..).zip(defined) {
         map.insert(name[1..].to_owned(), next);
-        next += 1;
     }
     let mut out = String::new();
     let mut chars = function.char_indices().peekable();
