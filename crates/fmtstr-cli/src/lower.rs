@@ -45,6 +45,8 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
+  fmtstr lower --target nvptx --prefix block,thread k.ll             prints [block 1,0,0 thread 5,0,0] first
+  fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
   fmtstr abi k.sa.ll                                                the .param plan llc will follow
@@ -104,6 +106,15 @@ pub struct Args {
     /// another value than the module's table has is an error.
     #[arg(long, value_name = "N")]
     user_data_offset: Option<u64>,
+    /// Who printed it: prefix every call's format with the ids named, e.g. `block,thread`
+    /// prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block /
+    /// workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu
+    /// llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group
+    /// (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order
+    /// given. The prefix is part of the format string (and of the AMD table's entry), so any
+    /// printf runtime and decoder prints it.
+    #[arg(long, value_name = "WHAT")]
+    prefix: Option<String>,
     /// Print on stderr, for every lowered call, its file:line (the program source's, from
     /// !dbg, else the .ll's), its format and its payload (nvptx: the vprintf argument buffer's
     /// bytes; amdgpu: the entry's dwords, header included), and per function the bytes one
@@ -160,13 +171,20 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let target = target(&args)?;
     let (name, text) = read_input(&args.input)?;
+    let prefix = match &args.prefix {
+        Some(text) => Some(fmtstr_lower::Prefix::parse(text)?),
+        None => None,
+    };
     let options = Options {
         target,
         werror: args.werror,
+        prefix,
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
     // thread each. The AMD buffer stage keeps a module-wide table: one module.
     let threads = match target {
+        // --prefix rewrites calls before lowering, on the whole module.
+        Target::Nvptx { .. } if prefix.is_some() => 1,
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
@@ -322,6 +340,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         (args.lgc_form.is_some(), "--lgc-form"),
         (args.user_data_offset.is_some(), "--user-data-offset"),
         (args.report || args.report_json.is_some(), "--report"),
+        (args.prefix.is_some(), "--prefix"),
     ] {
         if given {
             bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
@@ -368,6 +387,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.lgc_form.is_some(), "--lgc-form"),
         (args.user_data_offset.is_some(), "--user-data-offset"),
         (args.report || args.report_json.is_some(), "--report"),
+        (args.prefix.is_some(), "--prefix"),
     ] {
         if given {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");
