@@ -41,6 +41,8 @@ mod json;
   fmtstr decode printf.bin --strings k.json --strict      exit 1 on any warning
   fmtstr decode printf.bin --elf a.elf --elf b.elf --json one JSON object per entry
   fmtstr decode printf.bin --stats                        entries and dwords per format ID
+  fmtstr decode printf.bin --elf p.elf --sort prefix      by who printed it (fmtstr lower --prefix)
+  fmtstr decode printf.bin --elf p.elf --grep '^\\[block 0,0,0 thread 3,'   one thread's lines
   fmtstr decode --elf k.o printf.bin                      an OpenCL/HIP (HSA) code object's buffer
   fmtstr decode --vprintf 'x=%d y=%f\\n' args.bin          one CUDA vprintf argument buffer
 
@@ -83,6 +85,24 @@ pub struct Args {
     /// With --vprintf: take FORMAT's bytes literally instead of reading C escapes.
     #[arg(long, requires = "vprintf")]
     raw: bool,
+    /// prefix: sort the text by who printed it: the values of the prefix `fmtstr lower
+    /// --prefix` put at the start of each entry (`[block 1,0,0 thread 5,0,0] `), as numbers in
+    /// the order printed; a stable sort, so one thread's lines keep buffer order. A line
+    /// without a prefix stays with the prefixed line before it; lines before the first
+    /// prefixed one come first.
+    #[arg(long, value_enum, value_name = "KEY", conflicts_with_all = ["json", "stats"])]
+    sort: Option<SortKey>,
+    /// Print only the lines this regular expression (Rust regex syntax) matches, prefix
+    /// included, e.g. --grep '^\[block 0,0,0 thread 3,'. After --sort.
+    #[arg(long, value_name = "REGEX", conflicts_with_all = ["json", "stats"])]
+    grep: Option<String>,
+}
+
+/// What `--sort` orders the decoded text by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SortKey {
+    /// The values of the `--prefix` each entry starts with.
+    Prefix,
 }
 
 /// Problems shown one by one on stderr; the rest are counted.
@@ -99,6 +119,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         );
     }
     if let Some(formats) = hsa::formats(&args)? {
+        if args.sort.is_some() || args.grep.is_some() {
+            bail!(
+                "--sort and --grep read the AMD printf-buffer protocol's text; for an HSA code \
+                 object's buffer, pipe the text through sort or grep"
+            );
+        }
         return hsa::run(&args, &formats);
     }
     let mut warnings = Warnings::new(&args.buffer);
@@ -119,6 +145,16 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if jobs == 0 {
         bail!("--jobs 0: give at least 1 thread");
     }
+    let grep = match &args.grep {
+        Some(pattern) => Some(regex::bytes::Regex::new(pattern).map_err(|error| {
+            anyhow::anyhow!(
+                "--grep: not a regular expression: {error}\n(the syntax is Rust's regex crate's: \
+                 escape [ ] ( ) . * + ? with a backslash to match them literally)"
+            )
+        })?),
+        None => None,
+    };
+    let post_process = grep.is_some() || args.sort.is_some();
     let options = Options::for_buffer(&buffer, jobs);
     let release = |window: &std::ops::Range<u64>| {
         mapped.release(
@@ -128,7 +164,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
 
     let stdout = io::stdout();
-    let mut out = stdout.lock();
+    // --sort and --grep need the whole text first.
+    let mut collected: Vec<u8> = Vec::new();
+    let mut out: Box<dyn Write> = if post_process {
+        Box::new(&mut collected)
+    } else {
+        Box::new(stdout.lock())
+    };
     let written = if args.stats {
         let mut stats = Stats::default();
         stream::run::<_, io::Error, _, _>(
@@ -195,13 +237,28 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             },
         )
     };
-    match written.and_then(|()| out.flush()) {
+    let written = written.and_then(|()| out.flush());
+    drop(out);
+    let written = written.and_then(|()| {
+        if !post_process {
+            return Ok(());
+        }
+        let mut text = collected;
+        if args.sort == Some(SortKey::Prefix) {
+            text = fmtstr_decode::lines::sort_by_prefix(&text);
+        }
+        if let Some(pattern) = &grep {
+            text = fmtstr_decode::lines::grep(&text, pattern);
+        }
+        let mut stdout = stdout.lock();
+        stdout.write_all(&text).and_then(|()| stdout.flush())
+    });
+    match written {
         Ok(()) => {}
         // A reader that stopped early (`| head`) is not an error.
         Err(error) if error.kind() == io::ErrorKind::BrokenPipe => return Ok(Outcome::Clean),
         Err(error) => return Err(error).context("cannot write to stdout"),
     }
-    drop(out);
     warnings.finish();
     Ok(if args.strict && warnings.count > 0 {
         Outcome::Findings

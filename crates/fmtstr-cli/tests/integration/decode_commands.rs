@@ -686,7 +686,7 @@ fn run_path(args: &[&str], path: &Path) -> Run {
 }
 
 /// The printf calls of the end-to-end test: every line starts with `t<thread> i<call> <kind>`.
-const WORK_C: &str = r#"int printf(const char *format, ...);
+pub(crate) const WORK_C: &str = r#"int printf(const char *format, ...);
 
 void work(int tid, int i) {
     printf("t%d i%d int %d unsigned %u hex %#x\n", tid, i, i * 7919 - 50000,
@@ -704,7 +704,7 @@ void work(int tid, int i) {
 
 /// Runs work(tid, i) for i < CALLS on 8 threads; the lowered build writes the printf buffer
 /// (its first CAPACITY dwords survive, as a bounds-checked buffer drops stores past its end).
-const HARNESS_C: &str = r#"#include <pthread.h>
+pub(crate) const HARNESS_C: &str = r#"#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -749,7 +749,7 @@ int main(int argc, char **argv) {
 "#;
 
 /// Lines grouped by the thread that printed them, in order.
-fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+pub(crate) fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut threads = std::collections::BTreeMap::<String, Vec<String>>::new();
     for line in text.lines() {
         let thread = line.split(' ').next().unwrap_or("").to_string();
@@ -759,7 +759,7 @@ fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
 }
 
 #[track_caller]
-fn checked(command: &mut std::process::Command) -> std::process::Output {
+pub(crate) fn checked(command: &mut std::process::Command) -> std::process::Output {
     let output = command.output().expect("the command runs");
     assert!(
         output.status.success(),

@@ -267,3 +267,234 @@ fn report_matches_clangs_own_vprintf_buffers() {
         lowered.stderr
     );
 }
+
+/// The stand-in for the GPU's id reads on the host: `fmtstr lower --prefix` reads
+/// `llvm.amdgcn.workgroup.id.{x,y,z}` and `llvm.amdgcn.workitem.id.{x,y,z}`; retargeted to
+/// x86_64 those calls are renamed to `fmtstr_host_workgroup_id_{x,y,z}` and
+/// `fmtstr_host_workitem_id_{x,y,z}`, which the harness defines from its pthread's number t:
+/// workgroup (t / 4, 0, 0), local (t % 4, 0, 0), as if 8 threads ran as 2 groups of 4.
+const HOST_IDS_C: &str = r#"
+static _Thread_local int current_thread;
+unsigned fmtstr_host_workgroup_id_x(void) { return (unsigned)current_thread / 4; }
+unsigned fmtstr_host_workgroup_id_y(void) { return 0; }
+unsigned fmtstr_host_workgroup_id_z(void) { return 0; }
+unsigned fmtstr_host_workitem_id_x(void) { return (unsigned)current_thread % 4; }
+unsigned fmtstr_host_workitem_id_y(void) { return 0; }
+unsigned fmtstr_host_workitem_id_z(void) { return 0; }
+"#;
+
+/// The host run of the decoder's end-to-end test with `--prefix workgroup,local`: 8 pthreads
+/// write the AMD protocol (`--buffer-addrspace 1`, x86_64); `fmtstr decode --sort prefix`
+/// prints exactly the host printf's lines of thread 0, then 1, ... each with its prefix, and
+/// `--grep` keeps exactly one thread's; the reported dwords add up to bufferOffset.
+#[test]
+fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
+    use crate::decode_commands::{by_thread, checked, HARNESS_C, WORK_C};
+    let Some(clang) = require(Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("work.c"), WORK_C).unwrap();
+    let harness = HARNESS_C
+        .replace(
+            "static unsigned char *buffer;",
+            &format!("static unsigned char *buffer;\n{HOST_IDS_C}"),
+        )
+        .replace(
+            "int tid = (int)(intptr_t)arg;",
+            "int tid = (int)(intptr_t)arg;\n    current_thread = tid;",
+        );
+    assert!(harness.contains("current_thread = tid;"));
+    std::fs::write(at("harness.c"), harness).unwrap();
+    std::fs::write(at("empty.c"), "").unwrap();
+    checked(
+        std::process::Command::new(&clang)
+            .args([
+                "--target=amdgcn-amd-amdpal",
+                "-mcpu=gfx1100",
+                "-x",
+                "c",
+                "-O1",
+            ])
+            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
+            .arg(at("work.ll"))
+            .arg(at("work.c")),
+    );
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--buffer-addrspace".as_ref(),
+        "1".as_ref(),
+        "--prefix".as_ref(),
+        "workgroup,local".as_ref(),
+        "--emit-strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--report-json".as_ref(),
+        at("report.json").as_os_str(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.buffer.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    // Retarget to x86_64: the host's triple and DataLayout, no GPU attributes, and the id
+    // reads renamed to the stand-ins.
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-S", "-emit-llvm", "-o"])
+            .arg(at("empty.ll"))
+            .arg(at("empty.c")),
+    );
+    let host_ir = std::fs::read_to_string(at("empty.ll")).unwrap();
+    let header = |key: &str| -> String {
+        host_ir
+            .lines()
+            .find(|line| line.starts_with(key))
+            .unwrap()
+            .to_string()
+    };
+    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    assert!(lowered.contains("@llvm.amdgcn.workitem.id.x()"));
+    let retargeted: String = lowered
+        .replace("@llvm.amdgcn.workgroup.id.", "@fmtstr_host_workgroup_id_")
+        .replace("@llvm.amdgcn.workitem.id.", "@fmtstr_host_workitem_id_")
+        .lines()
+        .map(|line| {
+            if line.starts_with("target datalayout") {
+                header("target datalayout")
+            } else if line.starts_with("target triple") {
+                header("target triple")
+            } else if line.starts_with("attributes #") {
+                line.split(' ')
+                    .filter(|part| {
+                        !part.starts_with("\"target-cpu\"")
+                            && !part.starts_with("\"target-features\"")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(at("work.x86.ll"), retargeted).unwrap();
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-c", "-O1", "-o"])
+            .arg(at("work.x86.o"))
+            .arg(at("work.x86.ll")),
+    );
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-O1", "-pthread", "-o"])
+            .arg(at("lowered"))
+            .arg(at("harness.c"))
+            .arg(at("work.x86.o")),
+    );
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-O1", "-pthread", "-fno-builtin-printf", "-o"])
+            .arg(at("host"))
+            .arg(at("harness.c"))
+            .arg(at("work.c")),
+    );
+    let calls = "300";
+    let host = checked(std::process::Command::new(at("host")).arg(calls));
+    let host_lines = by_thread(&String::from_utf8(host.stdout).unwrap());
+    assert_eq!(host_lines.len(), 8);
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args([calls, &(1u64 << 22).to_string()])
+            .arg(at("all.bin")),
+    );
+    // What the host printed, thread by thread, each line with the prefix of its thread.
+    let prefixed = |t: usize| -> Vec<String> {
+        host_lines[&format!("t{t}")]
+            .iter()
+            .map(|line| format!("[workgroup {},0,0 local {},0,0] {line}", t / 4, t % 4))
+            .collect()
+    };
+    let expected: Vec<String> = (0..8).flat_map(prefixed).collect();
+    let sorted = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--strict".as_ref(),
+        "--sort".as_ref(),
+        "prefix".as_ref(),
+    ])
+    .expect_code(0);
+    let got: Vec<String> = sorted.stdout_text().lines().map(str::to_owned).collect();
+    assert_eq!(got.len(), expected.len());
+    assert!(
+        got == expected,
+        "the sorted text differs from the host's printf"
+    );
+    let grepped = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--grep".as_ref(),
+        r"^\[workgroup 1,0,0 local 2,".as_ref(),
+    ])
+    .expect_code(0);
+    let got: Vec<String> = grepped.stdout_text().lines().map(str::to_owned).collect();
+    assert!(
+        got == prefixed(6),
+        "--grep kept other lines than thread 6's"
+    );
+    // --report's dwords per printed line add up to what the threads wrote.
+    let bytes = std::fs::read(at("all.bin")).unwrap();
+    let written = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(at("report.json")).unwrap()).unwrap();
+    let dwords = |line: &str| -> u64 {
+        let kind = line.split(' ').nth(2).unwrap();
+        report["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["format"].as_str().unwrap().contains(&format!(" {kind} ")))
+            .and_then(|c| c["dwords"].as_u64())
+            .unwrap()
+    };
+    let reported: u64 = host_lines.values().flatten().map(|l| dwords(l)).sum();
+    assert_eq!(reported, written);
+    // A bad pattern: exit 2, the option named.
+    let bad = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--grep".as_ref(),
+        "[unclosed".as_ref(),
+    ])
+    .expect_code(2);
+    assert!(
+        bad.stderr.contains("--grep: not a regular expression"),
+        "{}",
+        bad.stderr
+    );
+    // An unknown prefix name: exit 2, the option and the fix named.
+    let bad = run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--prefix".as_ref(),
+        "wave".as_ref(),
+        at("work.ll").as_os_str(),
+    ])
+    .expect_code(2);
+    assert!(
+        bad.stderr.contains("--prefix: unknown name `wave`")
+            && bad.stderr.contains("e.g. --prefix block,thread"),
+        "{}",
+        bad.stderr
+    );
+}
