@@ -295,7 +295,13 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
     };
     let dir = scratch();
     let at = |name: &str| dir.path().join(name);
-    std::fs::write(at("work.c"), WORK_C).unwrap();
+    // One more call: constant %s strings, which fmtstr interns as table entries.
+    let work = WORK_C.replace(
+        "void work(int tid, int i) {\n",
+        "void work(int tid, int i) {\n    printf(\"t%d i%d str %s|%-8s|%.3s|%s|\\n\", tid, i, \"hello\", \"ab\", \"abcdef\", \"\");\n",
+    );
+    assert!(work.contains("str %s"));
+    std::fs::write(at("work.c"), work).unwrap();
     let harness = HARNESS_C
         .replace(
             "static unsigned char *buffer;",
@@ -340,6 +346,33 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         at("work.buffer.ll").as_os_str(),
     ])
     .expect_code(0);
+    // The PAL path of the same module: llc-19 compiles it for gfx1100.
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--prefix".as_ref(),
+        "workgroup,local".as_ref(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.pal.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    if let Some(llc) = require(Tool::Llc) {
+        checked(
+            std::process::Command::new(llc)
+                .args([
+                    "-mtriple=amdgcn--amdpal",
+                    "-mcpu=gfx1100",
+                    "-filetype=obj",
+                    "-o",
+                ])
+                .arg(at("work.pal.o"))
+                .arg(at("work.pal.ll")),
+        );
+    }
     // Retarget to x86_64: the host's triple and DataLayout, no GPU attributes, and the id
     // reads renamed to the stand-ins.
     checked(
@@ -466,6 +499,24 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
     };
     let reported: u64 = host_lines.values().flatten().map(|l| dwords(l)).sum();
     assert_eq!(reported, written);
+    // The interned strings: entries of their own, marked, without arguments.
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(at("strings.json")).unwrap()).unwrap();
+    let interned: Vec<&str> = table[".strings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e[".fmtstr_interned"] == serde_json::Value::Bool(true))
+        .map(|e| {
+            assert_eq!(e[".argument_count"], 0);
+            e[".string"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(interned.len(), 4, "{interned:?}");
+    for s in ["hello", "ab", "abcdef", ""] {
+        assert!(interned.contains(&s), "{s:?} is not interned");
+    }
+    assert!(host_lines["t3"][0].contains("str hello|ab      |abc||"));
     // A bad pattern: exit 2, the option named.
     let bad = run([
         "decode".as_ref(),
@@ -481,6 +532,43 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         "{}",
         bad.stderr
     );
+    // %s of a string computed at run time: exit 2, the fix named.
+    std::fs::write(
+        at("runtime.c"),
+        "int printf(const char *, ...);\nvoid k(int i) { printf(\"%s\\n\", i ? \"odd\" : \"even\"); }\n",
+    )
+    .unwrap();
+    checked(
+        std::process::Command::new(&clang)
+            .args([
+                "--target=amdgcn-amd-amdpal",
+                "-mcpu=gfx1100",
+                "-x",
+                "c",
+                "-O1",
+            ])
+            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
+            .arg(at("runtime.ll"))
+            .arg(at("runtime.c")),
+    );
+    let bad = run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        at("runtime.ll").as_os_str(),
+        "-o".as_ref(),
+        at("runtime.out.ll").as_os_str(),
+    ])
+    .expect_code(2);
+    assert!(
+        bad.stderr.contains("`%s` of a string computed at run time")
+            && bad.stderr.contains("pass a literal"),
+        "{}",
+        bad.stderr
+    );
+    assert!(!at("runtime.out.ll").exists());
     // An unknown prefix name: exit 2, the option and the fix named.
     let bad = run([
         "lower".as_ref(),
