@@ -35,6 +35,8 @@ use crate::{diagnostics, Outcome};
   fmtstr decode printf.bin --strings k.json --strict      exit 1 on any warning
   fmtstr decode printf.bin --elf a.elf --elf b.elf --json one JSON object per entry
   fmtstr decode printf.bin --stats                        entries and dwords per format ID
+  fmtstr decode printf.bin --elf p.elf --sort prefix      by who printed it (fmtstr lower --prefix)
+  fmtstr decode printf.bin --elf p.elf --grep '^\\[block 0,0,0 thread 3,'   one thread's lines
   fmtstr decode --elf k.o printf.bin                      an OpenCL/HIP (HSA) code object's buffer
   fmtstr decode --vprintf 'x=%d y=%f\\n' args.bin          one CUDA vprintf argument buffer
 
@@ -77,6 +79,24 @@ pub struct Args {
     /// With --vprintf: take FORMAT's bytes literally instead of reading C escapes.
     #[arg(long, requires = "vprintf")]
     raw: bool,
+    /// prefix: sort the text by who printed it: the values of the prefix `fmtstr lower
+    /// --prefix` put at the start of each entry (`[block 1,0,0 thread 5,0,0] `), as numbers in
+    /// the order printed; a stable sort, so one thread's lines keep buffer order. A line
+    /// without a prefix stays with the prefixed line before it; lines before the first
+    /// prefixed one come first.
+    #[arg(long, value_enum, value_name = "KEY", conflicts_with_all = ["json", "stats", "vprintf"])]
+    sort: Option<SortKey>,
+    /// Print only the lines this regular expression (Rust regex syntax) matches, prefix
+    /// included, e.g. --grep '^\[block 0,0,0 thread 3,'. After --sort.
+    #[arg(long, value_name = "REGEX", conflicts_with_all = ["json", "stats", "vprintf"])]
+    grep: Option<String>,
+}
+
+/// What `--sort` orders the decoded text by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum SortKey {
+    /// The values of the `--prefix` each entry starts with.
+    Prefix,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -96,16 +116,47 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if let Some(jobs) = args.jobs {
         options.jobs = jobs;
     }
+    let grep = match &args.grep {
+        Some(pattern) => Some(regex::bytes::Regex::new(pattern).map_err(|error| {
+            anyhow::anyhow!(
+                "--grep: not a regular expression: {error}\n(the syntax is Rust's regex crate's: \
+                 escape [ ] ( ) . * + ? with a backslash to match them literally)"
+            )
+        })?),
+        None => None,
+    };
     let elfs: Vec<Source<'_>> = args.elf.iter().map(|p| Source::Path(p)).collect();
     let strings: Vec<Source<'_>> = args.strings.iter().map(|p| Source::Path(p)).collect();
-    let result = fmtstr_tools::decode::decode(
-        &Source::Path(&args.buffer),
-        &elfs,
-        &strings,
-        &options,
-        &mut io::stdout().lock(),
-        &mut io::stderr(),
-    );
+    let decode = |out: &mut dyn Write| {
+        fmtstr_tools::decode::decode(
+            &Source::Path(&args.buffer),
+            &elfs,
+            &strings,
+            &options,
+            out,
+            &mut io::stderr(),
+        )
+    };
+    let result = if args.sort.is_none() && grep.is_none() {
+        decode(&mut io::stdout().lock())
+    } else {
+        // --sort and --grep need the whole text first.
+        let mut text = Vec::new();
+        decode(&mut text).and_then(|summary| {
+            if args.sort == Some(SortKey::Prefix) {
+                text = fmtstr_decode::lines::sort_by_prefix(&text);
+            }
+            if let Some(pattern) = &grep {
+                text = fmtstr_decode::lines::grep(&text, pattern);
+            }
+            let mut stdout = io::stdout().lock();
+            stdout
+                .write_all(&text)
+                .and_then(|()| stdout.flush())
+                .map_err(Error::Write)?;
+            Ok(summary)
+        })
+    };
     match result {
         Ok(summary) if args.strict && summary.warnings > 0 => Ok(Outcome::Findings),
         Ok(_) => Ok(Outcome::Clean),

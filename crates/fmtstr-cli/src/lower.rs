@@ -50,6 +50,9 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
+  fmtstr lower --target nvptx --prefix block,thread k.ll             prints [block 1,0,0 thread 5,0,0] first
+  fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
+  fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
   fmtstr abi k.sa.ll                                                the .param plan llc will follow
 
@@ -64,8 +67,11 @@ pub struct Args {
     /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The pass to run: printf (printf calls for --target) or struct-args (NVPTX byval
-    /// aggregate parameters read in place from the parameter space, seed 002).
+    /// The pass to run: printf (printf calls for --target), strip (every printf and
+    /// lgc.debug.printf call removed, for a release build: a used result becomes 0 with a
+    /// warning, argument side effects stay, printf's declaration goes when unused, every other
+    /// line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read
+    /// in place from the parameter space, seed 002).
     #[arg(long, value_enum, default_value_t = PassArg::Printf)]
     pass: PassArg,
     /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
@@ -105,6 +111,25 @@ pub struct Args {
     /// another value than the module's table has is an error.
     #[arg(long, value_name = "N")]
     user_data_offset: Option<u64>,
+    /// Who printed it: prefix every call's format with the ids named, e.g. `block,thread`
+    /// prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block /
+    /// workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu
+    /// llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group
+    /// (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order
+    /// given. The prefix is part of the format string (and of the AMD table's entry), so any
+    /// printf runtime and decoder prints it.
+    #[arg(long, value_name = "WHAT")]
+    prefix: Option<String>,
+    /// Print on stderr, for every lowered call, its file:line (the program source's, from
+    /// !dbg, else the .ll's), its format and its payload (nvptx: the vprintf argument buffer's
+    /// bytes; amdgpu: the entry's dwords, header included), and per function the bytes one
+    /// thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or
+    /// the AMD printf buffer by.
+    #[arg(long)]
+    report: bool,
+    /// The same report as JSON in FILE (schemas/lower-report.schema.json).
+    #[arg(long, value_name = "FILE")]
+    report_json: Option<PathBuf>,
     /// Treat warnings as errors.
     #[arg(long = "Werror")]
     werror: bool,
@@ -113,6 +138,7 @@ pub struct Args {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PassArg {
     Printf,
+    Strip,
     StructArgs,
 }
 
@@ -143,18 +169,27 @@ enum LayoutArg {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    if args.pass == PassArg::StructArgs {
-        return run_struct_args(&args);
+    match args.pass {
+        PassArg::StructArgs => return run_struct_args(&args),
+        PassArg::Strip => return run_strip(&args),
+        PassArg::Printf => {}
     }
     let target = target(&args)?;
     let (name, text) = read_input(&args.input)?;
+    let prefix = match &args.prefix {
+        Some(text) => Some(fmtstr_lower::Prefix::parse(text)?),
+        None => None,
+    };
     let options = Options {
         target,
         werror: args.werror,
+        prefix,
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
     // thread each. The AMD buffer stage keeps a module-wide table: one module.
     let threads = match target {
+        // --prefix rewrites calls before lowering, on the whole module.
+        Target::Nvptx { .. } if prefix.is_some() => 1,
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
@@ -178,6 +213,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         let _ = writeln!(stderr, "{warning}");
     }
     drop(stderr);
+    if args.report {
+        let mut stderr = std::io::stderr().lock();
+        let _ = stderr.write_all(report_text(target, &lowered.report).as_bytes());
+    }
+    if let Some(path) = &args.report_json {
+        let mut json = serde_json::to_vec_pretty(&report_json(target, &lowered.report))?;
+        json.push(b'\n');
+        write_atomically(path, &json)?;
+    }
     if let Some(path) = &args.emit_strings {
         let table = lowered.strings.unwrap_or_default();
         let mut json = serde_json::to_vec_pretty(&table.to_json())?;
@@ -198,6 +242,145 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
+/// Where a reported call is: the program source's file:line (from `!dbg`), else the .ll's.
+fn report_location(location: &fmtstr_lower::Location) -> String {
+    match &location.source {
+        // file:line:column -> file:line
+        Some(source) => source
+            .rsplit_once(':')
+            .map_or(source.clone(), |(file_line, _)| file_line.to_owned()),
+        None => format!("{}:{}", location.file, location.line),
+    }
+}
+
+fn target_name(target: Target) -> &'static str {
+    match target {
+        Target::Nvptx { .. } => "nvptx",
+        Target::Amdgpu { .. } => "amdgpu",
+    }
+}
+
+/// `--report`: one line per call, one per function.
+fn report_text(target: Target, calls: &[fmtstr_lower::CallReport]) -> String {
+    use std::fmt::Write as _;
+    let mut out = String::new();
+    let unit = match target {
+        Target::Nvptx { .. } => "vprintf argument buffer bytes per call",
+        Target::Amdgpu { .. } => "printf-buffer entry dwords per call, header included",
+    };
+    let _ = writeln!(out, "printf report ({}: {unit}):", target_name(target));
+    for call in calls {
+        let size = match (call.dwords, call.bytes) {
+            (Some(dwords), Some(bytes)) => format!("{dwords} dwords ({bytes} bytes)"),
+            (None, Some(bytes)) => format!("{bytes} bytes"),
+            _ => "unknown bytes (the caller packs the buffer)".to_owned(),
+        };
+        let _ = writeln!(
+            out,
+            "  {}: @{} \"{}\": {size}",
+            report_location(&call.location),
+            call.function,
+            fmtstr_meta::escape::escape(&call.format)
+        );
+    }
+    for f in fmtstr_lower::report::per_function(calls) {
+        let _ = writeln!(
+            out,
+            "  @{}: {} call{}, {}{} bytes per thread per pass",
+            f.function,
+            f.calls,
+            if f.calls == 1 { "" } else { "s" },
+            if f.complete { "" } else { "at least " },
+            f.bytes
+        );
+    }
+    out
+}
+
+/// `--report-json`: schemas/lower-report.schema.json.
+fn report_json(target: Target, calls: &[fmtstr_lower::CallReport]) -> serde_json::Value {
+    let amd = matches!(target, Target::Amdgpu { .. });
+    let calls_json: Vec<serde_json::Value> = calls
+        .iter()
+        .map(|call| {
+            let mut entry = serde_json::json!({
+                "function": call.function,
+                "location": report_location(&call.location),
+                "ll_location": format!("{}:{}:{}", call.location.file, call.location.line, call.location.column),
+                "format": String::from_utf8_lossy(&call.format),
+                "bytes": call.bytes,
+            });
+            if amd {
+                entry["dwords"] = serde_json::json!(call.dwords);
+            }
+            entry
+        })
+        .collect();
+    let functions: Vec<serde_json::Value> = fmtstr_lower::report::per_function(calls)
+        .into_iter()
+        .map(|f| {
+            serde_json::json!({
+                "function": f.function,
+                "calls": f.calls,
+                "bytes_per_pass": f.bytes,
+                "complete": f.complete,
+            })
+        })
+        .collect();
+    serde_json::json!({
+        "target": target_name(target),
+        "calls": calls_json,
+        "functions": functions,
+    })
+}
+
+/// `--pass strip`: every printf and lgc.debug.printf call removed.
+fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
+    for (given, option) in [
+        (args.target.is_some(), "--target"),
+        (args.stage.is_some(), "--stage"),
+        (args.layout.is_some(), "--layout"),
+        (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
+        (args.emit_strings.is_some(), "--emit-strings"),
+        (args.lgc_form.is_some(), "--lgc-form"),
+        (args.user_data_offset.is_some(), "--user-data-offset"),
+        (args.report || args.report_json.is_some(), "--report"),
+        (args.prefix.is_some(), "--prefix"),
+    ] {
+        if given {
+            bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
+        }
+    }
+    let (name, text) = read_input(&args.input)?;
+    let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
+    let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
+        anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
+    })?;
+    let mut stderr = std::io::stderr().lock();
+    for warning in &stripped.warnings {
+        let _ = writeln!(
+            stderr,
+            "{}",
+            if args.werror {
+                warning.clone().promote()
+            } else {
+                warning.clone()
+            }
+        );
+    }
+    drop(stderr);
+    if args.werror && !stripped.warnings.is_empty() {
+        eprintln!("fmtstr: error: warnings treated as errors (--Werror); nothing was written");
+        return Ok(Outcome::Findings);
+    }
+    if stripped.calls == 0 {
+        write_output(args.output.as_deref(), |w| w.write_all(module.source()))?;
+    } else {
+        write_output(args.output.as_deref(), |mut w| module.write_to(&mut w))?;
+    }
+    Ok(Outcome::Clean)
+}
+
 /// `--pass struct-args`: seed 002's rewrite of byval aggregate parameters.
 fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
     for (given, option) in [
@@ -208,6 +391,8 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.emit_strings.is_some(), "--emit-strings"),
         (args.lgc_form.is_some(), "--lgc-form"),
         (args.user_data_offset.is_some(), "--user-data-offset"),
+        (args.report || args.report_json.is_some(), "--report"),
+        (args.prefix.is_some(), "--prefix"),
     ] {
         if given {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");

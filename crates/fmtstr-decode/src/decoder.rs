@@ -137,7 +137,7 @@ pub struct Interpreted<'d> {
     pub known: &'d Known,
     pub compiled: &'d Compiled,
     /// One [`Arg`] per scalar value, as [`fmtstr_format::Format::render`] takes them.
-    pub args: &'d [Arg<'static>],
+    pub args: &'d [Arg<'d>],
     /// Payload dwords the format read.
     pub needs: u32,
 }
@@ -159,7 +159,7 @@ enum Quick {
 #[derive(Debug)]
 pub struct Decoder<'f> {
     formats: &'f Formats,
-    args: Vec<Arg<'static>>,
+    args: Vec<Arg<'f>>,
     /// A direct-mapped cache of IDs whose format compiled: (ID, known, compiled).
     cache: Vec<Option<(u64, &'f Known, &'f Compiled)>>,
     /// IDs whose format notes were given.
@@ -216,6 +216,12 @@ impl<'f> Decoder<'f> {
         let compiled = known.compiled().ok()?;
         if !compiled.notes().is_empty() && self.noted.insert(id) {
             for note in compiled.notes() {
+                // A 64-bit %s is an interned string's ID where the tables intern strings.
+                if let FormatNote::String { argument } = note {
+                    if self.formats.interns() && compiled.is_wide(argument - 1) {
+                        continue;
+                    }
+                }
                 self.notes.push(Problem {
                     offset,
                     kind: ProblemKind::Format {
@@ -234,12 +240,13 @@ impl<'f> Decoder<'f> {
     #[inline]
     fn fill(&mut self, compiled: &Compiled, payload: &[u8]) {
         self.args.clear();
+        let formats = self.formats;
         self.args.extend(
             compiled
                 .ops
                 .iter()
                 .zip(&compiled.op_at)
-                .map(|(op, at)| plan::arg(*op, payload, *at as usize)),
+                .map(|(op, at)| argument(formats, *op, payload, *at as usize)),
         );
     }
 
@@ -311,7 +318,8 @@ impl<'f> Decoder<'f> {
                         Step::Spec { format, ops } => {
                             self.args.clear();
                             for index in ops.clone() {
-                                self.args.push(plan::arg(
+                                self.args.push(argument(
+                                    self.formats,
                                     compiled.ops[index],
                                     payload,
                                     compiled.op_at[index] as usize,
@@ -398,6 +406,26 @@ impl<'f> Decoder<'f> {
 /// The words of an abort message: `.constants` where `.constant_status` has a bit set, the
 /// payload's dwords elsewhere, as far as `.data_count` (or the payload, without one) and both
 /// sources reach; at most 64.
+/// The argument `op` reads at payload byte `at`; a 64-bit `%s` argument is the 48-bit ID of a
+/// string fmtstr interned (a table entry of its own, `.fmtstr_interned`): its string, when a
+/// table has the ID (else the placeholder, as for any pointer).
+#[inline]
+fn argument<'f>(
+    formats: &'f Formats,
+    op: crate::formats::Op,
+    payload: &[u8],
+    at: usize,
+) -> Arg<'f> {
+    let arg = plan::arg(op, payload, at);
+    if op == crate::formats::Op::Str64 && matches!(arg, Arg::Str(_)) {
+        let id = plan::wide_at(payload, at) & ((1 << 48) - 1);
+        if let Some(known) = formats.get(id) {
+            return Arg::Str(known.entry().bytes());
+        }
+    }
+    arg
+}
+
 fn abort_words(abort: &fmtstr_meta::AbortEntry<'_>, payload: &[u8]) -> Vec<u32> {
     const MOST: usize = 64;
     let status = abort.constant_status().unwrap_or_default();

@@ -16,7 +16,14 @@ pub struct Formats {
     aborts: IdMap<u64, AbortEntry<'static>>,
     sources: Vec<String>,
     findings: Vec<MergeFinding>,
+    /// Whether some entry is a `%s` string fmtstr interned (key [`INTERNED_KEY`]).
+    interns: bool,
 }
+
+/// The key `fmtstr lower --stage buffer` adds to a table entry that is the string of a `%s`
+/// argument rather than a format: the payload carries such an argument as the entry's 48-bit
+/// ID in two dwords (its 64-bit mask bit set), and the decoder prints the entry's string.
+pub const INTERNED_KEY: &str = ".fmtstr_interned";
 
 /// One format string: its table entry, where it came from, and its parsed form once used.
 #[derive(Debug)]
@@ -72,6 +79,11 @@ impl Formats {
         }
         let mut by_id = IdMap::default();
         by_id.reserve(merged.table.entries.len());
+        let interns = merged.table.entries.iter().any(|entry| {
+            entry.extra().iter().any(|(key, value)| {
+                key.as_str() == Some(INTERNED_KEY) && value.as_bool() == Some(true)
+            })
+        });
         for (entry, origin) in merged.table.entries.into_iter().zip(merged.origins) {
             by_id.insert(
                 entry.id().get(),
@@ -87,7 +99,14 @@ impl Formats {
             aborts,
             sources,
             findings: merged.findings,
+            interns,
         }
+    }
+
+    /// Whether some entry is a `%s` string fmtstr interned: then a 64-bit `%s` argument is
+    /// read as the ID of one.
+    pub fn interns(&self) -> bool {
+        self.interns
     }
 
     /// The shader-abort message entry with this ID, if a table has one.

@@ -77,6 +77,7 @@ mod decoder;
 pub mod encode;
 mod formats;
 pub mod hsa;
+pub mod lines;
 mod map;
 mod plan;
 pub mod stream;

@@ -151,6 +151,12 @@ fn word(payload: &[u8], at: usize) -> u32 {
     }
 }
 
+/// The 64-bit value at payload byte `at` (low dword first; 0 past the end).
+#[inline]
+pub(crate) fn wide_at(payload: &[u8], at: usize) -> u64 {
+    u64::from(word(payload, at)) | u64::from(word(payload, at + 4)) << 32
+}
+
 /// The argument op `op` reads at payload byte `at`.
 #[inline]
 pub(crate) fn arg(op: Op, payload: &[u8], at: usize) -> Arg<'static> {

@@ -43,7 +43,10 @@ pub mod diag;
 pub mod extract;
 pub mod model;
 pub mod nvptx;
+pub mod prefix;
 pub mod promote;
+pub mod report;
+pub mod strip;
 
 use std::collections::HashSet;
 
@@ -55,6 +58,9 @@ pub use diag::{Diagnostic, Location, Severity};
 pub use extract::{extract, Extraction};
 pub use model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
 pub use nvptx::Layout;
+pub use prefix::{Prefix, PrefixError, PrefixKind};
+pub use report::{CallReport, FunctionReport};
+pub use strip::{strip, Stripped};
 
 /// What to lower for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,6 +110,8 @@ pub struct Options {
     pub target: Target,
     /// Treat warnings as errors: nothing is lowered when there are any.
     pub werror: bool,
+    /// Print who printed each line first ([`prefix`]).
+    pub prefix: Option<Prefix>,
 }
 
 impl Options {
@@ -112,6 +120,7 @@ impl Options {
         Options {
             target,
             werror: false,
+            prefix: None,
         }
     }
 }
@@ -126,6 +135,8 @@ pub struct Lowered {
     /// For [`Stage::Buffer`]: the `amdpal.format_strings` table now in the module's PAL
     /// metadata (the module's earlier entries merged with the new ones).
     pub strings: Option<Table<'static>>,
+    /// What each lowered call writes, in module order ([`report`]).
+    pub report: Vec<CallReport>,
 }
 
 /// Why [`lower`] changed nothing.
@@ -163,10 +174,38 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         }
     );
     let Extraction {
-        calls,
+        mut calls,
         mut diagnostics,
     } = extract(module, lgc_input);
     let fail = |diagnostics: Vec<Diagnostic>, werror: bool| failure(diagnostics, werror);
+    if let (Some(prefix), false) = (options.prefix, calls.is_empty()) {
+        // The prefix rewrites the calls, then they are extracted again: only once nothing
+        // found so far stops the lowering, so that a failure leaves the module as it was.
+        for call in &calls {
+            if call.form == Form::PrePacked {
+                diagnostics.push(call.location(module).error(
+                    "--prefix cannot add arguments to a call whose caller packed the buffer \
+                     (op-tag 85): drop --prefix, or pass the ids in the buffer yourself",
+                ));
+            }
+        }
+        if stops(&diagnostics, options.werror) {
+            return fail(diagnostics, options.werror);
+        }
+        let live: Vec<PrintfCall> = calls
+            .into_iter()
+            .filter(|c| !c.callee.is_disabled(module))
+            .collect();
+        let nvptx = matches!(options.target, Target::Nvptx { .. });
+        if let Err(error) = prefix::apply(module, &prefix, nvptx, &live) {
+            let first = live[0].location(module);
+            diagnostics.push(first.error(format!("cannot add the prefix: {error}")));
+            return fail(diagnostics, options.werror);
+        }
+        let again = extract(module, lgc_input);
+        calls = again.calls;
+        diagnostics = again.diagnostics;
+    }
     let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
     if calls.is_empty() {
         return if stop(&diagnostics) {
@@ -179,6 +218,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         };
     }
     // Plan (every check), then edit.
+    let report;
     let applied: Result<Option<Table<'static>>, EditError> = match options.target {
         Target::Nvptx { layout } => {
             nvptx::check_declaration(module, &calls[0], &mut diagnostics);
@@ -186,6 +226,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
+            report = report::nvptx(module, &calls, &plans);
             nvptx::apply(module, &calls, &plans)
                 .and_then(|()| remove_printf_if_unused(module))
                 .map(|()| None)
@@ -206,6 +247,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
+            report = report::amdgpu(module, &calls);
             amdgpu::apply(module, &calls, plan)
         }
     };
@@ -214,6 +256,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             calls: calls.len(),
             warnings: diagnostics,
             strings,
+            report,
         }),
         Err(error) => {
             // A removed instruction keeps its source position.
@@ -252,6 +295,18 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             ],
         });
     };
+    if options.prefix.is_some() {
+        return Err(Failed {
+            diagnostics: vec![Location {
+                file: shards[0].module.file_name().to_owned(),
+                line: 0,
+                column: 0,
+                text: String::new(),
+                source: None,
+            }
+            .error("--prefix rewrites the calls before lowering: parse the module whole")],
+        });
+    }
     let fail = |diagnostics: Vec<Diagnostic>| failure(diagnostics, options.werror);
     let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
     // Extract and plan on every shard at once. The diagnostics in the order lower gives
@@ -284,6 +339,11 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         diagnostics.extend(planning.iter().cloned());
     }
     let calls: usize = planned.iter().map(|(c, _, _, _)| c.len()).sum();
+    let report: Vec<CallReport> = planned
+        .iter()
+        .zip(shards.iter())
+        .flat_map(|((calls, _, _, plans), shard)| report::nvptx(&shard.module, calls, plans))
+        .collect();
     if stop(&diagnostics) {
         return fail(diagnostics);
     }
@@ -339,6 +399,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             calls,
             warnings: diagnostics,
             strings: None,
+            report,
         }),
         Err(error) => {
             if let Some((k, inst)) = first_call {

@@ -425,3 +425,12 @@ fn generic(
         Some(_) => b.cast(Opcode::AddrSpaceCast, pointer, TypeId::PTR, hint),
     }
 }
+
+impl CallLayout {
+    /// The bytes of this call's `vprintf` argument buffer: its fields, rounded up to their
+    /// largest alignment (the size of the struct clang passes; 0 without arguments). What
+    /// `--report` gives per call.
+    pub(crate) fn payload_bytes(&self) -> u64 {
+        self.end.next_multiple_of(self.align.max(1))
+    }
+}

@@ -69,8 +69,8 @@ fn every_finding_of_a_call_is_reported_and_werror_makes_them_errors() {
         "two.ll",
         &text,
         Options {
-            target: Target::nvptx(),
             werror: true,
+            ..Options::new(Target::nvptx())
         },
     );
     assert_eq!(failed.diagnostics.len(), 2, "{}", show(&failed.diagnostics));

@@ -327,8 +327,8 @@ fn format_mismatches_are_warnings_and_werror_makes_them_errors() {
         "wformat.ll",
         &text,
         Options {
-            target: Target::nvptx(),
             werror: true,
+            ..Options::new(Target::nvptx())
         },
     );
     assert!(failed.diagnostics.iter().all(|d| d.is_error()));

@@ -686,7 +686,7 @@ fn run_path(args: &[&str], path: &Path) -> Run {
 }
 
 /// The printf calls of the end-to-end test: every line starts with `t<thread> i<call> <kind>`.
-const WORK_C: &str = r#"int printf(const char *format, ...);
+pub(crate) const WORK_C: &str = r#"int printf(const char *format, ...);
 
 void work(int tid, int i) {
     printf("t%d i%d int %d unsigned %u hex %#x\n", tid, i, i * 7919 - 50000,
@@ -704,7 +704,7 @@ void work(int tid, int i) {
 
 /// Runs work(tid, i) for i < CALLS on 8 threads; the lowered build writes the printf buffer
 /// (its first CAPACITY dwords survive, as a bounds-checked buffer drops stores past its end).
-const HARNESS_C: &str = r#"#include <pthread.h>
+pub(crate) const HARNESS_C: &str = r#"#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -749,7 +749,7 @@ int main(int argc, char **argv) {
 "#;
 
 /// Lines grouped by the thread that printed them, in order.
-fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
+pub(crate) fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
     let mut threads = std::collections::BTreeMap::<String, Vec<String>>::new();
     for line in text.lines() {
         let thread = line.split(' ').next().unwrap_or("").to_string();
@@ -759,7 +759,7 @@ fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<String>> {
 }
 
 #[track_caller]
-fn checked(command: &mut std::process::Command) -> std::process::Output {
+pub(crate) fn checked(command: &mut std::process::Command) -> std::process::Output {
     let output = command.output().expect("the command runs");
     assert!(
         output.status.success(),
@@ -808,6 +808,8 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
         "1".as_ref(),
         "--emit-strings".as_ref(),
         at("strings.json").as_os_str(),
+        "--report-json".as_ref(),
+        at("report.json").as_os_str(),
         at("work.ll").as_os_str(),
         "-o".as_ref(),
         at("work.buffer.ll").as_os_str(),
@@ -918,6 +920,24 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
     );
     let bytes = std::fs::read(at("all.bin")).unwrap();
     assert_eq!(u64::from_le_bytes(bytes[..8].try_into().unwrap()), total);
+    // `fmtstr lower --report-json`'s figures, per call, add up to the same dwords.
+    let report: Json =
+        serde_json::from_str(&std::fs::read_to_string(at("report.json")).unwrap()).unwrap();
+    let reported = |line: &str| -> u64 {
+        let kind = line.split(' ').nth(2).unwrap();
+        let call = report["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["format"].as_str().unwrap().contains(&format!(" {kind} ")))
+            .unwrap_or_else(|| panic!("no reported call for {line:?}"));
+        assert_eq!(
+            call["bytes"].as_u64(),
+            call["dwords"].as_u64().map(|d| d * 4)
+        );
+        call["dwords"].as_u64().unwrap()
+    };
+    assert_eq!(host_text.lines().map(reported).sum::<u64>(), total);
     let all = decode(&[
         &at("all.bin"),
         Path::new("--strings"),

@@ -351,8 +351,9 @@ fn strings_are_a_clear_error_for_the_amd_buffer() {
     )
     .expect_code(2);
     assert!(
-        out.stderr
-            .contains("`%s` cannot travel through the AMD printf buffer"),
+        out.stderr.contains(
+            "`%s` of a string computed at run time cannot travel through the AMD printf buffer"
+        ),
         "{}",
         out.stderr
     );

@@ -9,5 +9,6 @@ mod hsa_commands;
 mod linked_commands;
 mod llvm;
 mod lower_commands;
+mod lower_options;
 mod spirv_commands;
 mod util;

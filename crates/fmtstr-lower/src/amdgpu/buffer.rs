@@ -47,7 +47,7 @@ use fmtstr_ir::{EditError, MdInput, Module, Opcode, Operand, Ordering, Position,
 use fmtstr_meta::{merge, Entry, FormatId, Mask, Relation, Table};
 
 use super::lgc::{prepacked_error, result_warning, retire};
-use super::{carry, BufferSource, Carry, Settings};
+use super::{carry, BufferSource, Carry, Cast, Settings};
 use crate::diag::{Diagnostic, Location};
 use crate::model::{Callee, Form, PrintfCall};
 
@@ -57,6 +57,13 @@ pub const PAL_METADATA: &str = "amdgpu.pal.metadata.msgpack";
 pub const CLAMP: i64 = 1 << 29;
 /// Dwords of the buffer header, before the first entry.
 pub const BUFFER_HEADER_DWORDS: i64 = 4;
+/// The key fmtstr adds to a table entry that is a `%s` argument's string, not a format: an
+/// entry `{.index: ID, .string: S, .argument_count: 0, .64bit_arguments: [0],
+/// .fmtstr_interned: true}`. A payload carries such an argument as its 48-bit ID in two dwords
+/// (low first, its bit in the 64-bit mask set); `fmtstr decode` prints the entry's string.
+/// Other readers see an ordinary format without arguments (LLPC's tables never have the key).
+pub const INTERNED_KEY: &str = ".fmtstr_interned";
+
 /// Dwords of an entry header.
 pub const ENTRY_HEADER_DWORDS: u32 = 2;
 /// The largest entry, in dwords (the header's 16-bit size field).
@@ -200,6 +207,45 @@ pub(crate) fn plan(
                         .with_note(note_first(&first.location(module))),
                 ),
             },
+        }
+        // Each constant `%s` string: a table entry of its own, marked as interned.
+        for (arg, c) in call.args.iter().zip(&carries) {
+            let Cast::Interned(string_id) = c.cast else {
+                continue;
+            };
+            let bytes = module.c_string_at(arg.operand).unwrap_or_default();
+            let Ok(string) = String::from_utf8(bytes) else {
+                diagnostics.push(call.location(module).error(
+                    "a %s string is not UTF-8, and PAL metadata strings (msgpack str) must be",
+                ));
+                continue;
+            };
+            let interned = Entry::for_format(string, 0, Mask::for_arguments(0, std::iter::empty()))
+                .with_extra(vec![(
+                    rmpv::Value::from(INTERNED_KEY),
+                    rmpv::Value::Boolean(true),
+                )]);
+            match ids.get(&string_id) {
+                None => {
+                    ids.insert(string_id, (table.entries.len(), call));
+                    table.entries.push(interned);
+                }
+                Some(&(index, first)) => {
+                    if table.entries[index].bytes() != interned.bytes() {
+                        diagnostics.push(
+                            call.location(module)
+                                .error(format!(
+                                    "the %s string \"{}\" and the format string \"{}\" have \
+                                     the same 48-bit ID {string_id:#}: the decoder could not \
+                                     tell them apart",
+                                    fmtstr_meta::escape::escape(interned.bytes()),
+                                    fmtstr_meta::escape::escape(table.entries[index].bytes()),
+                                ))
+                                .with_note(note_first(&first.location(module))),
+                        );
+                    }
+                }
+            }
         }
         planned.push(CallPlan {
             carries,

@@ -24,7 +24,7 @@ pub mod lgc;
 
 use fmtstr_format::ArgClass;
 use fmtstr_ir::{Builder, EditError, FuncId, Module, Opcode, Operand, Position, Type, TypeId};
-use fmtstr_meta::Table;
+use fmtstr_meta::{FormatId, Table};
 
 use crate::diag::Diagnostic;
 use crate::model::{Argument, Callee, Extend, PrintfCall};
@@ -104,6 +104,9 @@ pub(crate) enum Cast {
     FpExt,
     /// `ptrtoint` to an integer of the pointer's size.
     PtrToInt,
+    /// A `%s` argument that is a constant string: the value stored is the string's 48-bit ID
+    /// (an `i64` constant); the string is an entry of the table of its own.
+    Interned(FormatId),
 }
 
 impl Carry {
@@ -129,6 +132,7 @@ impl Carry {
             Cast::ZExt => (Opcode::ZExt, "zext"),
             Cast::FpExt => (Opcode::FPExt, "fpext"),
             Cast::PtrToInt => (Opcode::PtrToInt, "ptrtoint"),
+            Cast::Interned(id) => return Ok(b.const_int(TypeId::I64, id.get() as i64)),
         };
         b.cast(opcode, value, to, hint)
     }
@@ -154,6 +158,22 @@ pub(crate) fn carry(
     arg: &Argument,
     stage: Stage,
 ) -> Result<Carry, String> {
+    if arg.class == Some(ArgClass::String) && stage == Stage::Buffer {
+        return match module.c_string_at(arg.operand) {
+            Some(bytes) => Ok(Carry::scalar(
+                Cast::Interned(FormatId::of(&bytes)),
+                TypeId::I64,
+                2,
+            )),
+            None => Err(
+                "`%s` of a string computed at run time cannot travel through the AMD printf \
+                 buffer, which carries dwords: fmtstr interns only constant strings (string \
+                 literals) as table entries of their own; pass a literal, or print the \
+                 characters with %c"
+                    .to_owned(),
+            ),
+        };
+    }
     if arg.class == Some(ArgClass::String) {
         return Err(
             "`%s` cannot travel through the AMD printf buffer, which carries dwords, \

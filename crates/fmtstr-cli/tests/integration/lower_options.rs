@@ -1,0 +1,588 @@
+//! `fmtstr lower`'s options for what no GPU printf offers: `--pass strip` (printf compiled
+//! out) and `--report` (the bytes a launch writes, before launching).
+
+use std::path::Path;
+
+use fmtstr_oracles::{require, Tool};
+
+use crate::util::{assert_matches_schema, root, run};
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("fmtstr-lower-options-")
+        .tempdir()
+        .expect("temp dir")
+}
+
+const USED_RESULT: &str = r#"target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
+@.str = private unnamed_addr constant [4 x i8] c"%d\0A\00", align 1
+define i32 @k(i32 %x) {
+  %n = call i32 (ptr, ...) @printf(ptr @.str, i32 %x)
+  ret i32 %n
+}
+declare i32 @printf(ptr, ...)
+"#;
+
+/// `--pass strip` removes the call, warns about the used result (exit 0; 1 with --Werror and
+/// nothing written), and refuses target options with the fix named (exit 2).
+#[test]
+fn strip_removes_calls_and_warns_about_used_results() {
+    let dir = scratch();
+    let input = dir.path().join("k.ll");
+    let out = dir.path().join("k.strip.ll");
+    std::fs::write(&input, USED_RESULT).unwrap();
+    let stripped = run([
+        "lower".as_ref(),
+        "--pass".as_ref(),
+        "strip".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        out.as_os_str(),
+    ])
+    .expect_code(0);
+    assert!(
+        stripped
+            .stderr
+            .contains("k.ll:4:3: warning: printf's result is used")
+            && stripped.stderr.contains("[-Wprintf-result]"),
+        "{}",
+        stripped.stderr
+    );
+    let text = std::fs::read_to_string(&out).unwrap();
+    let expected = USED_RESULT
+        .replace(
+            "  %n = call i32 (ptr, ...) @printf(ptr @.str, i32 %x)\n",
+            "",
+        )
+        .replace("ret i32 %n", "ret i32 0")
+        .replace("declare i32 @printf(ptr, ...)\n", "");
+    assert_eq!(text, expected);
+    assert_llvm_as_accepts(&out);
+
+    let strict = dir.path().join("strict.ll");
+    let werror = run([
+        "lower".as_ref(),
+        "--pass".as_ref(),
+        "strip".as_ref(),
+        "--Werror".as_ref(),
+        input.as_os_str(),
+        "-o".as_ref(),
+        strict.as_os_str(),
+    ])
+    .expect_code(1);
+    assert!(
+        werror.stderr.contains("[-Werror,-Wprintf-result]"),
+        "{}",
+        werror.stderr
+    );
+    assert!(!strict.exists());
+
+    let refused = run([
+        "lower".as_ref(),
+        "--pass".as_ref(),
+        "strip".as_ref(),
+        "--target".as_ref(),
+        "nvptx".as_ref(),
+        input.as_os_str(),
+    ])
+    .expect_code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("--pass strip removes the calls for every target: drop --target"),
+        "{}",
+        refused.stderr
+    );
+}
+
+/// llvm-as (LLVM 19) must accept the module.
+#[track_caller]
+pub fn assert_llvm_as_accepts(path: &Path) {
+    let Some(llvm_as) = require(Tool::LlvmAs) else {
+        return;
+    };
+    let output = std::process::Command::new(llvm_as)
+        .arg(path)
+        .args(["-o", "/dev/null"])
+        .output()
+        .expect("llvm-as runs");
+    assert!(
+        output.status.success(),
+        "llvm-as rejects {}:\n{}",
+        path.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+/// clang-19's IR of samples/lower/printf.c for `triple`; with `builtin`, clang lowers printf
+/// itself (to vprintf on NVPTX, one `%printf_args` struct per call).
+fn clang_ir(triple: &str, builtin: bool, out: &Path) -> Option<()> {
+    let clang = require(Tool::Clang)?;
+    let mut command = std::process::Command::new(clang);
+    command.arg(format!("--target={triple}"));
+    if triple.starts_with("amdgcn") {
+        command.arg("-mcpu=gfx1100");
+    }
+    if !builtin {
+        command.arg("-fno-builtin-printf");
+    }
+    let output = command
+        .args(["-x", "c", "-O1", "-g", "-S", "-emit-llvm", "-o"])
+        .arg(out)
+        .arg(root().join("samples/lower/printf.c"))
+        .output()
+        .expect("clang runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(())
+}
+
+/// The alloc size LLVM gives each `type` of a module (by `opt -passes=instsimplify` folding
+/// `ptrtoint (getelementptr T, ptr null, 1)` under the module's DataLayout).
+fn llvm_sizes(opt: &Path, module: &str, types: &[String]) -> Vec<u64> {
+    let mut ir = String::new();
+    for line in module.lines() {
+        if line.starts_with("target datalayout")
+            || line.starts_with('%') && line.contains(" = type ")
+        {
+            ir.push_str(line);
+            ir.push('\n');
+        }
+    }
+    for (k, ty) in types.iter().enumerate() {
+        ir.push_str(&format!(
+            "define i64 @size{k}() {{\n  %p = getelementptr {ty}, ptr null, i32 1\n  %s = ptrtoint ptr %p to i64\n  ret i64 %s\n}}\n"
+        ));
+    }
+    let dir = scratch();
+    let path = dir.path().join("sizes.ll");
+    std::fs::write(&path, ir).unwrap();
+    let output = std::process::Command::new(opt)
+        .args(["-S", "-passes=instsimplify"])
+        .arg(&path)
+        .output()
+        .expect("opt runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("ret i64 "))
+        .map(|n| n.parse().expect("a folded size"))
+        .collect()
+}
+
+/// `--report-json` on NVPTX: every call's bytes equal the size of the `%printf_args` struct
+/// clang-19 builds for the same call when it lowers printf to vprintf itself (sizes from
+/// LLVM's DataLayout), 0 for a call without arguments; the locations are the C source's
+/// lines (from -g); the per-function sums add up; the text report says the same.
+#[test]
+fn report_matches_clangs_own_vprintf_buffers() {
+    let dir = scratch();
+    let raw = dir.path().join("raw.ll");
+    let clangs = dir.path().join("clang.ll");
+    let (Some(()), Some(())) = (
+        clang_ir("nvptx64-nvidia-cuda", false, &raw),
+        clang_ir("nvptx64-nvidia-cuda", true, &clangs),
+    ) else {
+        return;
+    };
+    let Some(opt) = require(Tool::Opt) else {
+        return;
+    };
+    let json_path = dir.path().join("report.json");
+    let lowered = run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "nvptx".as_ref(),
+        "--report".as_ref(),
+        "--report-json".as_ref(),
+        json_path.as_os_str(),
+        raw.as_os_str(),
+        "-o".as_ref(),
+        dir.path().join("out.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
+    assert_matches_schema("lower-report.schema.json", &report);
+
+    // clang's vprintf calls in order, each with its struct type (or none: a null buffer).
+    let text = std::fs::read_to_string(&clangs).unwrap();
+    let mut allocas = std::collections::HashMap::new();
+    let mut buffers: Vec<Option<String>> = Vec::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some((name, rest)) = line.split_once(" = alloca ") {
+            allocas.insert(name.to_owned(), rest.split(',').next().unwrap().to_owned());
+        }
+        if line.contains("call i32 @vprintf(ptr") {
+            let buffer = line.split("ptr nonnull ").nth(2).map(|b| {
+                let name = b.split([')', ',']).next().unwrap();
+                allocas[name].clone()
+            });
+            buffers.push(buffer);
+        }
+    }
+    let types: Vec<String> = buffers.iter().flatten().cloned().collect();
+    let mut sizes = llvm_sizes(&opt, &text, &types).into_iter();
+    let expected: Vec<u64> = buffers
+        .iter()
+        .map(|b| {
+            if b.is_some() {
+                sizes.next().unwrap()
+            } else {
+                0
+            }
+        })
+        .collect();
+    let calls = report["calls"].as_array().unwrap();
+    let got: Vec<u64> = calls.iter().map(|c| c["bytes"].as_u64().unwrap()).collect();
+    assert_eq!(got, expected);
+    assert_eq!(got.len(), 9);
+    assert!(calls
+        .iter()
+        .all(|c| c["location"].as_str().unwrap().contains("printf.c:")));
+    assert_eq!(calls[0]["format"], "x=%d y=%f\n");
+    for f in report["functions"].as_array().unwrap() {
+        let sum: u64 = calls
+            .iter()
+            .filter(|c| c["function"] == f["function"])
+            .map(|c| c["bytes"].as_u64().unwrap())
+            .sum();
+        assert_eq!(f["bytes_per_pass"].as_u64().unwrap(), sum);
+    }
+    assert!(
+        lowered
+            .stderr
+            .contains(&format!("@scalars \"x=%d y=%f\\n\": {} bytes", expected[0]))
+            && lowered.stderr.contains("@reuse: 4 calls, "),
+        "{}",
+        lowered.stderr
+    );
+}
+
+/// The stand-in for the GPU's id reads on the host: `fmtstr lower --prefix` reads
+/// `llvm.amdgcn.workgroup.id.{x,y,z}` and `llvm.amdgcn.workitem.id.{x,y,z}`; retargeted to
+/// x86_64 those calls are renamed to `fmtstr_host_workgroup_id_{x,y,z}` and
+/// `fmtstr_host_workitem_id_{x,y,z}`, which the harness defines from its pthread's number t:
+/// workgroup (t / 4, 0, 0), local (t % 4, 0, 0), as if 8 threads ran as 2 groups of 4.
+const HOST_IDS_C: &str = r#"
+static _Thread_local int current_thread;
+unsigned fmtstr_host_workgroup_id_x(void) { return (unsigned)current_thread / 4; }
+unsigned fmtstr_host_workgroup_id_y(void) { return 0; }
+unsigned fmtstr_host_workgroup_id_z(void) { return 0; }
+unsigned fmtstr_host_workitem_id_x(void) { return (unsigned)current_thread % 4; }
+unsigned fmtstr_host_workitem_id_y(void) { return 0; }
+unsigned fmtstr_host_workitem_id_z(void) { return 0; }
+"#;
+
+/// The host run of the decoder's end-to-end test with `--prefix workgroup,local`: 8 pthreads
+/// write the AMD protocol (`--buffer-addrspace 1`, x86_64); `fmtstr decode --sort prefix`
+/// prints exactly the host printf's lines of thread 0, then 1, ... each with its prefix, and
+/// `--grep` keeps exactly one thread's; the reported dwords add up to bufferOffset.
+#[test]
+fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
+    use crate::decode_commands::{by_thread, checked, HARNESS_C, WORK_C};
+    let Some(clang) = require(Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    // One more call: constant %s strings, which fmtstr interns as table entries.
+    let work = WORK_C.replace(
+        "void work(int tid, int i) {\n",
+        "void work(int tid, int i) {\n    printf(\"t%d i%d str %s|%-8s|%.3s|%s|\\n\", tid, i, \"hello\", \"ab\", \"abcdef\", \"\");\n",
+    );
+    assert!(work.contains("str %s"));
+    std::fs::write(at("work.c"), work).unwrap();
+    let harness = HARNESS_C
+        .replace(
+            "static unsigned char *buffer;",
+            &format!("static unsigned char *buffer;\n{HOST_IDS_C}"),
+        )
+        .replace(
+            "int tid = (int)(intptr_t)arg;",
+            "int tid = (int)(intptr_t)arg;\n    current_thread = tid;",
+        );
+    assert!(harness.contains("current_thread = tid;"));
+    std::fs::write(at("harness.c"), harness).unwrap();
+    std::fs::write(at("empty.c"), "").unwrap();
+    checked(
+        std::process::Command::new(&clang)
+            .args([
+                "--target=amdgcn-amd-amdpal",
+                "-mcpu=gfx1100",
+                "-x",
+                "c",
+                "-O1",
+            ])
+            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
+            .arg(at("work.ll"))
+            .arg(at("work.c")),
+    );
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--buffer-addrspace".as_ref(),
+        "1".as_ref(),
+        "--prefix".as_ref(),
+        "workgroup,local".as_ref(),
+        "--emit-strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--report-json".as_ref(),
+        at("report.json").as_os_str(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.buffer.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    // The PAL path of the same module: llc-19 compiles it for gfx1100.
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--prefix".as_ref(),
+        "workgroup,local".as_ref(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.pal.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    if let Some(llc) = require(Tool::Llc) {
+        checked(
+            std::process::Command::new(llc)
+                .args([
+                    "-mtriple=amdgcn--amdpal",
+                    "-mcpu=gfx1100",
+                    "-filetype=obj",
+                    "-o",
+                ])
+                .arg(at("work.pal.o"))
+                .arg(at("work.pal.ll")),
+        );
+    }
+    // Retarget to x86_64: the host's triple and DataLayout, no GPU attributes, and the id
+    // reads renamed to the stand-ins.
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-S", "-emit-llvm", "-o"])
+            .arg(at("empty.ll"))
+            .arg(at("empty.c")),
+    );
+    let host_ir = std::fs::read_to_string(at("empty.ll")).unwrap();
+    let header = |key: &str| -> String {
+        host_ir
+            .lines()
+            .find(|line| line.starts_with(key))
+            .unwrap()
+            .to_string()
+    };
+    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    assert!(lowered.contains("@llvm.amdgcn.workitem.id.x()"));
+    let retargeted: String = lowered
+        .replace("@llvm.amdgcn.workgroup.id.", "@fmtstr_host_workgroup_id_")
+        .replace("@llvm.amdgcn.workitem.id.", "@fmtstr_host_workitem_id_")
+        .lines()
+        .map(|line| {
+            if line.starts_with("target datalayout") {
+                header("target datalayout")
+            } else if line.starts_with("target triple") {
+                header("target triple")
+            } else if line.starts_with("attributes #") {
+                line.split(' ')
+                    .filter(|part| {
+                        !part.starts_with("\"target-cpu\"")
+                            && !part.starts_with("\"target-features\"")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(at("work.x86.ll"), retargeted).unwrap();
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-c", "-O1", "-o"])
+            .arg(at("work.x86.o"))
+            .arg(at("work.x86.ll")),
+    );
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-O1", "-pthread", "-o"])
+            .arg(at("lowered"))
+            .arg(at("harness.c"))
+            .arg(at("work.x86.o")),
+    );
+    checked(
+        std::process::Command::new(&clang)
+            .args(["-O1", "-pthread", "-fno-builtin-printf", "-o"])
+            .arg(at("host"))
+            .arg(at("harness.c"))
+            .arg(at("work.c")),
+    );
+    let calls = "300";
+    let host = checked(std::process::Command::new(at("host")).arg(calls));
+    let host_lines = by_thread(&String::from_utf8(host.stdout).unwrap());
+    assert_eq!(host_lines.len(), 8);
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args([calls, &(1u64 << 22).to_string()])
+            .arg(at("all.bin")),
+    );
+    // What the host printed, thread by thread, each line with the prefix of its thread.
+    let prefixed = |t: usize| -> Vec<String> {
+        host_lines[&format!("t{t}")]
+            .iter()
+            .map(|line| format!("[workgroup {},0,0 local {},0,0] {line}", t / 4, t % 4))
+            .collect()
+    };
+    let expected: Vec<String> = (0..8).flat_map(prefixed).collect();
+    let sorted = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--strict".as_ref(),
+        "--sort".as_ref(),
+        "prefix".as_ref(),
+    ])
+    .expect_code(0);
+    let got: Vec<String> = sorted.stdout_text().lines().map(str::to_owned).collect();
+    assert_eq!(got.len(), expected.len());
+    assert!(
+        got == expected,
+        "the sorted text differs from the host's printf"
+    );
+    let grepped = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--grep".as_ref(),
+        r"^\[workgroup 1,0,0 local 2,".as_ref(),
+    ])
+    .expect_code(0);
+    let got: Vec<String> = grepped.stdout_text().lines().map(str::to_owned).collect();
+    assert!(
+        got == prefixed(6),
+        "--grep kept other lines than thread 6's"
+    );
+    // --report's dwords per printed line add up to what the threads wrote.
+    let bytes = std::fs::read(at("all.bin")).unwrap();
+    let written = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(at("report.json")).unwrap()).unwrap();
+    let dwords = |line: &str| -> u64 {
+        let kind = line.split(' ').nth(2).unwrap();
+        report["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["format"].as_str().unwrap().contains(&format!(" {kind} ")))
+            .and_then(|c| c["dwords"].as_u64())
+            .unwrap()
+    };
+    let reported: u64 = host_lines.values().flatten().map(|l| dwords(l)).sum();
+    assert_eq!(reported, written);
+    // The interned strings: entries of their own, marked, without arguments.
+    let table: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(at("strings.json")).unwrap()).unwrap();
+    let interned: Vec<&str> = table[".strings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|e| e[".fmtstr_interned"] == serde_json::Value::Bool(true))
+        .map(|e| {
+            assert_eq!(e[".argument_count"], 0);
+            e[".string"].as_str().unwrap()
+        })
+        .collect();
+    assert_eq!(interned.len(), 4, "{interned:?}");
+    for s in ["hello", "ab", "abcdef", ""] {
+        assert!(interned.contains(&s), "{s:?} is not interned");
+    }
+    assert!(host_lines["t3"][0].contains("str hello|ab      |abc||"));
+    // A bad pattern: exit 2, the option named.
+    let bad = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--grep".as_ref(),
+        "[unclosed".as_ref(),
+    ])
+    .expect_code(2);
+    assert!(
+        bad.stderr.contains("--grep: not a regular expression"),
+        "{}",
+        bad.stderr
+    );
+    // %s of a string computed at run time: exit 2, the fix named.
+    std::fs::write(
+        at("runtime.c"),
+        "int printf(const char *, ...);\nvoid k(int i) { printf(\"%s\\n\", i ? \"odd\" : \"even\"); }\n",
+    )
+    .unwrap();
+    checked(
+        std::process::Command::new(&clang)
+            .args([
+                "--target=amdgcn-amd-amdpal",
+                "-mcpu=gfx1100",
+                "-x",
+                "c",
+                "-O1",
+            ])
+            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
+            .arg(at("runtime.ll"))
+            .arg(at("runtime.c")),
+    );
+    let bad = run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        at("runtime.ll").as_os_str(),
+        "-o".as_ref(),
+        at("runtime.out.ll").as_os_str(),
+    ])
+    .expect_code(2);
+    assert!(
+        bad.stderr.contains("`%s` of a string computed at run time")
+            && bad.stderr.contains("pass a literal"),
+        "{}",
+        bad.stderr
+    );
+    assert!(!at("runtime.out.ll").exists());
+    // An unknown prefix name: exit 2, the option and the fix named.
+    let bad = run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--prefix".as_ref(),
+        "wave".as_ref(),
+        at("work.ll").as_os_str(),
+    ])
+    .expect_code(2);
+    assert!(
+        bad.stderr.contains("--prefix: unknown name `wave`")
+            && bad.stderr.contains("e.g. --prefix block,thread"),
+        "{}",
+        bad.stderr
+    );
+}

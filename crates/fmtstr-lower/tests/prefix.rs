@@ -1,0 +1,101 @@
+//! `--prefix`: who printed each line. Judged by llc (nvptx64 sm_90 + ptxas: the PTX reads
+//! %ctaid and %tid; amdgcn gfx1100 PAL objects) and by the AMD table, which holds the prefixed
+//! strings with their counts.
+
+mod common;
+
+use common::{assert_ptxas, clang_ir, llc_amdpal, llc_ptx, lower_err, lower_ok, sample, show};
+use fmtstr_lower::{Options, Prefix, PrefixError, Stage, Target};
+
+fn with_prefix(target: Target, prefix: &str) -> Options {
+    let mut options = Options::new(target);
+    options.prefix = Some(Prefix::parse(prefix).unwrap());
+    options
+}
+
+#[test]
+fn nvptx_ptx_reads_ctaid_and_tid_and_prints_the_prefix() {
+    let Some(ir) = clang_ir(&sample("printf.c"), "nvptx64-nvidia-cuda") else {
+        return;
+    };
+    let (out, lowered) = lower_ok(
+        "printf.c.ll",
+        &ir,
+        with_prefix(Target::nvptx(), "block,thread"),
+    );
+    assert_eq!(lowered.calls, 9);
+    assert!(out.contains(r#"c"[block %u,%u,%u thread %u,%u,%u] x=%d y=%f\0A\00""#));
+    assert!(out.contains("call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()"));
+    assert!(out.contains("call i32 @llvm.nvvm.read.ptx.sreg.tid.z()"));
+    // Every call's buffer grew by 6 x i32 at its front: the first call's x=%d is at 24.
+    let Some(ptx) = llc_ptx("printf.c.ll", &out) else {
+        return;
+    };
+    for reg in [
+        "%ctaid.x", "%ctaid.y", "%ctaid.z", "%tid.x", "%tid.y", "%tid.z",
+    ] {
+        assert!(ptx.contains(reg), "the PTX does not read {reg}");
+    }
+    assert_ptxas("printf.c.ll", &ptx);
+    // The report counts the ids: x=%d y=%f is 6 x 4 + 4 + pad + 8 = 40 bytes.
+    assert_eq!(lowered.report[0].bytes, Some(40));
+}
+
+#[test]
+fn amd_table_holds_the_prefixed_string_with_its_count_and_mask() {
+    let Some(ir) = clang_ir(&sample("printf.c"), "amdgcn-amd-amdpal") else {
+        return;
+    };
+    let (out, lowered) = lower_ok(
+        "printf.c.ll",
+        &ir,
+        with_prefix(Target::amdgpu(Stage::Buffer), "thread,workgroup"),
+    );
+    assert!(out.contains("call i32 @llvm.amdgcn.workitem.id.x()"));
+    assert!(out.contains("call i32 @llvm.amdgcn.workgroup.id.z()"));
+    let table = lowered.strings.expect("a table");
+    let wanted = "[thread %u,%u,%u workgroup %u,%u,%u] x=%d y=%f\n";
+    let entry = table
+        .get(fmtstr_meta::FormatId::of(wanted.as_bytes()))
+        .expect("the prefixed entry");
+    assert_eq!(entry.string(), wanted);
+    // 6 ids, x and the double y: 8 arguments, bit 7 set.
+    assert_eq!(entry.argument_count(), 8);
+    assert_eq!(entry.mask().words(), &[1u64 << 7]);
+    assert_eq!(lowered.report[0].dwords, Some(2 + 6 + 1 + 2));
+    llc_amdpal("printf.c.ll", &out, false);
+    // Stage lgc passes the ids through lgc.debug.printf.
+    let (lgc, _) = lower_ok(
+        "printf.c.ll",
+        &ir,
+        with_prefix(Target::amdgpu(Stage::Lgc), "workgroup"),
+    );
+    assert!(lgc.contains("@lgc.debug.printf(ptr @str.prefixed"), "{lgc}");
+}
+
+#[test]
+fn bad_prefixes_are_refused_with_the_fix() {
+    assert_eq!(
+        Prefix::parse("block,wave"),
+        Err(PrefixError::UnknownName("wave".into()))
+    );
+    assert!(PrefixError::UnknownName("wave".into())
+        .to_string()
+        .contains("e.g. --prefix block,thread"));
+    assert_eq!(
+        Prefix::parse("thread,local"),
+        Err(PrefixError::Repeated("local".into()))
+    );
+    assert_eq!(Prefix::parse(""), Err(PrefixError::Empty));
+    assert_eq!(
+        Prefix::parse("thread,block").unwrap().format(),
+        "[thread %u,%u,%u block %u,%u,%u] "
+    );
+    // A pre-packed call cannot take more arguments: an error, the module unchanged.
+    let text = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n\
+        @.str = private unnamed_addr constant [3 x i8] c\"%d\\00\", align 1\n\
+        define void @k(ptr %buf) {\n  %r = call i32 (ptr, ...) @printf(ptr @.str, ptr %buf), !printf.form !0\n  ret void\n}\n\
+        declare i32 @printf(ptr, ...)\n!0 = !{i8 85}\n";
+    let failed = lower_err("packed.ll", text, with_prefix(Target::nvptx(), "thread"));
+    assert!(show(&failed.diagnostics).contains("--prefix cannot add arguments"));
+}
