@@ -769,6 +769,71 @@ pub(crate) fn checked(command: &mut std::process::Command) -> std::process::Outp
     output
 }
 
+/// Builds the host run in `dir` from a lowered module: retargets it to x86_64 (the host's
+/// triple and DataLayout, as clang writes them for an empty file; no GPU CPU or features in the
+/// attribute groups), then links it with `harness.c` into `lowered`, and `work.c` with
+/// `harness.c` into `host`, whose printf is the oracle.
+pub(crate) fn build_host_run(clang: &Path, dir: &Path, lowered: &str) {
+    let at = |name: &str| dir.join(name);
+    std::fs::write(at("empty.c"), "").unwrap();
+    checked(
+        std::process::Command::new(clang)
+            .args(["-S", "-emit-llvm", "-o"])
+            .arg(at("empty.ll"))
+            .arg(at("empty.c")),
+    );
+    let host_ir = std::fs::read_to_string(at("empty.ll")).unwrap();
+    let header = |key: &str| -> String {
+        host_ir
+            .lines()
+            .find(|line| line.starts_with(key))
+            .unwrap_or_else(|| panic!("no {key} line"))
+            .to_string()
+    };
+    let retargeted: String = lowered
+        .lines()
+        .map(|line| {
+            if line.starts_with("target datalayout") {
+                header("target datalayout")
+            } else if line.starts_with("target triple") {
+                header("target triple")
+            } else if line.starts_with("attributes #") {
+                line.split(' ')
+                    .filter(|part| {
+                        !part.starts_with("\"target-cpu\"")
+                            && !part.starts_with("\"target-features\"")
+                    })
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            } else {
+                line.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(at("work.x86.ll"), retargeted).unwrap();
+    checked(
+        std::process::Command::new(clang)
+            .args(["-c", "-O1", "-o"])
+            .arg(at("work.x86.o"))
+            .arg(at("work.x86.ll")),
+    );
+    checked(
+        std::process::Command::new(clang)
+            .args(["-O1", "-pthread", "-o"])
+            .arg(at("lowered"))
+            .arg(at("harness.c"))
+            .arg(at("work.x86.o")),
+    );
+    checked(
+        std::process::Command::new(clang)
+            .args(["-O1", "-pthread", "-fno-builtin-printf", "-o"])
+            .arg(at("host"))
+            .arg(at("harness.c"))
+            .arg(at("work.c")),
+    );
+}
+
 /// C printf calls compiled by clang-19 for AMDGPU, lowered by `fmtstr lower --stage buffer`
 /// into the printf-buffer protocol, retargeted and compiled for x86_64, and run by 8 threads
 /// writing one buffer: `fmtstr decode` prints exactly what the host's printf prints for the
@@ -782,7 +847,6 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
     let at = |name: &str| dir.path().join(name);
     std::fs::write(at("work.c"), WORK_C).unwrap();
     std::fs::write(at("harness.c"), HARNESS_C).unwrap();
-    std::fs::write(at("empty.c"), "").unwrap();
 
     // 1. C to AMDGPU IR with raw printf calls, lowered to the buffer protocol.
     checked(
@@ -818,64 +882,9 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
 
     // 2. Retarget to x86_64 (its triple and DataLayout, as clang writes them; no GPU
     //    attributes) and build the lowered harness and the host-printf harness.
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-S", "-emit-llvm", "-o"])
-            .arg(at("empty.ll"))
-            .arg(at("empty.c")),
-    );
-    let host_ir = std::fs::read_to_string(at("empty.ll")).unwrap();
-    let header = |key: &str, text: &str| -> String {
-        text.lines()
-            .find(|line| line.starts_with(key))
-            .unwrap_or_else(|| panic!("no {key} line"))
-            .to_string()
-    };
     let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
     assert!(lowered.contains("@__fmtstr_printf_buffer()") && !lowered.contains("@printf("));
-    let retargeted: String = lowered
-        .lines()
-        .map(|line| {
-            if line.starts_with("target datalayout") {
-                header("target datalayout", &host_ir)
-            } else if line.starts_with("target triple") {
-                header("target triple", &host_ir)
-            } else if line.starts_with("attributes #") {
-                // Keep the attribute groups but drop the GPU's CPU and features.
-                line.split(' ')
-                    .filter(|part| {
-                        !part.starts_with("\"target-cpu\"")
-                            && !part.starts_with("\"target-features\"")
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(at("work.x86.ll"), retargeted).unwrap();
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-c", "-O1", "-o"])
-            .arg(at("work.x86.o"))
-            .arg(at("work.x86.ll")),
-    );
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-O1", "-pthread", "-o"])
-            .arg(at("lowered"))
-            .arg(at("harness.c"))
-            .arg(at("work.x86.o")),
-    );
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-O1", "-pthread", "-fno-builtin-printf", "-o"])
-            .arg(at("host"))
-            .arg(at("harness.c"))
-            .arg(at("work.c")),
-    );
+    build_host_run(&clang, dir.path(), &lowered);
 
     // 3. The host's printf, 8 threads x 2,000 calls.
     let calls = "2000";

@@ -289,7 +289,7 @@ unsigned fmtstr_host_workitem_id_z(void) { return 0; }
 /// `--grep` keeps exactly one thread's; the reported dwords add up to bufferOffset.
 #[test]
 fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
-    use crate::decode_commands::{by_thread, checked, HARNESS_C, WORK_C};
+    use crate::decode_commands::{build_host_run, by_thread, checked, HARNESS_C, WORK_C};
     let Some(clang) = require(Tool::Clang) else {
         return;
     };
@@ -313,7 +313,6 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         );
     assert!(harness.contains("current_thread = tid;"));
     std::fs::write(at("harness.c"), harness).unwrap();
-    std::fs::write(at("empty.c"), "").unwrap();
     checked(
         std::process::Command::new(&clang)
             .args([
@@ -375,66 +374,12 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
     }
     // Retarget to x86_64: the host's triple and DataLayout, no GPU attributes, and the id
     // reads renamed to the stand-ins.
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-S", "-emit-llvm", "-o"])
-            .arg(at("empty.ll"))
-            .arg(at("empty.c")),
-    );
-    let host_ir = std::fs::read_to_string(at("empty.ll")).unwrap();
-    let header = |key: &str| -> String {
-        host_ir
-            .lines()
-            .find(|line| line.starts_with(key))
-            .unwrap()
-            .to_string()
-    };
     let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
     assert!(lowered.contains("@llvm.amdgcn.workitem.id.x()"));
-    let retargeted: String = lowered
+    let renamed = lowered
         .replace("@llvm.amdgcn.workgroup.id.", "@fmtstr_host_workgroup_id_")
-        .replace("@llvm.amdgcn.workitem.id.", "@fmtstr_host_workitem_id_")
-        .lines()
-        .map(|line| {
-            if line.starts_with("target datalayout") {
-                header("target datalayout")
-            } else if line.starts_with("target triple") {
-                header("target triple")
-            } else if line.starts_with("attributes #") {
-                line.split(' ')
-                    .filter(|part| {
-                        !part.starts_with("\"target-cpu\"")
-                            && !part.starts_with("\"target-features\"")
-                    })
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            } else {
-                line.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    std::fs::write(at("work.x86.ll"), retargeted).unwrap();
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-c", "-O1", "-o"])
-            .arg(at("work.x86.o"))
-            .arg(at("work.x86.ll")),
-    );
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-O1", "-pthread", "-o"])
-            .arg(at("lowered"))
-            .arg(at("harness.c"))
-            .arg(at("work.x86.o")),
-    );
-    checked(
-        std::process::Command::new(&clang)
-            .args(["-O1", "-pthread", "-fno-builtin-printf", "-o"])
-            .arg(at("host"))
-            .arg(at("harness.c"))
-            .arg(at("work.c")),
-    );
+        .replace("@llvm.amdgcn.workitem.id.", "@fmtstr_host_workitem_id_");
+    build_host_run(&clang, dir.path(), &renamed);
     let calls = "300";
     let host = checked(std::process::Command::new(at("host")).arg(calls));
     let host_lines = by_thread(&String::from_utf8(host.stdout).unwrap());
