@@ -15,6 +15,7 @@ mod corpus;
 mod corpus_llvm;
 mod demo;
 mod demo_story;
+mod fuzz;
 mod llvm_source;
 mod measure;
 mod oracles;
@@ -46,6 +47,20 @@ enum Task {
         /// target/corpus-llvm/verdicts.tsv); fetches the test tree first when it is missing.
         #[arg(long)]
         llvm_tests: bool,
+    },
+    /// Fuzz every reader and renderer with libFuzzer (nightly; installs cargo-fuzz if missing).
+    Fuzz {
+        /// Seconds per target.
+        #[arg(long, default_value_t = 60)]
+        seconds: u64,
+        /// Targets run at the same time (one core each).
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// libFuzzer's sanitizer: none, address, ...
+        #[arg(long, default_value = "none")]
+        sanitizer: String,
+        /// Targets to run (default: all).
+        targets: Vec<String>,
     },
     /// Fetch LLVM 19's own test tree (Debian's llvm-toolchain-19 source package) into target/.
     LlvmSource,
@@ -114,6 +129,17 @@ fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Task::LlvmSource => llvm_source::run(),
+        Task::Fuzz {
+            seconds,
+            jobs,
+            sanitizer,
+            targets,
+        } => fuzz::run(&fuzz::Options {
+            seconds,
+            jobs,
+            targets,
+            sanitizer,
+        }),
         Task::Wheel { test } => wheel::run(test),
         Task::Capi { which } => match which {
             Capi::Header { check } => capi::header(check),

@@ -22,7 +22,6 @@ mod nvptx_config;
 mod output;
 mod printf;
 mod spirv;
-mod typed_args;
 
 /// The exit-code contract, shown in `--help` and README.md.
 macro_rules! exit_codes {

@@ -5,8 +5,8 @@ use std::io::Write;
 use anyhow::{bail, Context};
 use fmtstr_format::{check, ArgSlot, Format};
 
-use crate::typed_args::{self, Declared, TYPE_NAMES};
 use crate::{diagnostics, Outcome};
+use fmtstr_format::typed_args::{self, Declared, TYPE_NAMES};
 
 /// Render FORMAT with ARGs exactly as C's printf would (glibc's output, byte for byte).
 ///

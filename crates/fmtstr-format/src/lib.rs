@@ -45,6 +45,7 @@ mod parse;
 mod render;
 mod scan;
 mod spec;
+pub mod typed_args;
 
 pub use check::{
     check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity, VvlLimit,

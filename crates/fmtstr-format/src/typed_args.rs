@@ -4,9 +4,47 @@
 //! `ptr:0x1000`, `v4f32:1,2,3,4`); C's default promotions apply (narrow integers widen to 64-bit
 //! registers with their sign, `f32` becomes `double`). A bare value takes the type its
 //! conversion expects, so `fmtstr printf '%5.2f' 3.14159` just works.
+//!
+//! ```
+//! use fmtstr_format::typed_args::{push_values, split};
+//! use fmtstr_format::Arg;
+//!
+//! let (declared, value) = split("i8:0xff");
+//! let mut args = Vec::new();
+//! push_values(declared.unwrap(), value, false, &mut args).unwrap();
+//! assert_eq!(args, [Arg::Int(u64::MAX)]); // -1, sign-extended as C promotes it
+//! ```
 
-use anyhow::{bail, Context};
-use fmtstr_format::{Arg, ArgClass, ArgType, ScalarType, Spec};
+use crate::{Arg, ArgClass, ArgType, ScalarType, Spec};
+
+/// Why a typed argument's value could not be read; the messages say what to write instead.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TypedArgError {
+    /// Not an integer of the type.
+    #[error("`{text}` is not a {}{bits} value (write decimal, 0x hex or 0b binary)", if *.signed { "i" } else { "u" })]
+    NotInteger {
+        text: String,
+        bits: u16,
+        signed: bool,
+    },
+    /// An integer that does not fit the type.
+    #[error("`{text}` is not a {}{bits} value (write decimal, 0x hex or 0b binary): out of range", if *.signed { "i" } else { "u" })]
+    OutOfRange {
+        text: String,
+        bits: u16,
+        signed: bool,
+    },
+    /// Not a floating-point value.
+    #[error("`{text}` is not a floating-point value (write 1.5, 1e-3, inf, nan or 0x1.8p3)")]
+    NotFloat { text: String },
+    /// A vector value with the wrong number of components.
+    #[error("a v{length} value needs {length} comma-separated components, got {got} in `{value}`")]
+    Components {
+        length: u8,
+        got: usize,
+        value: String,
+    },
+}
 
 /// The type part of `TYPE:VALUE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,17 +159,18 @@ pub fn push_values<'a>(
     value: &'a str,
     bare_char: bool,
     out: &mut Vec<Arg<'a>>,
-) -> anyhow::Result<()> {
+) -> Result<(), TypedArgError> {
     let Some(length) = declared.vector else {
         out.push(scalar_value(declared.scalar, value, bare_char)?);
         return Ok(());
     };
     let components: Vec<&str> = value.split(',').map(str::trim).collect();
     if components.len() != usize::from(length) {
-        bail!(
-            "a v{length} value needs {length} comma-separated components, got {} in `{value}`",
-            components.len()
-        );
+        return Err(TypedArgError::Components {
+            length,
+            got: components.len(),
+            value: value.to_owned(),
+        });
     }
     for component in components {
         out.push(scalar_value(declared.scalar, component, false)?);
@@ -139,7 +178,11 @@ pub fn push_values<'a>(
     Ok(())
 }
 
-fn scalar_value<'a>(scalar: Scalar, text: &'a str, bare_char: bool) -> anyhow::Result<Arg<'a>> {
+fn scalar_value<'a>(
+    scalar: Scalar,
+    text: &'a str,
+    bare_char: bool,
+) -> Result<Arg<'a>, TypedArgError> {
     Ok(match scalar {
         // A bare value for %c is a character, as in the shell's printf: `%c A` prints `A`.
         Scalar::Signed(_) if bare_char => match text.as_bytes() {
@@ -159,12 +202,11 @@ fn scalar_value<'a>(scalar: Scalar, text: &'a str, bare_char: bool) -> anyhow::R
 /// Parses an integer of `bits` bits: decimal, `0x` hex or `0b` binary, with an optional `-`.
 /// Hex and binary are bit patterns (`i8:0xff` is -1). The result is what a 64-bit register holds
 /// after C's promotion: sign-extended for signed types, zero-extended for unsigned ones.
-fn integer(text: &str, bits: u16, signed: bool) -> anyhow::Result<u64> {
-    let help = || {
-        format!(
-            "`{text}` is not a {}{bits} value (write decimal, 0x hex or 0b binary)",
-            if signed { "i" } else { "u" }
-        )
+fn integer(text: &str, bits: u16, signed: bool) -> Result<u64, TypedArgError> {
+    let not_integer = || TypedArgError::NotInteger {
+        text: text.to_owned(),
+        bits,
+        signed,
     };
     let cleaned = text.trim().replace('_', "");
     let (negative, body) = match cleaned.strip_prefix('-') {
@@ -179,9 +221,7 @@ fn integer(text: &str, bits: u16, signed: bool) -> anyhow::Result<u64> {
         } else {
             (10, body, false)
         };
-    let magnitude = u128::from_str_radix(digits, radix)
-        .ok()
-        .with_context(help)?;
+    let magnitude = u128::from_str_radix(digits, radix).map_err(|_| not_integer())?;
     let mask = if bits >= 64 {
         u64::MAX
     } else {
@@ -195,7 +235,11 @@ fn integer(text: &str, bits: u16, signed: bool) -> anyhow::Result<u64> {
         magnitude < 1u128 << (bits - 1)
     };
     if !fits {
-        bail!("{}: out of range", help());
+        return Err(TypedArgError::OutOfRange {
+            text: text.to_owned(),
+            bits,
+            signed,
+        });
     }
     let raw = if negative {
         (magnitude as u64).wrapping_neg()
@@ -211,7 +255,7 @@ fn integer(text: &str, bits: u16, signed: bool) -> anyhow::Result<u64> {
 }
 
 /// Parses a float as C's `strtod` would: decimal, `inf`, `nan`, and hex floats (`0x1.8p3`).
-fn float(text: &str) -> anyhow::Result<f64> {
+fn float(text: &str) -> Result<f64, TypedArgError> {
     let trimmed = text.trim();
     let (negative, body) = match trimmed.strip_prefix('-') {
         Some(rest) => (true, rest),
@@ -225,8 +269,8 @@ fn float(text: &str) -> anyhow::Result<f64> {
             .ok()
             .filter(|_| !body.starts_with(['+', '-'])),
     }
-    .with_context(|| {
-        format!("`{text}` is not a floating-point value (write 1.5, 1e-3, inf, nan or 0x1.8p3)")
+    .ok_or_else(|| TypedArgError::NotFloat {
+        text: text.to_owned(),
     })?;
     // `-nan` keeps its sign bit, as glibc prints it.
     Ok(if negative { -magnitude } else { magnitude })

@@ -1,0 +1,29 @@
+//! IR parse and `lower` for NVPTX and for AMD (both stages): no panic, and what lowering
+//! prints parses again.
+#![no_main]
+
+use fmtstr_ir::Module;
+use fmtstr_lower::{lower, Options, Stage, Target};
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(module) = Module::parse("fuzz.ll", data) else {
+        return;
+    };
+    for target in [
+        Target::nvptx(),
+        Target::amdgpu(Stage::Lgc),
+        Target::amdgpu(Stage::Buffer),
+    ] {
+        let mut module = module.clone();
+        if lower(&mut module, &Options::new(target)).is_ok() {
+            let printed = module.print();
+            if let Err(error) = Module::parse("lowered.ll", printed.clone()) {
+                panic!(
+                    "lowering for {target:?} printed IR that does not parse: {error}\n{}",
+                    String::from_utf8_lossy(&printed)
+                );
+            }
+        }
+    }
+});
