@@ -5,7 +5,7 @@
 //! the 64-bit argument mask; the rest is the buffer.
 #![no_main]
 
-use fmtstr_decode::{decode_to_vec, stream, Buffer, Formats};
+use fmtstr_decode::{decode_to_vec, stream, Buffer, Compiled, Formats};
 use fmtstr_fuzz::Bytes;
 use fmtstr_meta::{Entry, FormatId, Mask, Table};
 use libfuzzer_sys::fuzz_target;
@@ -33,6 +33,33 @@ fuzz_target!(|data: &[u8]| {
     let _ = buffer.notices();
     let whole = decode_to_vec(&buffer, &formats);
     let _ = stream::count(&buffer, 0..buffer.end());
-    // Decoding stays within the text bounds the formats promise.
-    let _ = whole.text.len();
+
+    // Decoding in windows (as the parallel decoder does) prints the same text, and an entry
+    // alone in its window prints no more than its format's text bound.
+    let window_dwords = u64::from(data.first().copied().unwrap_or(0) >> 4) + 1;
+    let mut text = Vec::new();
+    let (mut printed, mut marked) = (0, 0);
+    for window in stream::Windows::new(&buffer, window_dwords) {
+        let chunk = stream::decode_text(&buffer, &formats, window.clone());
+        if chunk.printed == 1 && chunk.marked == 0 {
+            if let Some(Ok(entry)) = buffer.entries_in(window).next() {
+                let bound = formats
+                    .get(entry.id)
+                    .and_then(|known| known.compiled().ok())
+                    .map(Compiled::text_bound);
+                if let Some(bound) = bound {
+                    assert!(
+                        chunk.text.len() as u64 <= bound,
+                        "an entry printed {} bytes, over its format's bound of {bound}",
+                        chunk.text.len()
+                    );
+                }
+            }
+        }
+        text.extend_from_slice(&chunk.text);
+        printed += chunk.printed;
+        marked += chunk.marked;
+    }
+    assert!(text == whole.text, "decoding in windows printed other text");
+    assert_eq!((printed, marked), (whole.printed, whole.marked));
 });
