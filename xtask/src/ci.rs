@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::{capi, corpus, corpus_llvm, oracles, process, wheel};
+use crate::{capi, corpus, corpus_llvm, fuzz, oracles, process, wheel};
 
 pub fn run() -> anyhow::Result<()> {
     let root = process::root();
@@ -45,6 +45,14 @@ pub fn run() -> anyhow::Result<()> {
     // valgrind; then the Python wheel and its pytest suite against the CLI.
     capi::test()?;
     wheel::run(true)?;
+    // Every fuzz target for 20 s, two at a time (a CI machine has 2 cores): a smoke test of
+    // the harnesses, and the corpus under target/fuzz-corpus grows from run to run.
+    fuzz::run(&fuzz::Options {
+        seconds: 20,
+        jobs: 2,
+        targets: Vec::new(),
+        sanitizer: "none".to_owned(),
+    })?;
     eprintln!("xtask ci: everything passed");
     Ok(())
 }

@@ -39,6 +39,7 @@ pub const TARGETS: &[&str] = &[
     "ir_lower",
     "decode_amd",
     "decode_vprintf",
+    "decode_hsa",
     "format_glibc",
     "typed_args",
     "spirv",
@@ -339,7 +340,9 @@ fn dictionary(target: &str) -> Option<&'static str> {
     Some(match target {
         "ir_roundtrip" | "ir_lower" => "llvm_ir.dict",
         "elf" | "msgpack" | "merge" => "msgpack.dict",
-        "format_glibc" | "typed_args" | "decode_vprintf" | "decode_amd" => "printf.dict",
+        "format_glibc" | "typed_args" | "decode_vprintf" | "decode_amd" | "decode_hsa" => {
+            "printf.dict"
+        }
         _ => return None,
     })
 }
@@ -412,6 +415,7 @@ fn write_seeds(root: &Path, dir: &Path, target: &str) -> anyhow::Result<()> {
             }
             seeds
         }
+        "decode_hsa" => vec![hsa_seed()],
         "format_glibc" => printf_cases(&samples)?
             .into_iter()
             .map(|(format, _)| format)
@@ -574,6 +578,25 @@ fn decode_amd_seeds(samples: &Path) -> anyhow::Result<Vec<Vec<u8>>> {
         seeds.push([head.as_slice(), &buffer].concat());
     }
     Ok(seeds)
+}
+
+/// Two `amdhsa.printf` entries, an empty line, and a buffer of one record of each (the layout
+/// of fmtstr-decode's HSA module: `used`, capacity, then ID and argument bytes per record).
+fn hsa_seed() -> Vec<u8> {
+    let mut records = 1u32.to_le_bytes().to_vec();
+    records.extend_from_slice(&(-7i32).to_le_bytes());
+    records.extend_from_slice(&2.5f32.to_le_bytes());
+    records.extend_from_slice(&(-3i64).to_le_bytes());
+    records.extend_from_slice(b"hi!\0\0\0\0\0");
+    records.extend_from_slice(&2u32.to_le_bytes());
+    for lane in [1i32, -2, 3, 4] {
+        records.extend_from_slice(&lane.to_le_bytes());
+    }
+    let mut seed = b"1:4:4:4:8:8:x=%d f=%f l=%ld s=%s|\\n\n2:1:16:v=%v4d\\n\n\n".to_vec();
+    seed.extend_from_slice(&(records.len() as u32).to_le_bytes());
+    seed.extend_from_slice(&1024u32.to_le_bytes());
+    seed.extend_from_slice(&records);
+    seed
 }
 
 /// `samples/printf/cases.tsv`: each format (C escapes `\n`, `\t`, `\\` read) and its arguments.
