@@ -308,6 +308,9 @@ impl<'a> PalElf<'a> {
                 && s.name == ".note"
                 && !self.is_loaded(s)
                 && s.offset != 0
+                // An empty section's offset is not checked when the file is read; appending
+                // there needs it inside the file.
+                && s.offset <= self.bytes.len() as u64
         })
     }
 

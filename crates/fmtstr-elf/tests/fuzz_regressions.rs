@@ -1,0 +1,39 @@
+//! Inputs `cargo xtask fuzz` found to crash fmtstr-elf, kept as they were found (files in
+//! tests/fuzz/; libFuzzer could not make them smaller). Each must give a result or a typed
+//! error, never a panic.
+
+use fmtstr_elf::{Entry, PalElf};
+use fmtstr_meta::Mask;
+
+fn sample(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fuzz")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// A relocatable file without a metadata note whose empty `.note` section claims an offset
+/// past the end of the file (7562606 in a 1888-byte file): writing a table appended the note
+/// there and sliced out of bounds. Now the table goes into a new `.note` section.
+#[test]
+fn an_empty_note_section_past_the_end_of_the_file_is_not_appended_to() {
+    let bytes = sample("note-past-end-of-file.elf");
+    let elf = PalElf::parse(&bytes).expect("the headers are sound");
+    assert!(elf.metadata_note().is_none());
+    let table = fmtstr_elf::Table {
+        entries: vec![Entry::for_format("x=%d\n", 1, Mask::for_arguments(1, []))],
+        ..fmtstr_elf::Table::new()
+    };
+    let written = elf
+        .with_format_strings(&table)
+        .expect("a new note section is added");
+    let again = PalElf::parse(&written).expect("the written file parses");
+    let read = again
+        .format_strings()
+        .expect("its table decodes")
+        .expect("it has a table");
+    assert_eq!(read.entries.len(), 1);
+    assert_eq!(read.entries[0].string(), "x=%d\n");
+    // The old sections keep their headers' offsets; the new note section is added last.
+    assert_eq!(again.sections().len(), elf.sections().len() + 1);
+}
