@@ -380,7 +380,14 @@ impl<'a> PalElf<'a> {
             .layout
             .sections
             .iter()
-            .filter(|s| s.index != section.index && s.offset >= end as u64 && s.offset != 0)
+            // An empty section may claim any offset, even past the end of the file: there is
+            // nothing of it to move, and its offset plus the shift could overflow.
+            .filter(|s| {
+                s.index != section.index
+                    && s.offset >= end as u64
+                    && s.offset != 0
+                    && s.offset <= bytes.len() as u64
+            })
             .collect();
         let overlapping = self.layout.sections.iter().any(|s| {
             s.index != section.index

@@ -37,3 +37,35 @@ fn an_empty_note_section_past_the_end_of_the_file_is_not_appended_to() {
     // The old sections keep their headers' offsets; the new note section is added last.
     assert_eq!(again.sections().len(), elf.sections().len() + 1);
 }
+
+/// A PAL object whose empty `.note.GNU-stack` claims the offset 0xffffffffffffffff: growing the
+/// metadata note shifts the sections after it, and that offset plus the shift overflowed.
+/// Empty sections past the end of the file are left where they claim to be.
+#[test]
+fn an_empty_section_at_the_largest_offset_is_not_shifted() {
+    let bytes = sample("empty-section-offset-near-u64-max.elf");
+    let elf = PalElf::parse(&bytes).expect("the headers are sound");
+    let mut table = elf
+        .format_strings()
+        .expect("the table decodes")
+        .unwrap_or_default();
+    table.entries.push(Entry::for_format(
+        "a string the sample does not have: %d %s\n",
+        2,
+        Mask::for_arguments(2, [1]),
+    ));
+    let written = elf
+        .with_format_strings(&table)
+        .expect("the note grows in place");
+    let again = PalElf::parse(&written).expect("the written file parses");
+    let read = again
+        .format_strings()
+        .expect("its table decodes")
+        .expect("it has a table");
+    assert_eq!(read.entries.len(), table.entries.len());
+    let moved = again.sections();
+    assert_eq!(moved[3].offset, u64::MAX, "the empty section keeps its offset");
+    // The section after the note moved by the growth; its bytes came along.
+    assert!(moved[5].offset > elf.sections()[5].offset);
+    assert_eq!(again.section_bytes(5), elf.section_bytes(5));
+}
