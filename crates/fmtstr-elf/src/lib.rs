@@ -311,6 +311,9 @@ impl<'a> PalElf<'a> {
                 // An empty section's offset is not checked when the file is read; appending
                 // there needs it inside the file.
                 && s.offset <= self.bytes.len() as u64
+                // Readers align a note's fields by file offset, so the new note must start
+                // aligned: the end of a misplaced section is no place for it.
+                && (s.offset + s.size) % layout::note_alignment(s) as u64 == 0
         })
     }
 

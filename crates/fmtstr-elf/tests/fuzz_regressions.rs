@@ -69,3 +69,27 @@ fn an_empty_section_at_the_largest_offset_is_not_shifted() {
     assert!(moved[5].offset > elf.sections()[5].offset);
     assert_eq!(again.section_bytes(5), elf.section_bytes(5));
 }
+
+/// A file without a metadata note whose empty `.note` section sits at the unaligned offset
+/// 0x73: the new note was appended there, but readers align a note's descriptor by file
+/// offset (fmtstr's own reader too), so the table read back was the middle of the note. The
+/// table now goes into a new, aligned `.note` section.
+#[test]
+fn a_note_is_never_appended_at_an_unaligned_offset() {
+    let bytes = sample("misaligned-empty-note-section.elf");
+    let elf = PalElf::parse(&bytes).expect("the headers are sound");
+    assert!(elf.metadata_note().is_none());
+    let table = fmtstr_elf::Table {
+        entries: vec![Entry::for_format("y=%u\n", 1, Mask::for_arguments(1, []))],
+        ..fmtstr_elf::Table::new()
+    };
+    let written = elf.with_format_strings(&table).expect("a note is added");
+    let again = PalElf::parse(&written).expect("the written file parses");
+    let note = again.metadata_note().expect("it has a metadata note");
+    assert_eq!(note.note.start % 4, 0, "the note starts aligned");
+    let read = again
+        .format_strings()
+        .expect("its table decodes")
+        .expect("it has a table");
+    assert_eq!(read.entries[0].string(), "y=%u\n");
+}
