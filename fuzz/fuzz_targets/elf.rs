@@ -48,7 +48,7 @@ fn check_rewrite(elf: &PalElf<'_>, table: &Table<'_>) {
 }
 
 /// Whether the ELF header, the program and section header tables and the sections with bytes
-/// (SHT_NULL and NOBITS have none) lie apart in the file.
+/// (all but NOBITS) lie apart in the file.
 fn disjoint(elf: &PalElf<'_>) -> bool {
     let bytes = elf.bytes();
     let read = |at: usize, len: usize| -> u64 {
@@ -79,7 +79,8 @@ fn disjoint(elf: &PalElf<'_>) -> bool {
     };
     let mut ranges = vec![(0, header), (ph, ph + ph_size * ph_num), (sh, sh + sh_size * sh_num)];
     for section in elf.sections() {
-        if section.sh_type != 0 && section.sh_type != 8 && section.size > 0 {
+        // SHT_NULL too: fmtstr reads section names from the string table whatever its type.
+        if section.sh_type != 8 && section.size > 0 {
             ranges.push((section.offset, section.offset + section.size));
         }
     }

@@ -421,7 +421,8 @@ impl<'a> PalElf<'a> {
             // unreferenced.
             let mut out = Vec::with_capacity(bytes.len() + new_size as usize + 16);
             out.extend_from_slice(bytes);
-            let align = (section.align.max(4) as usize).min(4096);
+            // A power of two, so that the note's fields land aligned whatever sh_addralign says.
+            let align = (section.align.clamp(4, 4096) as usize).next_power_of_two();
             out.resize(align_up(out.len(), align), 0);
             let new_offset = out.len() as u64;
             write_section(&mut out);

@@ -64,7 +64,11 @@ fn an_empty_section_at_the_largest_offset_is_not_shifted() {
         .expect("it has a table");
     assert_eq!(read.entries.len(), table.entries.len());
     let moved = again.sections();
-    assert_eq!(moved[3].offset, u64::MAX, "the empty section keeps its offset");
+    assert_eq!(
+        moved[3].offset,
+        u64::MAX,
+        "the empty section keeps its offset"
+    );
     // The section after the note moved by the growth; its bytes came along.
     assert!(moved[5].offset > elf.sections()[5].offset);
     assert_eq!(again.section_bytes(5), elf.section_bytes(5));
@@ -92,4 +96,27 @@ fn a_note_is_never_appended_at_an_unaligned_offset() {
         .expect("its table decodes")
         .expect("it has a table");
     assert_eq!(read.entries[0].string(), "y=%u\n");
+}
+
+/// A file without a metadata note whose empty `.note` section has sh_addralign 207, and a
+/// later section with an absurd alignment, so the grown section moves to the end of the file:
+/// it was placed at a multiple of 207, unaligned for the note's fields. It now goes to a
+/// multiple of a power of two.
+#[test]
+fn a_moved_note_section_lands_aligned_whatever_its_alignment_says() {
+    let bytes = sample("note-section-align-207.elf");
+    let elf = PalElf::parse(&bytes).expect("the headers are sound");
+    let table = fmtstr_elf::Table {
+        entries: vec![Entry::for_format("z=%x\n", 1, Mask::for_arguments(1, []))],
+        ..fmtstr_elf::Table::new()
+    };
+    let written = elf.with_format_strings(&table).expect("a note is added");
+    let again = PalElf::parse(&written).expect("the written file parses");
+    let note = again.metadata_note().expect("it has a metadata note");
+    assert_eq!(note.note.start % 4, 0, "the note starts aligned");
+    let read = again
+        .format_strings()
+        .expect("its table decodes")
+        .expect("it has a table");
+    assert_eq!(read.entries[0].string(), "z=%x\n");
 }
