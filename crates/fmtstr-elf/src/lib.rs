@@ -313,7 +313,7 @@ impl<'a> PalElf<'a> {
                 && s.offset <= self.bytes.len() as u64
                 // Readers align a note's fields by file offset, so the new note must start
                 // aligned: the end of a misplaced section is no place for it.
-                && (s.offset + s.size) % layout::note_alignment(s) as u64 == 0
+                && (s.offset + s.size) % note_alignment(s) as u64 == 0
         })
     }
 
