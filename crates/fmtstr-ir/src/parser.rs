@@ -2534,6 +2534,10 @@ impl<'s> Parser<'s> {
     fn opaque_operands(&mut self) -> PResult<()> {
         let mut depth: u32 = 0;
         loop {
+            // The end of the input inside brackets: nothing more can close them.
+            if self.tok.kind == Tok::Eof && depth > 0 {
+                return self.expected("a closing bracket");
+            }
             if depth == 0
                 && (self.newline_before_tok()
                     || self.tok.kind == Tok::Eof

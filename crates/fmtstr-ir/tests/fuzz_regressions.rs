@@ -1,0 +1,34 @@
+//! Inputs `cargo xtask fuzz` found to crash or hang fmtstr-ir, reduced by hand. Each must give
+//! a module or a `file:line:column` error, never a panic or a hang.
+
+use fmtstr_ir::Module;
+
+/// An exception-handling instruction whose brackets the file ends inside: the loop over its
+/// operands stood at the end of the input forever (the ir_lower target's 1 s timeout). Now an
+/// error at the end of the input asks for the closing bracket.
+#[test]
+fn an_exception_pad_with_unclosed_brackets_at_the_end_of_the_input_is_an_error() {
+    for (text, line) in [
+        ("define void @t() {\nentry:\n  ret void\nloop:catchswitch [\n", 5),
+        (
+            "define void @t() {\nentry:\n  %cs = catchswitch within none [label %a\n",
+            4,
+        ),
+        (
+            "define void @t() {\nentry:\n  %p = cleanuppad within none [ptr (ptr null",
+            3,
+        ),
+        ("define void @t() {\nentry:\n  catchret from %p to label {", 3),
+    ] {
+        let error = Module::parse("hang.ll", text).expect_err("unclosed brackets do not parse");
+        let message = error.to_string();
+        assert!(
+            message.starts_with(&format!("hang.ll:{line}:")),
+            "{text:?} gave {message}"
+        );
+        assert!(
+            message.contains("closing bracket"),
+            "{text:?} gave {message}"
+        );
+    }
+}
