@@ -5,7 +5,7 @@
 //! the 64-bit argument mask; the rest is the buffer.
 #![no_main]
 
-use fmtstr_decode::{decode_to_vec, stream, Buffer, Compiled, Formats};
+use fmtstr_decode::{decode_to_vec, stream, Buffer, Formats};
 use fmtstr_fuzz::Bytes;
 use fmtstr_meta::{Entry, FormatId, Mask, Table};
 use libfuzzer_sys::fuzz_target;
@@ -46,7 +46,7 @@ fuzz_target!(|data: &[u8]| {
                 let bound = formats
                     .get(entry.id)
                     .and_then(|known| known.compiled().ok())
-                    .map(Compiled::text_bound);
+                    .map(|compiled| formats.text_bound(compiled));
                 if let Some(bound) = bound {
                     assert!(
                         chunk.text.len() as u64 <= bound,

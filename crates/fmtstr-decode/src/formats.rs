@@ -18,6 +18,8 @@ pub struct Formats {
     findings: Vec<MergeFinding>,
     /// Whether some entry is a `%s` string fmtstr interned (key [`INTERNED_KEY`]).
     interns: bool,
+    /// The longest string of any entry: what a 64-bit `%s` naming an entry can print.
+    longest_string: u64,
 }
 
 /// The key `fmtstr lower --stage buffer` adds to a table entry that is the string of a `%s`
@@ -84,6 +86,13 @@ impl Formats {
                 key.as_str() == Some(INTERNED_KEY) && value.as_bool() == Some(true)
             })
         });
+        let longest_string = merged
+            .table
+            .entries
+            .iter()
+            .map(|entry| entry.bytes().len() as u64)
+            .max()
+            .unwrap_or(0);
         for (entry, origin) in merged.table.entries.into_iter().zip(merged.origins) {
             by_id.insert(
                 entry.id().get(),
@@ -100,7 +109,17 @@ impl Formats {
             sources,
             findings: merged.findings,
             interns,
+            longest_string,
         }
+    }
+
+    /// The most bytes one entry of `compiled` can print with these tables: its own bound
+    /// ([`Compiled::text_bound`]) and, for each 64-bit `%s`, the longest string an ID in the
+    /// payload could name.
+    pub fn text_bound(&self, compiled: &Compiled) -> u64 {
+        compiled
+            .text_bound()
+            .saturating_add(compiled.wide_strings().saturating_mul(self.longest_string))
     }
 
     /// Whether some entry is a `%s` string fmtstr interned: then a 64-bit `%s` argument is
@@ -337,9 +356,16 @@ impl Compiled {
     }
 
     /// The most bytes one entry of this format can print (a generous bound: `%f` of the
-    /// largest double, a `*` of 65536, ...).
+    /// largest double, a `*` of 65536, ...), but for the strings its 64-bit `%s` arguments
+    /// name: [`Formats::text_bound`] counts those.
     pub fn text_bound(&self) -> u64 {
         self.text_bound
+    }
+
+    /// How many of the payload's values are 64-bit `%s` arguments: IDs of table entries
+    /// whose strings are printed (interned strings).
+    pub fn wide_strings(&self) -> u64 {
+        self.ops.iter().filter(|op| **op == Op::Str64).count() as u64
     }
 
     /// What is odd about the format and its table entry (said once per format).

@@ -97,7 +97,7 @@ impl<'a> Windows<'a> {
             .get(id)
             .and_then(|known| known.compiled().ok())
             .map_or(MARKER_BOUND, |compiled| {
-                compiled.text_bound().max(MARKER_BOUND)
+                formats.text_bound(compiled).max(MARKER_BOUND)
             });
         self.bounds[slot] = (id, bound);
         bound

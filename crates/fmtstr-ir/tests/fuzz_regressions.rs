@@ -9,7 +9,10 @@ use fmtstr_ir::Module;
 #[test]
 fn an_exception_pad_with_unclosed_brackets_at_the_end_of_the_input_is_an_error() {
     for (text, line) in [
-        ("define void @t() {\nentry:\n  ret void\nloop:catchswitch [\n", 5),
+        (
+            "define void @t() {\nentry:\n  ret void\nloop:catchswitch [\n",
+            5,
+        ),
         (
             "define void @t() {\nentry:\n  %cs = catchswitch within none [label %a\n",
             4,
@@ -18,7 +21,10 @@ fn an_exception_pad_with_unclosed_brackets_at_the_end_of_the_input_is_an_error()
             "define void @t() {\nentry:\n  %p = cleanuppad within none [ptr (ptr null",
             3,
         ),
-        ("define void @t() {\nentry:\n  catchret from %p to label {", 3),
+        (
+            "define void @t() {\nentry:\n  catchret from %p to label {",
+            3,
+        ),
     ] {
         let error = Module::parse("hang.ll", text).expect_err("unclosed brackets do not parse");
         let message = error.to_string();
