@@ -52,5 +52,6 @@ fn the_text_bound_counts_the_strings_a_wide_percent_s_names() {
 
     // Windows cut by text size see the same bound: one entry per window here.
     let windows: Vec<_> = stream::Windows::bounded(&buffer, 1 << 20, &formats, 1).collect();
-    assert_eq!(windows, [0..4]);
+    assert_eq!(windows.len(), 1);
+    assert_eq!(windows[0], 0..4);
 }
