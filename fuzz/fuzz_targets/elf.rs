@@ -20,7 +20,10 @@ fn check_rewrite(elf: &PalElf<'_>, table: &Table<'_>) {
     let (mut written, mut read) = (Vec::new(), Vec::new());
     table.encode(&mut written);
     reread.encode(&mut read);
-    assert!(written == read, "the table read back is not the one written");
+    assert!(
+        written == read,
+        "the table read back is not the one written"
+    );
     // A file without a metadata note gets one (a section of its own); the rest is checked
     // where the note was already there.
     let Some(note_section) = elf.metadata_note().map(|note| note.section) else {
@@ -28,7 +31,11 @@ fn check_rewrite(elf: &PalElf<'_>, table: &Table<'_>) {
     };
     let before = elf.sections();
     let after = again.sections();
-    assert_eq!(before.len(), after.len(), "a rewrite changed the number of sections");
+    assert_eq!(
+        before.len(),
+        after.len(),
+        "a rewrite changed the number of sections"
+    );
     // Sections that overlap the headers or each other share bytes with what a rewrite
     // changes; the promise is for files laid out as linkers write them.
     if !disjoint(elf) {
@@ -77,7 +84,11 @@ fn disjoint(elf: &PalElf<'_>) -> bool {
             52,
         ),
     };
-    let mut ranges = vec![(0, header), (ph, ph + ph_size * ph_num), (sh, sh + sh_size * sh_num)];
+    let mut ranges = vec![
+        (0, header),
+        (ph, ph + ph_size * ph_num),
+        (sh, sh + sh_size * sh_num),
+    ];
     for section in elf.sections() {
         // SHT_NULL too: fmtstr reads section names from the string table whatever its type.
         if section.sh_type != 8 && section.size > 0 {

@@ -20,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
     for dialect in [Dialect::C, Dialect::OpenCl, Dialect::Gpu, Dialect::Vvl] {
         for finding in check_format(format_bytes, &declared, dialect) {
             let offset = finding.offset.unwrap_or(0);
-            assert!(offset <= format_bytes.len(), "{finding:?} is past the format");
+            assert!(
+                offset <= format_bytes.len(),
+                "{finding:?} is past the format"
+            );
         }
     }
     let Ok(format) = Format::parse(format_bytes) else {
