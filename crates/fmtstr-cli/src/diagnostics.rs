@@ -17,7 +17,8 @@ pub fn format_bytes(text: &str, raw: bool) -> anyhow::Result<Vec<u8>> {
 pub fn excerpt(format: &[u8], offset: usize) -> String {
     let shown = escape::escape(format);
     let column = 1 + escape::escape(&format[..offset.min(format.len())]).len();
-    format!("  \"{shown}\"\n  {:>column$}", "^")
+    // Padded by hand: `{:>column$}` panics for widths above 65535 (a long format).
+    format!("  \"{shown}\"\n  {}^", " ".repeat(column - 1))
 }
 
 /// A parse error in FORMAT, with the format and a caret under the offending byte.

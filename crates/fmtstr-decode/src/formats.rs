@@ -407,7 +407,8 @@ fn text_bound(format: &Format) -> u64 {
                     b'a' | b'A' => 24 + precision.unwrap_or(13),
                     b'c' => 1,
                     b's' => 16 + precision.unwrap_or(0).min(16),
-                    b'p' => 24,
+                    // glibc pads a pointer's digits to the precision, as for integers.
+                    b'p' => 24 + precision.unwrap_or(0),
                     _ => 26 + precision.unwrap_or(0),
                 };
                 (width.max(value) + 1) * u64::from(spec.vector.unwrap_or(1))

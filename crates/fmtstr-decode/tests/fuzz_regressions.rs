@@ -2,6 +2,7 @@
 
 use fmtstr_decode::{decode_to_vec, stream, Buffer, Formats};
 use fmtstr_meta::{Entry, FormatId, Mask, Table};
+use fmtstr_oracles::glibc::{snprintf, CArg};
 
 /// A 64-bit `%s` prints the string of the table entry its payload names (an interned string),
 /// which can be far longer than a pointer's placeholder. The text bound of the format alone
@@ -54,4 +55,42 @@ fn the_text_bound_counts_the_strings_a_wide_percent_s_names() {
     let windows: Vec<_> = stream::Windows::bounded(&buffer, 1 << 20, &formats, 1).collect();
     assert_eq!(windows.len(), 1);
     assert_eq!(windows[0], 0..4);
+}
+
+/// `%.*p` prints as many digits as its precision asks (glibc pads a pointer like an integer),
+/// but the text bound gave `%p` 24 bytes whatever its precision (the decode_amd target: 275
+/// bytes printed against a bound of 43).
+#[test]
+fn the_text_bound_of_a_pointer_counts_its_precision() {
+    let entries = vec![Entry::new(
+        FormatId::new(7).unwrap(),
+        "p=%.*p\n",
+        2,
+        // The `*` is one dword, the pointer two.
+        Mask::for_arguments(2, [1]),
+    )];
+    let formats = Formats::from_tables([(
+        "table.json".to_string(),
+        Table {
+            entries,
+            ..Table::new()
+        },
+    )]);
+    // bufferOffset = 5 dwords: one entry of size 5 (header, the precision 200, the pointer).
+    let mut bytes = vec![0u8; 16];
+    bytes[0] = 5;
+    bytes.extend_from_slice(&(5u64 | 7 << 16).to_le_bytes());
+    bytes.extend_from_slice(&200u32.to_le_bytes());
+    bytes.extend_from_slice(&0x1234u64.to_le_bytes());
+    let buffer = Buffer::parse(&bytes).unwrap();
+
+    let decoded = decode_to_vec(&buffer, &formats);
+    assert!(decoded.problems.is_empty(), "{:?}", decoded.problems);
+    // SAFETY: `%.*p` takes an int and a pointer, as given.
+    #[allow(unsafe_code)]
+    let glibc = unsafe { snprintf(c"p=%.*p\n", &[CArg::Int(200), CArg::Ptr(0x1234)]) };
+    assert_eq!(decoded.text, glibc);
+    assert_eq!(glibc.len(), 205, "0x and 200 digits");
+    let compiled = formats.get(7).unwrap().compiled().unwrap();
+    assert!(decoded.text.len() as u64 <= formats.text_bound(compiled));
 }

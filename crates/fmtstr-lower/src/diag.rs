@@ -175,5 +175,6 @@ impl fmt::Display for Diagnostic {
 pub fn format_excerpt(format: &[u8], offset: usize) -> String {
     let shown = fmtstr_meta::escape::escape(format);
     let column = 1 + fmtstr_meta::escape::escape(&format[..offset.min(format.len())]).len();
-    format!("  \"{shown}\"\n  {:>column$}", "^")
+    // Padded by hand: `{:>column$}` panics for widths above 65535 (a long format).
+    format!("  \"{shown}\"\n  {}^", " ".repeat(column - 1))
 }
