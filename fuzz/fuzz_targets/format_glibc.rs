@@ -92,8 +92,9 @@ fn value(spec: &Spec, bytes: &mut Bytes<'_>) -> Value {
 
 fuzz_target!(|data: &[u8]| {
     let (format, rest) = split(data, b"\0");
-    let Ok(format) = Format::parse(format) else {
-        return;
+    let format = match Format::parse(format) {
+        Ok(format) => format,
+        Err(error) => return drop(error.to_string()),
     };
     let mut bytes = Bytes::new(rest);
 

@@ -16,7 +16,16 @@ fuzz_target!(|data: &[u8]| {
         Target::amdgpu(Stage::Buffer),
     ] {
         let mut module = module.clone();
-        if lower(&mut module, &Options::new(target)).is_ok() {
+        let lowered = lower(&mut module, &Options::new(target));
+        // Diagnostics quote the call and the format with a caret: printing them must not panic.
+        let diagnostics = match &lowered {
+            Ok(lowered) => &lowered.warnings,
+            Err(failed) => &failed.diagnostics,
+        };
+        for diagnostic in diagnostics {
+            drop(diagnostic.to_string());
+        }
+        if lowered.is_ok() {
             let printed = module.print();
             match Module::parse("lowered.ll", printed.clone()) {
                 // Lowering what was lowered finds nothing left to do, or refuses; never panics.

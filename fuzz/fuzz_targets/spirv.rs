@@ -6,8 +6,9 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let _ = fmtstr_spirv::is_spirv(data);
-    let Ok(module) = fmtstr_spirv::read(data) else {
-        return;
+    let module = match fmtstr_spirv::read(data) {
+        Ok(module) => module,
+        Err(error) => return drop(error.to_string()),
     };
     for call in &module.calls {
         let _ = fmtstr_spirv::argument_types(call);
