@@ -22,6 +22,9 @@ use crate::module::{
 };
 use crate::types::{Type, TypeId};
 
+mod control;
+pub use control::{Guard, GuardNames};
+
 /// An operand of a new metadata node (see [`Module::add_metadata`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MdInput<'a> {
@@ -198,6 +201,14 @@ impl Module {
     /// `bufIndexed` in functions that never say `bufIndexed` never reads their names. Each
     /// candidate is written straight into the name table, so naming allocates nothing.
     fn name_new_inst(&mut self, f: FuncId, id: InstId, hint: &str) {
+        let start = self.fresh_name(f, hint);
+        self.new_names.finish(id, start);
+    }
+
+    /// Writes a fresh local name of `f` based on `hint` (see [`Module::name_new_inst`]) at the
+    /// end of the new-name arena, and returns where it starts there: the caller gives it to an
+    /// instruction (`finish`) or takes it for a block (`take_pending`).
+    fn fresh_name(&mut self, f: FuncId, hint: &str) -> usize {
         // A name of digits only would read back as a number.
         let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
             b"v"
@@ -254,7 +265,7 @@ impl Module {
                 index.next_suffix.push((base.into(), k + 1));
             }
         }
-        new_names.finish(id, start);
+        start
     }
 
     /// Whether a source name of `f` could start with `base`: the function's text holds it,

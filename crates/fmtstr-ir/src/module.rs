@@ -436,6 +436,12 @@ impl NewNames {
         self.bytes.truncate(len);
     }
 
+    /// Takes the name begun at `start` out of the arena (for a name that is not an
+    /// instruction's: a new block's).
+    pub fn take_pending(&mut self, start: usize) -> Box<[u8]> {
+        self.bytes.split_off(start).into_boxed_slice()
+    }
+
     /// Gives the name begun at `start` to `id`.
     pub fn finish(&mut self, id: InstId, start: usize) {
         if self.ends.is_empty() || id.0 >= self.base + self.ends.len() as u32 {
@@ -530,6 +536,9 @@ pub struct Module {
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
     /// Names of instructions made by edits.
     pub(crate) new_names: NewNames,
+    /// Names of blocks made by edits ([`Module::split_block_before`], [`Module::add_block`]),
+    /// decoded. A block is new exactly when it is here: the source defines the others.
+    pub(crate) new_blocks: FxHashMap<BlockId, Box<[u8]>>,
     /// The integer constants made by edits, by value: one each, however many uses.
     pub(crate) new_ints: FxHashMap<i64, ConstId>,
     /// Contents of string globals made by edits.
@@ -611,6 +620,14 @@ impl Module {
         let raw = self.text(text);
         let body = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
         Some(String::from_utf8_lossy(&crate::lexer::unescape(body)).into_owned())
+    }
+
+    /// The name of a block made by an edit.
+    pub(crate) fn new_block_name(&self, block: BlockId) -> Option<&[u8]> {
+        if self.new_blocks.is_empty() {
+            return None;
+        }
+        self.new_blocks.get(&block).map(|name| &name[..])
     }
 
     /// A block's instructions, removed ones included.

@@ -401,7 +401,17 @@ impl Module {
         let mut text = Vec::with_capacity(256);
         for &block in &data.blocks {
             let b = &self.blocks[block.index()];
-            if !b.label.is_none() {
+            if let Some(name) = self.new_block_name(block) {
+                // A block made by an edit: its label, LLVM's blank line before it. Its source
+                // instructions (a split block's tail) follow in source order.
+                out.start_line()?;
+                text.clear();
+                text.push(b'\n');
+                write_name(b'%', name, false, &mut text);
+                text.remove(1);
+                text.extend_from_slice(b":\n");
+                out.emit(&text)?;
+            } else if !b.label.is_none() {
                 self.subst_region(&names, None, b.label.start as usize, out)?;
                 self.label_line(&names, block, out)?;
             }
@@ -704,8 +714,11 @@ impl Module {
         }
         for &block in &data.blocks {
             let b = &self.blocks[block.index()];
-            let raw = text_of(&self.src, b.label);
-            def(raw, b.numbered, Value::Block(block), true);
+            // A new block is named (never numbered); its instructions may be source ones.
+            if self.new_block_name(block).is_none() {
+                let raw = text_of(&self.src, b.label);
+                def(raw, b.numbered, Value::Block(block), true);
+            }
             for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
                 if d.flags & NEW != 0 {
@@ -843,6 +856,10 @@ impl Module {
                 (raw, d.numbered || raw.is_empty())
             }
             Value::Block(b) => {
+                if let Some(name) = self.new_block_name(b) {
+                    write_name(b'%', name, false, out);
+                    return;
+                }
                 let d = &self.blocks[b.index()];
                 let raw = text_of(&self.src, d.label);
                 (raw, d.numbered || raw.is_empty())
