@@ -51,6 +51,7 @@ use crate::Outcome;
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
   fmtstr lower --target nvptx --prefix block,thread k.ll             prints [block 1,0,0 thread 5,0,0] first
+  fmtstr lower --target nvptx --only 'block==0,0,0 && thread.x<4' k.ll   only those threads print
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
@@ -120,6 +121,15 @@ pub struct Args {
     /// printf runtime and decoder prints it.
     #[arg(long, value_name = "WHAT")]
     prefix: Option<String>,
+    /// Only the threads this condition matches print: each call goes behind a branch on the
+    /// ids, so the others run none of it (nvptx: no vprintf; amdgpu: no buffer space taken,
+    /// nothing stored). Comparisons joined by &&: NAME.AXIS OP N (AXIS x, y or z; OP ==, !=,
+    /// <, <=, >, >=, unsigned) or NAME==X,Y,Z / NAME!=X,Y,Z (all three axes), NAME as for
+    /// --prefix: block (or workgroup), thread (or local). E.g. `thread.x==0`, `block==0,0,0`,
+    /// `workgroup.y!=2 && local.x<4`. The arguments are still computed by every thread;
+    /// --report counts the bytes of a matching thread.
+    #[arg(long, value_name = "CONDITION")]
+    only: Option<String>,
     /// Print on stderr, for every lowered call, its file:line (the program source's, from
     /// !dbg, else the .ll's), its format and its payload (nvptx: the vprintf argument buffer's
     /// bytes; amdgpu: the entry's dwords, header included), and per function the bytes one
@@ -180,16 +190,21 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Some(text) => Some(fmtstr_lower::Prefix::parse(text)?),
         None => None,
     };
+    let only = match &args.only {
+        Some(text) => Some(fmtstr_lower::Condition::parse(text)?),
+        None => None,
+    };
     let options = Options {
         target,
         werror: args.werror,
         prefix,
+        only,
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
     // thread each. The AMD buffer stage keeps a module-wide table: one module.
     let threads = match target {
-        // --prefix rewrites calls before lowering, on the whole module.
-        Target::Nvptx { .. } if prefix.is_some() => 1,
+        // --prefix and --only rewrite calls before lowering, on the whole module.
+        Target::Nvptx { .. } if prefix.is_some() || only.is_some() => 1,
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
@@ -346,6 +361,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         (args.user_data_offset.is_some(), "--user-data-offset"),
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
+        (args.only.is_some(), "--only"),
     ] {
         if given {
             bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
@@ -393,6 +409,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.user_data_offset.is_some(), "--user-data-offset"),
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
+        (args.only.is_some(), "--only"),
     ] {
         if given {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");

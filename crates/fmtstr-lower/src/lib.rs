@@ -43,6 +43,7 @@ pub mod diag;
 pub mod extract;
 pub mod model;
 pub mod nvptx;
+pub mod only;
 pub mod prefix;
 pub mod promote;
 pub mod report;
@@ -58,6 +59,7 @@ pub use diag::{Diagnostic, Location, Severity};
 pub use extract::{extract, Extraction};
 pub use model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
 pub use nvptx::Layout;
+pub use only::{Condition, ConditionError};
 pub use prefix::{Prefix, PrefixError, PrefixKind};
 pub use report::{CallReport, FunctionReport};
 pub use strip::{strip, Stripped};
@@ -112,6 +114,8 @@ pub struct Options {
     pub werror: bool,
     /// Print who printed each line first ([`prefix`]).
     pub prefix: Option<Prefix>,
+    /// Only the threads this condition matches print ([`only`]).
+    pub only: Option<Condition>,
 }
 
 impl Options {
@@ -121,6 +125,7 @@ impl Options {
             target,
             werror: false,
             prefix: None,
+            only: None,
         }
     }
 }
@@ -227,7 +232,8 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 return fail(diagnostics, options.werror);
             }
             report = report::nvptx(module, &calls, &plans);
-            nvptx::apply(module, &calls, &plans)
+            guard_calls(module, options, &calls)
+                .and_then(|()| nvptx::apply(module, &calls, &plans))
                 .and_then(|()| remove_printf_if_unused(module))
                 .map(|()| None)
         }
@@ -248,7 +254,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 return fail(diagnostics, options.werror);
             }
             report = report::amdgpu(module, &calls);
-            amdgpu::apply(module, &calls, plan)
+            guard_calls(module, options, &calls).and_then(|()| amdgpu::apply(module, &calls, plan))
         }
     };
     match applied {
@@ -295,7 +301,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             ],
         });
     };
-    if options.prefix.is_some() {
+    if options.prefix.is_some() || options.only.is_some() {
         return Err(Failed {
             diagnostics: vec![Location {
                 file: shards[0].module.file_name().to_owned(),
@@ -304,7 +310,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
                 text: String::new(),
                 source: None,
             }
-            .error("--prefix rewrites the calls before lowering: parse the module whole")],
+            .error("--prefix and --only rewrite the calls before lowering: parse the module whole")],
         });
     }
     let fail = |diagnostics: Vec<Diagnostic>| failure(diagnostics, options.werror);
@@ -409,6 +415,23 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             fail(diagnostics)
         }
     }
+}
+
+/// `--only`: every call that will be lowered goes behind a branch on the condition, after
+/// every check passed (so that a failure leaves the module as it was) and before the back end
+/// rewrites it (so that its whole lowering is inside the branch). Disabled calls (an older
+/// `lgc.debug.printf` with a poison buffer) are only removed: they stay where they are.
+fn guard_calls(module: &mut Module, options: &Options, calls: &[PrintfCall]) -> Result<(), EditError> {
+    let Some(condition) = &options.only else {
+        return Ok(());
+    };
+    let live: Vec<PrintfCall> = calls
+        .iter()
+        .filter(|c| !c.callee.is_disabled(module))
+        .cloned()
+        .collect();
+    let nvptx = matches!(options.target, Target::Nvptx { .. });
+    only::apply(module, condition, nvptx, &live)
 }
 
 /// Whether the lowering stops before its edits: an error, or any warning under `--Werror`.
