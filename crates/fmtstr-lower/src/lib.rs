@@ -310,7 +310,9 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
                 text: String::new(),
                 source: None,
             }
-            .error("--prefix and --only rewrite the calls before lowering: parse the module whole")],
+            .error(
+                "--prefix and --only rewrite the calls before lowering: parse the module whole",
+            )],
         });
     }
     let fail = |diagnostics: Vec<Diagnostic>| failure(diagnostics, options.werror);
@@ -421,7 +423,11 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
 /// every check passed (so that a failure leaves the module as it was) and before the back end
 /// rewrites it (so that its whole lowering is inside the branch). Disabled calls (an older
 /// `lgc.debug.printf` with a poison buffer) are only removed: they stay where they are.
-fn guard_calls(module: &mut Module, options: &Options, calls: &[PrintfCall]) -> Result<(), EditError> {
+fn guard_calls(
+    module: &mut Module,
+    options: &Options,
+    calls: &[PrintfCall],
+) -> Result<(), EditError> {
     let Some(condition) = &options.only else {
         return Ok(());
     };

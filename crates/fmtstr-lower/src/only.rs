@@ -337,10 +337,7 @@ impl Condition {
             let start = cursor.at;
             let comparison = cursor.comparison()?;
             if count == MAX_COMPARISONS {
-                return Err(cursor.error(
-                    start,
-                    format!("more than {MAX_COMPARISONS} comparisons"),
-                ));
+                return Err(cursor.error(start, format!("more than {MAX_COMPARISONS} comparisons")));
             }
             comparisons[count] = Some(comparison);
             count += 1;
@@ -460,7 +457,10 @@ mod tests {
             (PrefixKind::Local, "thread", Some(0), Compare::Eq, 0)
         );
         let c = one(" block == 1, 2 ,3 ");
-        assert_eq!((c.kind, c.axis, c.values), (PrefixKind::Group, None, [1, 2, 3]));
+        assert_eq!(
+            (c.kind, c.axis, c.values),
+            (PrefixKind::Group, None, [1, 2, 3])
+        );
         let c = one("workgroup!=0,0,0");
         assert_eq!((c.kind, c.compare), (PrefixKind::Group, Compare::Ne));
         for (text, compare) in [
@@ -471,7 +471,11 @@ mod tests {
             ("local.y!=4", Compare::Ne),
         ] {
             let c = one(text);
-            assert_eq!((c.axis, c.compare, c.values[0]), (Some(1), compare, 4), "{text}");
+            assert_eq!(
+                (c.axis, c.compare, c.values[0]),
+                (Some(1), compare, 4),
+                "{text}"
+            );
         }
         let c = Condition::parse("thread.x==0&&block==0,0,0 && local.z >= 4294967295").unwrap();
         assert_eq!(c.comparisons().count(), 3);
@@ -496,14 +500,42 @@ mod tests {
             ("", 1, "empty condition"),
             ("   ", 1, "empty condition"),
             ("wave.x==0", 1, "unknown id `wave`"),
-            ("thread.w==0", 8, "expected x, y or z after `thread.`, found `w`"),
-            ("thread.x=0", 9, "expected ==, !=, <, <=, > or >= after `thread.x`, found `=0`"),
-            ("thread==0", 10, "expected `,` and the next axis, found the end"),
-            ("block<1,0,0", 6, "all three axes of `block` compare with == or != only"),
-            ("thread.x==1,0,0", 12, "`thread.AXIS` compares with one number"),
+            (
+                "thread.w==0",
+                8,
+                "expected x, y or z after `thread.`, found `w`",
+            ),
+            (
+                "thread.x=0",
+                9,
+                "expected ==, !=, <, <=, > or >= after `thread.x`, found `=0`",
+            ),
+            (
+                "thread==0",
+                10,
+                "expected `,` and the next axis, found the end",
+            ),
+            (
+                "block<1,0,0",
+                6,
+                "all three axes of `block` compare with == or != only",
+            ),
+            (
+                "thread.x==1,0,0",
+                12,
+                "`thread.AXIS` compares with one number",
+            ),
             ("thread.x==-1", 11, "expected a number, found `-1`"),
-            ("thread.x==4294967296", 11, "4294967296 does not fit in 32 bits"),
-            ("thread.x==0 || block.x==0", 13, "expected `&&` or the end, found `||`"),
+            (
+                "thread.x==4294967296",
+                11,
+                "4294967296 does not fit in 32 bits",
+            ),
+            (
+                "thread.x==0 || block.x==0",
+                13,
+                "expected `&&` or the end, found `||`",
+            ),
             ("thread.x==0 &&", 15, "expected an id name, found the end"),
             ("thréad.x==0", 1, "unknown id `thr`"),
         ];
@@ -515,7 +547,7 @@ mod tests {
             assert!(message.starts_with("--only: column "), "{message}");
             assert!(message.contains("e.g. --only 'thread.x==0 && block==0,0,0'"));
         }
-        let nine = vec!["thread.x==0"; 9].join("&&");
+        let nine = ["thread.x==0"; 9].join("&&");
         let error = Condition::parse(&nine).unwrap_err();
         assert_eq!(error.problem, "more than 8 comparisons");
     }
