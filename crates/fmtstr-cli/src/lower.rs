@@ -231,6 +231,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.report {
         let mut stderr = std::io::stderr().lock();
         let _ = stderr.write_all(report_text(target, &lowered.report).as_bytes());
+        if let Some(condition) = &args.only {
+            let _ = writeln!(
+                stderr,
+                "  (--only '{condition}': bytes per thread the condition matches; the others write none)"
+            );
+        }
     }
     if let Some(path) = &args.report_json {
         let mut json = serde_json::to_vec_pretty(&report_json(target, &lowered.report))?;

@@ -271,9 +271,15 @@ fn bad_conditions_exit_2_naming_the_option_the_column_and_the_fix() {
         "nvptx",
         "--only",
         "thread.x==0",
+        "--report",
         at("k.ll").to_str().unwrap(),
     ])
     .expect_code(0);
+    assert!(
+        good.stderr.contains("@k: 1 call, 4 bytes per thread per pass\n  (--only 'thread.x==0': bytes per thread the condition matches; the others write none)"),
+        "{}",
+        good.stderr
+    );
     assert!(good
         .stdout_text()
         .contains("br i1 %only, label %fmtstr.only, label %fmtstr.after"));
