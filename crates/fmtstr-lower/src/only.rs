@@ -20,12 +20,12 @@
 //! ```text
 //!   %thread.x = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 //!   %only = icmp eq i32 %thread.x, 0
-//!   br i1 %only, label %fmtstr.only, label %fmtstr.after
-//! fmtstr.only:
+//!   br i1 %only, label %fmtstr.only.0, label %fmtstr.after.0
+//! fmtstr.only.0:                                   ; the function's first call
 //!   %call = call i32 (ptr, ...) @printf(...)       ; lowered as usual afterwards
-//!   br label %fmtstr.after
-//! fmtstr.after:
-//!   %printf.result = phi i32 [ %call, %fmtstr.only ], [ 0, %entry ]   ; where the result is used
+//!   br label %fmtstr.after.0
+//! fmtstr.after.0:
+//!   %printf.result = phi i32 [ %call, %fmtstr.only.0 ], [ 0, %entry ]   ; where the result is used
 //! ```
 //!
 //! and is lowered as usual inside the branch. The arguments are still computed by every
@@ -367,75 +367,102 @@ impl Condition {
     }
 }
 
-/// The names of what [`apply`] adds.
-const NAMES: GuardNames<'static> = GuardNames {
-    then: "fmtstr.only",
-    tail: "fmtstr.after",
-    result: "printf.result",
-};
-
-/// Puts each of `calls` behind a branch on `condition` (before lowering them).
+/// Puts each of `calls` (in module order) behind a branch on `condition`, before lowering
+/// them. The branch blocks of a function's k-th call are `%fmtstr.only.k` and
+/// `%fmtstr.after.k`.
 pub(crate) fn apply(
     module: &mut Module,
     condition: &Condition,
     nvptx: bool,
     calls: &[PrintfCall],
 ) -> Result<(), EditError> {
-    const XYZ: [&str; 3] = ["x", "y", "z"];
+    // First each call's condition, computed right before it, in module order (so the names
+    // of the reads and tests count up through the module).
+    let mut tests = Vec::with_capacity(calls.len());
     for call in calls {
-        let inst = call.inst;
-        // Each id read once per call, where the call is.
-        let mut reads: [[Option<Operand>; 3]; 2] = [[None; 3]; 2];
-        let mut all: Option<Operand> = None;
-        for comparison in condition.comparisons() {
-            let axes: Vec<(usize, u32)> = match comparison.axis {
-                Some(axis) => vec![(axis, comparison.values[0])],
-                None => (0..3).zip(comparison.values).collect(),
-            };
-            let mut this: Option<Operand> = None;
-            for (axis, value) in axes {
-                let slot = &mut reads[comparison.kind as usize][axis];
-                let id = match *slot {
-                    Some(id) => id,
-                    None => {
-                        let name = format!("{}.{}", comparison.word, XYZ[axis]);
-                        let id = read_id(module, inst, nvptx, comparison.kind, axis, &name)?;
-                        *slot = Some(id);
-                        id
-                    }
-                };
-                // An i32 constant of the same bits (LLVM reads i32 literals as signed).
-                let number = module.const_int(TypeId::I32, i64::from(value as i32));
-                let mut b = module.builder(Position::Before(inst))?;
-                let test = b.icmp(comparison.compare.predicate(), id, number, "only")?;
-                // All three axes: == holds when every axis is equal, != when any differs.
-                let join = if comparison.compare == Compare::Ne && comparison.axis.is_none() {
-                    Opcode::Or
-                } else {
-                    Opcode::And
-                };
-                this = Some(match this {
-                    Some(before) => b.binary(join, before, test, "only")?,
-                    None => test,
-                });
-            }
-            let Some(this) = this else { continue };
-            all = Some(match all {
-                Some(before) => module.builder(Position::Before(inst))?.binary(
-                    Opcode::And,
-                    before,
-                    this,
-                    "only",
-                )?,
-                None => this,
-            });
-        }
-        let Some(all) = all else { continue };
-        let ty = module.inst(inst).ty();
+        tests.push(test_before(module, condition, nvptx, call.inst)?);
+    }
+    // Then the branches, from the last call back: a split moves what follows the call to a
+    // new block, which going backwards is only what lies before the next call's branch, so
+    // the whole pass stays linear in the size of a function (forwards, a block of n calls
+    // would move n times).
+    let mut index_in_function = Vec::with_capacity(calls.len());
+    let mut counts: std::collections::HashMap<fmtstr_ir::FuncId, usize> = Default::default();
+    for call in calls {
+        let k = counts.entry(call.function).or_default();
+        index_in_function.push(*k);
+        *k += 1;
+    }
+    for ((call, test), k) in calls.iter().zip(tests).zip(index_in_function).rev() {
+        let Some(test) = test else { continue };
+        let ty = module.inst(call.inst).ty();
         let otherwise = (ty != TypeId::VOID).then(|| module.const_int(ty, 0));
-        module.guard(inst, all, NAMES, otherwise)?;
+        let then = format!("fmtstr.only.{k}");
+        let tail = format!("fmtstr.after.{k}");
+        let names = GuardNames {
+            then: &then,
+            tail: &tail,
+            result: "printf.result",
+        };
+        module.guard(call.inst, test, names, otherwise)?;
     }
     Ok(())
+}
+
+/// Computes `condition` right before `inst`: the `i1` that holds where it matches.
+fn test_before(
+    module: &mut Module,
+    condition: &Condition,
+    nvptx: bool,
+    inst: fmtstr_ir::InstId,
+) -> Result<Option<Operand>, EditError> {
+    const XYZ: [&str; 3] = ["x", "y", "z"];
+    // Each id read once per call, where the call is.
+    let mut reads: [[Option<Operand>; 3]; 2] = [[None; 3]; 2];
+    let mut all: Option<Operand> = None;
+    for comparison in condition.comparisons() {
+        let axes: Vec<(usize, u32)> = match comparison.axis {
+            Some(axis) => vec![(axis, comparison.values[0])],
+            None => (0..3).zip(comparison.values).collect(),
+        };
+        let mut this: Option<Operand> = None;
+        for (axis, value) in axes {
+            let slot = &mut reads[comparison.kind as usize][axis];
+            let id = match *slot {
+                Some(id) => id,
+                None => {
+                    let name = format!("{}.{}", comparison.word, XYZ[axis]);
+                    let id = read_id(module, inst, nvptx, comparison.kind, axis, &name)?;
+                    *slot = Some(id);
+                    id
+                }
+            };
+            // An i32 constant of the same bits (LLVM reads i32 literals as signed).
+            let number = module.const_int(TypeId::I32, i64::from(value as i32));
+            let mut b = module.builder(Position::Before(inst))?;
+            let test = b.icmp(comparison.compare.predicate(), id, number, "only")?;
+            // All three axes: == holds when every axis is equal, != when any differs.
+            let join = if comparison.compare == Compare::Ne && comparison.axis.is_none() {
+                Opcode::Or
+            } else {
+                Opcode::And
+            };
+            this = Some(match this {
+                Some(before) => b.binary(join, before, test, "only")?,
+                None => test,
+            });
+        }
+        let Some(this) = this else { continue };
+        all = Some(match all {
+            Some(before) => {
+                module
+                    .builder(Position::Before(inst))?
+                    .binary(Opcode::And, before, this, "only")?
+            }
+            None => this,
+        });
+    }
+    Ok(all)
 }
 
 #[cfg(test)]

@@ -166,7 +166,7 @@ fn nvptx_every_vprintf_sits_behind_a_branch_on_tid_and_ctaid() {
     // `int n = printf(...)`: the result used after the branch is a phi, 0 where skipped.
     assert!(
         out.contains(
-            "%printf.result = phi i32 [ %vprintf2, %fmtstr.only2 ], [ 0, %fmtstr.after1 ]"
+            "%printf.result = phi i32 [ %vprintf2, %fmtstr.only.2 ], [ 0, %fmtstr.after.1 ]"
         ),
         "{out}"
     );

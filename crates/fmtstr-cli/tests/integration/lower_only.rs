@@ -282,5 +282,5 @@ fn bad_conditions_exit_2_naming_the_option_the_column_and_the_fix() {
     );
     assert!(good
         .stdout_text()
-        .contains("br i1 %only, label %fmtstr.only, label %fmtstr.after"));
+        .contains("br i1 %only, label %fmtstr.only.0, label %fmtstr.after.0"));
 }

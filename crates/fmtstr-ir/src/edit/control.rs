@@ -197,7 +197,8 @@ impl Module {
             .filter(|&i| self.insts[i.index()].opcode.is_terminator())
     }
 
-    /// A new block of `f` named from `hint`, holding `insts`, placed after `after`.
+    /// A new block of `f` named `hint` (or, when taken, `hint1`, `hint2`, ...), holding
+    /// `insts`, placed after `after`.
     fn new_block(
         &mut self,
         f: FuncId,
@@ -219,7 +220,7 @@ impl Module {
             line_end: NONE,
             insts: InstList::Owned(insts),
         });
-        let start = self.fresh_name(f, if hint.is_empty() { "bb" } else { hint });
+        let start = self.exact_or_fresh_name(f, if hint.is_empty() { "bb" } else { hint });
         let name = self.new_names.take_pending(start);
         self.new_blocks.insert(id, name);
         let data = &mut self.funcs[f.index()];
