@@ -496,6 +496,17 @@ impl NewNames {
     }
 }
 
+/// What edits did to a module's blocks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NewBlocks {
+    /// The names of the blocks made by edits, decoded. A block is new exactly when it is
+    /// here: the source defines the others.
+    pub names: FxHashMap<BlockId, Box<[u8]>>,
+    /// Where a split moved a block's terminator: to the block that now ends with it, so the
+    /// successors' `; preds = ` comments name that block.
+    pub moved_terminators: FxHashMap<BlockId, BlockId>,
+}
+
 /// A parsed LLVM module. Owns its source text; see the crate documentation.
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -536,9 +547,8 @@ pub struct Module {
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
     /// Names of instructions made by edits.
     pub(crate) new_names: NewNames,
-    /// Names of blocks made by edits ([`Module::split_block_before`], [`Module::add_block`]),
-    /// decoded. A block is new exactly when it is here: the source defines the others.
-    pub(crate) new_blocks: FxHashMap<BlockId, Box<[u8]>>,
+    /// Blocks made by edits ([`Module::split_block_before`], [`Module::add_block`]).
+    pub(crate) new_blocks: NewBlocks,
     /// The integer constants made by edits, by value: one each, however many uses.
     pub(crate) new_ints: FxHashMap<i64, ConstId>,
     /// Contents of string globals made by edits.
@@ -624,10 +634,24 @@ impl Module {
 
     /// The name of a block made by an edit.
     pub(crate) fn new_block_name(&self, block: BlockId) -> Option<&[u8]> {
-        if self.new_blocks.is_empty() {
+        if self.new_blocks.names.is_empty() {
             return None;
         }
-        self.new_blocks.get(&block).map(|name| &name[..])
+        self.new_blocks.names.get(&block).map(|name| &name[..])
+    }
+
+    /// The block that ends with what `block`'s terminator was in the source (itself unless a
+    /// split moved it).
+    pub(crate) fn terminator_block(&self, mut block: BlockId) -> BlockId {
+        let moved = &self.new_blocks.moved_terminators;
+        if moved.is_empty() {
+            return block;
+        }
+        // Each split moves a terminator to a newer block: the chain ends.
+        while let Some(&to) = moved.get(&block) {
+            block = to;
+        }
+        block
     }
 
     /// A block's instructions, removed ones included.

@@ -610,6 +610,12 @@ impl Module {
                 Tok::LocalVar | Tok::LocalId => {
                     let raw = &comment[t.start as usize..t.end as usize];
                     match names.lookup(self, raw, t.kind == Tok::LocalId) {
+                        // A split predecessor: its tail ends with the branch here now.
+                        Some(Value::Block(b)) => self.write_local(
+                            Some(names),
+                            Value::Block(self.terminator_block(b)),
+                            &mut rewritten,
+                        ),
                         Some(v) => self.write_local(Some(names), v, &mut rewritten),
                         None => rewritten.extend_from_slice(raw),
                     }

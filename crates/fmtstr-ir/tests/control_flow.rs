@@ -152,6 +152,10 @@ fn guard_on_numbered_values_with_a_used_result_and_phis_in_successors() {
         out.contains("  %9 = phi i32 [ %7, %6 ], [ %r, %after ]\n"),
         "{out}"
     );
+    // The comments LLVM writes name the predecessors as they are now.
+    let preds = |label: &str, preds: &str| format!("\n{label:<50}; preds = {preds}\n");
+    assert!(out.contains(&preds("6:", "%after")), "{out}");
+    assert!(out.contains(&preds("8:", "%6, %after")), "{out}");
     assert_lines_kept(
         NUMBERED,
         &out,
@@ -159,6 +163,8 @@ fn guard_on_numbered_values_with_a_used_result_and_phis_in_successors() {
             "  %5 = mul i32 %4, 3",
             "  %7 = add i32 %4, %5",
             "  %9 = phi i32 [ %7, %6 ], [ %4, %2 ]",
+            "6:                                                ; preds = %2",
+            "8:                                                ; preds = %6, %2",
         ],
     );
 }
@@ -195,10 +201,17 @@ fn a_split_loop_block_takes_its_back_edge_with_it() {
         tail,
         "the split instruction is in the tail"
     );
+    let preds = |label: &str, preds: &str| format!("\n{label:<50}; preds = {preds}\n");
+    assert!(out.contains(&preds("loop:", "%body, %entry")), "{out}");
+    assert!(out.contains(&preds("exit:", "%body")), "{out}");
     assert_lines_kept(
         LOOP,
         &out,
-        &["  %i = phi i32 [ 0, %entry ], [ %next, %loop ]"],
+        &[
+            "loop:                                             ; preds = %loop, %entry",
+            "exit:                                             ; preds = %loop",
+            "  %i = phi i32 [ 0, %entry ], [ %next, %loop ]",
+        ],
     );
     // Guarding inside the loop too: the hints are taken, so fresh names follow.
     let mut module = Module::parse("k.ll", LOOP).unwrap();
@@ -337,4 +350,58 @@ fn add_block_and_branches_build_a_diamond() {
         .phi(TypeId::I32, &[(wide, left)], "w")
         .unwrap_err();
     assert!(matches!(err, EditError::TypeMismatch { .. }));
+}
+
+const TWO_CALLS: &str = r#"declare void @use(i32)
+
+define void @k(i32 %x, i1 %c) {
+entry:
+  call void @use(i32 1)
+  call void @use(i32 2)
+  br i1 %c, label %a, label %b
+
+a:                                                ; preds = %entry
+  br label %b
+
+b:                                                ; preds = %a, %entry
+  %p = phi i32 [ 1, %a ], [ 2, %entry ]
+  ret void
+}
+"#;
+
+#[test]
+fn guards_made_last_call_first_keep_successor_phis_and_comments_right() {
+    let preds = |label: &str, preds: &str| format!("\n{label:<50}; preds = {preds}\n");
+    for order in [[1, 0], [0, 1]] {
+        let mut module = Module::parse("k.ll", TWO_CALLS).unwrap();
+        let calls = [call_to(&module, "use", 0), call_to(&module, "use", 1)];
+        let x = module
+            .function(module.function_by_name("k").unwrap())
+            .param(0)
+            .unwrap()
+            .operand();
+        for n in order {
+            let c = is_zero(&mut module, calls[n], x);
+            let (then, tail) = (format!("only.{n}"), format!("after.{n}"));
+            let names = GuardNames {
+                then: &then,
+                tail: &tail,
+                result: "r",
+            };
+            module.guard(calls[n], c, names, None).unwrap();
+        }
+        let out = String::from_utf8(module.print()).unwrap();
+        assert_llvm_as(&out);
+        // The source's terminator ends the second call's tail, whichever came first.
+        assert!(
+            out.contains("  %p = phi i32 [ 1, %a ], [ 2, %after.1 ]\n"),
+            "{out}"
+        );
+        assert!(out.contains(&preds("a:", "%after.1")), "{out}");
+        assert!(out.contains(&preds("b:", "%a, %after.1")), "{out}");
+        assert!(
+            out.contains("label %only.0, label %after.0\n\nonly.0:\n  call void @use(i32 1)\n"),
+            "{out}"
+        );
+    }
 }

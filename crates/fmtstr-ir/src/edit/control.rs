@@ -74,6 +74,9 @@ impl Module {
         };
         let tail = self.block_inst_ids_mut(old).split_off(at);
         let new = self.new_block(f, old, hint, tail)?;
+        // The first split of a block moves its source terminator; later ones move what
+        // replaced it (a guard's branch), which no source comment names.
+        self.new_blocks.moved_terminators.entry(old).or_insert(new);
         self.retarget_phis(terminator, old, new);
         self.builder(Position::End(old))?.br(new)?;
         Ok(new)
@@ -222,7 +225,7 @@ impl Module {
         });
         let start = self.exact_or_fresh_name(f, if hint.is_empty() { "bb" } else { hint });
         let name = self.new_names.take_pending(start);
-        self.new_blocks.insert(id, name);
+        self.new_blocks.names.insert(id, name);
         let data = &mut self.funcs[f.index()];
         let at = data
             .blocks
