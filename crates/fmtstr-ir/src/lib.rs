@@ -49,6 +49,13 @@
 //! friends do the rest. Edits that would leave the module broken (removing a value still in
 //! use, mismatched types) are refused with an [`EditError`] and change nothing.
 //!
+//! Control flow: [`Module::split_block_before`] (LLVM's `splitBasicBlock`: the tail gets a
+//! fresh named label, the successors' phis and `; preds = ` comments follow the terminator),
+//! [`Module::add_block`], [`Builder::br`], [`Builder::cond_br`], [`Builder::phi`], and
+//! [`Module::guard`], which puts one instruction behind `br i1 %cond` with a phi for its
+//! used result (LLVM's `SplitBlockAndInsertIfThen`). A split keeps source instructions in
+//! source order, so untouched text still prints byte for byte.
+//!
 //! Names: new values are always *named* (`%printf.buf`, `%printf.buf1`, ...; a name ending in
 //! a digit gets a `.N` suffix), never numbered, so inserting them never shifts a `%N`. Each
 //! function indexes its names on the first fresh name and each hint remembers its next

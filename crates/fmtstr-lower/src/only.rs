@@ -510,6 +510,44 @@ mod tests {
     }
 
     #[test]
+    fn no_text_makes_it_panic() {
+        // Every string of up to 4 pieces from an alphabet of the grammar's tokens, stray
+        // characters and multi-byte ones parses or is refused, with a column inside it.
+        let pieces = [
+            "thread",
+            "block",
+            "local",
+            ".x",
+            ".",
+            "==",
+            "!=",
+            "<",
+            ">=",
+            "=",
+            "&&",
+            "&",
+            "0",
+            "1,",
+            ",",
+            "4294967296",
+            " ",
+            "\t",
+            "é",
+            "🦀",
+            "||",
+            "x",
+        ];
+        let n = pieces.len();
+        for code in 0..n.pow(4) {
+            let text: String = (0..4).map(|k| pieces[code / n.pow(k) % n]).collect();
+            match Condition::parse(&text) {
+                Ok(c) => assert!(c.comparisons().count() > 0),
+                Err(e) => assert!(e.column <= text.chars().count() + 1, "{text:?}: {e}"),
+            }
+        }
+    }
+
+    #[test]
     fn what_it_matches() {
         let c = Condition::parse("thread.x<2 && block!=1,0,0").unwrap();
         assert!(c.matches([0, 0, 0], [1, 5, 5]));
