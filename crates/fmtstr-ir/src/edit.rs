@@ -23,7 +23,7 @@ use crate::module::{
 use crate::types::{Type, TypeId};
 
 mod control;
-pub use control::{Guard, GuardNames};
+pub use control::{Guard, GuardItem, GuardNames};
 
 /// An operand of a new metadata node (see [`Module::add_metadata`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -124,7 +124,7 @@ mod view;
 
 pub use constant::Constant;
 pub use datalayout::{DataLayout, DataLayoutError, LayoutError, PointerSpec, StructLayout};
-pub use edit::{Builder, Guard, GuardNames, MdInput, Ordering, Position, RmwOp};
+pub use edit::{Builder, Guard, GuardItem, GuardNames, MdInput, Ordering, Position, RmwOp};
 pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};

@@ -4,7 +4,9 @@
 
 mod common;
 
-use fmtstr_ir::{EditError, GuardNames, InstId, Module, Opcode, Position, Predicate, TypeId};
+use fmtstr_ir::{
+    EditError, GuardItem, GuardNames, InstId, Module, Opcode, Position, Predicate, TypeId,
+};
 
 const NAMES: GuardNames<'static> = GuardNames {
     then: "only",
@@ -404,4 +406,88 @@ fn guards_made_last_call_first_keep_successor_phis_and_comments_right() {
             "{out}"
         );
     }
+}
+
+const CHAIN: &str = r#"declare i32 @side(i32)
+
+define i32 @k(i32 %0) {
+  %2 = call i32 @side(i32 %0)
+  %3 = call i32 @side(i32 %2)
+  %4 = call i32 @side(i32 %3)
+  %5 = add i32 %2, %4
+  ret i32 %5
+}
+"#;
+
+#[test]
+fn guard_all_equals_guarding_one_by_one_with_results_feeding_each_other() {
+    let guarded = |all: bool| -> String {
+        let mut module = Module::parse("k.ll", CHAIN).unwrap();
+        let calls: Vec<InstId> = (0..3).map(|n| call_to(&module, "side", n)).collect();
+        let x = module
+            .function(module.function_by_name("k").unwrap())
+            .param(0)
+            .unwrap()
+            .operand();
+        let conds: Vec<_> = calls.iter().map(|&c| is_zero(&mut module, c, x)).collect();
+        let zero = module.const_int(TypeId::I32, 0);
+        let names: Vec<(String, String)> = (0..3)
+            .map(|n| (format!("only.{n}"), format!("after.{n}")))
+            .collect();
+        let items: Vec<GuardItem> = (0..3)
+            .map(|n| GuardItem {
+                inst: calls[n],
+                cond: conds[n],
+                names: GuardNames {
+                    then: &names[n].0,
+                    tail: &names[n].1,
+                    result: "r",
+                },
+                otherwise: Some(zero),
+            })
+            .collect();
+        if all {
+            let guards = module.guard_all(&items).unwrap();
+            assert_eq!(guards.len(), 3);
+            assert!(guards.iter().all(|g| g.result.is_some()));
+        } else {
+            for item in &items {
+                module
+                    .guard(item.inst, item.cond, item.names, item.otherwise)
+                    .unwrap();
+            }
+        }
+        String::from_utf8(module.print()).unwrap()
+    };
+    let one_by_one = guarded(false);
+    let all = guarded(true);
+    assert_llvm_as(&all);
+    // guard_all makes the phis last call first: %r is the last call's. Each result reaches
+    // its users through its phi: the next call, and the add.
+    assert!(all.contains("  %3 = call i32 @side(i32 %r2)\n"), "{all}");
+    assert!(all.contains("  %4 = call i32 @side(i32 %r1)\n"), "{all}");
+    assert!(all.contains("  %5 = add i32 %r2, %r\n"), "{all}");
+    assert!(
+        all.contains("  %r2 = phi i32 [ %2, %only.0 ], [ 0, %1 ]\n"),
+        "{all}"
+    );
+    assert_lines_kept(
+        CHAIN,
+        &all,
+        &[
+            "  %3 = call i32 @side(i32 %2)",
+            "  %4 = call i32 @side(i32 %3)",
+            "  %5 = add i32 %2, %4",
+        ],
+    );
+    // Otherwise the same text as guarding one by one (first call first).
+    let renamed = |text: &str, names: [&str; 3]| -> String {
+        text.replace("%r2", names[2])
+            .replace("%r1", names[1])
+            .replace("%r", names[0])
+    };
+    assert_eq!(
+        renamed(&all, ["%phi.2", "%phi.1", "%phi.0"]),
+        renamed(&one_by_one, ["%phi.0", "%phi.1", "%phi.2"])
+    );
 }

@@ -31,7 +31,11 @@
 //! and is lowered as usual inside the branch. The arguments are still computed by every
 //! thread (they come before the call, and may have side effects the program relies on).
 
-use fmtstr_ir::{EditError, GuardNames, Module, Opcode, Operand, Position, Predicate, TypeId};
+use std::collections::HashMap;
+
+use fmtstr_ir::{
+    EditError, FuncId, GuardItem, GuardNames, Module, Opcode, Operand, Position, Predicate, TypeId,
+};
 
 use crate::model::PrintfCall;
 use crate::prefix::{read_id, PrefixKind, PREFIX_NAMES};
@@ -382,30 +386,36 @@ pub(crate) fn apply(
     for call in calls {
         tests.push(test_before(module, condition, nvptx, call.inst)?);
     }
-    // Then the branches, from the last call back: a split moves what follows the call to a
-    // new block, which going backwards is only what lies before the next call's branch, so
-    // the whole pass stays linear in the size of a function (forwards, a block of n calls
-    // would move n times).
-    let mut index_in_function = Vec::with_capacity(calls.len());
-    let mut counts: std::collections::HashMap<fmtstr_ir::FuncId, usize> = Default::default();
-    for call in calls {
-        let k = counts.entry(call.function).or_default();
-        index_in_function.push(*k);
-        *k += 1;
-    }
-    for ((call, test), k) in calls.iter().zip(tests).zip(index_in_function).rev() {
-        let Some(test) = test else { continue };
+    // Then the branches, in one go (fmtstr-ir guards them from the last call back, so that
+    // a block of n calls is not moved n times).
+    let mut counts: HashMap<FuncId, usize> = HashMap::new();
+    let names: Vec<(String, String)> = calls
+        .iter()
+        .map(|call| {
+            let k = counts.entry(call.function).or_default();
+            *k += 1;
+            (
+                format!("fmtstr.only.{}", *k - 1),
+                format!("fmtstr.after.{}", *k - 1),
+            )
+        })
+        .collect();
+    let mut items = Vec::with_capacity(calls.len());
+    for ((call, test), (then, tail)) in calls.iter().zip(tests).zip(&names) {
+        let Some(cond) = test else { continue };
         let ty = module.inst(call.inst).ty();
-        let otherwise = (ty != TypeId::VOID).then(|| module.const_int(ty, 0));
-        let then = format!("fmtstr.only.{k}");
-        let tail = format!("fmtstr.after.{k}");
-        let names = GuardNames {
-            then: &then,
-            tail: &tail,
-            result: "printf.result",
-        };
-        module.guard(call.inst, test, names, otherwise)?;
+        items.push(GuardItem {
+            inst: call.inst,
+            cond,
+            names: GuardNames {
+                then,
+                tail,
+                result: "printf.result",
+            },
+            otherwise: (ty != TypeId::VOID).then(|| module.const_int(ty, 0)),
+        });
     }
+    module.guard_all(&items)?;
     Ok(())
 }
 

@@ -29,6 +29,19 @@ pub struct Guard {
     pub result: Option<Operand>,
 }
 
+/// One instruction of [`Module::guard_all`], with [`Module::guard`]'s arguments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GuardItem<'a> {
+    /// The instruction to put behind the branch.
+    pub inst: InstId,
+    /// The `i1` it runs under, computed before it.
+    pub cond: Operand,
+    /// The names of the new blocks and phi.
+    pub names: GuardNames<'a>,
+    /// Its result's value where it is skipped (needed when the result is used).
+    pub otherwise: Option<Operand>,
+}
+
 /// The name hints of [`Module::guard`]'s new blocks and phi.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct GuardNames<'a> {
@@ -114,6 +127,81 @@ impl Module {
         otherwise: Option<Operand>,
     ) -> Result<Guard, EditError> {
         let d = *self.live_inst(inst)?;
+        let users: Vec<InstId> = if d.ty == TypeId::VOID {
+            Vec::new()
+        } else {
+            self.users_of(Value::Inst(inst))
+                .into_iter()
+                .filter(|&u| u != inst)
+                .collect()
+        };
+        self.guard_with_users(inst, cond, names, otherwise, users)
+    }
+
+    /// [`Module::guard`] for many instructions, in the order they come in their blocks: the
+    /// users of their results are found in one scan per function (for an instruction made
+    /// by an edit, [`Module::guard`] scans its function each time), and they are guarded from
+    /// the last back, so that each split moves only what lies before the next one's branch:
+    /// linear in a function's size however many of its instructions are guarded. Stops at
+    /// the first refusal (the items before it in the reverse order stay guarded).
+    pub fn guard_all(&mut self, items: &[GuardItem<'_>]) -> Result<Vec<Guard>, EditError> {
+        let mut wanted: crate::hash::FxHashMap<InstId, Vec<InstId>> = Default::default();
+        let mut funcs: Vec<FuncId> = Vec::new();
+        for item in items {
+            let d = *self.live_inst(item.inst)?;
+            if d.ty != TypeId::VOID {
+                wanted.insert(item.inst, Vec::new());
+                let f = self.blocks[d.block as usize].func;
+                if !funcs.contains(&f) {
+                    funcs.push(f);
+                }
+            }
+        }
+        for f in funcs {
+            for &block in &self.funcs[f.index()].blocks {
+                for &user in self.block_inst_ids(block) {
+                    if self.insts[user.index()].flags & REMOVED != 0 {
+                        continue;
+                    }
+                    for op in self.inst_ops(user) {
+                        if let Value::Inst(used) = op.value.unpack() {
+                            if used != user {
+                                if let Some(list) = wanted.get_mut(&used) {
+                                    if list.last() != Some(&user) {
+                                        list.push(user);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let mut guards = Vec::with_capacity(items.len());
+        for item in items.iter().rev() {
+            let users = wanted.get(&item.inst).cloned().unwrap_or_default();
+            guards.push(self.guard_with_users(
+                item.inst,
+                item.cond,
+                item.names,
+                item.otherwise,
+                users,
+            )?);
+        }
+        guards.reverse();
+        Ok(guards)
+    }
+
+    /// [`Module::guard`] with the users of `inst`'s result known.
+    fn guard_with_users(
+        &mut self,
+        inst: InstId,
+        cond: Operand,
+        names: GuardNames<'_>,
+        otherwise: Option<Operand>,
+        users: Vec<InstId>,
+    ) -> Result<Guard, EditError> {
+        let d = *self.live_inst(inst)?;
         if d.opcode.is_terminator() {
             return invalid("a terminator cannot be put behind a branch");
         }
@@ -123,14 +211,6 @@ impl Module {
                 found: self.type_name(cond.ty),
             });
         }
-        let users: Vec<InstId> = if d.ty == TypeId::VOID {
-            Vec::new()
-        } else {
-            self.users_of(Value::Inst(inst))
-                .into_iter()
-                .filter(|&u| u != inst)
-                .collect()
-        };
         let otherwise = match otherwise {
             _ if users.is_empty() => None,
             Some(value) if value.ty == d.ty => Some(value),
