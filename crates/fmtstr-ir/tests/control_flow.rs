@@ -491,3 +491,39 @@ fn guard_all_equals_guarding_one_by_one_with_results_feeding_each_other() {
         renamed(&one_by_one, ["%phi.0", "%phi.1", "%phi.2"])
     );
 }
+
+#[test]
+fn a_large_module_prints_the_same_on_one_thread_and_several() {
+    // Over 4 MiB, the printer prints edited modules in parallel parts.
+    let mut text = String::from("declare void @use(i32)\n");
+    let mut n = 0;
+    while text.len() < 5 << 20 {
+        text.push_str(&format!(
+            "\ndefine void @f{n}(i32 %0) {{\n  %2 = add i32 %0, {n}\n  call void @use(i32 %2)\n  call void @use(i32 %0)\n  ret void\n}}\n"
+        ));
+        n += 1;
+    }
+    let mut module = Module::parse("big.ll", text.as_str()).unwrap();
+    let calls: Vec<InstId> = module.calls_to("use").into_iter().step_by(97).collect();
+    let mut items = Vec::new();
+    for &call in &calls {
+        let v = module.inst(call).operand(1).unwrap();
+        items.push((call, is_zero(&mut module, call, v)));
+    }
+    let items: Vec<GuardItem> = items
+        .into_iter()
+        .map(|(inst, cond)| GuardItem {
+            inst,
+            cond,
+            names: NAMES,
+            otherwise: None,
+        })
+        .collect();
+    module.guard_all(&items).unwrap();
+    let one = module.print_with_threads(1);
+    assert_eq!(module.print_with_threads(4), one);
+    let out = String::from_utf8(one).unwrap();
+    assert_eq!(out.matches("\nonly:\n").count(), calls.len());
+    assert_lines_kept(&text, &out, &[]);
+    assert_llvm_as(&out);
+}
