@@ -527,3 +527,38 @@ fn a_large_module_prints_the_same_on_one_thread_and_several() {
     assert_lines_kept(&text, &out, &[]);
     assert_llvm_as(&out);
 }
+
+#[test]
+fn a_numbered_block_is_split_and_its_numbers_stay() {
+    // Block %6 holds %7, used by the phi of %8: guard %7 itself (any instruction can be).
+    let mut module = Module::parse("k.ll", NUMBERED).unwrap();
+    let k = module.function(module.function_by_name("k").unwrap());
+    let add = k
+        .instructions()
+        .filter(|i| i.opcode() == Opcode::Add)
+        .nth(1)
+        .unwrap()
+        .id();
+    let x = k.param(0).unwrap().operand();
+    let c = is_zero(&mut module, add, x);
+    let seven = module.const_int(TypeId::I32, 7);
+    let guard = module.guard(add, c, NAMES, Some(seven)).unwrap();
+    let out = String::from_utf8(module.print()).unwrap();
+    assert_llvm_as(&out);
+    let preds = |label: &str, preds: &str| format!("\n{label:<50}; preds = {preds}\n");
+    assert!(out.contains(&preds("6:", "%2")), "{out}");
+    assert!(out.contains("\n  %c = icmp eq i32 %0, 0\n  br i1 %c, label %only, label %after\n\nonly:\n  %7 = add i32 %4, %5\n  br label %after\n\nafter:\n  %r = phi i32 [ %7, %only ], [ 7, %6 ]\n  br label %8\n"), "{out}");
+    assert!(out.contains(&preds("8:", "%after, %2")), "{out}");
+    assert!(
+        out.contains("  %9 = phi i32 [ %r, %after ], [ %4, %2 ]\n"),
+        "{out}"
+    );
+    assert_eq!(
+        module
+            .function(module.function_by_name("k").unwrap())
+            .blocks()
+            .count(),
+        3 + 2
+    );
+    assert_ne!(guard.head, guard.tail);
+}
