@@ -17,6 +17,10 @@
 //! without calls is not touched at all, so it prints byte-identically. [`lower_shards`] does
 //! the same for NVPTX on a module parsed in shards, one thread per shard.
 //!
+//! [`Options::prefix`] makes each call print who printed it ([`prefix`]); [`Options::only`]
+//! puts each call behind a branch on the thread's ids, after the checks and before the back
+//! end, so that its whole lowering runs only where the condition holds ([`only`]).
+//!
 //! ```
 //! use fmtstr_ir::Module;
 //! use fmtstr_lower::{lower, Options, Target};
