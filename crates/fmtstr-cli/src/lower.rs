@@ -184,6 +184,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         target,
         werror: args.werror,
         prefix,
+        report: args.report || args.report_json.is_some(),
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
     // thread each. The AMD buffer stage keeps a module-wide table: one module.
@@ -193,7 +194,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
-    let mut shards = if threads > 1 {
+    let mut shards = if matches!(target, Target::Nvptx { .. }) && prefix.is_none() {
+        // Only the bodies that may call printf are parsed; the others are copied.
+        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::body_may_call_printf)
+    } else if threads > 1 {
         Module::parse_shards(&name, text, threads)
     } else {
         Module::parse(&name, text).map(|module| {
