@@ -458,5 +458,20 @@ fn help_teaches_and_version_prints() {
     assert!(printf_help.contains("v4f32:1,2,3,4"), "{printf_help}");
     let version = run(["--version"]).expect_code(0).stdout_text();
     assert!(version.starts_with("fmtstr "), "{version}");
+    // Built from a git checkout, the version names the commit (`fmtstr 0.1.0 (1a2b3c4)`).
+    let in_checkout = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(crate::util::root())
+        .output();
+    if crate::util::root().join(".git").exists() {
+        let commit = in_checkout.expect("git runs in a checkout");
+        assert!(commit.status.success(), "git rev-parse --short HEAD fails");
+        let commit = String::from_utf8_lossy(&commit.stdout).trim().to_owned();
+        assert!(
+            version.contains(&format!("({commit})"))
+                || version.contains(&format!("({commit}-dirty)")),
+            "--version {version:?} does not name the commit {commit}"
+        );
+    }
     run(["no-such-command"]).expect_code(2);
 }
