@@ -2,6 +2,7 @@
 //! the real binary, judging its output with the real tools where there are any.
 
 mod abi_commands;
+mod cli_help;
 mod decode_commands;
 mod elf_commands;
 mod format_commands;

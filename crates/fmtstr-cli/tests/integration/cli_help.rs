@@ -1,0 +1,134 @@
+//! The help texts as a reader meets them: lists stay lists, and each command's long help is
+//! snapshotted (tests/integration/help/*.txt; `FMTSTR_BLESS=1` rewrites them after a reviewed
+//! change).
+
+use crate::util::{fmtstr, root, run_command};
+
+/// Every command with a help of its own; "" is `fmtstr --help`.
+const COMMANDS: [&str; 12] = [
+    "",
+    "hash",
+    "printf",
+    "check",
+    "dump",
+    "embed",
+    "merge",
+    "audit",
+    "lower",
+    "abi",
+    "decode",
+    "completions",
+];
+
+/// `fmtstr [COMMAND] --help` at a fixed width (clap wraps to COLUMNS, else to the terminal).
+fn long_help(command: &str) -> String {
+    let mut process = fmtstr();
+    process.env("COLUMNS", "100").env_remove("NO_COLOR");
+    if !command.is_empty() {
+        process.arg(command);
+    }
+    let output = run_command(process.arg("--help")).expect_code(0);
+    output.stdout_text()
+}
+
+/// True when some line of `help` is `item` followed by at least two spaces: a list item of its
+/// own, not a word inside a re-wrapped paragraph.
+fn starts_a_line(help: &str, item: &str) -> bool {
+    help.lines().any(|line| {
+        line.trim_start()
+            .strip_prefix(item)
+            .is_some_and(|rest| rest.starts_with("  "))
+    })
+}
+
+#[test]
+fn audit_lists_every_finding_kind_one_per_line() {
+    let help = long_help("audit");
+    // The kinds the JSON report can carry: the help must list each of them.
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root().join("schemas/audit.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let kinds = schema["properties"]["findings"]["items"]["properties"]["kind"]["enum"]
+        .as_array()
+        .expect("the schema lists the kinds")
+        .iter()
+        .map(|kind| kind.as_str().unwrap().to_owned())
+        .collect::<Vec<_>>();
+    assert_eq!(kinds.len(), 6, "{kinds:?}");
+    for kind in &kinds {
+        assert!(
+            starts_a_line(&help, kind),
+            "`{kind}` does not start a line:\n{help}"
+        );
+    }
+}
+
+#[test]
+fn completions_lists_every_shell_one_per_line() {
+    let help = long_help("completions");
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        assert!(
+            starts_a_line(&help, shell),
+            "`{shell}` does not start a line:\n{help}"
+        );
+    }
+}
+
+/// Whatever a command's description writes as an indented line (a list item, or its
+/// continuation) is a line of its own in --help, for every command.
+#[test]
+fn indented_lines_of_every_description_stay_lines() {
+    let mut command = fmtstr_cli::command();
+    command.build();
+    let mut checked = 0;
+    for sub in std::iter::once(&command).chain(command.get_subcommands()) {
+        let Some(about) = sub.get_long_about() else {
+            continue;
+        };
+        let name = if sub.get_name() == "fmtstr" {
+            ""
+        } else {
+            sub.get_name()
+        };
+        let help = long_help(name);
+        let lines: Vec<&str> = help.lines().map(str::trim_end).collect();
+        for line in about.to_string().lines() {
+            if line.starts_with("  ") {
+                assert!(
+                    lines.contains(&line.trim_end()),
+                    "fmtstr {name} --help re-wrapped the line {line:?}:\n{help}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 15, "only {checked} indented lines found");
+}
+
+#[test]
+fn long_help_matches_its_snapshot() {
+    let bless = std::env::var_os("FMTSTR_BLESS").is_some();
+    let dir = root().join("crates/fmtstr-cli/tests/integration/help");
+    let mut stale = Vec::new();
+    for command in COMMANDS {
+        let help = long_help(command);
+        let name = if command.is_empty() {
+            "fmtstr"
+        } else {
+            command
+        };
+        let path = dir.join(format!("{name}.txt"));
+        if bless {
+            std::fs::write(&path, &help).unwrap();
+        } else if std::fs::read_to_string(&path).ok().as_deref() != Some(help.as_str()) {
+            stale.push(format!("{name}: {}", path.display()));
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "--help differs from its snapshot (review it, then FMTSTR_BLESS=1 cargo test -p fmtstr-cli \
+         --test integration long_help):\n{}",
+        stale.join("\n")
+    );
+}
