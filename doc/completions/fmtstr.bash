@@ -95,12 +95,16 @@ _fmtstr() {
 
     case "${cmd}" in
         fmtstr)
-            opts="-h -V --help --version hash printf check dump embed merge audit lower abi decode completions help"
+            opts="-h -V --color --help --version hash printf check dump embed merge audit lower abi decode completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -109,7 +113,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__abi)
-            opts="-h --json --sm --no-opt-byval --function --check --help"
+            opts="-h --json --sm --no-opt-byval --function --check --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -127,6 +131,10 @@ _fmtstr() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -135,7 +143,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__audit)
-            opts="-h --format --verify-ids --help"
+            opts="-h --format --verify-ids --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -143,6 +151,10 @@ _fmtstr() {
             case "${prev}" in
                 --format)
                     COMPREPLY=($(compgen -W "text json github" -- "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
                     return 0
                     ;;
                 *)
@@ -153,7 +165,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__check)
-            opts="-h --args --raw --json --dialect --help"
+            opts="-h --args --raw --json --dialect --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -167,6 +179,10 @@ _fmtstr() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -175,12 +191,16 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__completions)
-            opts="-h --help bash elvish fish powershell zsh"
+            opts="-h --color --help bash elvish fish powershell zsh"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -189,7 +209,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__decode)
-            opts="-j -h --elf --strings --strict --json --stats --jobs --vprintf --raw --sort --grep --help"
+            opts="-j -h --elf --strings --strict --json --stats --jobs --vprintf --raw --sort --grep --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -223,6 +243,10 @@ _fmtstr() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -231,12 +255,16 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__dump)
-            opts="-h --json --all --help"
+            opts="-h --json --all --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -245,7 +273,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__embed)
-            opts="-o -h --strings --output --in-place --help"
+            opts="-o -h --strings --output --in-place --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -263,6 +291,10 @@ _fmtstr() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -271,12 +303,16 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__hash)
-            opts="-h --raw --json --help"
+            opts="-h --raw --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -467,7 +503,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__lower)
-            opts="-o -h --output --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --prefix --report --report-json --Werror --help"
+            opts="-o -h --output --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --prefix --report --report-json --Werror --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -525,6 +561,10 @@ _fmtstr() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -533,7 +573,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__merge)
-            opts="-o -h --on-collision --on-key-difference --output --in-place --help"
+            opts="-o -h --on-collision --on-key-difference --output --in-place --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -555,6 +595,10 @@ _fmtstr() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;
@@ -563,12 +607,16 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__printf)
-            opts="-h --raw --help"
+            opts="-h --raw --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

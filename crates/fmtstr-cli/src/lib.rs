@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod abi;
 mod check;
@@ -58,6 +58,59 @@ newline, \\\\ for a backslash, \\xHH for any byte (--raw turns this off).",
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is
+    /// set, always when CLICOLOR_FORCE is), always, never.
+    #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
+    color: ColorWhen,
+}
+
+/// `--color WHEN`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum ColorWhen {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorWhen {
+    /// The last `--color WHEN` or `--color=WHEN` on the command line, read before clap parses
+    /// it so that clap's own messages (usage errors, help) follow it too.
+    fn from_args(args: &[std::ffi::OsString]) -> ColorWhen {
+        let mut when = ColorWhen::Auto;
+        let mut words = args.iter().skip(1).map(|a| a.to_str().unwrap_or(""));
+        while let Some(word) = words.next() {
+            if word == "--" {
+                break;
+            }
+            let value = match word.strip_prefix("--color") {
+                Some("") => words.next().unwrap_or(""),
+                Some(rest) => rest.strip_prefix('=').unwrap_or(""),
+                None => continue,
+            };
+            when = match value {
+                "always" => ColorWhen::Always,
+                "never" => ColorWhen::Never,
+                _ => ColorWhen::Auto,
+            };
+        }
+        when
+    }
+
+    fn clap(self) -> clap::ColorChoice {
+        match self {
+            ColorWhen::Auto => clap::ColorChoice::Auto,
+            ColorWhen::Always => clap::ColorChoice::Always,
+            ColorWhen::Never => clap::ColorChoice::Never,
+        }
+    }
+
+    fn anstream(self) -> anstream::ColorChoice {
+        match self {
+            ColorWhen::Auto => anstream::ColorChoice::Auto,
+            ColorWhen::Always => anstream::ColorChoice::Always,
+            ColorWhen::Never => anstream::ColorChoice::Never,
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -90,7 +143,15 @@ pub fn command() -> clap::Command {
 
 /// Runs `fmtstr` with the process's arguments; the exit code is the documented one.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    let early = ColorWhen::from_args(&args);
+    anstream::ColorChoice::write_global(early.anstream());
+    let matches = Cli::command().color(early.clap()).get_matches_from(args);
+    let cli = match Cli::from_arg_matches(&matches) {
+        Ok(cli) => cli,
+        Err(error) => error.exit(),
+    };
+    anstream::ColorChoice::write_global(cli.color.anstream());
     let result = match cli.command {
         Command::Hash(args) => hash::run(args),
         Command::Printf(args) => printf::run(args),

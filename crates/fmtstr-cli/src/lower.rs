@@ -208,7 +208,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Ok(lowered) => lowered,
         Err(failed) => return report_failure(&failed),
     };
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &lowered.warnings {
         let _ = writeln!(stderr, "{warning}");
     }
@@ -356,7 +356,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
         anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
     })?;
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &stripped.warnings {
         let _ = writeln!(
             stderr,
@@ -370,7 +370,10 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     }
     drop(stderr);
     if args.werror && !stripped.warnings.is_empty() {
-        eprintln!("fmtstr: error: warnings treated as errors (--Werror); nothing was written");
+        let _ = writeln!(
+            crate::diagnostics::stderr(),
+            "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
+        );
         return Ok(Outcome::Findings);
     }
     if stripped.calls == 0 {
@@ -489,7 +492,7 @@ fn target(args: &Args) -> anyhow::Result<Target> {
 
 /// Prints every diagnostic; errors are exit 2, warnings promoted by --Werror exit 1.
 fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for diagnostic in &failed.diagnostics {
         let _ = writeln!(stderr, "{diagnostic}");
     }

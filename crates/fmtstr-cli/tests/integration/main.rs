@@ -3,6 +3,7 @@
 
 mod abi_commands;
 mod cli_help;
+mod color;
 mod decode_commands;
 mod elf_commands;
 mod format_commands;
