@@ -81,17 +81,21 @@ impl Painted {
             }
         };
         let chunk: Vec<u8> = self.pending.drain(..end).collect();
-        let text = String::from_utf8_lossy(&chunk);
-        let mut painted = String::with_capacity(text.len());
-        for line in text.split_inclusive('\n') {
-            let (body, newline) = match line.strip_suffix('\n') {
-                Some(body) => (body, "\n"),
-                None => (line, ""),
+        let mut painted = Vec::with_capacity(chunk.len());
+        for line in chunk.split_inclusive(|&b| b == b'\n') {
+            let (body, newline) = match line.strip_suffix(b"\n") {
+                Some(body) => (body, &b"\n"[..]),
+                None => (line, &b""[..]),
             };
-            painted.push_str(&paint_line(body));
-            painted.push_str(newline);
+            // A line that is not UTF-8 (a format string's raw bytes) passes unpainted, byte
+            // for byte.
+            match std::str::from_utf8(body) {
+                Ok(text) => painted.extend_from_slice(paint_line(text).as_bytes()),
+                Err(_) => painted.extend_from_slice(body),
+            }
+            painted.extend_from_slice(newline);
         }
-        self.inner.write_all(painted.as_bytes())
+        self.inner.write_all(&painted)
     }
 }
 
