@@ -50,7 +50,7 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
-  fmtstr lower --target nvptx --prefix block,thread k.ll             prints [block 1,0,0 thread 5,0,0] first
+  fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place

@@ -76,16 +76,25 @@ fn completions_lists_every_shell_one_per_line() {
 }
 
 /// Whatever a command's description writes as an indented line (a list item, or its
-/// continuation) is a line of its own in --help, for every command.
+/// continuation), and every line of its examples and exit codes, is a line of its own in
+/// --help (at 100 columns), for every command.
 #[test]
 fn indented_lines_of_every_description_stay_lines() {
     let mut command = fmtstr_cli::command();
     command.build();
     let mut checked = 0;
-    for sub in std::iter::once(&command).chain(command.get_subcommands()) {
-        let Some(about) = sub.get_long_about() else {
-            continue;
-        };
+    let subcommands = command
+        .get_subcommands()
+        .filter(|sub| sub.get_name() != "help");
+    for sub in std::iter::once(&command).chain(subcommands) {
+        let about = sub
+            .get_long_about()
+            .map(ToString::to_string)
+            .unwrap_or_default();
+        let after = sub
+            .get_after_help()
+            .map(ToString::to_string)
+            .unwrap_or_default();
         let name = if sub.get_name() == "fmtstr" {
             ""
         } else {
@@ -93,17 +102,16 @@ fn indented_lines_of_every_description_stay_lines() {
         };
         let help = long_help(name);
         let lines: Vec<&str> = help.lines().map(str::trim_end).collect();
-        for line in about.to_string().lines() {
-            if line.starts_with("  ") {
-                assert!(
-                    lines.contains(&line.trim_end()),
-                    "fmtstr {name} --help re-wrapped the line {line:?}:\n{help}"
-                );
-                checked += 1;
-            }
+        let indented = about.lines().filter(|line| line.starts_with("  "));
+        for line in indented.chain(after.lines().filter(|line| !line.trim().is_empty())) {
+            assert!(
+                lines.contains(&line.trim_end()),
+                "fmtstr {name} --help re-wrapped the line {line:?}:\n{help}"
+            );
+            checked += 1;
         }
     }
-    assert!(checked >= 15, "only {checked} indented lines found");
+    assert!(checked >= 80, "only {checked} lines checked");
 }
 
 #[test]
