@@ -105,7 +105,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
         'fmtstr;lower' {
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically')
-            [CompletionResult]::new('--pass', '--pass', [CompletionResultType]::ParameterName, 'The pass to run: printf (printf calls for --target), strip (every printf and lgc.debug.printf call removed, for a release build: a used result becomes 0 with a warning, argument side effects stay, printf''s declaration goes when unused, every other line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read in place from the parameter space, seed 002)')
+            [CompletionResult]::new('--pass', '--pass', [CompletionResultType]::ParameterName, 'The pass to run')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The GPU to lower printf for (struct-args is NVPTX only and needs none)')
             [CompletionResult]::new('--sm', '--sm', [CompletionResultType]::ParameterName, 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)')
             [CompletionResult]::new('--stage', '--stage', [CompletionResultType]::ParameterName, 'amdgpu: lgc writes lgc.debug.printf calls (LLPC lowers them later); buffer writes the printf-buffer protocol itself and the amdpal.format_strings table')

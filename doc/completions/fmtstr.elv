@@ -94,7 +94,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
         &'fmtstr;lower'= {
             cand -o 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically'
             cand --output 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically'
-            cand --pass 'The pass to run: printf (printf calls for --target), strip (every printf and lgc.debug.printf call removed, for a release build: a used result becomes 0 with a warning, argument side effects stay, printf''s declaration goes when unused, every other line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read in place from the parameter space, seed 002)'
+            cand --pass 'The pass to run'
             cand --target 'The GPU to lower printf for (struct-args is NVPTX only and needs none)'
             cand --sm 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)'
             cand --stage 'amdgpu: lgc writes lgc.debug.printf calls (LLPC lowers them later); buffer writes the printf-buffer protocol itself and the amdpal.format_strings table'

@@ -92,9 +92,9 @@ never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l verify-ids -d 'Also report IDs that are not fmtstr\'s 48-bit XXH3 hash of their string (IDs written by LLPC are opaque, so use this only for files fmtstr produced)'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -s o -l output -d 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically' -r -F
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l pass -d 'The pass to run: printf (printf calls for --target), strip (every printf and lgc.debug.printf call removed, for a release build: a used result becomes 0 with a warning, argument side effects stay, printf\'s declaration goes when unused, every other line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read in place from the parameter space, seed 002)' -r -f -a "printf\t''
-strip\t''
-struct-args\t''"
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l pass -d 'The pass to run' -r -f -a "printf\t'printf calls lowered for --target'
+strip\t'every printf and lgc.debug.printf call removed, for a release build: a used result becomes 0 with a warning, argument side effects stay, printf\'s declaration goes when unused, every other line is kept; needs no --target'
+struct-args\t'NVPTX byval aggregate parameters read in place from the parameter space (seed 002)'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l target -d 'The GPU to lower printf for (struct-args is NVPTX only and needs none)' -r -f -a "nvptx\t''
 amdgpu\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l sm -d 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter\'s address can be taken in place (sm_70 and later)' -r

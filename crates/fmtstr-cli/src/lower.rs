@@ -67,11 +67,7 @@ pub struct Args {
     /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The pass to run: printf (printf calls for --target), strip (every printf and
-    /// lgc.debug.printf call removed, for a release build: a used result becomes 0 with a
-    /// warning, argument side effects stay, printf's declaration goes when unused, every other
-    /// line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read
-    /// in place from the parameter space, seed 002).
+    /// The pass to run.
     #[arg(long, value_enum, default_value_t = PassArg::Printf)]
     pass: PassArg,
     /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
@@ -137,8 +133,13 @@ pub struct Args {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PassArg {
+    /// printf calls lowered for --target
     Printf,
+    /// every printf and lgc.debug.printf call removed, for a release build: a used result
+    /// becomes 0 with a warning, argument side effects stay, printf's declaration goes when
+    /// unused, every other line is kept; needs no --target
     Strip,
+    /// NVPTX byval aggregate parameters read in place from the parameter space (seed 002)
     StructArgs,
 }
 

@@ -75,6 +75,25 @@ fn completions_lists_every_shell_one_per_line() {
     }
 }
 
+/// Option values with a description of their own are listed one per line, not joined into
+/// the option's sentence (lower --pass, audit --format).
+#[test]
+fn option_values_are_listed_one_per_line() {
+    for (command, values) in [
+        ("lower", &["printf", "strip", "struct-args"][..]),
+        ("audit", &["text", "json", "github"][..]),
+    ] {
+        let help = long_help(command);
+        for value in values {
+            assert!(
+                help.lines()
+                    .any(|line| line.trim_start().starts_with(&format!("- {value}:"))),
+                "fmtstr {command} --help does not list `{value}`:\n{help}"
+            );
+        }
+    }
+}
+
 /// Whatever a command's description writes as an indented line (a list item, or its
 /// continuation), and every line of its examples and exit codes, is a line of its own in
 /// --help (at 100 columns), for every command.
