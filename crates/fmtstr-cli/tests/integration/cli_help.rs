@@ -159,3 +159,62 @@ fn long_help_matches_its_snapshot() {
         stale.join("\n")
     );
 }
+
+/// The bash script `fmtstr completions bash` prints is the checked-in one, and bash itself
+/// completes commands, options and option values with it.
+#[test]
+fn bash_completes_with_the_generated_script() {
+    let script = crate::util::run(["completions", "bash"])
+        .expect_code(0)
+        .stdout;
+    let checked_in = std::fs::read(root().join("doc/completions/fmtstr.bash")).unwrap();
+    assert!(
+        script == checked_in,
+        "doc/completions/fmtstr.bash is stale: run `cargo xtask man`"
+    );
+    let Some(bash) = ["/bin/bash", "/usr/bin/bash"]
+        .into_iter()
+        .find(|path| std::path::Path::new(path).exists())
+    else {
+        assert!(std::env::var("CI").is_err(), "bash is missing (CI=true)");
+        eprintln!("skipped: no bash");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fmtstr.bash");
+    std::fs::write(&path, &script).unwrap();
+    // COMP_WORDS and COMP_CWORD as bash sets them; _fmtstr COMMAND CURRENT PREVIOUS.
+    let complete = |words: &[&str]| {
+        let current = words.last().unwrap();
+        let previous = words[words.len() - 2];
+        let program =
+            format!(
+            "source {}; COMP_WORDS=({}); COMP_CWORD={}; _fmtstr fmtstr '{current}' '{previous}'; \
+             printf '%s\\n' \"${{COMPREPLY[@]}}\"",
+            path.display(),
+            words.iter().map(|w| format!("'{w}'")).collect::<Vec<_>>().join(" "),
+            words.len() - 1
+        );
+        let output = std::process::Command::new(bash)
+            .arg("-c")
+            .arg(program)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        String::from_utf8(output.stdout).unwrap()
+    };
+    assert_eq!(complete(&["fmtstr", "au"]), "audit\n");
+    assert_eq!(
+        complete(&["fmtstr", "audit", "--format", ""]),
+        "text\njson\ngithub\n"
+    );
+    assert_eq!(complete(&["fmtstr", "lower", "--pa"]), "--pass\n");
+    assert_eq!(
+        complete(&["fmtstr", "--color", ""]),
+        "auto\nalways\nnever\n"
+    );
+}
