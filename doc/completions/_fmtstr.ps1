@@ -21,7 +21,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
 
     $completions = @(switch ($command) {
         'fmtstr' {
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
@@ -41,7 +41,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             break
         }
         'fmtstr;hash' {
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Take each STRING''s bytes literally instead of reading C escapes')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print a JSON array (schemas/hash.schema.json) instead of text')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -49,7 +49,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             break
         }
         'fmtstr;printf' {
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Take FORMAT''s and the string arguments'' bytes literally instead of reading C escapes')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -58,7 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
         'fmtstr;check' {
             [CompletionResult]::new('--args', '--args', [CompletionResultType]::ParameterName, 'Comma-separated argument types, in call order (leave out for a call with none)')
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Whose printf to check against: gpu (clang''s -Wformat plus what GPU printf cannot print; the default for a format), c (clang 19''s -Wformat for C on x86_64 Linux), opencl (clang 19''s for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Take FORMAT''s bytes literally instead of reading C escapes')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the findings as JSON (schemas/check.schema.json)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -66,7 +66,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             break
         }
         'fmtstr;dump' {
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (schemas/dump.schema.json) instead of text')
             [CompletionResult]::new('--all', '--all', [CompletionResultType]::ParameterName, 'Print the whole PAL metadata document of each file as JSON (msgpack values that JSON cannot hold are written as {"$bin": ...}, {"$ext": ...}, {"$map": [[key, value], ...]})')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -77,7 +77,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--strings', '--strings', [CompletionResultType]::ParameterName, 'The JSON table to embed')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file itself (the only way fmtstr modifies an input)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -88,7 +88,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--on-key-difference', '--on-key-difference', [CompletionResultType]::ParameterName, 'What to do when BASE''s metadata notes disagree on a top-level key other than amdpal.format_strings (amdpal.pipelines, amdpal.version, ...)')
             [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
             [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file itself (the only way fmtstr modifies an input)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -96,7 +96,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
         }
         'fmtstr;audit' {
             [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to print findings')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--verify-ids', '--verify-ids', [CompletionResultType]::ParameterName, 'Also report IDs that are not fmtstr''s 48-bit XXH3 hash of their string (IDs written by LLPC are opaque, so use this only for files fmtstr produced)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -116,7 +116,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--user-data-offset', '--user-data-offset', [CompletionResultType]::ParameterName, 'amdgpu --stage buffer: the table''s .user_data_offset, the printf buffer''s user-data offset in dwords (LLPC writes the offset of its descriptor node, 0 when none). Default: the module''s table''s, else LLPC''s from the module''s !lgc.user.data.nodes, else 0; another value than the module''s table has is an error')
             [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Who printed it: prefix every call''s format with the ids named, e.g. `block,thread` prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block / workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order given. The prefix is part of the format string (and of the AMD table''s entry), so any printf runtime and decoder prints it')
             [CompletionResult]::new('--report-json', '--report-json', [CompletionResultType]::ParameterName, 'The same report as JSON in FILE (schemas/lower-report.schema.json)')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--no-opt-byval', '--no-opt-byval', [CompletionResultType]::ParameterName, 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Print on stderr, for every lowered call, its file:line (the program source''s, from !dbg, else the .ll''s), its format and its payload (nvptx: the vprintf argument buffer''s bytes; amdgpu: the entry''s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by')
             [CompletionResult]::new('--Werror', '--Werror', [CompletionResultType]::ParameterName, 'Treat warnings as errors')
@@ -128,7 +128,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--sm', '--sm', [CompletionResultType]::ParameterName, 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)')
             [CompletionResult]::new('--function', '--function', [CompletionResultType]::ParameterName, 'Only this function (by IR name, without @); repeat for more')
             [CompletionResult]::new('--check', '--check', [CompletionResultType]::ParameterName, 'Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the same setting) and report every difference')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the plan as JSON (schemas/abi.schema.json)')
             [CompletionResult]::new('--no-opt-byval', '--no-opt-byval', [CompletionResultType]::ParameterName, 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -143,7 +143,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--vprintf', '--vprintf', [CompletionResultType]::ParameterName, 'Render BUFFER as one CUDA vprintf argument buffer for FORMAT')
             [CompletionResult]::new('--sort', '--sort', [CompletionResultType]::ParameterName, 'prefix: sort the text by who printed it: the values of the prefix `fmtstr lower --prefix` put at the start of each entry (`[block 1,0,0 thread 5,0,0] `), as numbers in the order printed; a stable sort, so one thread''s lines keep buffer order. A line without a prefix stays with the prefixed line before it; lines before the first prefixed one come first')
             [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Print only the lines this regular expression (Rust regex syntax) matches, prefix included, e.g. --grep ''^\[block 0,0,0 thread 3,''. After --sort')
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--strict', '--strict', [CompletionResultType]::ParameterName, 'Exit 1 when there is any warning (a marked entry, an overflow, a collision, ...)')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Write one JSON object per entry (JSON Lines) instead of the text')
             [CompletionResult]::new('--stats', '--stats', [CompletionResultType]::ParameterName, 'Write the number of entries and dwords per format ID, most dwords first, instead of the text (with --json: one JSON object). Needs no tables')
@@ -153,7 +153,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             break
         }
         'fmtstr;completions' {
-            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -18,7 +18,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
     }
     var completions = [
         &'fmtstr'= {
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
@@ -37,14 +37,14 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'fmtstr;hash'= {
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --raw 'Take each STRING''s bytes literally instead of reading C escapes'
             cand --json 'Print a JSON array (schemas/hash.schema.json) instead of text'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'fmtstr;printf'= {
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --raw 'Take FORMAT''s and the string arguments'' bytes literally instead of reading C escapes'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -52,14 +52,14 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
         &'fmtstr;check'= {
             cand --args 'Comma-separated argument types, in call order (leave out for a call with none)'
             cand --dialect 'Whose printf to check against: gpu (clang''s -Wformat plus what GPU printf cannot print; the default for a format), c (clang 19''s -Wformat for C on x86_64 Linux), opencl (clang 19''s for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V)'
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --raw 'Take FORMAT''s bytes literally instead of reading C escapes'
             cand --json 'Print the findings as JSON (schemas/check.schema.json)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'fmtstr;dump'= {
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --json 'Print JSON (schemas/dump.schema.json) instead of text'
             cand --all 'Print the whole PAL metadata document of each file as JSON (msgpack values that JSON cannot hold are written as {"$bin": ...}, {"$ext": ...}, {"$map": [[key, value], ...]})'
             cand -h 'Print help (see more with ''--help'')'
@@ -69,7 +69,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --strings 'The JSON table to embed'
             cand -o 'Write the result to OUT (through a temporary file and a rename)'
             cand --output 'Write the result to OUT (through a temporary file and a rename)'
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --in-place 'Replace the input file itself (the only way fmtstr modifies an input)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -79,14 +79,14 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --on-key-difference 'What to do when BASE''s metadata notes disagree on a top-level key other than amdpal.format_strings (amdpal.pipelines, amdpal.version, ...)'
             cand -o 'Write the result to OUT (through a temporary file and a rename)'
             cand --output 'Write the result to OUT (through a temporary file and a rename)'
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --in-place 'Replace the input file itself (the only way fmtstr modifies an input)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'fmtstr;audit'= {
             cand --format 'How to print findings'
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --verify-ids 'Also report IDs that are not fmtstr''s 48-bit XXH3 hash of their string (IDs written by LLPC are opaque, so use this only for files fmtstr produced)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
@@ -105,7 +105,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --user-data-offset 'amdgpu --stage buffer: the table''s .user_data_offset, the printf buffer''s user-data offset in dwords (LLPC writes the offset of its descriptor node, 0 when none). Default: the module''s table''s, else LLPC''s from the module''s !lgc.user.data.nodes, else 0; another value than the module''s table has is an error'
             cand --prefix 'Who printed it: prefix every call''s format with the ids named, e.g. `block,thread` prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block / workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order given. The prefix is part of the format string (and of the AMD table''s entry), so any printf runtime and decoder prints it'
             cand --report-json 'The same report as JSON in FILE (schemas/lower-report.schema.json)'
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
             cand --report 'Print on stderr, for every lowered call, its file:line (the program source''s, from !dbg, else the .ll''s), its format and its payload (nvptx: the vprintf argument buffer''s bytes; amdgpu: the entry''s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by'
             cand --Werror 'Treat warnings as errors'
@@ -116,7 +116,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --sm 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)'
             cand --function 'Only this function (by IR name, without @); repeat for more'
             cand --check 'Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the same setting) and report every difference'
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --json 'Print the plan as JSON (schemas/abi.schema.json)'
             cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
             cand -h 'Print help (see more with ''--help'')'
@@ -130,7 +130,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --vprintf 'Render BUFFER as one CUDA vprintf argument buffer for FORMAT'
             cand --sort 'prefix: sort the text by who printed it: the values of the prefix `fmtstr lower --prefix` put at the start of each entry (`[block 1,0,0 thread 5,0,0] `), as numbers in the order printed; a stable sort, so one thread''s lines keep buffer order. A line without a prefix stays with the prefixed line before it; lines before the first prefixed one come first'
             cand --grep 'Print only the lines this regular expression (Rust regex syntax) matches, prefix included, e.g. --grep ''^\[block 0,0,0 thread 3,''. After --sort'
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --strict 'Exit 1 when there is any warning (a marked entry, an overflow, a collision, ...)'
             cand --json 'Write one JSON object per entry (JSON Lines) instead of the text'
             cand --stats 'Write the number of entries and dwords per format ID, most dwords first, instead of the text (with --json: one JSON object). Needs no tables'
@@ -139,7 +139,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'fmtstr;completions'= {
-            cand --color 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -24,7 +24,7 @@ function __fish_fmtstr_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c fmtstr -n "__fish_fmtstr_needs_command" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_needs_command" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
@@ -41,26 +41,26 @@ complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "abi" -d 'Print the PT
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "decode" -d 'Decode a GPU printf buffer into exactly the text C\'s printf would have printed'
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "completions" -d 'Print a completion script for SHELL on stdout (generated from fmtstr\'s own options)'
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand hash" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand hash" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand hash" -l raw -d 'Take each STRING\'s bytes literally instead of reading C escapes'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand hash" -l json -d 'Print a JSON array (schemas/hash.schema.json) instead of text'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand hash" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand printf" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand printf" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand printf" -l raw -d 'Take FORMAT\'s and the string arguments\' bytes literally instead of reading C escapes'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand printf" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l args -d 'Comma-separated argument types, in call order (leave out for a call with none)' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l dialect -d 'Whose printf to check against: gpu (clang\'s -Wformat plus what GPU printf cannot print; the default for a format), c (clang 19\'s -Wformat for C on x86_64 Linux), opencl (clang 19\'s for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V)' -r
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l raw -d 'Take FORMAT\'s bytes literally instead of reading C escapes'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l json -d 'Print the findings as JSON (schemas/check.schema.json)'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -l json -d 'Print JSON (schemas/dump.schema.json) instead of text'
@@ -68,7 +68,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -l all -d 'Print the
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l strings -d 'The JSON table to embed' -r -F
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -s o -l output -d 'Write the result to OUT (through a temporary file and a rename)' -r -F
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l in-place -d 'Replace the input file itself (the only way fmtstr modifies an input)'
@@ -78,7 +78,7 @@ keep-first\t'Keep the entry seen first (BASE before the inputs) and warn'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l on-key-difference -d 'What to do when BASE\'s metadata notes disagree on a top-level key other than amdpal.format_strings (amdpal.pipelines, amdpal.version, ...)' -r -f -a "error\t'Name the key and both notes, and write nothing (exit 2)'
 keep-base\t'Keep the first note\'s value (or lack of the key) and warn'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -s o -l output -d 'Write the result to OUT (through a temporary file and a rename)' -r -F
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l in-place -d 'Replace the input file itself (the only way fmtstr modifies an input)'
@@ -86,7 +86,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -s h -l help -d 'Pr
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l format -d 'How to print findings' -r -f -a "text\t'`FILE: error: KIND: message`, then a summary line'
 json\t'One JSON report (schemas/audit.schema.json)'
 github\t'GitHub Actions workflow commands: `::error file=FILE,title=...::message`'"
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l verify-ids -d 'Also report IDs that are not fmtstr\'s 48-bit XXH3 hash of their string (IDs written by LLPC are opaque, so use this only for files fmtstr produced)'
@@ -109,7 +109,7 @@ buffer-first\t'`lgc.debug.printf(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, a
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l user-data-offset -d 'amdgpu --stage buffer: the table\'s .user_data_offset, the printf buffer\'s user-data offset in dwords (LLPC writes the offset of its descriptor node, 0 when none). Default: the module\'s table\'s, else LLPC\'s from the module\'s !lgc.user.data.nodes, else 0; another value than the module\'s table has is an error' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l prefix -d 'Who printed it: prefix every call\'s format with the ids named, e.g. `block,thread` prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block / workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order given. The prefix is part of the format string (and of the AMD table\'s entry), so any printf runtime and decoder prints it' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l report-json -d 'The same report as JSON in FILE (schemas/lower-report.schema.json)' -r -F
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l no-opt-byval -d 'Seed 002\'s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
@@ -119,7 +119,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -s h -l help -d 'Pr
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l sm -d 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter\'s address can be taken in place (sm_70 and later)' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l function -d 'Only this function (by IR name, without @); repeat for more' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l check -d 'Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the same setting) and report every difference' -r -F
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l json -d 'Print the plan as JSON (schemas/abi.schema.json)'
@@ -131,7 +131,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -s j -l jobs -d 'T
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l vprintf -d 'Render BUFFER as one CUDA vprintf argument buffer for FORMAT' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l sort -d 'prefix: sort the text by who printed it: the values of the prefix `fmtstr lower --prefix` put at the start of each entry (`[block 1,0,0 thread 5,0,0] `), as numbers in the order printed; a stable sort, so one thread\'s lines keep buffer order. A line without a prefix stays with the prefixed line before it; lines before the first prefixed one come first' -r -f -a "prefix\t'The values of the `--prefix` each entry starts with'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l grep -d 'Print only the lines this regular expression (Rust regex syntax) matches, prefix included, e.g. --grep \'^\\[block 0,0,0 thread 3,\'. After --sort' -r
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l strict -d 'Exit 1 when there is any warning (a marked entry, an overflow, a collision, ...)'
@@ -139,7 +139,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l json -d 'Write 
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l stats -d 'Write the number of entries and dwords per format ID, most dwords first, instead of the text (with --json: one JSON object). Needs no tables'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l raw -d 'With --vprintf: take FORMAT\'s bytes literally instead of reading C escapes'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand completions" -l color -d 'When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand completions" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'

@@ -58,8 +58,8 @@ newline, \\\\ for a backslash, \\xHH for any byte (--raw turns this off).",
 struct Cli {
     #[command(subcommand)]
     command: Command,
-    /// When to color diagnostics on stderr: auto (only on a terminal, never when NO_COLOR is
-    /// set, always when CLICOLOR_FORCE is), always, never.
+    /// When to color diagnostics (stderr, and audit's text findings): auto (only on a terminal,
+    /// never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never.
     #[arg(long, global = true, value_name = "WHEN", value_enum, default_value_t = ColorWhen::Auto)]
     color: ColorWhen,
 }

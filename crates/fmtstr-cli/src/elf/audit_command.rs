@@ -1,7 +1,9 @@
 //! `fmtstr audit`: check PAL ELF files (a shader cache, a build tree) for format-string
 //! problems, within and across files.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+
+use anyhow::Context;
 use std::path::PathBuf;
 
 use fmtstr_tools::audit::{self, AuditError, Options, Report};
@@ -101,7 +103,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let report = report?;
     match args.format {
         Style::Json => print_json(&report)?,
-        Style::Text => print!("{}", report.to_text()),
+        // Findings read like diagnostics: colored as they are, when stdout is colored.
+        Style::Text => {
+            let mut stdout = anstream::stdout().lock();
+            for line in report.to_text().lines() {
+                writeln!(stdout, "{}", crate::diagnostics::paint_line(line))
+                    .context("cannot write to stdout")?;
+            }
+        }
         Style::Github => print!("{}", report.to_github()),
     }
     Ok(if report.clean {

@@ -58,7 +58,7 @@ fn always_colors_labels_and_carets_like_clang_and_changes_no_text() {
             colored.stderr
         );
         assert_eq!(plain(&colored.stderr), uncolored.stderr);
-        // stdout (the command's result) is never painted.
+        // A rendered result on stdout is never painted.
         assert!(!String::from_utf8_lossy(&colored.stdout).contains(ESCAPE));
     }
     // `--color=always` after the command and on an IR error from `lower` too.
@@ -86,6 +86,27 @@ fn always_colors_labels_and_carets_like_clang_and_changes_no_text() {
         "{}",
         out.stderr
     );
+}
+
+/// audit's text findings are diagnostics on stdout: painted the same way, only when asked.
+#[test]
+fn audit_text_findings_are_colored_only_when_asked() {
+    let samples = crate::util::root().join("samples/pal");
+    let samples = samples.to_str().unwrap();
+    let uncolored = run_with(&["audit", samples], &[]).expect_code(1);
+    let colored = run_with(&["--color", "always", "audit", samples], &[]).expect_code(1);
+    let (uncolored, colored) = (uncolored.stdout_text(), colored.stdout_text());
+    assert!(!uncolored.contains(ESCAPE), "{uncolored}");
+    assert!(colored.contains("\x1b[1m\x1b[31merror:"), "{colored:?}");
+    assert_eq!(plain(&colored), uncolored);
+    // The JSON and GitHub formats are for programs: never painted.
+    for format in ["json", "github"] {
+        let out = run_with(
+            &["--color", "always", "audit", "--format", format, samples],
+            &[],
+        );
+        assert!(!out.stdout_text().contains(ESCAPE), "--format {format}");
+    }
 }
 
 #[test]
