@@ -50,7 +50,7 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
-  fmtstr lower --target nvptx --prefix block,thread k.ll             prints [block 1,0,0 thread 5,0,0] first
+  fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
@@ -67,11 +67,7 @@ pub struct Args {
     /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The pass to run: printf (printf calls for --target), strip (every printf and
-    /// lgc.debug.printf call removed, for a release build: a used result becomes 0 with a
-    /// warning, argument side effects stay, printf's declaration goes when unused, every other
-    /// line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read
-    /// in place from the parameter space, seed 002).
+    /// The pass to run.
     #[arg(long, value_enum, default_value_t = PassArg::Printf)]
     pass: PassArg,
     /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
@@ -137,8 +133,13 @@ pub struct Args {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PassArg {
+    /// printf calls lowered for --target
     Printf,
+    /// every printf and lgc.debug.printf call removed, for a release build: a used result
+    /// becomes 0 with a warning, argument side effects stay, printf's declaration goes when
+    /// unused, every other line is kept; needs no --target
     Strip,
+    /// NVPTX byval aggregate parameters read in place from the parameter space (seed 002)
     StructArgs,
 }
 
@@ -212,7 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Ok(lowered) => lowered,
         Err(failed) => return report_failure(&failed),
     };
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &lowered.warnings {
         let _ = writeln!(stderr, "{warning}");
     }
@@ -360,7 +361,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
         anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
     })?;
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &stripped.warnings {
         let _ = writeln!(
             stderr,
@@ -374,7 +375,10 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     }
     drop(stderr);
     if args.werror && !stripped.warnings.is_empty() {
-        eprintln!("fmtstr: error: warnings treated as errors (--Werror); nothing was written");
+        let _ = writeln!(
+            crate::diagnostics::stderr(),
+            "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
+        );
         return Ok(Outcome::Findings);
     }
     if stripped.calls == 0 {
@@ -493,7 +497,7 @@ fn target(args: &Args) -> anyhow::Result<Target> {
 
 /// Prints every diagnostic; errors are exit 2, warnings promoted by --Werror exit 1.
 fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for diagnostic in &failed.diagnostics {
         let _ = writeln!(stderr, "{diagnostic}");
     }
