@@ -50,8 +50,8 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
-  fmtstr lower --target nvptx --prefix block,thread k.ll             prints [block 1,0,0 thread 5,0,0] first
-  fmtstr lower --target nvptx --only 'block==0,0,0 && thread.x<4' k.ll   only those threads print
+  fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
+  fmtstr lower --target nvptx --only 'block==0,0,0' k.ll           only block 0,0,0 prints
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
@@ -68,11 +68,7 @@ pub struct Args {
     /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The pass to run: printf (printf calls for --target), strip (every printf and
-    /// lgc.debug.printf call removed, for a release build: a used result becomes 0 with a
-    /// warning, argument side effects stay, printf's declaration goes when unused, every other
-    /// line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read
-    /// in place from the parameter space, seed 002).
+    /// The pass to run.
     #[arg(long, value_enum, default_value_t = PassArg::Printf)]
     pass: PassArg,
     /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
@@ -147,8 +143,13 @@ pub struct Args {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PassArg {
+    /// printf calls lowered for --target
     Printf,
+    /// every printf and lgc.debug.printf call removed, for a release build: a used result
+    /// becomes 0 with a warning, argument side effects stay, printf's declaration goes when
+    /// unused, every other line is kept; needs no --target
     Strip,
+    /// NVPTX byval aggregate parameters read in place from the parameter space (seed 002)
     StructArgs,
 }
 
@@ -199,6 +200,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         werror: args.werror,
         prefix,
         only,
+        report: args.report || args.report_json.is_some(),
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
     // thread each. The AMD buffer stage keeps a module-wide table: one module.
@@ -208,7 +210,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
-    let mut shards = if threads > 1 {
+    let mut shards = if matches!(target, Target::Nvptx { .. }) && prefix.is_none() {
+        // Only the bodies that may call printf are parsed; the others are copied.
+        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::body_may_call_printf)
+    } else if threads > 1 {
         Module::parse_shards(&name, text, threads)
     } else {
         Module::parse(&name, text).map(|module| {
@@ -223,7 +228,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Ok(lowered) => lowered,
         Err(failed) => return report_failure(&failed),
     };
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &lowered.warnings {
         let _ = writeln!(stderr, "{warning}");
     }
@@ -378,7 +383,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
         anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
     })?;
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &stripped.warnings {
         let _ = writeln!(
             stderr,
@@ -392,7 +397,10 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     }
     drop(stderr);
     if args.werror && !stripped.warnings.is_empty() {
-        eprintln!("fmtstr: error: warnings treated as errors (--Werror); nothing was written");
+        let _ = writeln!(
+            crate::diagnostics::stderr(),
+            "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
+        );
         return Ok(Outcome::Findings);
     }
     if stripped.calls == 0 {
@@ -512,7 +520,7 @@ fn target(args: &Args) -> anyhow::Result<Target> {
 
 /// Prints every diagnostic; errors are exit 2, warnings promoted by --Werror exit 1.
 fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for diagnostic in &failed.diagnostics {
         let _ = writeln!(stderr, "{diagnostic}");
     }

@@ -621,12 +621,45 @@ impl Module {
             if let Some(at) = list.iter().rposition(|&i| i == inst) {
                 list.remove(at);
             }
-        } else if d.flags & IMPLICIT_NUM != 0 || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d)
+        } else if (d.flags & IMPLICIT_NUM != 0
+            || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d))
+            && self.funcs[f.index()].state & RENUMBER == 0
+            && self.implicit_number_follows(f, inst)
         {
             self.funcs[f.index()].state |= RENUMBER;
         }
         self.insts[inst.index()].flags |= REMOVED;
         self.funcs[f.index()].state |= BODY_EDITED;
+    }
+
+    /// Whether a value after `inst` in `f` takes its number silently (an instruction without
+    /// `%N =`, a block without a label): only such a value would read back with another
+    /// number once `inst`'s is gone. LLVM reads explicit numbers with gaps (`%24` then
+    /// `%26`), so removing a numbered value renumbers nothing else unless one follows: the
+    /// rest of the function keeps its text, as the source spelled it.
+    fn implicit_number_follows(&self, f: FuncId, inst: InstId) -> bool {
+        let mut after = false;
+        for (k, &block) in self.funcs[f.index()].blocks.iter().enumerate() {
+            // (A block made by an edit has no label in the text, but a name.)
+            if after
+                && k > 0
+                && self.blocks[block.index()].label.is_none()
+                && self.new_block_name(block).is_none()
+            {
+                return true;
+            }
+            for &i in self.block_inst_ids(block) {
+                if after {
+                    let flags = self.insts[i.index()].flags;
+                    if flags & IMPLICIT_NUM != 0 && flags & (REMOVED | NEW) == 0 {
+                        return true;
+                    }
+                } else if i == inst {
+                    after = true;
+                }
+            }
+        }
+        false
     }
 
     fn def_is_numbered(&self, d: &InstData) -> bool {

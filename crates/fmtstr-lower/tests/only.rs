@@ -227,6 +227,7 @@ fn nvptx_only_with_prefix_and_the_report() {
     };
     let mut options = with_only(Target::nvptx(), "thread.y<4 && block.z>=1 && thread!=1,2,3");
     options.prefix = Some(Prefix::parse("block,thread").unwrap());
+    options.report = true;
     let (out, lowered) = lower_ok("printf.c.ll", &ir, options);
     assert_llvm_as("printf.c.ll", &out);
     // The prefix's reads and the condition's are separate calls; the prefixed vprintf is in
