@@ -637,7 +637,39 @@ impl Module {
     /// number once `inst`'s is gone. LLVM reads explicit numbers with gaps (`%24` then
     /// `%26`), so removing a numbered value renumbers nothing else unless one follows: the
     /// rest of the function keeps its text, as the source spelled it.
-    fn implicit_number_follows(&self, f: FuncId, inst: InstId) -> bool {
+    fn implicit_number_follows(&mut self, f: FuncId, inst: InstId) -> bool {
+        // Most functions (all of clang's) number every value explicitly: one look each.
+        let any = match self.funcs[f.index()]
+            .names
+            .as_ref()
+            .and_then(|i| i.implicit_numbers)
+        {
+            Some(any) => any,
+            None => {
+                let any = self.has_implicit_numbers(f);
+                self.func_index(f).implicit_numbers = Some(any);
+                any
+            }
+        };
+        any && self.implicit_number_after(f, inst)
+    }
+
+    fn has_implicit_numbers(&self, f: FuncId) -> bool {
+        self.funcs[f.index()]
+            .blocks
+            .iter()
+            .enumerate()
+            .any(|(k, &block)| {
+                let b = &self.blocks[block.index()];
+                k > 0 && b.label.is_none() && self.new_block_name(block).is_none()
+                    || self.block_inst_ids(block).iter().any(|&i| {
+                        let flags = self.insts[i.index()].flags;
+                        flags & IMPLICIT_NUM != 0 && flags & NEW == 0
+                    })
+            })
+    }
+
+    fn implicit_number_after(&self, f: FuncId, inst: InstId) -> bool {
         let mut after = false;
         for (k, &block) in self.funcs[f.index()].blocks.iter().enumerate() {
             // (A block made by an edit has no label in the text, but a name.)

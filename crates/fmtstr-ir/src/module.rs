@@ -272,6 +272,10 @@ pub(crate) struct FuncIndex {
     /// Per name hint: the suffix to try next (every earlier candidate is taken).
     /// (a pass uses a handful of hints per function: a list beats hashing each name).
     pub next_suffix: Vec<(Box<[u8]>, u64)>,
+    /// Whether any source value past the entry block's start takes its number silently (an
+    /// instruction without `%N =`, an unlabeled block), once asked. Edits make none, so a
+    /// `false` stays true.
+    pub implicit_numbers: Option<bool>,
     /// The instructions that use each local value, once a use query was made.
     pub users: Option<UserIndex>,
     /// Where the last instruction was inserted: (block, index after it), a search hint.
