@@ -15,7 +15,7 @@ fuzz_target!(|data: &[u8]| {
     let declared: Vec<_> = text
         .split('\n')
         .skip(1)
-        .filter_map(|argument| split(argument).0.map(Declared::arg_type))
+        .filter_map(|argument| split(argument.as_bytes()).0.map(Declared::arg_type))
         .collect();
     for dialect in [Dialect::C, Dialect::OpenCl, Dialect::Gpu, Dialect::Vvl] {
         for finding in check_format(format_bytes, &declared, dialect) {
@@ -34,7 +34,9 @@ fuzz_target!(|data: &[u8]| {
     let mut values = Vec::new();
     let mut types = Vec::new();
     for (index, argument) in lines.enumerate() {
-        let (declared, value) = split(argument);
+        let (declared, value) = split(argument.as_bytes());
+        // The text came from a `&str`, and a type prefix ends at an ASCII ':'.
+        let value = std::str::from_utf8(value).expect("a suffix of UTF-8 text after ':'");
         let expected = slots.get(index).map(|slot| match *slot {
             ArgSlot::Star { .. } => (Declared::STAR, false),
             ArgSlot::Value { spec } => (

@@ -11,6 +11,7 @@ mod bench_ir;
 mod bench_lower;
 mod capi;
 mod ci;
+mod cli_docs;
 mod corpus;
 mod corpus_llvm;
 mod demo;
@@ -73,6 +74,12 @@ enum Task {
     Wheel {
         #[arg(long)]
         test: bool,
+    },
+    /// Regenerate fmtstr's man pages (doc/man) and shell completions (doc/completions);
+    /// --check: fail when the checked-in copies are stale.
+    Man {
+        #[arg(long)]
+        check: bool,
     },
     /// The C library: its header, install tree and tests.
     Capi {
@@ -141,6 +148,7 @@ fn main() -> anyhow::Result<()> {
             sanitizer,
         }),
         Task::Wheel { test } => wheel::run(test),
+        Task::Man { check } => cli_docs::run(check),
         Task::Capi { which } => match which {
             Capi::Header { check } => capi::header(check),
             Capi::Install { prefix } => capi::install(prefix).map(drop),

@@ -7,8 +7,9 @@ use serde::Serialize;
 use crate::output::print_json;
 use crate::{diagnostics, Outcome};
 
-/// Check FORMAT against the types of the arguments a printf call passes, the way clang's
-/// -Wformat does, and report every finding with its byte offset and a fix: argument count and
+/// Check FORMAT against the argument types of a printf call, as clang's -Wformat does.
+///
+/// Every finding is reported with its byte offset and a fix: argument count and
 /// positions, integer width, class (integer, float, pointer), vector length, flags, precisions
 /// and length modifiers that mean nothing with their conversion, invalid conversions, text
 /// after an embedded NUL. Exit 1 when there are findings, 2 when the format cannot be parsed

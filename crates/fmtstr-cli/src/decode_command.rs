@@ -134,7 +134,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             &strings,
             &options,
             out,
-            &mut io::stderr(),
+            &mut diagnostics::stderr(),
         )
     };
     let result = if args.sort.is_none() && grep.is_none() {

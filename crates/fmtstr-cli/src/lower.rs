@@ -50,7 +50,8 @@ use crate::Outcome;
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
-  fmtstr lower --target nvptx --prefix block,thread k.ll             prints [block 1,0,0 thread 5,0,0] first
+  fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
+  fmtstr lower --target nvptx --only 'block==0,0,0' k.ll           only block 0,0,0 prints
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
@@ -67,11 +68,7 @@ pub struct Args {
     /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
-    /// The pass to run: printf (printf calls for --target), strip (every printf and
-    /// lgc.debug.printf call removed, for a release build: a used result becomes 0 with a
-    /// warning, argument side effects stay, printf's declaration goes when unused, every other
-    /// line is kept; needs no --target) or struct-args (NVPTX byval aggregate parameters read
-    /// in place from the parameter space, seed 002).
+    /// The pass to run.
     #[arg(long, value_enum, default_value_t = PassArg::Printf)]
     pass: PassArg,
     /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
@@ -120,6 +117,15 @@ pub struct Args {
     /// printf runtime and decoder prints it.
     #[arg(long, value_name = "WHAT")]
     prefix: Option<String>,
+    /// Only the threads this condition matches print: each call goes behind a branch on the
+    /// ids, so the others run none of it (nvptx: no vprintf; amdgpu: no buffer space taken,
+    /// nothing stored). Comparisons joined by &&: NAME.AXIS OP N (AXIS x, y or z; OP ==, !=,
+    /// <, <=, >, >=, unsigned) or NAME==X,Y,Z / NAME!=X,Y,Z (all three axes), NAME as for
+    /// --prefix: block (or workgroup), thread (or local). E.g. `thread.x==0`, `block==0,0,0`,
+    /// `workgroup.y!=2 && local.x<4`. The arguments are still computed by every thread;
+    /// --report counts the bytes of a matching thread.
+    #[arg(long, value_name = "CONDITION")]
+    only: Option<String>,
     /// Print on stderr, for every lowered call, its file:line (the program source's, from
     /// !dbg, else the .ll's), its format and its payload (nvptx: the vprintf argument buffer's
     /// bytes; amdgpu: the entry's dwords, header included), and per function the bytes one
@@ -137,8 +143,13 @@ pub struct Args {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum PassArg {
+    /// printf calls lowered for --target
     Printf,
+    /// every printf and lgc.debug.printf call removed, for a release build: a used result
+    /// becomes 0 with a warning, argument side effects stay, printf's declaration goes when
+    /// unused, every other line is kept; needs no --target
     Strip,
+    /// NVPTX byval aggregate parameters read in place from the parameter space (seed 002)
     StructArgs,
 }
 
@@ -180,20 +191,29 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Some(text) => Some(fmtstr_lower::Prefix::parse(text)?),
         None => None,
     };
+    let only = match &args.only {
+        Some(text) => Some(fmtstr_lower::Condition::parse(text)?),
+        None => None,
+    };
     let options = Options {
         target,
         werror: args.werror,
         prefix,
+        only,
+        report: args.report || args.report_json.is_some(),
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
     // thread each. The AMD buffer stage keeps a module-wide table: one module.
     let threads = match target {
-        // --prefix rewrites calls before lowering, on the whole module.
-        Target::Nvptx { .. } if prefix.is_some() => 1,
+        // --prefix and --only rewrite calls before lowering, on the whole module.
+        Target::Nvptx { .. } if prefix.is_some() || only.is_some() => 1,
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
-    let mut shards = if threads > 1 {
+    let mut shards = if matches!(target, Target::Nvptx { .. }) && prefix.is_none() {
+        // Only the bodies that may call printf are parsed; the others are copied.
+        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::body_may_call_printf)
+    } else if threads > 1 {
         Module::parse_shards(&name, text, threads)
     } else {
         Module::parse(&name, text).map(|module| {
@@ -208,7 +228,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Ok(lowered) => lowered,
         Err(failed) => return report_failure(&failed),
     };
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &lowered.warnings {
         let _ = writeln!(stderr, "{warning}");
     }
@@ -216,6 +236,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.report {
         let mut stderr = std::io::stderr().lock();
         let _ = stderr.write_all(report_text(target, &lowered.report).as_bytes());
+        if let Some(condition) = &args.only {
+            let _ = writeln!(
+                stderr,
+                "  (--only '{condition}': bytes per thread the condition matches; the others write none)"
+            );
+        }
     }
     if let Some(path) = &args.report_json {
         let mut json = serde_json::to_vec_pretty(&report_json(target, &lowered.report))?;
@@ -346,6 +372,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         (args.user_data_offset.is_some(), "--user-data-offset"),
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
+        (args.only.is_some(), "--only"),
     ] {
         if given {
             bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
@@ -356,7 +383,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
         anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
     })?;
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for warning in &stripped.warnings {
         let _ = writeln!(
             stderr,
@@ -370,7 +397,10 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     }
     drop(stderr);
     if args.werror && !stripped.warnings.is_empty() {
-        eprintln!("fmtstr: error: warnings treated as errors (--Werror); nothing was written");
+        let _ = writeln!(
+            crate::diagnostics::stderr(),
+            "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
+        );
         return Ok(Outcome::Findings);
     }
     if stripped.calls == 0 {
@@ -393,6 +423,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.user_data_offset.is_some(), "--user-data-offset"),
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
+        (args.only.is_some(), "--only"),
     ] {
         if given {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");
@@ -489,7 +520,7 @@ fn target(args: &Args) -> anyhow::Result<Target> {
 
 /// Prints every diagnostic; errors are exit 2, warnings promoted by --Werror exit 1.
 fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     for diagnostic in &failed.diagnostics {
         let _ = writeln!(stderr, "{diagnostic}");
     }

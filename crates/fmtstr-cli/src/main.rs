@@ -1,114 +1,11 @@
-//! The `fmtstr` binary: a thin command line over the fmtstr library crates.
-//!
-//! Each subcommand is a module with an `Args` struct (clap derive) and a `run` function returning
-//! an [`Outcome`]; this file parses the command line and turns outcomes and errors into the
-//! documented exit codes.
+//! The `fmtstr` binary: the commands live in the library (src/lib.rs), which `cargo xtask man`
+//! also reads to write the man pages.
 
 use std::process::ExitCode;
 
 #[global_allocator]
 static ALLOCATOR: fmtstr_alloc::HugePages = fmtstr_alloc::HugePages;
 
-use clap::{Parser, Subcommand};
-
-mod abi;
-mod check;
-mod decode_command;
-mod diagnostics;
-mod elf;
-mod hash;
-mod lower;
-mod nvptx_config;
-mod output;
-mod printf;
-mod spirv;
-
-/// The exit-code contract, shown in `--help` and README.md.
-macro_rules! exit_codes {
-    () => {
-        "Exit codes:
-  0  success
-  1  findings (a check or an audit found problems; a merge found collisions)
-  2  bad input or usage (the message names the file, the offset or line, and the fix)"
-    };
-}
-
-macro_rules! examples {
-    () => {
-        "Examples:
-  fmtstr hash 'x=%d\\n'                       48-bit ID of a format string
-  fmtstr printf '%-8.3e|%#x|%v4hlf\\n' f64:1234.5 u32:255 v4f32:1,2,3,4
-  fmtstr check '%ld %s\\n' --args i32,ptr      clang -Wformat-style checks against IR types"
-    };
-}
-
-#[derive(Parser, Debug)]
-#[command(
-    name = "fmtstr",
-    version,
-    about = "GPU debug printf across vendors: format strings, IDs, PAL metadata, buffers",
-    long_about = "fmtstr lowers printf calls in LLVM IR for NVIDIA's vprintf ABI and AMD's printf \
-buffer protocol, manages the 48-bit format-string IDs and amdpal.format_strings tables in PAL \
-ELF files, and decodes printf buffers into exactly the text C's printf prints.\n\n\
-Format strings on the command line are read as the body of a C string literal: write \\n for a \
-newline, \\\\ for a backslash, \\xHH for any byte (--raw turns this off).",
-    after_help = concat!(examples!(), "\n\n", exit_codes!()),
-    arg_required_else_help = true
-)]
-struct Cli {
-    #[command(subcommand)]
-    command: Command,
-}
-
-#[derive(Subcommand, Debug)]
-enum Command {
-    Hash(hash::Args),
-    Printf(printf::Args),
-    Check(check::Args),
-    #[command(flatten)]
-    Elf(elf::ElfCommand),
-    Lower(lower::Args),
-    Abi(abi::Args),
-    Decode(decode_command::Args),
-}
-
-/// How a command that did not fail ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Outcome {
-    /// Exit 0.
-    Clean,
-    /// Exit 1: the command worked and found problems.
-    Findings,
-}
-
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Hash(args) => hash::run(args),
-        Command::Printf(args) => printf::run(args),
-        Command::Check(args) => check::run(args),
-        Command::Elf(command) => elf::run(command),
-        Command::Lower(args) => lower::run(args),
-        Command::Abi(args) => abi::run(args),
-        Command::Decode(args) => decode_command::run(args),
-    };
-    match result {
-        Ok(Outcome::Clean) => ExitCode::SUCCESS,
-        Ok(Outcome::Findings) => ExitCode::from(1),
-        Err(error) => {
-            output::report_error(&error);
-            ExitCode::from(2)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn command_line_definition_is_consistent() {
-        use clap::CommandFactory;
-        Cli::command().debug_assert();
-    }
+    fmtstr_cli::main()
 }

@@ -8,7 +8,7 @@ use anyhow::Context;
 
 /// Prints an error and its causes on stderr, one per line, the way LLVM's tools do.
 pub fn report_error(error: &anyhow::Error) {
-    let mut stderr = std::io::stderr().lock();
+    let mut stderr = crate::diagnostics::stderr();
     let _ = writeln!(stderr, "fmtstr: error: {error}");
     for cause in error.chain().skip(1) {
         let _ = writeln!(stderr, "  caused by: {cause}");

@@ -1,6 +1,7 @@
 //! `fmtstr check FILE.spv`: the NonSemantic.DebugPrintf calls of a Vulkan shader against their
 //! argument types. Reading the module and describing call sites is fmtstr_tools::spirv's.
 
+use std::io::Write;
 use std::path::Path;
 
 use fmtstr_tools::spirv::{call_json, is_spirv, read, site};
@@ -59,7 +60,12 @@ pub fn check(
                 .collect();
             reports.push(site);
         } else if !findings.is_empty() {
-            eprintln!("{}: {}", path.display(), site(&module, call));
+            let _ = writeln!(
+                crate::diagnostics::stderr(),
+                "{}: {}",
+                path.display(),
+                site(&module, call)
+            );
             for finding in &findings {
                 crate::diagnostics::print_finding(&call.format, finding);
             }

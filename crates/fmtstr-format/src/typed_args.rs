@@ -3,14 +3,16 @@
 //! A typed argument says what C would have passed (`i32:7`, `u64:0x10`, `f32:1.5`, `str:hi`,
 //! `ptr:0x1000`, `v4f32:1,2,3,4`); C's default promotions apply (narrow integers widen to 64-bit
 //! registers with their sign, `f32` becomes `double`). A bare value takes the type its
-//! conversion expects, so `fmtstr printf '%5.2f' 3.14159` just works.
+//! conversion expects, so `fmtstr printf '%5.2f' 3.14159` just works. A string value (`str:`,
+//! or a bare value for `%s`) is bytes, read like FORMAT as a C string-literal body.
 //!
 //! ```
 //! use fmtstr_format::typed_args::{push_values, split};
 //! use fmtstr_format::Arg;
 //!
-//! let (declared, value) = split("i8:0xff");
+//! let (declared, value) = split(b"i8:0xff");
 //! let mut args = Vec::new();
+//! let value = std::str::from_utf8(value).unwrap();
 //! push_values(declared.unwrap(), value, false, &mut args).unwrap();
 //! assert_eq!(args, [Arg::Int(u64::MAX)]); // -1, sign-extended as C promotes it
 //! ```
@@ -141,14 +143,25 @@ impl Declared {
     };
 }
 
-/// Splits `TYPE:VALUE`; a text whose prefix is not a type name is a bare value.
-pub fn split(text: &str) -> (Option<Declared>, &str) {
-    match text.split_once(':') {
-        Some((name, value)) => match Declared::parse(name) {
-            Some(declared) => (Some(declared), value),
-            None => (None, text),
-        },
+/// Splits `TYPE:VALUE`; a text whose prefix is not a type name is a bare value. The text is
+/// bytes: a `str` value need not be UTF-8.
+pub fn split(text: &[u8]) -> (Option<Declared>, &[u8]) {
+    let Some(colon) = text.iter().position(|&byte| byte == b':') else {
+        return (None, text);
+    };
+    match std::str::from_utf8(&text[..colon])
+        .ok()
+        .and_then(Declared::parse)
+    {
+        Some(declared) => (Some(declared), &text[colon + 1..]),
         None => (None, text),
+    }
+}
+
+impl Declared {
+    /// A plain `str` (a C string: its value is bytes, read as a C literal body unless --raw).
+    pub fn is_string(self) -> bool {
+        self.scalar == Scalar::Str && self.vector.is_none()
     }
 }
 

@@ -22,6 +22,9 @@ use crate::module::{
 };
 use crate::types::{Type, TypeId};
 
+mod control;
+pub use control::{Guard, GuardItem, GuardNames};
+
 /// An operand of a new metadata node (see [`Module::add_metadata`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MdInput<'a> {
@@ -173,7 +176,7 @@ impl Module {
     }
 
     /// Where `inst` is in `block`'s list: searched from where the last builder in the function
-    /// inserted (edits go forward through a block), then from the start.
+    /// inserted (edits go forward through a block), then back from there.
     fn position_in_block(&self, block: BlockId, inst: InstId) -> Option<usize> {
         let list = self.block_inst_ids(block);
         let f = self.blocks[block.index()].func;
@@ -181,11 +184,12 @@ impl Module {
             Some((b, at)) if b == block => at.min(list.len()),
             _ => 0,
         };
+        // Edits that go backwards through a block find theirs just before the hint.
         list[hint..]
             .iter()
             .position(|&x| x == inst)
             .map(|p| hint + p)
-            .or_else(|| list[..hint].iter().position(|&x| x == inst))
+            .or_else(|| list[..hint].iter().rposition(|&x| x == inst))
     }
 
     /// Names the new instruction `id` of `f` with a fresh local name based on `hint`.
@@ -198,6 +202,14 @@ impl Module {
     /// `bufIndexed` in functions that never say `bufIndexed` never reads their names. Each
     /// candidate is written straight into the name table, so naming allocates nothing.
     fn name_new_inst(&mut self, f: FuncId, id: InstId, hint: &str) {
+        let start = self.fresh_name(f, hint);
+        self.new_names.finish(id, start);
+    }
+
+    /// Writes a fresh local name of `f` based on `hint` (see [`Module::name_new_inst`]) at the
+    /// end of the new-name arena, and returns where it starts there: the caller gives it to an
+    /// instruction (`finish`) or takes it for a block (`take_pending`).
+    fn fresh_name(&mut self, f: FuncId, hint: &str) -> usize {
         // A name of digits only would read back as a number.
         let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
             b"v"
@@ -212,17 +224,7 @@ impl Module {
         let slot = index.and_then(|i| i.next_suffix.iter().position(|(b, _)| **b == *base));
         let sources_named = index.is_some_and(|i| i.sources_named);
         if slot.is_none() && !sources_named && self.source_may_name(f, base) {
-            let mut set = self.func_index(f).names.take().unwrap_or_default();
-            self.for_each_def(f, |raw, numbered, _, _| {
-                if let NameKey::Named(name) = name_key(raw, numbered) {
-                    if !raw.is_empty() {
-                        set.insert(name_hash(&name));
-                    }
-                }
-            });
-            let index = self.func_index(f);
-            index.names = Some(set);
-            index.sources_named = true;
+            self.collect_source_names(f);
         }
         let base_len = prefix.len() + hint.len();
         let separator: &[u8] = match hint.as_bytes().last() {
@@ -254,7 +256,48 @@ impl Module {
                 index.next_suffix.push((base.into(), k + 1));
             }
         }
-        new_names.finish(id, start);
+        start
+    }
+
+    /// Adds the source's local names of `f` to its name index (once).
+    fn collect_source_names(&mut self, f: FuncId) {
+        let mut set = self.func_index(f).names.take().unwrap_or_default();
+        self.for_each_def(f, |raw, numbered, _, _| {
+            if let NameKey::Named(name) = name_key(raw, numbered) {
+                if !raw.is_empty() {
+                    set.insert(name_hash(&name));
+                }
+            }
+        });
+        let index = self.func_index(f);
+        index.names = Some(set);
+        index.sources_named = true;
+    }
+
+    /// Like [`Module::fresh_name`], for a name that is usually unique already (`bb.17`): the
+    /// name itself when no local of `f` has it, else a fresh one from it. Unlike a hint, it
+    /// is not remembered, so that thousands of distinct names cost no list of hints.
+    fn exact_or_fresh_name(&mut self, f: FuncId, name: &str) -> usize {
+        if name.is_empty() || name.bytes().all(|b| b.is_ascii_digit()) {
+            return self.fresh_name(f, name);
+        }
+        if !self.funcs[f.index()]
+            .names
+            .as_ref()
+            .is_some_and(|i| i.sources_named)
+        {
+            self.collect_source_names(f);
+        }
+        let names = self
+            .func_index(f)
+            .names
+            .get_or_insert_with(Default::default);
+        if names.insert(name_hash(name.as_bytes())) {
+            let start = self.new_names.begin();
+            self.new_names.push_bytes(name.as_bytes());
+            return start;
+        }
+        self.fresh_name(f, name)
     }
 
     /// Whether a source name of `f` could start with `base`: the function's text holds it,
@@ -471,11 +514,16 @@ impl Module {
     /// Removes an instruction. Refused while other instructions use its result.
     pub fn remove_inst(&mut self, inst: InstId) -> Result<(), EditError> {
         let d = *self.live_inst(inst)?;
-        let users: Vec<InstId> = self
-            .users_of(Value::Inst(inst))
-            .into_iter()
-            .filter(|&u| u != inst)
-            .collect();
+        // Without a result nothing can use it: no need to look (for a new instruction that
+        // look is a scan of its function).
+        let users: Vec<InstId> = if d.ty == TypeId::VOID {
+            Vec::new()
+        } else {
+            self.users_of(Value::Inst(inst))
+                .into_iter()
+                .filter(|&u| u != inst)
+                .collect()
+        };
         if !users.is_empty() {
             return Err(EditError::StillUsed {
                 what: self.describe(Value::Inst(inst)),
@@ -567,14 +615,83 @@ impl Module {
         let block = d.block as usize;
         let f = self.blocks[block].func;
         if d.flags & NEW != 0 {
-            self.block_inst_ids_mut(BlockId(block as u32))
-                .retain(|&i| i != inst);
-        } else if d.flags & IMPLICIT_NUM != 0 || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d)
+            // Searched from the end: what an edit takes back is usually what it just added
+            // (a block's new terminator).
+            let list = self.block_inst_ids_mut(BlockId(block as u32));
+            if let Some(at) = list.iter().rposition(|&i| i == inst) {
+                list.remove(at);
+            }
+        } else if (d.flags & IMPLICIT_NUM != 0
+            || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d))
+            && self.funcs[f.index()].state & RENUMBER == 0
+            && self.implicit_number_follows(f, inst)
         {
             self.funcs[f.index()].state |= RENUMBER;
         }
         self.insts[inst.index()].flags |= REMOVED;
         self.funcs[f.index()].state |= BODY_EDITED;
+    }
+
+    /// Whether a value after `inst` in `f` takes its number silently (an instruction without
+    /// `%N =`, a block without a label): only such a value would read back with another
+    /// number once `inst`'s is gone. LLVM reads explicit numbers with gaps (`%24` then
+    /// `%26`), so removing a numbered value renumbers nothing else unless one follows: the
+    /// rest of the function keeps its text, as the source spelled it.
+    fn implicit_number_follows(&mut self, f: FuncId, inst: InstId) -> bool {
+        // Most functions (all of clang's) number every value explicitly: one look each.
+        let any = match self.funcs[f.index()]
+            .names
+            .as_ref()
+            .and_then(|i| i.implicit_numbers)
+        {
+            Some(any) => any,
+            None => {
+                let any = self.has_implicit_numbers(f);
+                self.func_index(f).implicit_numbers = Some(any);
+                any
+            }
+        };
+        any && self.implicit_number_after(f, inst)
+    }
+
+    fn has_implicit_numbers(&self, f: FuncId) -> bool {
+        self.funcs[f.index()]
+            .blocks
+            .iter()
+            .enumerate()
+            .any(|(k, &block)| {
+                let b = &self.blocks[block.index()];
+                k > 0 && b.label.is_none() && self.new_block_name(block).is_none()
+                    || self.block_inst_ids(block).iter().any(|&i| {
+                        let flags = self.insts[i.index()].flags;
+                        flags & IMPLICIT_NUM != 0 && flags & NEW == 0
+                    })
+            })
+    }
+
+    fn implicit_number_after(&self, f: FuncId, inst: InstId) -> bool {
+        let mut after = false;
+        for (k, &block) in self.funcs[f.index()].blocks.iter().enumerate() {
+            // (A block made by an edit has no label in the text, but a name.)
+            if after
+                && k > 0
+                && self.blocks[block.index()].label.is_none()
+                && self.new_block_name(block).is_none()
+            {
+                return true;
+            }
+            for &i in self.block_inst_ids(block) {
+                if after {
+                    let flags = self.insts[i.index()].flags;
+                    if flags & IMPLICIT_NUM != 0 && flags & (REMOVED | NEW) == 0 {
+                        return true;
+                    }
+                } else if i == inst {
+                    after = true;
+                }
+            }
+        }
+        false
     }
 
     fn def_is_numbered(&self, d: &InstData) -> bool {

@@ -265,8 +265,14 @@ impl Predicate {
     pub const EQ: Predicate = Predicate(0);
     /// `icmp ne`.
     pub const NE: Predicate = Predicate(1);
+    /// `icmp ugt`.
+    pub const UGT: Predicate = Predicate(2);
+    /// `icmp uge`.
+    pub const UGE: Predicate = Predicate(3);
     /// `icmp ult`.
     pub const ULT: Predicate = Predicate(4);
+    /// `icmp ule`.
+    pub const ULE: Predicate = Predicate(5);
     /// `icmp slt`.
     pub const SLT: Predicate = Predicate(8);
 }

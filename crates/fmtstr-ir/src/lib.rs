@@ -49,6 +49,13 @@
 //! friends do the rest. Edits that would leave the module broken (removing a value still in
 //! use, mismatched types) are refused with an [`EditError`] and change nothing.
 //!
+//! Control flow: [`Module::split_block_before`] (LLVM's `splitBasicBlock`: the tail gets a
+//! fresh named label, the successors' phis and `; preds = ` comments follow the terminator),
+//! [`Module::add_block`], [`Builder::br`], [`Builder::cond_br`], [`Builder::phi`], and
+//! [`Module::guard`], which puts one instruction behind `br i1 %cond` with a phi for its
+//! used result (LLVM's `SplitBlockAndInsertIfThen`). A split keeps source instructions in
+//! source order, so untouched text still prints byte for byte.
+//!
 //! Names: new values are always *named* (`%printf.buf`, `%printf.buf1`, ...; a name ending in
 //! a digit gets a `.N` suffix), never numbered, so inserting them never shifts a `%N`. Each
 //! function indexes its names on the first fresh name and each hint remembers its next
@@ -117,7 +124,7 @@ mod view;
 
 pub use constant::Constant;
 pub use datalayout::{DataLayout, DataLayoutError, LayoutError, PointerSpec, StructLayout};
-pub use edit::{Builder, MdInput, Ordering, Position, RmwOp};
+pub use edit::{Builder, Guard, GuardItem, GuardNames, MdInput, Ordering, Position, RmwOp};
 pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};
@@ -163,13 +170,44 @@ impl Module {
         text: impl Into<Vec<u8>>,
         threads: usize,
     ) -> Result<Vec<Shard>, ParseError> {
-        let text = text.into();
-        let splittable = threads > 1
-            && text.len() >= parallel::MIN_PARALLEL
+        Self::shards(file_name, text.into(), threads, None)
+    }
+
+    /// [`Module::parse_shards`] for a pass that edits only some functions, known from their
+    /// text (those that name `printf`, say): a body for which `parse_body` is false is not
+    /// parsed, in any shard. Its function has no blocks and prints as its source text, and
+    /// its syntax is not checked (the next tool to read the output checks it). Such a pass
+    /// pays for the bodies it reads, not for the module: a module of any size is split, on
+    /// one thread or more.
+    ///
+    /// A module the split cannot handle (see [`Module::parse_shards`]) is parsed whole, every
+    /// body included, as one shard.
+    pub fn parse_shards_where(
+        file_name: &str,
+        text: impl Into<Vec<u8>>,
+        threads: usize,
+        parse_body: &(dyn Fn(&[u8]) -> bool + Sync),
+    ) -> Result<Vec<Shard>, ParseError> {
+        Self::shards(file_name, text.into(), threads.max(1), Some(parse_body))
+    }
+
+    fn shards(
+        file_name: &str,
+        text: Vec<u8>,
+        threads: usize,
+        filter: Option<parallel::BodyFilter<'_>>,
+    ) -> Result<Vec<Shard>, ParseError> {
+        // Filtered, the bodies left are few: threads only pay on a large module.
+        let threads = match filter {
+            Some(_) if text.len() < parallel::MIN_PARALLEL => 1,
+            _ => threads,
+        };
+        let splittable = (threads > 1 || filter.is_some())
+            && (text.len() >= parallel::MIN_PARALLEL || filter.is_some())
             && text.len() < MAX_INPUT
             && memchr::memmem::find(&text, b"blockaddress(").is_none();
         if splittable {
-            if let Some(mut shards) = parallel::parse_shards(file_name, &text, threads) {
+            if let Some(mut shards) = parallel::parse_shards(file_name, &text, threads, filter) {
                 let src = std::sync::Arc::new(text);
                 for shard in &mut shards {
                     shard.module.src = src.clone();

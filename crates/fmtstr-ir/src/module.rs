@@ -272,6 +272,10 @@ pub(crate) struct FuncIndex {
     /// Per name hint: the suffix to try next (every earlier candidate is taken).
     /// (a pass uses a handful of hints per function: a list beats hashing each name).
     pub next_suffix: Vec<(Box<[u8]>, u64)>,
+    /// Whether any source value past the entry block's start takes its number silently (an
+    /// instruction without `%N =`, an unlabeled block), once asked. Edits make none, so a
+    /// `false` stays true.
+    pub implicit_numbers: Option<bool>,
     /// The instructions that use each local value, once a use query was made.
     pub users: Option<UserIndex>,
     /// Where the last instruction was inserted: (block, index after it), a search hint.
@@ -436,6 +440,12 @@ impl NewNames {
         self.bytes.truncate(len);
     }
 
+    /// Takes the name begun at `start` out of the arena (for a name that is not an
+    /// instruction's: a new block's).
+    pub fn take_pending(&mut self, start: usize) -> Box<[u8]> {
+        self.bytes.split_off(start).into_boxed_slice()
+    }
+
     /// Gives the name begun at `start` to `id`.
     pub fn finish(&mut self, id: InstId, start: usize) {
         if self.ends.is_empty() || id.0 >= self.base + self.ends.len() as u32 {
@@ -490,6 +500,17 @@ impl NewNames {
     }
 }
 
+/// What edits did to a module's blocks.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NewBlocks {
+    /// The names of the blocks made by edits, decoded. A block is new exactly when it is
+    /// here: the source defines the others.
+    pub names: FxHashMap<BlockId, Box<[u8]>>,
+    /// Where a split moved a block's terminator: to the block that now ends with it, so the
+    /// successors' `; preds = ` comments name that block.
+    pub moved_terminators: FxHashMap<BlockId, BlockId>,
+}
+
 /// A parsed LLVM module. Owns its source text; see the crate documentation.
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -530,6 +551,8 @@ pub struct Module {
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
     /// Names of instructions made by edits.
     pub(crate) new_names: NewNames,
+    /// Blocks made by edits ([`Module::split_block_before`], [`Module::add_block`]).
+    pub(crate) new_blocks: NewBlocks,
     /// The integer constants made by edits, by value: one each, however many uses.
     pub(crate) new_ints: FxHashMap<i64, ConstId>,
     /// Contents of string globals made by edits.
@@ -611,6 +634,28 @@ impl Module {
         let raw = self.text(text);
         let body = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
         Some(String::from_utf8_lossy(&crate::lexer::unescape(body)).into_owned())
+    }
+
+    /// The name of a block made by an edit.
+    pub(crate) fn new_block_name(&self, block: BlockId) -> Option<&[u8]> {
+        if self.new_blocks.names.is_empty() {
+            return None;
+        }
+        self.new_blocks.names.get(&block).map(|name| &name[..])
+    }
+
+    /// The block that ends with what `block`'s terminator was in the source (itself unless a
+    /// split moved it).
+    pub(crate) fn terminator_block(&self, mut block: BlockId) -> BlockId {
+        let moved = &self.new_blocks.moved_terminators;
+        if moved.is_empty() {
+            return block;
+        }
+        // Each split moves a terminator to a newer block: the chain ends.
+        while let Some(&to) = moved.get(&block) {
+            block = to;
+        }
+        block
     }
 
     /// A block's instructions, removed ones included.

@@ -71,7 +71,7 @@ pub(crate) fn body_ends(src: &[u8], threads: usize) -> Vec<u32> {
 
 /// Parses `src` with bodies on up to `threads` threads. `None`: parse sequentially instead.
 pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
-    let (workers, groups, bases) = parse_workers(file, src, threads)?;
+    let (workers, groups, bases) = parse_workers(file, src, threads, None)?;
     // The first worker's module is the skeleton plus the first bodies, with final ids: the
     // others are appended to it.
     let mut workers = workers.into_iter();
@@ -94,9 +94,18 @@ pub struct Shard {
     pub first_function: Option<FuncId>,
 }
 
+/// Which function bodies to parse: given a body's text (from `{` to `}`), whether to parse
+/// it. A body left out is kept as text, and its function has no blocks in any shard.
+pub type BodyFilter<'a> = &'a (dyn Fn(&[u8]) -> bool + Sync);
+
 /// The workers' modules, unmerged, in module order. `None`: parse sequentially instead.
-pub(crate) fn parse_shards(file: &str, src: &[u8], threads: usize) -> Option<Vec<Shard>> {
-    let (workers, groups, _) = parse_workers(file, src, threads)?;
+pub(crate) fn parse_shards(
+    file: &str,
+    src: &[u8],
+    threads: usize,
+    filter: Option<BodyFilter<'_>>,
+) -> Option<Vec<Shard>> {
+    let (workers, groups, _) = parse_workers(file, src, threads, filter)?;
     Some(
         workers
             .into_iter()
@@ -119,11 +128,17 @@ fn parse_workers(
     file: &str,
     src: &[u8],
     threads: usize,
+    filter: Option<BodyFilter<'_>>,
 ) -> Option<(Vec<Module>, Vec<Group>, Bases)> {
     let mut skeleton = Parser::new(file, src);
     skeleton.body_ends = body_ends(src, threads);
     skeleton.run_skeleton().ok()?;
-    let pending = std::mem::take(&mut skeleton.pending);
+    let mut pending = std::mem::take(&mut skeleton.pending);
+    if let Some(wanted) = filter {
+        pending.retain(|&(_, start, close)| {
+            src.get(start as usize..=close as usize).is_some_and(wanted)
+        });
+    }
     let main = skeleton.into_module();
     let bases = Bases::of(&main);
     if pending.is_empty() {

@@ -177,6 +177,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         sites: Vec::new(),
         edited_ops: FxHashMap::default(),
         new_names: crate::module::NewNames::default(),
+        new_blocks: Default::default(),
         new_ints: Default::default(),
         byte_strings: Vec::new(),
         line_starts: std::sync::OnceLock::new(),

@@ -401,9 +401,30 @@ impl Module {
         let mut text = Vec::with_capacity(256);
         for &block in &data.blocks {
             let b = &self.blocks[block.index()];
-            if !b.label.is_none() {
-                self.subst_region(&names, None, b.label.start as usize, out)?;
-                self.label_line(&names, block, out)?;
+            if let Some(name) = self.new_block_name(block) {
+                // A block made by an edit: its label, LLVM's blank line before it. Its source
+                // instructions (a split block's tail) follow in source order.
+                out.start_line()?;
+                text.clear();
+                text.push(b'\n');
+                write_name(b'%', name, false, &mut text);
+                text.remove(1);
+                text.extend_from_slice(b":\n");
+                out.emit(&text)?;
+            } else if !b.label.is_none() {
+                if plain {
+                    out.keep(b.label.start as usize);
+                } else {
+                    self.subst_region(&names, None, b.label.start as usize, out)?;
+                }
+                if renumber || !self.new_blocks.moved_terminators.is_empty() {
+                    // Its name or number, or a predecessor named in its `; preds = `
+                    // comment (a split moved that block's branch), may have changed.
+                    self.label_line(&names, block, out)?;
+                } else {
+                    // Block names and numbers stay: so does the label line.
+                    out.keep(b.line_end as usize);
+                }
             }
             for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
@@ -600,6 +621,12 @@ impl Module {
                 Tok::LocalVar | Tok::LocalId => {
                     let raw = &comment[t.start as usize..t.end as usize];
                     match names.lookup(self, raw, t.kind == Tok::LocalId) {
+                        // A split predecessor: its tail ends with the branch here now.
+                        Some(Value::Block(b)) => self.write_local(
+                            Some(names),
+                            Value::Block(self.terminator_block(b)),
+                            &mut rewritten,
+                        ),
                         Some(v) => self.write_local(Some(names), v, &mut rewritten),
                         None => rewritten.extend_from_slice(raw),
                     }
@@ -656,8 +683,10 @@ impl Module {
             numbers: FxHashMap::default(),
         };
         let mut next = 0u32;
-        // Numbers keep the gaps the text has (`%2` then `%5`) until the first removed value;
-        // from there on they are consecutive, which LLVM accepts as well.
+        // Numbers keep the gaps the text has (`%2` then `%5`), and those a removal leaves,
+        // unless the function is renumbered (a value after a removed one takes its number
+        // silently): from the first removed value on they are then consecutive.
+        let renumber = self.funcs[f.index()].state & RENUMBER != 0;
         let mut compacting = false;
         self.for_each_def(f, |raw, numbered, value, live| {
             match name_key(raw, numbered) {
@@ -677,8 +706,10 @@ impl Module {
                     if live {
                         names.numbers.insert(value, next);
                         next += 1;
-                    } else {
+                    } else if renumber {
                         compacting = true;
+                    } else {
+                        next += 1;
                     }
                 }
             }
@@ -704,8 +735,11 @@ impl Module {
         }
         for &block in &data.blocks {
             let b = &self.blocks[block.index()];
-            let raw = text_of(&self.src, b.label);
-            def(raw, b.numbered, Value::Block(block), true);
+            // A new block is named (never numbered); its instructions may be source ones.
+            if self.new_block_name(block).is_none() {
+                let raw = text_of(&self.src, b.label);
+                def(raw, b.numbered, Value::Block(block), true);
+            }
             for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
                 if d.flags & NEW != 0 {
@@ -843,6 +877,10 @@ impl Module {
                 (raw, d.numbered || raw.is_empty())
             }
             Value::Block(b) => {
+                if let Some(name) = self.new_block_name(b) {
+                    write_name(b'%', name, false, out);
+                    return;
+                }
                 let d = &self.blocks[b.index()];
                 let raw = text_of(&self.src, d.label);
                 (raw, d.numbered || raw.is_empty())
@@ -850,6 +888,14 @@ impl Module {
             _ => (&[], false),
         };
         if numbered {
+            if !raw.is_empty() && !self.renumbered(value) {
+                // Nothing in the function was renumbered: the number is the one written.
+                if let NameKey::Numbered(n) = name_key(raw, true) {
+                    out.push(b'%');
+                    push_u64(out, u64::from(n));
+                    return;
+                }
+            }
             let number = names
                 .and_then(|n| n.number(self, value))
                 .or_else(|| self.source_number(value));
@@ -876,6 +922,22 @@ impl Module {
                 push_u64(out, u64::from(n));
             }
         }
+    }
+
+    /// Whether the function that defines a local value was renumbered.
+    fn renumbered(&self, value: Value) -> bool {
+        let f = match value {
+            Value::Inst(i) => self
+                .insts
+                .get(i.index())
+                .and_then(|d| self.blocks.get(d.block as usize))
+                .map(|b| b.func),
+            Value::Arg(a) => self.args.get(a.index()).map(|d| d.func),
+            Value::Block(b) => self.blocks.get(b.index()).map(|d| d.func),
+            _ => None,
+        };
+        f.and_then(|f| self.funcs.get(f.index()))
+            .is_none_or(|d| d.state & RENUMBER != 0)
     }
 
     /// The number a numbered value has when nothing was renumbered.

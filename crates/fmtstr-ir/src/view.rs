@@ -350,6 +350,9 @@ impl<'m> Block<'m> {
 
     /// The decoded label, for a named block.
     pub fn name(&self) -> Option<Vec<u8>> {
+        if let Some(name) = self.module.new_block_name(self.id) {
+            return Some(name.to_vec());
+        }
         let data = &self.module.blocks[self.id.index()];
         local_name(text_of(&self.module.src, data.label), data.numbered)
     }

@@ -327,12 +327,13 @@ fn printf_lowering_sketch_on_clang_output_compiles_with_llc() {
 }
 
 #[test]
-fn removal_renumbers_and_new_names_are_fresh() {
+fn removal_keeps_explicit_numbers_and_new_names_are_fresh() {
     let text = "define i32 @f(i32 %0) {\n  %2 = add i32 %0, 1\n  %3 = add i32 %2, 2\n  %x = add i32 %3, 3\n  br label %4\n\n4:                                                ; preds = %1\n  %5 = mul i32 %x, %3\n  ret i32 %5\n}\n";
     let mut m = Module::parse("n.ll", text).unwrap();
     let f = m.function_by_name("f").unwrap();
     let insts: Vec<_> = m.function(f).instructions().map(|i| i.id()).collect();
-    // Replace %2 by a new named value, then remove it: %3.. shift down by one.
+    // Replace %2 by a new named value, then remove it: %3.. keep their numbers (LLVM reads
+    // increasing numbers with gaps), so every line the edit did not touch keeps its text.
     let one = m.const_int(TypeId::I32, 5);
     let arg = m.function(f).param(0).unwrap().operand();
     let mut b = m.builder(Position::Before(insts[0])).unwrap();
@@ -346,10 +347,44 @@ fn removal_renumbers_and_new_names_are_fresh() {
     let out = String::from_utf8(m.print()).unwrap();
     assert_eq!(
         out,
-        "define i32 @f(i32 %0) {\n  %x1 = add i32 %0, 5\n  %x2 = add i32 %x1, 5\n  %n9 = add i32 %x2, 5\n  %n9.1 = add i32 %n9, 5\n  %v7 = add i32 %n9.1, 5\n  %2 = add i32 %v7, 2\n  %x = add i32 %2, 3\n  br label %3\n\n3:                                                ; preds = %1\n  %4 = mul i32 %x, %2\n  ret i32 %4\n}\n"
+        "define i32 @f(i32 %0) {\n  %x1 = add i32 %0, 5\n  %x2 = add i32 %x1, 5\n  %n9 = add i32 %x2, 5\n  %n9.1 = add i32 %n9, 5\n  %v7 = add i32 %n9.1, 5\n  %3 = add i32 %v7, 2\n  %x = add i32 %3, 3\n  br label %4\n\n4:                                                ; preds = %1\n  %5 = mul i32 %x, %3\n  ret i32 %5\n}\n"
     );
     let reparsed = Module::parse("n2.ll", out.clone()).unwrap();
     assert_eq!(reparsed.print(), out.as_bytes());
+    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+        assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
+    }
+}
+
+#[test]
+fn removal_renumbers_when_an_implicit_number_follows() {
+    // `call i32 @g()` takes the number after %2 silently: with %2 gone it would read back as
+    // %2, so the function is renumbered (consecutively from the removed value on).
+    let text = "declare i32 @g()\ndefine i32 @f(i32 %0) {\n  %2 = add i32 %0, 1\n  %3 = add i32 %0, 2\n  call i32 @g()\n  %5 = add i32 %3, %4\n  ret i32 %5\n}\n";
+    let mut m = Module::parse("r.ll", text).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let first = m.function(f).instructions().next().unwrap().id();
+    m.remove_inst(first).unwrap();
+    let out = String::from_utf8(m.print()).unwrap();
+    assert_eq!(
+        out,
+        "declare i32 @g()\ndefine i32 @f(i32 %0) {\n  %2 = add i32 %0, 2\n  call i32 @g()\n  %4 = add i32 %2, %3\n  ret i32 %4\n}\n"
+    );
+    // Without the implicit number, the explicit ones stay.
+    let text = text.replace("  call i32 @g()", "  %4 = call i32 @g()");
+    let mut m = Module::parse("k.ll", text).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let first = m.function(f).instructions().next().unwrap().id();
+    m.remove_inst(first).unwrap();
+    let kept = String::from_utf8(m.print()).unwrap();
+    assert_eq!(
+        kept,
+        "declare i32 @g()\ndefine i32 @f(i32 %0) {\n  %3 = add i32 %0, 2\n  %4 = call i32 @g()\n  %5 = add i32 %3, %4\n  ret i32 %5\n}\n"
+    );
+    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+        assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
+        assert_eq!(common::llvm_as(&llvm_as, kept.as_bytes()), None);
+    }
 }
 
 #[test]

@@ -330,7 +330,7 @@ define i32 @f(i32 %0, ptr %p) {
   indirectbr ptr %l, [label %5, label %bb, label %7]
 
 5:                                                ; preds = %1
-  %6 = add i32 %0, 100
+  add i32 %0, 100
   ret i32 %6
 
 bb:                                               ; preds = %1
@@ -359,7 +359,8 @@ fn blockaddress_follows_its_block_when_the_function_is_renumbered() {
     let f = m.function_by_name("f").unwrap();
     let g = m.function_by_name("g").unwrap();
     let insts: Vec<_> = m.function(f).instructions().map(|i| i.id()).collect();
-    // `%2` goes: `%3`.. and blocks `5:`, `7:` shift down by one.
+    // `%2` goes, and `add i32 %0, 100` (`%6`, numbered silently) would read back as `%5`:
+    // `%3`.. and blocks `5:`, `7:` shift down by one.
     let x = m.function(f).param(0).unwrap().operand();
     m.replace_inst(insts[0], x).unwrap();
     // A new instruction reusing the source constant prints the new number too.
@@ -396,7 +397,7 @@ define i32 @f(i32 %0, ptr %p) {
   indirectbr ptr %l, [label %4, label %bb, label %6]
 
 4:                                                ; preds = %1
-  %5 = add i32 %0, 100
+  add i32 %0, 100
   ret i32 %5
 
 bb:                                               ; preds = %1
@@ -432,7 +433,9 @@ bb:                                               ; preds = %1
 
 #[test]
 fn blockaddress_of_a_numbered_function_and_named_blocks() {
-    let text = "@t = global ptr blockaddress(@0, %3)\n\ndefine void @0(i32 %0, ptr %p) {\n  %2 = add i32 %0, 1\n  br label %3\n\n3:\n  store ptr blockaddress(@0, %done), ptr %p, align 8\n  br label %done\n\ndone:\n  store ptr blockaddress(@0, %3), ptr %p, align 8\n  ret void\n}\n";
+    // The block after the removed `%2` is unlabeled (`%3`, numbered silently): the
+    // function is renumbered.
+    let text = "@t = global ptr blockaddress(@0, %3)\n\ndefine void @0(i32 %0, ptr %p) {\n  %2 = add i32 %0, 1\n  br label %3\n\n  store ptr blockaddress(@0, %done), ptr %p, align 8\n  br label %done\n\ndone:\n  store ptr blockaddress(@0, %3), ptr %p, align 8\n  ret void\n}\n";
     assert_llvm_accepts(text);
     let mut m = Module::parse("n.ll", text).unwrap();
     let f = m.functions().next().unwrap().id();
@@ -441,7 +444,7 @@ fn blockaddress_of_a_numbered_function_and_named_blocks() {
     let out = print(&m);
     assert_eq!(
         out,
-        "@t = global ptr blockaddress(@0, %2)\n\ndefine void @0(i32 %0, ptr %p) {\n  br label %2\n\n2:\n  store ptr blockaddress(@0, %done), ptr %p, align 8\n  br label %done\n\ndone:\n  store ptr blockaddress(@0, %2), ptr %p, align 8\n  ret void\n}\n"
+        "@t = global ptr blockaddress(@0, %2)\n\ndefine void @0(i32 %0, ptr %p) {\n  br label %2\n\n  store ptr blockaddress(@0, %done), ptr %p, align 8\n  br label %done\n\ndone:\n  store ptr blockaddress(@0, %2), ptr %p, align 8\n  ret void\n}\n"
     );
     assert_llvm_accepts(&out);
     if let Some(round) = opt_round_trip(&out) {

@@ -17,6 +17,10 @@
 //! without calls is not touched at all, so it prints byte-identically. [`lower_shards`] does
 //! the same for NVPTX on a module parsed in shards, one thread per shard.
 //!
+//! [`Options::prefix`] makes each call print who printed it ([`prefix`]); [`Options::only`]
+//! puts each call behind a branch on the thread's ids, after the checks and before the back
+//! end, so that its whole lowering runs only where the condition holds ([`only`]).
+//!
 //! ```
 //! use fmtstr_ir::Module;
 //! use fmtstr_lower::{lower, Options, Target};
@@ -43,12 +47,14 @@ pub mod diag;
 pub mod extract;
 pub mod model;
 pub mod nvptx;
+pub mod only;
 pub mod prefix;
 pub mod promote;
 pub mod report;
 pub mod strip;
 
 use std::collections::HashSet;
+use std::time::{Duration, Instant};
 
 use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Shard, Value};
 use fmtstr_meta::Table;
@@ -58,6 +64,7 @@ pub use diag::{Diagnostic, Location, Severity};
 pub use extract::{extract, Extraction};
 pub use model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
 pub use nvptx::Layout;
+pub use only::{Condition, ConditionError};
 pub use prefix::{Prefix, PrefixError, PrefixKind};
 pub use report::{CallReport, FunctionReport};
 pub use strip::{strip, Stripped};
@@ -112,6 +119,10 @@ pub struct Options {
     pub werror: bool,
     /// Print who printed each line first ([`prefix`]).
     pub prefix: Option<Prefix>,
+    /// Only the threads this condition matches print ([`only`]).
+    pub only: Option<Condition>,
+    /// Fill [`Lowered::report`] (each call's location is then looked up: a cost per call).
+    pub report: bool,
 }
 
 impl Options {
@@ -121,6 +132,8 @@ impl Options {
             target,
             werror: false,
             prefix: None,
+            only: None,
+            report: false,
         }
     }
 }
@@ -135,8 +148,23 @@ pub struct Lowered {
     /// For [`Stage::Buffer`]: the `amdpal.format_strings` table now in the module's PAL
     /// metadata (the module's earlier entries merged with the new ones).
     pub strings: Option<Table<'static>>,
-    /// What each lowered call writes, in module order ([`report`]).
+    /// What each lowered call writes, in module order ([`report`]); empty unless
+    /// [`Options::report`] asked for it.
     pub report: Vec<CallReport>,
+    /// Where the time went.
+    pub phases: Phases,
+}
+
+/// The time [`lower`] spent in each phase (on shards: the slowest shard's extraction and
+/// planning, which run at once, and the whole edit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Phases {
+    /// Finding and modelling the calls (with `--prefix`, both extractions and the prefix).
+    pub extract: Duration,
+    /// Checking and laying out every call before the first edit.
+    pub plan: Duration,
+    /// The edits.
+    pub apply: Duration,
 }
 
 /// Why [`lower`] changed nothing.
@@ -173,6 +201,8 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             ..
         }
     );
+    let started = Instant::now();
+    let mut phases = Phases::default();
     let Extraction {
         mut calls,
         mut diagnostics,
@@ -206,6 +236,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         calls = again.calls;
         diagnostics = again.diagnostics;
     }
+    phases.extract = started.elapsed();
     let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
     if calls.is_empty() {
         return if stop(&diagnostics) {
@@ -213,6 +244,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         } else {
             Ok(Lowered {
                 warnings: diagnostics,
+                phases,
                 ..Lowered::default()
             })
         };
@@ -221,15 +253,25 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
     let report;
     let applied: Result<Option<Table<'static>>, EditError> = match options.target {
         Target::Nvptx { layout } => {
+            let planning = Instant::now();
             nvptx::check_declaration(module, &calls[0], &mut diagnostics);
             let plans = nvptx::plan(module, &calls, layout, &mut diagnostics);
+            phases.plan = planning.elapsed();
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
-            report = report::nvptx(module, &calls, &plans);
-            nvptx::apply(module, &calls, &plans)
+            report = if options.report {
+                report::nvptx(module, &calls, &plans)
+            } else {
+                Vec::new()
+            };
+            let applying = Instant::now();
+            let applied = guard_calls(module, options, &calls)
+                .and_then(|()| nvptx::apply(module, &calls, &plans))
                 .and_then(|()| remove_printf_if_unused(module))
-                .map(|()| None)
+                .map(|()| None);
+            phases.apply = applying.elapsed();
+            applied
         }
         Target::Amdgpu {
             stage,
@@ -243,12 +285,22 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 lgc_form,
                 user_data_offset,
             };
+            let planning = Instant::now();
             let plan = amdgpu::plan(module, &calls, &settings, &mut diagnostics);
+            phases.plan = planning.elapsed();
             if stop(&diagnostics) {
                 return fail(diagnostics, options.werror);
             }
-            report = report::amdgpu(module, &calls);
-            amdgpu::apply(module, &calls, plan)
+            report = if options.report {
+                report::amdgpu(module, &calls)
+            } else {
+                Vec::new()
+            };
+            let applying = Instant::now();
+            let applied = guard_calls(module, options, &calls)
+                .and_then(|()| amdgpu::apply(module, &calls, plan));
+            phases.apply = applying.elapsed();
+            applied
         }
     };
     match applied {
@@ -257,6 +309,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             warnings: diagnostics,
             strings,
             report,
+            phases,
         }),
         Err(error) => {
             // A removed instruction keeps its source position.
@@ -295,7 +348,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             ],
         });
     };
-    if options.prefix.is_some() {
+    if options.prefix.is_some() || options.only.is_some() {
         return Err(Failed {
             diagnostics: vec![Location {
                 file: shards[0].module.file_name().to_owned(),
@@ -304,7 +357,9 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
                 text: String::new(),
                 source: None,
             }
-            .error("--prefix rewrites the calls before lowering: parse the module whole")],
+            .error(
+                "--prefix and --only rewrite the calls before lowering: parse the module whole",
+            )],
         });
     }
     let fail = |diagnostics: Vec<Diagnostic>| failure(diagnostics, options.werror);
@@ -317,13 +372,26 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         Vec<Diagnostic>,
         Vec<nvptx::CallLayout>,
     );
-    let planned: Vec<Planned> = on_each(shards, |shard, _| {
+    let timed: Vec<(Planned, Phases)> = on_each(shards, |shard, _| {
         let module = &shard.module;
+        let started = Instant::now();
         let Extraction { calls, diagnostics } = extract(module, false);
+        let extracted = Instant::now();
         let mut planning = Vec::new();
         let plans = nvptx::plan(module, &calls, layout, &mut planning);
-        (calls, diagnostics, planning, plans)
+        let phases = Phases {
+            extract: extracted - started,
+            plan: extracted.elapsed(),
+            apply: Duration::ZERO,
+        };
+        ((calls, diagnostics, planning, plans), phases)
     });
+    let mut phases = Phases::default();
+    for (_, shard) in &timed {
+        phases.extract = phases.extract.max(shard.extract);
+        phases.plan = phases.plan.max(shard.plan);
+    }
+    let planned: Vec<Planned> = timed.into_iter().map(|(p, _)| p).collect();
     let mut diagnostics: Vec<Diagnostic> = planned
         .iter()
         .flat_map(|(_, extracted, _, _)| extracted.iter().cloned())
@@ -341,6 +409,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
     let calls: usize = planned.iter().map(|(c, _, _, _)| c.len()).sum();
     let report: Vec<CallReport> = planned
         .iter()
+        .filter(|_| options.report)
         .zip(shards.iter())
         .flat_map(|((calls, _, _, plans), shard)| report::nvptx(&shard.module, calls, plans))
         .collect();
@@ -350,6 +419,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
     if calls == 0 {
         return Ok(Lowered {
             warnings: diagnostics,
+            phases,
             ..Lowered::default()
         });
     }
@@ -365,6 +435,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         .map(|p| std::sync::Mutex::new(Some(p)))
         .collect();
     // Edit: the same declaration everywhere first, then each shard's calls.
+    let applying = Instant::now();
     let applied: Result<(), EditError> = (|| {
         for shard in shards.iter_mut() {
             nvptx::declare_vprintf(&mut shard.module)?;
@@ -394,12 +465,14 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         }
         Ok(())
     })();
+    phases.apply = applying.elapsed();
     match applied {
         Ok(()) => Ok(Lowered {
             calls,
             warnings: diagnostics,
             strings: None,
             report,
+            phases,
         }),
         Err(error) => {
             if let Some((k, inst)) = first_call {
@@ -409,6 +482,35 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             fail(diagnostics)
         }
     }
+}
+
+/// `--only`: every call that will be lowered goes behind a branch on the condition, after
+/// every check passed (so that a failure leaves the module as it was) and before the back end
+/// rewrites it (so that its whole lowering is inside the branch). Disabled calls (an older
+/// `lgc.debug.printf` with a poison buffer) are only removed: they stay where they are.
+fn guard_calls(
+    module: &mut Module,
+    options: &Options,
+    calls: &[PrintfCall],
+) -> Result<(), EditError> {
+    let Some(condition) = &options.only else {
+        return Ok(());
+    };
+    let live: Vec<PrintfCall> = calls
+        .iter()
+        .filter(|c| !c.callee.is_disabled(module))
+        .cloned()
+        .collect();
+    let nvptx = matches!(options.target, Target::Nvptx { .. });
+    only::apply(module, condition, nvptx, &live)
+}
+
+/// Whether a function body's text (see [`Module::parse_shards_where`]) may hold a call that
+/// the NVPTX lowering rewrites: one that names `printf`, or spells a name with escapes
+/// (`@"\70rintf"` is `@printf`). A body without either is copied as it is, unparsed.
+pub fn body_may_call_printf(body: &[u8]) -> bool {
+    memchr::memmem::find(body, extract::PRINTF.as_bytes()).is_some()
+        || memchr::memchr(b'\\', body).is_some()
 }
 
 /// Whether the lowering stops before its edits: an error, or any warning under `--Werror`.

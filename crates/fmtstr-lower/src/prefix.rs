@@ -18,7 +18,7 @@
 
 use std::collections::HashMap;
 
-use fmtstr_ir::{Attr, EditError, GlobalId, Module, Operand, Position, TypeId};
+use fmtstr_ir::{Attr, EditError, GlobalId, InstId, Module, Operand, Position, TypeId};
 
 use crate::extract::{LGC_DEBUG_PRINTF, PRINTF};
 use crate::model::{Callee, PrintfCall};
@@ -124,6 +124,26 @@ pub fn intrinsic(nvptx: bool, kind: PrefixKind, axis: usize) -> String {
     }
 }
 
+/// Reads component `axis` of `kind` right before `at`: a call to its [`intrinsic`], declared
+/// on first use, its result named from `name`. `--prefix` and `--only` read the ids this way.
+pub(crate) fn read_id(
+    module: &mut Module,
+    at: InstId,
+    nvptx: bool,
+    kind: PrefixKind,
+    axis: usize,
+    name: &str,
+) -> Result<Operand, EditError> {
+    let ty = module.types_mut().function(TypeId::I32, &[], false);
+    let f = module.declare_function(&intrinsic(nvptx, kind, axis), ty)?;
+    let mut b = module.builder(Position::Before(at))?;
+    let read = b.call(f, &[], name)?;
+    b.module()
+        .inst(read)
+        .result()
+        .ok_or_else(|| EditError::Invalid("an id read has no result".into()))
+}
+
 /// Rewrites `calls` (as extracted) to print `prefix` first.
 pub(crate) fn apply(
     module: &mut Module,
@@ -181,17 +201,7 @@ pub(crate) fn apply(
         let mut ids: Vec<Operand> = Vec::new();
         for item in prefix.items() {
             for axis in 0..3 {
-                let name = intrinsic(nvptx, item.kind, axis);
-                let ty = module.types_mut().function(TypeId::I32, &[], false);
-                let f = module.declare_function(&name, ty)?;
-                let mut b = module.builder(Position::Before(inst))?;
-                let read = b.call(f, &[], "")?;
-                ids.push(
-                    b.module()
-                        .inst(read)
-                        .result()
-                        .ok_or_else(|| EditError::Invalid("an id read has no result".into()))?,
-                );
+                ids.push(read_id(module, inst, nvptx, item.kind, axis, "")?);
             }
         }
         let mut new_args: Vec<(Operand, Vec<Attr>)> = Vec::new();

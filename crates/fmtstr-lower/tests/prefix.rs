@@ -10,6 +10,7 @@ use fmtstr_lower::{Options, Prefix, PrefixError, Stage, Target};
 fn with_prefix(target: Target, prefix: &str) -> Options {
     let mut options = Options::new(target);
     options.prefix = Some(Prefix::parse(prefix).unwrap());
+    options.report = true;
     options
 }
 

@@ -54,7 +54,9 @@ fn replace_value(text: &str, name: &str, by: &str) -> String {
 }
 
 /// What strip must print for `text`: its printf lines removed, and in each function the
-/// remaining uses of a printf result replaced by `0`; and how many results were used.
+/// remaining uses of a printf result replaced by `0`; and how many results were used. The
+/// other numbered values keep their numbers: LLVM reads increasing numbers with gaps, and
+/// clang numbers every value explicitly.
 fn with_used_results_zero(text: &str) -> (String, usize) {
     let mut out = String::new();
     let mut used = 0;
@@ -73,7 +75,7 @@ fn with_used_results_zero(text: &str) -> (String, usize) {
                     used += usize::from(replaced != body);
                     body = replaced;
                 }
-                out.push_str(&renumbered(&body));
+                out.push_str(&body);
                 function.clear();
             }
         } else {
@@ -81,61 +83,6 @@ fn with_used_results_zero(text: &str) -> (String, usize) {
         }
     }
     (without_printf_lines(&out), used)
-}
-
-/// A function's text with its numbered values (`%7`) numbered again from 0 in order of
-/// definition, as LLVM requires once some are gone (straight-line functions: no numbered
-/// blocks).
-fn renumbered(function: &str) -> String {
-    let numbered = |t: &&str| t.len() > 1 && t[1..].chars().all(|c| c.is_ascii_digit());
-    let mut map = std::collections::HashMap::new();
-    let define = function.lines().next().unwrap_or("");
-    let params = define
-        .split(['(', ',', ')', ' '])
-        .filter(|t| t.starts_with('%'))
-        .filter(numbered);
-    for name in params {
-        let next = map.len();
-        map.insert(name[1..].to_owned(), next);
-    }
-    // An entry block without a label takes the next number.
-    let first = map.len() + 1;
-    let defined = function
-        .lines()
-        .skip(1)
-        .filter_map(|l| {
-            let t = l.trim_start();
-            t.starts_with('%')
-                .then(|| t.split_whitespace().next())
-                .flatten()
-        })
-        .filter(numbered);
-    for (next, name) in (first..).zip(defined) {
-        map.insert(name[1..].to_owned(), next);
-    }
-    let mut out = String::new();
-    let mut chars = function.char_indices().peekable();
-    while let Some((at, c)) = chars.next() {
-        out.push(c);
-        if c != '%' {
-            continue;
-        }
-        let digits: String = function[at + 1..]
-            .chars()
-            .take_while(char::is_ascii_digit)
-            .collect();
-        if digits.is_empty() {
-            continue;
-        }
-        for _ in 0..digits.len() {
-            chars.next();
-        }
-        match map.get(&digits) {
-            Some(n) => out.push_str(&n.to_string()),
-            None => out.push_str(&digits),
-        }
-    }
-    out
 }
 
 /// The text without its comment lines.

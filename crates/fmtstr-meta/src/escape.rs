@@ -51,7 +51,12 @@ pub struct UnescapeError {
 /// The bytes a C string-literal body denotes: `\n \t \r \a \b \f \v \e \0 \\ \" \' \? \xHH`
 /// (one or two hex digits) and `\ooo` (one to three octal digits).
 pub fn unescape(text: &str) -> Result<Vec<u8>, UnescapeError> {
-    let bytes = text.as_bytes();
+    unescape_bytes(text.as_bytes())
+}
+
+/// [`unescape`] for text that need not be UTF-8 (a command-line argument on Unix is any bytes):
+/// bytes outside the escapes are kept as they are.
+pub fn unescape_bytes(bytes: &[u8]) -> Result<Vec<u8>, UnescapeError> {
     let mut out = Vec::with_capacity(bytes.len());
     let mut index = 0;
     while let Some(&byte) = bytes.get(index) {
@@ -149,6 +154,13 @@ mod tests {
         let text = r#"\n\t\r\a\b\f\v\e\\\"\'\?\x41\x7\101\0\12z"#;
         let expected = b"\n\t\r\x07\x08\x0c\x0b\x1b\\\"'?A\x07A\x00\nz";
         assert_eq!(unescape(text).as_deref(), Ok(&expected[..]));
+    }
+
+    #[test]
+    fn unescape_bytes_keeps_bytes_that_are_not_utf8() {
+        // A raw 0xE9, then the escape `\xe9`, then an escaped backslash.
+        let text = b"caf\xe9 \\xe9 \\\\";
+        assert_eq!(unescape_bytes(text).as_deref(), Ok(&b"caf\xe9 \xe9 \\"[..]));
     }
 
     #[test]

@@ -28,7 +28,6 @@
 //! every module, so equal IDs in two files are not collisions).
 
 use std::cell::RefCell;
-use std::fmt::Write as _;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -40,6 +39,7 @@ use rayon::prelude::*;
 use serde::Serialize;
 
 mod hsa_entries;
+mod summary;
 
 /// What to check beyond the defaults.
 #[derive(Clone, Copy, Debug, Default)]
@@ -127,8 +127,9 @@ pub struct Finding {
     pub locations: Vec<Location>,
 }
 
-/// The result of an audit; serializes to schemas/audit.schema.json.
-#[derive(Serialize, Debug)]
+/// The result of an audit; serializes to schemas/audit.schema.json (with the summary line's
+/// text as `summary`, see [`Report::summary`]).
+#[derive(Debug)]
 pub struct Report {
     /// ELF files read.
     pub files: usize,
@@ -282,7 +283,10 @@ pub fn audit_with_progress(
 
 fn more(count: usize) -> String {
     if count > 1 {
-        format!(" (and {} more unreadable inputs)", count - 1)
+        format!(
+            " (and {} more unreadable)",
+            summary::count(count - 1, "input", "inputs")
+        )
     } else {
         String::new()
     }
@@ -584,33 +588,6 @@ fn check_aborts(file: &Path, note: Option<u64>, table: &Table<'_>) -> Vec<Findin
             })
         })
         .collect()
-}
-
-/// The summary's note on what was not checked.
-fn skipped_note(report: &Report) -> String {
-    let mut notes = Vec::new();
-    if report.skipped > 0 {
-        notes.push(format!(
-            "{} files skipped: neither ELF nor SPIR-V",
-            report.skipped
-        ));
-    }
-    if report.abort_entries > 0 {
-        notes.push(format!(
-            "{} shader-abort entr{} not checked against a format string (they have none)",
-            report.abort_entries,
-            if report.abort_entries == 1 {
-                "y"
-            } else {
-                "ies"
-            }
-        ));
-    }
-    if notes.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", notes.join("; "))
-    }
 }
 
 /// What the format string says about the entry's argument count and mask, if it disagrees.
@@ -920,73 +897,6 @@ impl TableCache {
             entry,
         ))
     }
-}
-
-impl Report {
-    /// The text report: `FILE: error: KIND: message` per finding, then a summary line.
-    pub fn to_text(&self) -> String {
-        let report = self;
-        let mut out = String::new();
-        for finding in &report.findings {
-            let file = finding.locations.first().map_or("", |l| l.file.as_str());
-            let _ = writeln!(
-                out,
-                "{file}: error: {}: {}",
-                finding.kind.name(),
-                finding.message
-            );
-        }
-        let _ = writeln!(
-            out,
-            "fmtstr audit: {} file{}, {} format string{}, {} finding{}{}",
-            report.files,
-            if report.files == 1 { "" } else { "s" },
-            report.strings,
-            if report.strings == 1 { "" } else { "s" },
-            report.findings.len(),
-            if report.findings.len() == 1 { "" } else { "s" },
-            skipped_note(report)
-        );
-        out
-    }
-
-    /// GitHub Actions workflow commands (`::error file=FILE,title=...::message`), then the
-    /// summary line.
-    pub fn to_github(&self) -> String {
-        let report = self;
-        let mut out = String::new();
-        for finding in &report.findings {
-            let file = finding.locations.first().map_or("", |l| l.file.as_str());
-            let _ = writeln!(
-                out,
-                "::error file={},title={}::{}",
-                github_escape(file, true),
-                github_escape(&format!("fmtstr audit: {}", finding.kind.name()), true),
-                github_escape(&finding.message, false)
-            );
-        }
-        let _ = writeln!(
-            out,
-            "fmtstr audit: {} files, {} format strings, {} findings{}",
-            report.files,
-            report.strings,
-            report.findings.len(),
-            skipped_note(report)
-        );
-        out
-    }
-}
-
-/// GitHub's escaping for workflow-command data and properties.
-fn github_escape(text: &str, property: bool) -> String {
-    let mut out = text
-        .replace('%', "%25")
-        .replace('\r', "%0D")
-        .replace('\n', "%0A");
-    if property {
-        out = out.replace(':', "%3A").replace(',', "%2C");
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,7 +1,9 @@
 //! `fmtstr audit`: check PAL ELF files (a shader cache, a build tree) for format-string
 //! problems, within and across files.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
+
+use anyhow::Context;
 use std::path::PathBuf;
 
 use fmtstr_tools::audit::{self, AuditError, Options, Report};
@@ -9,11 +11,10 @@ use fmtstr_tools::audit::{self, AuditError, Options, Report};
 use crate::output::print_json;
 use crate::Outcome;
 
-/// Audit PAL ELF files, HSA code objects and SPIR-V modules for format-string collisions,
-/// conflicts and mistakes.
+/// Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes.
 ///
 /// Walks every PATH (files, and directories recursively; in a directory only files that start
-/// with the ELF or the SPIR-V magic are read) in parallel and reports:
+/// with the ELF or the SPIR-V magic are read) in parallel and reports these kinds of finding:
 ///   collision   one ID with different strings, within a file or across files
 ///   conflict    one ID and string with different argument counts or 64-bit masks
 ///   arguments   an argument count or 64-bit mask that the format string contradicts, or a
@@ -42,7 +43,12 @@ use crate::Outcome;
 /// A SPIR-V module's table is the one `fmtstr dump` shows for it: what `fmtstr lower --stage
 /// buffer` would write for its NonSemantic.DebugPrintf calls (one entry per format and argument
 /// layout), so a format printed with different widths in two shaders is a conflict.
+// Verbatim: the list of finding kinds must stay a list (clap would join its lines).
 #[derive(clap::Args, Debug)]
+#[command(
+    verbatim_doc_comment,
+    about = "Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes"
+)]
 #[command(after_help = "Examples:
   fmtstr audit shader-cache/                      text, one finding per line
   fmtstr audit --format github build/*.elf        ::error file=...:: annotations for CI
@@ -97,7 +103,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let report = report?;
     match args.format {
         Style::Json => print_json(&report)?,
-        Style::Text => print!("{}", report.to_text()),
+        // Findings read like diagnostics: colored as they are, when stdout is colored.
+        Style::Text => {
+            let mut stdout = anstream::stdout().lock();
+            for line in report.to_text().lines() {
+                writeln!(stdout, "{}", crate::diagnostics::paint_line(line))
+                    .context("cannot write to stdout")?;
+            }
+        }
         Style::Github => print!("{}", report.to_github()),
     }
     Ok(if report.clean {

@@ -1,5 +1,6 @@
 //! `fmtstr embed`: add or replace format-string entries in a PAL ELF from a JSON table.
 
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
@@ -62,7 +63,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         match table.entries.iter_mut().find(|old| old.id() == entry.id()) {
             Some(old) => {
                 if old.bytes() != entry.bytes() {
-                    eprintln!(
+                    let _ = writeln!(
+                        crate::diagnostics::stderr(),
                         "fmtstr: warning: {}: ID {:#} had \"{}\"; replaced by \"{}\" from {}",
                         args.input.display(),
                         entry.id(),

@@ -1,6 +1,7 @@
 //! `fmtstr merge`: combine the format-string tables of several PAL ELFs into a linked one, and
 //! fold a linked file's metadata notes (one per linked object) into one.
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use fmtstr_tools::merge::{self, OnCollision, OnKeyDifference, Options};
@@ -89,9 +90,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let target = args.destination.target(&args.base, &paths)?;
     let inputs: Vec<Source<'_>> = args.inputs.iter().map(|p| Source::Path(p)).collect();
     let merged = merge::merge(&Source::Path(&args.base), &inputs, &options)?;
+    let mut stderr = crate::diagnostics::stderr();
     for message in &merged.messages {
-        eprintln!("{message}");
+        let _ = writeln!(stderr, "{message}");
     }
+    drop(stderr);
     let Some(image) = merged.image else {
         return Ok(Outcome::Findings);
     };

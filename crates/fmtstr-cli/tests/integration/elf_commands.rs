@@ -462,6 +462,34 @@ fn audit_reports_every_kind_of_finding() {
     .expect_code(2);
 }
 
+/// Every format ends with the same summary line (JSON carries its text), singular for one.
+#[test]
+fn audit_summary_is_one_line_in_every_format() {
+    let audit = |format: &str| {
+        run([
+            Path::new("audit"),
+            Path::new("--verify-ids"),
+            Path::new("--format"),
+            Path::new(format),
+            &sample("graphics.elf"),
+        ])
+        .expect_code(1)
+    };
+    let report = json_out(audit("json"));
+    assert_matches_schema("audit.schema.json", &report);
+    let summary = report["summary"].as_str().expect("a summary").to_owned();
+    assert!(summary.starts_with("1 file, "), "{summary}");
+    assert!(summary.ends_with(", 1 finding"), "{summary}");
+    for format in ["text", "github"] {
+        let text = audit(format).stdout_text();
+        assert_eq!(
+            text.lines().last(),
+            Some(format!("fmtstr audit: {summary}").as_str()),
+            "--format {format}:\n{text}"
+        );
+    }
+}
+
 /// An ELF64 file like llc's (header, `.text`, `.note` with the AMD ISA note and a metadata note
 /// holding `document`, `.strtab`), built by hand so the msgpack can be anything.
 fn elf_with_document(document: &[u8]) -> Vec<u8> {

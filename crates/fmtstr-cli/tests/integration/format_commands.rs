@@ -160,6 +160,82 @@ fn printf_matches_glibc_for_typed_and_bare_arguments() {
     }
 }
 
+/// A string argument carries any bytes: written as C escapes (`str:caf\xe9`, like FORMAT), or
+/// as an argument that is not UTF-8 at all; either way the output is glibc's, byte for byte.
+/// `--raw` takes FORMAT and strings literally.
+#[test]
+fn printf_string_arguments_carry_any_byte_like_glibc() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    use fmtstr_oracles::glibc::{snprintf, CArg};
+
+    let os = |bytes: &'static [u8]| OsStr::from_bytes(bytes);
+    // (fmtstr's arguments, glibc's format, glibc's string arguments)
+    let cases: Vec<(Vec<&OsStr>, &std::ffi::CStr, Vec<&std::ffi::CStr>)> = vec![
+        // A raw Latin-1 byte in the OS argument, typed and bare.
+        (
+            vec![os(b"%s|%s|"), os(b"str:caf\xe9"), os(b"caf\xe9")],
+            c"%s|%s|",
+            vec![c"caf\xe9", c"caf\xe9"],
+        ),
+        // The same byte as an escape, hex and octal; precision counts bytes, not characters.
+        (
+            vec![
+                os(b"%s|%.4s|%-6s|"),
+                os(br"str:caf\xe9"),
+                os(br"str:caf\303\251!"),
+                os(br"\xff\n"),
+            ],
+            c"%s|%.4s|%-6s|",
+            vec![c"caf\xe9", c"caf\xc3\xa9!", c"\xff\n"],
+        ),
+        // FORMAT itself may be any bytes too.
+        (
+            vec![os(b"\xe9%s\xff"), os(b"str:\xfe")],
+            c"\xe9%s\xff",
+            vec![c"\xfe"],
+        ),
+        // --raw: the backslashes stay, in FORMAT and in the strings.
+        (
+            vec![os(b"--raw"), os(br"%s\n"), os(br"str:caf\xe9")],
+            c"%s\\n",
+            vec![c"caf\\xe9"],
+        ),
+    ];
+    for (args, format, strings) in cases {
+        let c_args: Vec<CArg> = strings.iter().map(|s| CArg::Str(s)).collect();
+        // SAFETY: every conversion of each glibc format is a %s, given one string each.
+        let expected = unsafe { snprintf(format, &c_args) };
+        let output =
+            run(std::iter::once(OsStr::new("printf")).chain(args.iter().copied())).expect_code(0);
+        assert_eq!(
+            output.stdout, expected,
+            "fmtstr printf {args:?}: {:?}",
+            output.stderr
+        );
+        assert!(output.stderr.is_empty(), "{}", output.stderr);
+    }
+
+    // Only a string may hold bytes that are not UTF-8; the error names the argument.
+    let output = run([os(b"printf"), os(b"%d|%s"), os(b"i32:\xe9"), os(b"x")]).expect_code(2);
+    assert!(
+        output
+            .stderr
+            .contains(r"argument 1 (`i32:\xe9`) is not UTF-8")
+            && output.stderr.contains(r"\xHH"),
+        "{}",
+        output.stderr
+    );
+    // A bad escape in a string names the argument and the way out.
+    let output = run(["printf", "%d %s", "1", r"str:a\q"]).expect_code(2);
+    assert!(
+        output.stderr.contains(r"argument 2 (`str:a\q`)") && output.stderr.contains("--raw"),
+        "{}",
+        output.stderr
+    );
+}
+
 #[test]
 fn printf_renders_vectors_component_by_component() {
     let output = run([
@@ -382,5 +458,20 @@ fn help_teaches_and_version_prints() {
     assert!(printf_help.contains("v4f32:1,2,3,4"), "{printf_help}");
     let version = run(["--version"]).expect_code(0).stdout_text();
     assert!(version.starts_with("fmtstr "), "{version}");
+    // Built from a git checkout, the version names the commit (`fmtstr 0.1.0 (1a2b3c4)`).
+    let in_checkout = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(crate::util::root())
+        .output();
+    if crate::util::root().join(".git").exists() {
+        let commit = in_checkout.expect("git runs in a checkout");
+        assert!(commit.status.success(), "git rev-parse --short HEAD fails");
+        let commit = String::from_utf8_lossy(&commit.stdout).trim().to_owned();
+        assert!(
+            version.contains(&format!("({commit})"))
+                || version.contains(&format!("({commit}-dirty)")),
+            "--version {version:?} does not name the commit {commit}"
+        );
+    }
     run(["no-such-command"]).expect_code(2);
 }

@@ -273,7 +273,7 @@ fn report_matches_clangs_own_vprintf_buffers() {
 /// x86_64 those calls are renamed to `fmtstr_host_workgroup_id_{x,y,z}` and
 /// `fmtstr_host_workitem_id_{x,y,z}`, which the harness defines from its pthread's number t:
 /// workgroup (t / 4, 0, 0), local (t % 4, 0, 0), as if 8 threads ran as 2 groups of 4.
-const HOST_IDS_C: &str = r#"
+pub(crate) const HOST_IDS_C: &str = r#"
 static _Thread_local int current_thread;
 unsigned fmtstr_host_workgroup_id_x(void) { return (unsigned)current_thread / 4; }
 unsigned fmtstr_host_workgroup_id_y(void) { return 0; }

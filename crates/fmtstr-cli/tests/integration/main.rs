@@ -2,6 +2,8 @@
 //! the real binary, judging its output with the real tools where there are any.
 
 mod abi_commands;
+mod cli_help;
+mod color;
 mod decode_commands;
 mod elf_commands;
 mod format_commands;
@@ -9,6 +11,7 @@ mod hsa_commands;
 mod linked_commands;
 mod llvm;
 mod lower_commands;
+mod lower_only;
 mod lower_options;
 mod spirv_commands;
 mod util;

@@ -1,0 +1,187 @@
+
+use builtin;
+use str;
+
+set edit:completion:arg-completer[fmtstr] = {|@words|
+    fn spaces {|n|
+        builtin:repeat $n ' ' | str:join ''
+    }
+    fn cand {|text desc|
+        edit:complex-candidate $text &display=$text' '(spaces (- 14 (wcswidth $text)))$desc
+    }
+    var command = 'fmtstr'
+    for word $words[1..-1] {
+        if (str:has-prefix $word '-') {
+            break
+        }
+        set command = $command';'$word
+    }
+    var completions = [
+        &'fmtstr'= {
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+            cand hash 'Print the 48-bit format-string ID of each STRING'
+            cand printf 'Render FORMAT with ARGs exactly as C''s printf would (glibc''s output, byte for byte)'
+            cand check 'Check FORMAT against the argument types of a printf call, as clang''s -Wformat does'
+            cand dump 'Print the amdpal.format_strings table of PAL ELF files (HSA code objects'' amdhsa.printf, and the table SPIR-V modules'' DebugPrintf calls would get)'
+            cand embed 'Add or replace amdpal.format_strings entries in a PAL ELF from a JSON table'
+            cand merge 'The post-link step: fold BASE''s metadata notes into one and merge INPUTs'' tables into it'
+            cand audit 'Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes'
+            cand lower 'Lower the printf calls of an LLVM IR module for a GPU target'
+            cand abi 'Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module'
+            cand decode 'Decode a GPU printf buffer into exactly the text C''s printf would have printed'
+            cand completions 'Print a completion script for SHELL on stdout (generated from fmtstr''s own options)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fmtstr;hash'= {
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --raw 'Take each STRING''s bytes literally instead of reading C escapes'
+            cand --json 'Print a JSON array (schemas/hash.schema.json) instead of text'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;printf'= {
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --raw 'Take FORMAT''s and the string arguments'' bytes literally instead of reading C escapes'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;check'= {
+            cand --args 'Comma-separated argument types, in call order (leave out for a call with none)'
+            cand --dialect 'Whose printf to check against: gpu (clang''s -Wformat plus what GPU printf cannot print; the default for a format), c (clang 19''s -Wformat for C on x86_64 Linux), opencl (clang 19''s for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V)'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --raw 'Take FORMAT''s bytes literally instead of reading C escapes'
+            cand --json 'Print the findings as JSON (schemas/check.schema.json)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;dump'= {
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --json 'Print JSON (schemas/dump.schema.json) instead of text'
+            cand --all 'Print the whole PAL metadata document of each file as JSON (msgpack values that JSON cannot hold are written as {"$bin": ...}, {"$ext": ...}, {"$map": [[key, value], ...]})'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;embed'= {
+            cand --strings 'The JSON table to embed'
+            cand -o 'Write the result to OUT (through a temporary file and a rename)'
+            cand --output 'Write the result to OUT (through a temporary file and a rename)'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --in-place 'Replace the input file itself (the only way fmtstr modifies an input)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;merge'= {
+            cand --on-collision 'What to do when one ID has two different strings'
+            cand --on-key-difference 'What to do when BASE''s metadata notes disagree on a top-level key other than amdpal.format_strings (amdpal.pipelines, amdpal.version, ...)'
+            cand -o 'Write the result to OUT (through a temporary file and a rename)'
+            cand --output 'Write the result to OUT (through a temporary file and a rename)'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --in-place 'Replace the input file itself (the only way fmtstr modifies an input)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;audit'= {
+            cand --format 'How to print findings'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --verify-ids 'Also report IDs that are not fmtstr''s 48-bit XXH3 hash of their string (IDs written by LLPC are opaque, so use this only for files fmtstr produced)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;lower'= {
+            cand -o 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically'
+            cand --output 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically'
+            cand --pass 'The pass to run'
+            cand --target 'The GPU to lower printf for (struct-args is NVPTX only and needs none)'
+            cand --sm 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)'
+            cand --stage 'amdgpu: lgc writes lgc.debug.printf calls (LLPC lowers them later); buffer writes the printf-buffer protocol itself and the amdpal.format_strings table'
+            cand --layout 'nvptx: natural packs arguments at their natural alignment, which is what the CUDA driver reads; slot32 is seed 000''s 32-byte slots, which the CUDA driver does NOT read (for tools built on that seed only)'
+            cand --buffer-addrspace 'amdgpu: the printf buffer''s address space. 7 (default) is a buffer fat pointer from LLPC''s descriptor set 0xFFFFFFF0 binding 6; any other N writes through a plain `ptr addrspace(N)` returned by `@__fmtstr_printf_buffer()` (1: global memory, for running the same protocol on NVIDIA GPUs or the host)'
+            cand --emit-strings 'amdgpu --stage buffer: also write the format-string table as JSON, for `fmtstr embed --strings` (schemas/format-strings.schema.json)'
+            cand --lgc-form 'amdgpu --stage lgc: which lgc.debug.printf to write. format-first (default) is today''s LLPC (since mid 2024), `(ptr @fmt, args...)`, which fetches the buffer itself; buffer-first is LLPC before mid 2024, `(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, args...)`'
+            cand --user-data-offset 'amdgpu --stage buffer: the table''s .user_data_offset, the printf buffer''s user-data offset in dwords (LLPC writes the offset of its descriptor node, 0 when none). Default: the module''s table''s, else LLPC''s from the module''s !lgc.user.data.nodes, else 0; another value than the module''s table has is an error'
+            cand --prefix 'Who printed it: prefix every call''s format with the ids named, e.g. `block,thread` prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block / workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order given. The prefix is part of the format string (and of the AMD table''s entry), so any printf runtime and decoder prints it'
+            cand --only 'Only the threads this condition matches print: each call goes behind a branch on the ids, so the others run none of it (nvptx: no vprintf; amdgpu: no buffer space taken, nothing stored). Comparisons joined by &&: NAME.AXIS OP N (AXIS x, y or z; OP ==, !=, <, <=, >, >=, unsigned) or NAME==X,Y,Z / NAME!=X,Y,Z (all three axes), NAME as for --prefix: block (or workgroup), thread (or local). E.g. `thread.x==0`, `block==0,0,0`, `workgroup.y!=2 && local.x<4`. The arguments are still computed by every thread; --report counts the bytes of a matching thread'
+            cand --report-json 'The same report as JSON in FILE (schemas/lower-report.schema.json)'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
+            cand --report 'Print on stderr, for every lowered call, its file:line (the program source''s, from !dbg, else the .ll''s), its format and its payload (nvptx: the vprintf argument buffer''s bytes; amdgpu: the entry''s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by'
+            cand --Werror 'Treat warnings as errors'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;abi'= {
+            cand --sm 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)'
+            cand --function 'Only this function (by IR name, without @); repeat for more'
+            cand --check 'Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the same setting) and report every difference'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --json 'Print the plan as JSON (schemas/abi.schema.json)'
+            cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;decode'= {
+            cand --elf 'A PAL ELF whose amdpal.format_strings table names the buffer''s IDs (repeat for several), or an HSA code object whose amdhsa.printf entries do'
+            cand --strings 'A JSON format-string table (repeat for several). When tables give one ID different strings, the first one given is used and a warning names both'
+            cand -j 'Threads that render (default: all cores). Output is in buffer order either way'
+            cand --jobs 'Threads that render (default: all cores). Output is in buffer order either way'
+            cand --vprintf 'Render BUFFER as one CUDA vprintf argument buffer for FORMAT'
+            cand --sort 'prefix: sort the text by who printed it: the values of the prefix `fmtstr lower --prefix` put at the start of each entry (`[block 1,0,0 thread 5,0,0] `), as numbers in the order printed; a stable sort, so one thread''s lines keep buffer order. A line without a prefix stays with the prefixed line before it; lines before the first prefixed one come first'
+            cand --grep 'Print only the lines this regular expression (Rust regex syntax) matches, prefix included, e.g. --grep ''^\[block 0,0,0 thread 3,''. After --sort'
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --strict 'Exit 1 when there is any warning (a marked entry, an overflow, a collision, ...)'
+            cand --json 'Write one JSON object per entry (JSON Lines) instead of the text'
+            cand --stats 'Write the number of entries and dwords per format ID, most dwords first, instead of the text (with --json: one JSON object). Needs no tables'
+            cand --raw 'With --vprintf: take FORMAT''s bytes literally instead of reading C escapes'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;completions'= {
+            cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+        }
+        &'fmtstr;help'= {
+            cand hash 'Print the 48-bit format-string ID of each STRING'
+            cand printf 'Render FORMAT with ARGs exactly as C''s printf would (glibc''s output, byte for byte)'
+            cand check 'Check FORMAT against the argument types of a printf call, as clang''s -Wformat does'
+            cand dump 'Print the amdpal.format_strings table of PAL ELF files (HSA code objects'' amdhsa.printf, and the table SPIR-V modules'' DebugPrintf calls would get)'
+            cand embed 'Add or replace amdpal.format_strings entries in a PAL ELF from a JSON table'
+            cand merge 'The post-link step: fold BASE''s metadata notes into one and merge INPUTs'' tables into it'
+            cand audit 'Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes'
+            cand lower 'Lower the printf calls of an LLVM IR module for a GPU target'
+            cand abi 'Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module'
+            cand decode 'Decode a GPU printf buffer into exactly the text C''s printf would have printed'
+            cand completions 'Print a completion script for SHELL on stdout (generated from fmtstr''s own options)'
+            cand help 'Print this message or the help of the given subcommand(s)'
+        }
+        &'fmtstr;help;hash'= {
+        }
+        &'fmtstr;help;printf'= {
+        }
+        &'fmtstr;help;check'= {
+        }
+        &'fmtstr;help;dump'= {
+        }
+        &'fmtstr;help;embed'= {
+        }
+        &'fmtstr;help;merge'= {
+        }
+        &'fmtstr;help;audit'= {
+        }
+        &'fmtstr;help;lower'= {
+        }
+        &'fmtstr;help;abi'= {
+        }
+        &'fmtstr;help;decode'= {
+        }
+        &'fmtstr;help;completions'= {
+        }
+        &'fmtstr;help;help'= {
+        }
+    ]
+    $completions[$command]
+}
