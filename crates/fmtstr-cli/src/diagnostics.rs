@@ -156,12 +156,10 @@ pub fn os_bytes<'a>(argument: &'a std::ffi::OsStr, what: &str) -> anyhow::Result
     }
 }
 
-/// The format as a C literal with a caret line under the byte at `offset`.
+/// The format as a C literal with a caret line under the byte at `offset` (lower's excerpt:
+/// one look for every command).
 pub fn excerpt(format: &[u8], offset: usize) -> String {
-    let shown = escape::escape(format);
-    let column = 1 + escape::escape(&format[..offset.min(format.len())]).len();
-    // Padded by hand: `{:>column$}` panics for widths above 65535 (a long format).
-    format!("  \"{shown}\"\n  {}^", " ".repeat(column - 1))
+    fmtstr_lower::diag::format_excerpt(format, offset)
 }
 
 /// A parse error in FORMAT, with the format and a caret under the offending byte.

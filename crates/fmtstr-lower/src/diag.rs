@@ -171,10 +171,22 @@ impl fmt::Display for Diagnostic {
     }
 }
 
-/// The format string as a C literal with a caret under the byte at `offset`, indented.
+/// How many bytes of a format string an excerpt shows on each side of the caret.
+const EXCERPT_CONTEXT: usize = 40;
+
+/// The format string as a C literal with a caret under the byte at `offset`, indented. A long
+/// format shows the bytes around `offset`, `...` standing for the rest (as clang cuts a long
+/// line), so that a diagnostic costs the same for every call whatever its format's length.
 pub fn format_excerpt(format: &[u8], offset: usize) -> String {
-    let shown = fmtstr_meta::escape::escape(format);
-    let column = 1 + fmtstr_meta::escape::escape(&format[..offset.min(format.len())]).len();
-    // Padded by hand: `{:>column$}` panics for widths above 65535 (a long format).
-    format!("  \"{shown}\"\n  {}^", " ".repeat(column - 1))
+    use fmtstr_meta::escape::escape;
+    let offset = offset.min(format.len());
+    let start = offset.saturating_sub(EXCERPT_CONTEXT);
+    let end = offset.saturating_add(EXCERPT_CONTEXT).min(format.len());
+    let open = if start > 0 { "..." } else { "\"" };
+    let close = if end < format.len() { "..." } else { "\"" };
+    let before = escape(&format[start..offset]);
+    let after = escape(&format[offset..end]);
+    // Padded by hand: `{:>width$}` panics for widths above 65535.
+    let column = open.len() + before.len();
+    format!("  {open}{before}{after}{close}\n  {}^", " ".repeat(column))
 }

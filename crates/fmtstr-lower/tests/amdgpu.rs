@@ -647,7 +647,7 @@ fn text_after_an_embedded_nul_is_warned_about_like_clang() {
         "{ours}"
     );
     // The excerpt shows the whole literal, the caret at the NUL.
-    assert!(ours.contains("\"A\\x00\\x42 %d\"\n   ^"), "{ours}");
+    assert!(ours.contains("\"A\\x00\\x42 %d\"\n    ^"), "{ours}");
     let table = lowered.strings.unwrap();
     assert_eq!(table.entries[0].string(), "A");
 }

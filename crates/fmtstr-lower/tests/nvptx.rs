@@ -315,7 +315,7 @@ fn format_mismatches_are_warnings_and_werror_makes_them_errors() {
     );
     assert!(message.contains("[-Wformat]"), "{message}");
     assert!(
-        message.contains("\"%d %s %f\"\n  ^"),
+        message.contains("\"%d %s %f\"\n   ^"),
         "a caret under %d:\n{message}"
     );
     assert!(lowered
