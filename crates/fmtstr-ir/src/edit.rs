@@ -511,19 +511,23 @@ impl Module {
         count
     }
 
+    /// The live instructions other than `inst` that use its result (of type `ty`). Without a
+    /// result nothing can use it: no need to look (for a new instruction that look is a scan
+    /// of its function).
+    pub(crate) fn other_users(&mut self, inst: InstId, ty: TypeId) -> Vec<InstId> {
+        if ty == TypeId::VOID {
+            return Vec::new();
+        }
+        self.users_of(Value::Inst(inst))
+            .into_iter()
+            .filter(|&u| u != inst)
+            .collect()
+    }
+
     /// Removes an instruction. Refused while other instructions use its result.
     pub fn remove_inst(&mut self, inst: InstId) -> Result<(), EditError> {
         let d = *self.live_inst(inst)?;
-        // Without a result nothing can use it: no need to look (for a new instruction that
-        // look is a scan of its function).
-        let users: Vec<InstId> = if d.ty == TypeId::VOID {
-            Vec::new()
-        } else {
-            self.users_of(Value::Inst(inst))
-                .into_iter()
-                .filter(|&u| u != inst)
-                .collect()
-        };
+        let users = self.other_users(inst, d.ty);
         if !users.is_empty() {
             return Err(EditError::StillUsed {
                 what: self.describe(Value::Inst(inst)),

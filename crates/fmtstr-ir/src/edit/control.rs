@@ -127,14 +127,7 @@ impl Module {
         otherwise: Option<Operand>,
     ) -> Result<Guard, EditError> {
         let d = *self.live_inst(inst)?;
-        let users: Vec<InstId> = if d.ty == TypeId::VOID {
-            Vec::new()
-        } else {
-            self.users_of(Value::Inst(inst))
-                .into_iter()
-                .filter(|&u| u != inst)
-                .collect()
-        };
+        let users = self.other_users(inst, d.ty);
         self.guard_with_users(inst, cond, names, otherwise, users)
     }
 
