@@ -580,6 +580,39 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// `{ ... }` of `attributes #N = { ... }`, kept as text. Attributes never name a global:
+    /// one there means the group's `}` is missing and it swallowed what follows (LLVM refuses
+    /// that too). Kept, such a name would outlive the global's removal (found by the ir_lower
+    /// fuzz target: printf's declaration removed, `@printf` left in a group).
+    fn skip_attr_group(&mut self) -> PResult<()> {
+        let open = self.tok.start;
+        let mut depth: u32 = 0;
+        loop {
+            match self.tok.kind {
+                Tok::LParen | Tok::LBrace | Tok::LSquare => depth += 1,
+                Tok::RParen | Tok::RBrace | Tok::RSquare => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        self.bump();
+                        return Ok(());
+                    }
+                }
+                Tok::Eof => return self.error_at(open, "unbalanced bracket".into()),
+                Tok::Error => return self.expected("a closing bracket"),
+                Tok::GlobalVar | Tok::GlobalId => {
+                    return self.error_at(
+                        self.tok.start,
+                        "an attribute group names no global: is the group's closing '}' \
+                         missing?"
+                            .into(),
+                    )
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
     /// Skips tokens to the end of the line (brackets may span lines).
     /// `^N = ...`: a summary entry, kept as text. Its fields are skipped byte by byte, not
     /// as tokens, because LLVM's summary syntax takes spellings its other parts do not
@@ -748,7 +781,7 @@ impl<'s> Parser<'s> {
                         if self.tok.kind != Tok::LBrace {
                             return self.expected("'{'");
                         }
-                        self.skip_group()?;
+                        self.skip_attr_group()?;
                         ItemKind::AttrGroup
                     }
                     b"uselistorder" | b"uselistorder_bb" => {

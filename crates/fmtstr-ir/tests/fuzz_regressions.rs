@@ -38,3 +38,19 @@ fn an_exception_pad_with_unclosed_brackets_at_the_end_of_the_input_is_an_error()
         );
     }
 }
+
+/// An attribute group whose `}` is missing swallowed the functions after it, `@printf`
+/// included; the lowering then removed printf's declaration and printed a module that named
+/// it (the ir_lower target). A global in a group is an error, as llvm-as-19 says
+/// ("unterminated attribute group").
+#[test]
+fn an_attribute_group_that_names_a_global_is_an_error() {
+    let text = "declare i32 @printf(ptr, ...) #0\n\nattributes #0 = { nounwind\n\ndefine void @f() {\n  %r = call i32 (ptr, ...) @printf(ptr null)\n  ret void\n}\n";
+    let error = Module::parse("group.ll", text).expect_err("a global inside a group");
+    let message = error.to_string();
+    assert!(message.starts_with("group.ll:5:"), "{message}");
+    assert!(message.contains("closing '}'"), "{message}");
+    // Globals elsewhere in brackets are still references.
+    let fine = "@g = global i32 0\n@p = global [1 x ptr] [ptr @g]\nattributes #0 = { nounwind \"k\"=\"v\" memory(none) }\n";
+    Module::parse("fine.ll", fine).expect("valid groups parse");
+}
