@@ -343,6 +343,9 @@ impl Module {
             match item.state {
                 ITEM_REMOVED => out.skip(item.end as usize)?,
                 ITEM_NEW => {
+                    // A new entity starts a line of its own, even after a source whose last
+                    // line has no newline (found by the ir_lower fuzz target: `^0 =!0 = ...`).
+                    out.start_line()?;
                     let mut text = Vec::new();
                     match item.kind {
                         crate::module::ItemKind::Function(f) => {

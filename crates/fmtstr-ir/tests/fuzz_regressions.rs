@@ -54,3 +54,55 @@ fn an_attribute_group_that_names_a_global_is_an_error() {
     let fine = "@g = global i32 0\n@p = global [1 x ptr] [ptr @g]\nattributes #0 = { nounwind \"k\"=\"v\" memory(none) }\n";
     Module::parse("fine.ll", fine).expect("valid groups parse");
 }
+
+/// A module whose last line has no newline: what an edit adds at the end starts a line of its
+/// own. It was glued to that line (`^0 =!0 = !{...}`: the ir_lower target), which could also
+/// turn it into part of a trailing comment.
+#[test]
+fn what_is_added_at_the_end_starts_a_line_after_a_last_line_without_newline() {
+    for last in [
+        "define void @f() {\n  ret void\n}",
+        "declare void @f()\n; the end",
+    ] {
+        let mut m = Module::parse("end.ll", last).expect("the module parses");
+        let ty = m
+            .types_mut()
+            .function(fmtstr_ir::TypeId::I32, &[fmtstr_ir::TypeId::PTR], true);
+        m.declare_function("h", ty).expect("declared");
+        let node = m.add_metadata(&[fmtstr_ir::MdInput::String(b"x")]);
+        m.add_named_metadata("fmtstr.end", &[node]).expect("named");
+        let out = String::from_utf8(m.print()).expect("UTF-8");
+        // Every source line is kept (a trailing comment follows what was added).
+        for line in last.lines() {
+            assert!(out.lines().any(|l| l == line), "{line:?} lost:\n{out}");
+        }
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with("declare i32 @h(ptr, ...)")),
+            "{out}"
+        );
+        assert!(
+            out.lines().any(|l| l.starts_with("!fmtstr.end = !{")),
+            "{out}"
+        );
+        let again = Module::parse("again.ll", out.clone()).expect("the output parses");
+        assert!(again.function_by_name("h").is_some(), "{out}");
+        if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+            let status = std::process::Command::new(llvm_as)
+                .args(["-", "-o", "/dev/null"])
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .and_then(|mut child| {
+                    use std::io::Write as _;
+                    child
+                        .stdin
+                        .take()
+                        .expect("stdin")
+                        .write_all(out.as_bytes())?;
+                    child.wait()
+                })
+                .expect("llvm-as runs");
+            assert!(status.success(), "llvm-as-19 refused:\n{out}");
+        }
+    }
+}
