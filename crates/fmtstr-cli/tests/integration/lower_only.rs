@@ -178,21 +178,11 @@ fn only_the_matching_host_threads_print_and_take_buffer_space() {
     );
     // bufferOffset is exactly what the matching threads' lines take (--report's dwords per
     // call): the other five threads wrote nothing.
-    let bytes = std::fs::read(at("all.bin")).unwrap();
-    let written = u64::from_le_bytes(bytes[..8].try_into().unwrap());
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(at("report.json")).unwrap()).unwrap();
-    let dwords = |line: &str| -> u64 {
-        let kind = line.split(' ').nth(2).unwrap();
-        report["calls"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["format"].as_str().unwrap().contains(&format!(" {kind} ")))
-            .and_then(|c| c["dwords"].as_u64())
-            .unwrap()
-    };
-    let matching: u64 = host_lines.values().flatten().map(|l| dwords(l)).sum();
+    let (written, matching) = crate::lower_options::written_and_reported(
+        &at("all.bin"),
+        &at("report.json"),
+        host_lines.values().flatten(),
+    );
     assert_eq!(written, matching);
     let per_thread = matching / 3;
     assert_eq!(

@@ -428,21 +428,11 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         "--grep kept other lines than thread 6's"
     );
     // --report's dwords per printed line add up to what the threads wrote.
-    let bytes = std::fs::read(at("all.bin")).unwrap();
-    let written = u64::from_le_bytes(bytes[..8].try_into().unwrap());
-    let report: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(at("report.json")).unwrap()).unwrap();
-    let dwords = |line: &str| -> u64 {
-        let kind = line.split(' ').nth(2).unwrap();
-        report["calls"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|c| c["format"].as_str().unwrap().contains(&format!(" {kind} ")))
-            .and_then(|c| c["dwords"].as_u64())
-            .unwrap()
-    };
-    let reported: u64 = host_lines.values().flatten().map(|l| dwords(l)).sum();
+    let (written, reported) = written_and_reported(
+        &at("all.bin"),
+        &at("report.json"),
+        host_lines.values().flatten(),
+    );
     assert_eq!(reported, written);
     // The interned strings: entries of their own, marked, without arguments.
     let table: serde_json::Value =
@@ -530,4 +520,28 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         "{}",
         bad.stderr
     );
+}
+
+/// The buffer's `bufferOffset` (its first 8 bytes: what the threads wrote), and the sum of
+/// `--report-json`'s dwords over `lines` (each line's third word names its call's format).
+pub(crate) fn written_and_reported<'a>(
+    buffer: &Path,
+    report: &Path,
+    lines: impl Iterator<Item = &'a String>,
+) -> (u64, u64) {
+    let bytes = std::fs::read(buffer).unwrap();
+    let written = u64::from_le_bytes(bytes[..8].try_into().unwrap());
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let dwords = |line: &str| -> u64 {
+        let kind = line.split(' ').nth(2).unwrap();
+        report["calls"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["format"].as_str().unwrap().contains(&format!(" {kind} ")))
+            .and_then(|c| c["dwords"].as_u64())
+            .unwrap()
+    };
+    (written, lines.map(|l| dwords(l)).sum())
 }
