@@ -62,6 +62,8 @@ pub struct Options {
     pub targets: Vec<String>,
     /// libFuzzer's sanitizer (`none`, `address`, ...), passed to `cargo fuzz build`.
     pub sanitizer: String,
+    /// libFuzzer's `-seed`; `None` lets it pick one.
+    pub seed: Option<u32>,
 }
 
 /// What one target's run found.
@@ -110,6 +112,7 @@ pub fn run(options: &Options) -> anyhow::Result<()> {
                     &binaries.join(&target),
                     &target,
                     options.seconds,
+                    options.seed,
                 );
                 match &outcome {
                     Ok(outcome) => eprintln!("{}", summary(&target, outcome)),
@@ -283,6 +286,7 @@ fn run_target(
     binary: &Path,
     target: &str,
     seconds: u64,
+    seed: Option<u32>,
 ) -> anyhow::Result<Outcome> {
     let corpus = target_dir.join("fuzz-corpus").join(target);
     let crashes = target_dir.join("fuzz-crashes").join(target);
@@ -304,6 +308,9 @@ fn run_target(
         .arg(format!("-rss_limit_mb={RSS_LIMIT_MB}"))
         .arg(format!("-artifact_prefix={}/", crashes.display()))
         .arg("-print_final_stats=1");
+    if let Some(seed) = seed {
+        command.arg(format!("-seed={seed}"));
+    }
     if let Some(dict) = dictionary(target) {
         command.arg(format!(
             "-dict={}",

@@ -60,6 +60,9 @@ enum Task {
         /// libFuzzer's sanitizer: none, address, ...
         #[arg(long, default_value = "none")]
         sanitizer: String,
+        /// libFuzzer's random seed, for a run that repeats (default: a new one each run).
+        #[arg(long)]
+        seed: Option<u32>,
         /// Targets to run (default: all).
         targets: Vec<String>,
     },
@@ -140,12 +143,14 @@ fn main() -> anyhow::Result<()> {
             seconds,
             jobs,
             sanitizer,
+            seed,
             targets,
         } => fuzz::run(&fuzz::Options {
             seconds,
             jobs,
             targets,
             sanitizer,
+            seed,
         }),
         Task::Wheel { test } => wheel::run(test),
         Task::Man { check } => cli_docs::run(check),

@@ -212,6 +212,19 @@ pub fn checked_range(start: u64, len: u64, file_len: usize) -> Option<std::ops::
 }
 
 impl Layout {
+    /// Whether the bytes `start..end` hold any part of the ELF header or a header table.
+    /// A section that shares bytes with them cannot be rewritten where it is.
+    pub fn headers_overlap(&self, start: u64, end: u64) -> bool {
+        let overlaps =
+            |from: u64, len: u64| len > 0 && from < end && start < from.saturating_add(len);
+        overlaps(0, self.class.header_size() as u64)
+            || overlaps(
+                self.phoff,
+                (self.segments.len() * self.class.program_header_size()) as u64,
+            )
+            || overlaps(self.shoff, (self.sections.len() * self.shentsize) as u64)
+    }
+
     pub fn parse(bytes: &[u8]) -> Result<Layout> {
         if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
             let shown: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();

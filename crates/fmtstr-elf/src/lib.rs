@@ -348,8 +348,10 @@ impl<'a> PalElf<'a> {
             write(out);
             out.extend_from_slice(&bytes[range.end..end]);
         };
+        // Rewriting such a section where it is would rewrite the headers too.
+        let holds_headers = self.layout.headers_overlap(start as u64, end as u64);
 
-        if new_size <= old_size {
+        if new_size <= old_size && !holds_headers {
             // In place: the rest of the old section becomes zeros.
             let mut out = Vec::with_capacity(bytes.len());
             out.extend_from_slice(&bytes[..start]);
@@ -370,6 +372,15 @@ impl<'a> PalElf<'a> {
             }
             return Ok(out);
         }
+        if self.is_loaded(section) && holds_headers {
+            return Err(ElfError::CannotAddNote {
+                reason: format!(
+                    "{} shares bytes with the ELF headers and is loaded, so it can neither \
+                     change in place nor move",
+                    section.label()
+                ),
+            });
+        }
         if self.is_loaded(section) {
             return Err(ElfError::LoadedNoteGrows {
                 section: section.label(),
@@ -378,7 +389,7 @@ impl<'a> PalElf<'a> {
             });
         }
 
-        let delta = (new_size - old_size) as usize;
+        let delta = new_size.saturating_sub(old_size) as usize;
         let later: Vec<&Section> = self
             .layout
             .sections
@@ -416,7 +427,7 @@ impl<'a> PalElf<'a> {
             max_align = max_align.max(align);
         }
 
-        if overlapping || segment_after || headers_after || odd_alignment {
+        if overlapping || holds_headers || segment_after || headers_after || odd_alignment {
             // Move the section to the end of the file; its old bytes stay where they were,
             // unreferenced.
             let mut out = Vec::with_capacity(bytes.len() + new_size as usize + 16);

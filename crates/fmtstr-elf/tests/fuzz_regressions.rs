@@ -120,3 +120,43 @@ fn a_moved_note_section_lands_aligned_whatever_its_alignment_says() {
         .expect("it has a table");
     assert_eq!(read.entries[0].string(), "z=%x\n");
 }
+
+/// A PAL object whose section header table starts inside the metadata note's section (the
+/// table's first bytes are the end of the note's descriptor). Growing the note in place
+/// overwrote and shifted the headers, so the file written had no metadata note. A section that
+/// shares bytes with the ELF header or a header table now moves to the end of the file.
+#[test]
+fn a_note_section_holding_the_section_headers_moves_instead_of_growing_over_them() {
+    let bytes = sample("section-headers-inside-the-note.elf");
+    let elf = PalElf::parse(&bytes).expect("the headers are sound");
+    let note = elf.metadata_note().expect("it has a metadata note").clone();
+    let table = elf
+        .format_strings()
+        .expect("the table decodes")
+        .expect("it has a table");
+    let written = elf.with_format_strings(&table).expect("the note moves");
+    let again = PalElf::parse(&written).expect("the written file parses");
+    let read = again
+        .format_strings()
+        .expect("its table decodes")
+        .expect("it has a table");
+    let (mut expected, mut got) = (Vec::new(), Vec::new());
+    table.encode(&mut expected);
+    read.encode(&mut got);
+    assert_eq!(got, expected);
+    let moved = again.metadata_note().expect("it has a metadata note");
+    assert!(
+        moved.note.start >= bytes.len(),
+        "the note moved past the old end"
+    );
+    // The bytes before the old note (the first note and everything before it) are untouched.
+    assert_eq!(written[..note.note.start], bytes[..note.note.start]);
+    let before = elf.sections();
+    let after = again.sections();
+    assert_eq!(before.len(), after.len());
+    for (old, new) in before.iter().zip(&after) {
+        if old.index != note.section {
+            assert_eq!((old.offset, old.size), (new.offset, new.size), "{old:?}");
+        }
+    }
+}
