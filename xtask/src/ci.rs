@@ -52,7 +52,10 @@ pub fn run() -> anyhow::Result<()> {
     // is fixed so that a CI verdict repeats: `cargo xtask fuzz --seconds 20 --seed 1` on a
     // fresh corpus replays the inputs CI tries. Long campaigns use new seeds.
     fuzz::run(&fuzz::Options {
-        seconds: 20,
+        limit: fuzz::Limit {
+            seconds: Some(20),
+            runs: None,
+        },
         jobs: 2,
         targets: Vec::new(),
         sanitizer: "none".to_owned(),

@@ -4,11 +4,11 @@
 //! commands at the root never build it). This task installs cargo-fuzz from crates.io when it
 //! is missing, builds every target in one nightly invocation (release, overflow checks and
 //! debug assertions on, no debug info), writes seed corpora from `samples/` and LLVM's own
-//! tests, and runs each target for `--seconds` (`--jobs` at a time), then prints
-//! `TARGET: N execs, N crashes` per target.
+//! tests, and runs each target for `--seconds` or `--runs` executions (`--jobs` at a time),
+//! then prints `TARGET: N execs, N crashes` per target.
 //!
 //! Each target's corpus grows under `target/fuzz-corpus/TARGET`, so a later run (a long
-//! campaign: `--seconds 3600`) resumes from what earlier runs found. A crash, a hang (over 1 s
+//! campaign: `--runs 10000000`) resumes from what earlier runs found. A crash, a hang (over 1 s
 //! for one input) or running out of memory (over 2 GiB) leaves its input under
 //! `target/fuzz-crashes/TARGET/` and makes the task fail. The full libFuzzer output of each
 //! target is in `target/fuzz-logs/TARGET.log`.
@@ -54,8 +54,8 @@ const RSS_LIMIT_MB: u32 = 2048;
 /// What to run.
 #[derive(Debug)]
 pub struct Options {
-    /// Seconds per target.
-    pub seconds: u64,
+    /// How long each target runs.
+    pub limit: Limit,
     /// Targets run at the same time (one core each).
     pub jobs: usize,
     /// Targets to run; empty is all.
@@ -64,6 +64,35 @@ pub struct Options {
     pub sanitizer: String,
     /// libFuzzer's `-seed`; `None` lets it pick one.
     pub seed: Option<u32>,
+}
+
+/// How long each target runs: until the first of the two limits it has.
+#[derive(Clone, Copy, Debug)]
+pub struct Limit {
+    pub seconds: Option<u64>,
+    /// Executions (libFuzzer's `-runs`).
+    pub runs: Option<u64>,
+}
+
+impl Limit {
+    /// `--seconds` and `--runs` as given: 60 s when neither is.
+    pub fn new(seconds: Option<u64>, runs: Option<u64>) -> Limit {
+        Limit {
+            seconds: seconds.or(if runs.is_some() { None } else { Some(60) }),
+            runs,
+        }
+    }
+}
+
+impl std::fmt::Display for Limit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.seconds, self.runs) {
+            (Some(seconds), Some(runs)) => write!(f, "{runs} executions or {seconds} s"),
+            (Some(seconds), None) => write!(f, "{seconds} s"),
+            (None, Some(runs)) => write!(f, "{runs} executions"),
+            (None, None) => write!(f, "no limit"),
+        }
+    }
 }
 
 /// What one target's run found.
@@ -111,7 +140,7 @@ pub fn run(options: &Options) -> anyhow::Result<()> {
                     &target_dir,
                     &binaries.join(&target),
                     &target,
-                    options.seconds,
+                    options.limit,
                     options.seed,
                 );
                 match &outcome {
@@ -126,7 +155,7 @@ pub fn run(options: &Options) -> anyhow::Result<()> {
     let mut results = results.into_inner().expect("results");
     results.sort_by_key(|(target, _)| TARGETS.iter().position(|t| t == target));
     let mut failures = Vec::new();
-    println!("xtask fuzz: {} s per target", options.seconds);
+    println!("xtask fuzz: {} per target", options.limit);
     for (target, outcome) in results {
         match outcome {
             Ok(outcome) => {
@@ -285,7 +314,7 @@ fn run_target(
     target_dir: &Path,
     binary: &Path,
     target: &str,
-    seconds: u64,
+    limit: Limit,
     seed: Option<u32>,
 ) -> anyhow::Result<Outcome> {
     let corpus = target_dir.join("fuzz-corpus").join(target);
@@ -303,13 +332,18 @@ fn run_target(
     command
         .arg(&corpus)
         .arg(target_dir.join("fuzz-seeds").join(target))
-        .arg(format!("-max_total_time={seconds}"))
         .arg(format!("-timeout={TIMEOUT_SECONDS}"))
         .arg(format!("-rss_limit_mb={RSS_LIMIT_MB}"))
         .arg(format!("-artifact_prefix={}/", crashes.display()))
         .arg("-print_final_stats=1");
     if let Some(seed) = seed {
         command.arg(format!("-seed={seed}"));
+    }
+    if let Some(seconds) = limit.seconds {
+        command.arg(format!("-max_total_time={seconds}"));
+    }
+    if let Some(runs) = limit.runs {
+        command.arg(format!("-runs={runs}"));
     }
     if let Some(dict) = dictionary(target) {
         command.arg(format!(

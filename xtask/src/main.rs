@@ -51,9 +51,12 @@ enum Task {
     },
     /// Fuzz every reader and renderer with libFuzzer (nightly; installs cargo-fuzz if missing).
     Fuzz {
-        /// Seconds per target.
-        #[arg(long, default_value_t = 60)]
-        seconds: u64,
+        /// Seconds per target (default 60, or no limit with --runs).
+        #[arg(long)]
+        seconds: Option<u64>,
+        /// Executions per target (libFuzzer's -runs): `--runs 10000000` is a full campaign.
+        #[arg(long)]
+        runs: Option<u64>,
         /// Targets run at the same time (one core each).
         #[arg(long, default_value_t = 1)]
         jobs: usize,
@@ -141,12 +144,13 @@ fn main() -> anyhow::Result<()> {
         Task::LlvmSource => llvm_source::run(),
         Task::Fuzz {
             seconds,
+            runs,
             jobs,
             sanitizer,
             seed,
             targets,
         } => fuzz::run(&fuzz::Options {
-            seconds,
+            limit: fuzz::Limit::new(seconds, runs),
             jobs,
             targets,
             sanitizer,
