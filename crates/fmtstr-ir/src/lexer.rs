@@ -137,6 +137,12 @@ fn is(class: u8, b: u8) -> bool {
     CLASS[b as usize] & class != 0
 }
 
+/// Whether `b` may continue a keyword: `[a-zA-Z0-9_]`.
+#[inline(always)]
+pub(crate) fn is_word_byte(b: u8) -> bool {
+    CLASS[b as usize] & WORD != 0
+}
+
 /// A cursor over the source. Cloning it is how the parser looks ahead.
 #[derive(Clone, Debug)]
 pub(crate) struct Lexer<'s> {

@@ -114,6 +114,7 @@ mod error;
 mod hash;
 mod inst;
 pub(crate) mod lexer;
+mod md_line;
 mod metadata;
 mod module;
 mod parallel;
@@ -219,6 +220,26 @@ impl Module {
             module: parser::parse_threads(file_name, text, threads)?,
             first_function: None,
         }])
+    }
+
+    /// A sequential parse that reads every metadata definition token by token, never with
+    /// the byte scanner: for the tests that check the two readings agree.
+    #[doc(hidden)]
+    pub fn parse_metadata_by_tokens(file_name: &str, text: Vec<u8>) -> Result<Module, ParseError> {
+        parser::parse_metadata_by_tokens(file_name, text)
+    }
+
+    /// Everything the parse recorded about metadata and top-level items, as text: for the
+    /// tests that compare two parses of one module.
+    #[doc(hidden)]
+    pub fn metadata_record(&self) -> String {
+        let md = &self.md;
+        let mut by_number: Vec<_> = md.by_number.iter().collect();
+        by_number.sort();
+        format!(
+            "{:?}\n{:?}\n{by_number:?}\n{:?}\n{:?}\n{}\n{:?}",
+            md.nodes, md.ops, md.kinds, md.named, md.next_number, self.items
+        )
     }
 
     /// The parallel parse alone, without the sequential fallback: for the tests that check

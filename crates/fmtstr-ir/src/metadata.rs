@@ -340,7 +340,8 @@ impl Module {
             return;
         };
         if node.number != NONE {
-            out.extend_from_slice(format!("!{}", node.number).as_bytes());
+            out.push(b'!');
+            crate::types::push_u64(out, u64::from(node.number));
         } else {
             self.write_md_node(id, out);
         }

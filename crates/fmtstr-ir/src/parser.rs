@@ -20,6 +20,7 @@ use crate::inst::{
     NO_TEXT, TYPE_ATTRS,
 };
 use crate::lexer::{name_key, parse_u32, Lexer, NameKey, Tok, Token};
+use crate::md_line::{self, LineKind, LineOp};
 use crate::metadata::{MdData, MdKindData, MdNodeData, MdOp};
 use crate::module::{
     none_text, AliasData, ArgData, BlockData, BlockId, ConstId, FuncData, FuncId, GlobalData,
@@ -80,6 +81,11 @@ pub(crate) struct Parser<'s> {
     /// nested one starts its own).
     param_scratch: Vec<TypeId>,
     md_scratch: Vec<MdOp>,
+    /// [`md_line::scan`]'s buffers, and whether it is used (always, but in the test that
+    /// checks it against the token parser).
+    md_line_refs: Vec<(u32, u32)>,
+    md_line_ops: Vec<LineOp>,
+    pub(crate) md_line_scan: bool,
     small_ints: Vec<u32>,
     type_mentions: FxHashMap<u32, u32>,
     /// Skeleton mode (the first phase of a parallel parse): function bodies are skipped and
@@ -141,6 +147,16 @@ pub(crate) fn parse_threads(file: &str, text: Vec<u8>, threads: usize) -> PResul
             parser.m
         }
     };
+    module.src = std::sync::Arc::new(text);
+    Ok(module)
+}
+
+/// A sequential parse with [`md_line::scan`] off.
+pub(crate) fn parse_metadata_by_tokens(file: &str, text: Vec<u8>) -> PResult<Module> {
+    let mut parser = Parser::new(file, &text);
+    parser.md_line_scan = false;
+    parser.module()?;
+    let mut module = parser.m;
     module.src = std::sync::Arc::new(text);
     Ok(module)
 }
@@ -349,6 +365,9 @@ impl<'s> Parser<'s> {
             type_mentions: FxHashMap::default(),
             next_global_number: 0,
             skeleton: false,
+            md_line_refs: Vec::new(),
+            md_line_ops: Vec::new(),
+            md_line_scan: true,
             pending: Vec::new(),
             body_ends: Vec::new(),
         }
@@ -3351,6 +3370,16 @@ impl<'s> Parser<'s> {
     }
 
     fn md_def(&mut self) -> PResult<ItemKind> {
+        if self.md_line_scan {
+            let mut refs = std::mem::take(&mut self.md_line_refs);
+            let mut ops = std::mem::take(&mut self.md_line_ops);
+            let read = self.md_def_from_bytes(&mut refs, &mut ops);
+            self.md_line_refs = refs;
+            self.md_line_ops = ops;
+            if read {
+                return Ok(ItemKind::Md);
+            }
+        }
         let t = self.bump();
         let Some(number) = parse_u32(self.text(t).get(1..).unwrap_or(&[])) else {
             return self.error_at(t.start, "metadata number out of range".into());
@@ -3378,6 +3407,78 @@ impl<'s> Parser<'s> {
             self.m.md.nodes.pop();
         }
         Ok(ItemKind::Md)
+    }
+
+    /// The definition at the current `!N` token read by [`md_line::scan`], with the ids and
+    /// operands the token parser would give it; false (nothing read) for a shape it leaves
+    /// to the token parser, or a redefinition, which that reports.
+    fn md_def_from_bytes(&mut self, refs: &mut Vec<(u32, u32)>, ops: &mut Vec<LineOp>) -> bool {
+        let at = self.tok.start;
+        let Some(line) = md_line::scan(self.src, at as usize, refs, ops) else {
+            return false;
+        };
+        let md = &mut self.m.md;
+        if md.nodes.len() + refs.len() + 1 >= MAX_INDEX as usize
+            || md.ops.len() + ops.len() >= MAX_INDEX as usize
+        {
+            return false;
+        }
+        if let Some(&id) = md.by_number.get(&line.number) {
+            if !matches!(md.nodes[id.index()].kind, MdKindData::Undefined(_)) {
+                return false;
+            }
+        }
+        let slot = md.numbered(line.number, at);
+        let ops_start = md.ops.len() as u32;
+        let (kind, name) = match line.kind {
+            LineKind::Specialized(name) => {
+                for &(number, offset) in refs.iter() {
+                    md.numbered(number, offset);
+                }
+                let fields = ops.iter().map(|op| match *op {
+                    LineOp::Field(key, value) if key.start == key.end => {
+                        MdOp::Field(NO_TEXT, value)
+                    }
+                    LineOp::Field(key, value) => MdOp::Field(key, value),
+                    LineOp::Node(_) | LineOp::Null => MdOp::Null,
+                });
+                md.ops.extend(fields);
+                (MdKindData::Specialized, name)
+            }
+            LineKind::Tuple => {
+                for op in ops.iter() {
+                    let op = match *op {
+                        LineOp::Node(k) => {
+                            let (number, offset) = refs[k as usize];
+                            MdOp::Node(md.numbered(number, offset))
+                        }
+                        LineOp::Null | LineOp::Field(..) => MdOp::Null,
+                    };
+                    md.ops.push(op);
+                }
+                (MdKindData::Tuple, NO_TEXT)
+            }
+            LineKind::String(token) => (MdKindData::String, token),
+        };
+        let (ops, len) = match kind {
+            MdKindData::String => (0, 0),
+            _ => (ops_start, md.ops.len() as u32 - ops_start),
+        };
+        md.nodes[slot.index()] = MdNodeData {
+            kind,
+            distinct: line.distinct,
+            ops,
+            len,
+            text: Text {
+                start: at,
+                end: line.end,
+            },
+            name,
+            number: line.number,
+        };
+        self.prev_end = line.end;
+        self.seek(line.end as usize);
+        true
     }
 
     fn named_md(&mut self) -> PResult<ItemKind> {

@@ -1,0 +1,71 @@
+//! The parser reads most metadata definitions with a byte scanner and the rest token by token;
+//! both readings must record the same nodes, ids and operands, or fail with the same error.
+//! LLVM's whole test tree is checked in `llvm_tests`; these are the edges of the scanner's
+//! shapes, where it must either read exactly what the tokens say or leave the line to them.
+
+use fmtstr_ir::Module;
+
+fn agree(text: &str) {
+    let read = |module: Result<Module, fmtstr_ir::ParseError>| match module {
+        Ok(module) => Ok(module.metadata_record()),
+        Err(error) => Err(error.to_string()),
+    };
+    let scanned = read(Module::parse_with_threads(
+        "t.ll",
+        text.as_bytes().to_vec(),
+        1,
+    ));
+    let by_tokens = read(Module::parse_metadata_by_tokens(
+        "t.ll",
+        text.as_bytes().to_vec(),
+    ));
+    assert_eq!(scanned, by_tokens, "for:\n{text}");
+}
+
+#[test]
+fn specialized_nodes_with_every_value_shape() {
+    agree(concat!(
+        "!0 = distinct !DICompileUnit(language: DW_LANG_C11, file: !1, producer: \"clang, 19\", ",
+        "isOptimized: true, emissionKind: FullDebug)\n",
+        "!1 = !DIFile(filename: \"a.c\", directory: \"/tmp\")\n",
+        "!2 = !DISubrange(count: -1, lowerBound: 0)\n",
+        "!3 = !DIBasicType(name: \"int\", size: 32, encoding: DW_ATE_signed, flags: DIFlagA | DIFlagB)\n",
+        "!4 = !DIExpression()\n",
+        "!5 = !DIExpression(DW_OP_LLVM_fragment, 0, 32)\n",
+        "!6 = !DILocation(line: 3, column: 7, scope: !9)\n",
+        "!7 = !DIFoo(a: 1,)\n",
+        "!8 = !DIFoo(a: , b:2)\n",
+        "!9 = distinct !DISubprogram(name: \"f\", flags: DIFlagPrototyped|DIFlagAllCallsDescribed)\n",
+    ));
+}
+
+#[test]
+fn tuples_and_strings() {
+    agree("!0 = !{!1, null, !2}\n!1 = !{}\n!2 = distinct !{ !1 , null }\n!3 = !\"text, (with) !4\"\n!4 = !{i32 7, !\"x\"}\n");
+}
+
+#[test]
+fn shapes_left_to_the_tokens_read_the_same() {
+    // Hex, a label-like string, `@`, an inline node, a tab, a comment, a number that
+    // overflows, eleven digits, a name with a dot.
+    for line in [
+        "!0 = !DIFoo(a: 0x10)",
+        "!0 = !DIFoo(a: \"k\":)",
+        "!0 = !DIGlobalVariableExpression(var: !1, expr: !DIExpression())\n!1 = !{}",
+        "!0 = !DIFoo(a:\t1)",
+        "!0 = !DIFoo(a: 1) ; note",
+        "!0 = !DIFoo(a: !99999999999)",
+        "!0 = !DIFoo(a: !00000000001)\n!1 = !{}",
+        "!00000000001 = !{}",
+        "!0 = !DI.Foo(a: 1)",
+        "!0 = !DIFoo(a: 1.5)",
+        "!0 = !DIFoo(a: b.c)",
+        "!0 = !DIArgList(i32 1)",
+        "!0 = distinct!{}",
+        "!0 = !{!1}\n!1 = !{}\n!1 = !{}",
+        "!0 = !DIFoo(a: 1",
+        "!0 = !{!1,",
+    ] {
+        agree(line);
+    }
+}
