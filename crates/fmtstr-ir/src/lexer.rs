@@ -315,6 +315,28 @@ impl<'s> Lexer<'s> {
                     i = past_space(src, j);
                     continue;
                 }
+            } else if b == b'!' {
+                // `!dbg !12`: an attachment on most instructions of a module with debug info.
+                let mut j = i + 1;
+                let c = src.get(j).copied().unwrap_or(0);
+                if CLASS[c as usize] & DIGIT != 0 {
+                    while j < len && CLASS[src[j] as usize] & DIGIT != 0 {
+                        j += 1;
+                    }
+                    out[n] = make(Tok::MetadataId, start, j);
+                    n += 1;
+                    i = past_space(src, j);
+                    continue;
+                }
+                if CLASS[c as usize] & NAME_START != 0 {
+                    while j < len && (CLASS[src[j] as usize] & NAME != 0 || src[j] == b'\\') {
+                        j += 1;
+                    }
+                    out[n] = make(Tok::MetadataVar, start, j);
+                    n += 1;
+                    i = past_space(src, j);
+                    continue;
+                }
             } else if let Some(kind) = PUNCT[b as usize] {
                 out[n] = make(kind, start, i + 1);
                 n += 1;

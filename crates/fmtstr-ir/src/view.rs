@@ -167,21 +167,31 @@ impl<'m> Function<'m> {
     /// ...): written after its parameter list, or in an attribute group (`#0`) named there.
     /// String attributes (`"key"="value"`) are not keywords.
     pub fn has_fn_attr(&self, keyword: &str) -> bool {
+        self.first_fn_attr(&[keyword]).is_some()
+    }
+
+    /// The first of `keywords` the function has (see [`Function::has_fn_attr`]), reading its
+    /// attributes once for all of them.
+    pub fn first_fn_attr<'k>(&self, keywords: &[&'k str]) -> Option<&'k str> {
         let text = self.module.text(self.data().suffix);
-        let keyword = keyword.as_bytes();
-        let mut found = false;
+        let mut found: Option<usize> = None;
+        let mut note = |word: &[u8]| {
+            if let Some(k) = keywords.iter().position(|k| k.as_bytes() == word) {
+                found = Some(found.map_or(k, |f| f.min(k)));
+            }
+        };
         scan_attr_words(text, |word| {
-            found |= word == keyword
-                || (word.first() == Some(&b'#')
-                    && crate::lexer::parse_u32(&word[1..])
-                        .and_then(|n| self.module.attr_group(n))
-                        .is_some_and(|body| {
-                            let mut inside = false;
-                            scan_attr_words(body, |w| inside |= w == keyword);
-                            inside
-                        }));
+            if word.first() == Some(&b'#') {
+                if let Some(body) =
+                    crate::lexer::parse_u32(&word[1..]).and_then(|n| self.module.attr_group(n))
+                {
+                    scan_attr_words(body, &mut note);
+                }
+            } else {
+                note(word);
+            }
         });
-        found
+        found.map(|k| keywords[k])
     }
 
     /// Whether it is a `declare` (no body).

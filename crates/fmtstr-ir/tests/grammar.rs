@@ -379,6 +379,12 @@ attributes #1 = { nounwind memory(none) sanitize_alloc_token nocreateundeforpois
     let f = module.function_by_name("f").unwrap();
     let f = module.function(f);
     assert!(f.has_fn_attr("mustprogress") && !f.has_fn_attr("target-cpu"));
+    // The first of the keywords asked for, in their order, not the attributes'.
+    assert_eq!(
+        f.first_fn_attr(&["target-cpu", "norecurse", "mustprogress"]),
+        Some("norecurse")
+    );
+    assert_eq!(f.first_fn_attr(&["ssp", "sspstrong"]), None);
     assert_eq!(f.params().count(), 4);
     let call = module.calls_to("g")[0];
     let call = module.inst(call).as_call().unwrap();

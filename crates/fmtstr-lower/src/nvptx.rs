@@ -235,10 +235,7 @@ fn refuse_stack_protectors(
         }
         last = Some(call.function);
         let function = module.function(call.function);
-        if let Some(attr) = STACK_PROTECTOR_ATTRS
-            .iter()
-            .find(|attr| function.has_fn_attr(attr))
-        {
+        if let Some(attr) = function.first_fn_attr(&STACK_PROTECTOR_ATTRS) {
             diagnostics.push(call.location(module).error(format!(
                 "@{} has `{attr}`: NVPTX has no stack protector, and llc-19 cannot compile \
                  one around the stack buffer vprintf needs here; compile the source without \
