@@ -110,7 +110,9 @@ pub(crate) fn scan(
             let name = text(name_start, s.pos);
             s.pos += 1;
             s.spaces();
-            if s.peek() != b')' {
+            if &src[name_start..s.pos - 1] == b"!DILocation" && s.location(refs, ops) {
+                // Read whole.
+            } else if s.peek() != b')' {
                 loop {
                     let key = s.key();
                     s.spaces();
@@ -224,6 +226,78 @@ impl Scanner<'_> {
             return None;
         }
         Some(value)
+    }
+
+    /// `!DILocation`'s fields as clang writes them, `line: L, column: C, scope: !S` and an
+    /// optional `, inlinedAt: !I`, up to (not past) `)`: nine lines in ten of a module with
+    /// debug info, so they are matched as they are spelled rather than field by field. False,
+    /// with nothing read, for any other spelling.
+    fn location(&mut self, refs: &mut Vec<(u32, u32)>, ops: &mut Vec<LineOp>) -> bool {
+        let start = self.pos;
+        let (refs_len, ops_len) = (refs.len(), ops.len());
+        let read = self.location_fields(refs, ops).is_some() && self.peek() == b')';
+        if !read {
+            self.pos = start;
+            refs.truncate(refs_len);
+            ops.truncate(ops_len);
+        }
+        read
+    }
+
+    fn location_fields(&mut self, refs: &mut Vec<(u32, u32)>, ops: &mut Vec<LineOp>) -> Option<()> {
+        self.number_field(b"line: ", ops)?;
+        self.literal(b", ")?;
+        self.number_field(b"column: ", ops)?;
+        self.literal(b", ")?;
+        self.reference_field(b"scope: ", refs, ops)?;
+        if self.peek() == b',' {
+            self.literal(b", ")?;
+            self.reference_field(b"inlinedAt: ", refs, ops)?;
+        }
+        Some(())
+    }
+
+    /// `key` (its colon and one space) spelled exactly here.
+    #[inline(always)]
+    fn literal(&mut self, key: &[u8]) -> Option<()> {
+        let end = self.pos + key.len();
+        (self.src.get(self.pos..end)? == key).then(|| self.pos = end)
+    }
+
+    /// `key: 123`: the label token is `key` without its trailing space.
+    #[inline(always)]
+    fn number_field(&mut self, key: &[u8], ops: &mut Vec<LineOp>) -> Option<()> {
+        let key_start = self.pos;
+        self.literal(key)?;
+        let value_start = self.pos;
+        self.digits()?;
+        if !self.at_delimiter() {
+            return None;
+        }
+        ops.push(LineOp::Field(
+            text(key_start, key_start + key.len() - 1),
+            text(value_start, self.pos),
+        ));
+        Some(())
+    }
+
+    /// `key: !N`.
+    #[inline(always)]
+    fn reference_field(
+        &mut self,
+        key: &[u8],
+        refs: &mut Vec<(u32, u32)>,
+        ops: &mut Vec<LineOp>,
+    ) -> Option<()> {
+        let key_start = self.pos;
+        self.literal(key)?;
+        let value_start = self.pos;
+        refs.push(self.reference()?);
+        ops.push(LineOp::Field(
+            text(key_start, key_start + key.len() - 1),
+            text(value_start, self.pos),
+        ));
+        Some(())
     }
 
     /// `word` alone, as a keyword token.

@@ -40,6 +40,22 @@ fn specialized_nodes_with_every_value_shape() {
 }
 
 #[test]
+fn locations_in_every_spelling() {
+    agree(concat!(
+        "!0 = !DILocation(line: 3, column: 7, scope: !5)\n",
+        "!1 = !DILocation(line: 3, column: 7, scope: !5, inlinedAt: !0)\n",
+        "!2 = distinct !DILocation(line: 0, column: 0, scope: !5, isImplicitCode: true)\n",
+        "!3 = !DILocation(line: 99999999999, scope: !5)\n",
+        "!4 = !DILocation(scope: !5, line: 1,column: 2)\n",
+        "!5 = !DILocation(line: 1 , column: 2, scope: !6)\n",
+        "!6 = !DILocation(line: 1, column: 2, scope: !99999999999)\n",
+        "!7 = !DILocation(line: 1, column: 2, scope: !8, inlinedAt: !9,)\n",
+        "!8 = !DILocation(line: 1, column: x2, scope: !0)\n",
+        "!9 = !DILocation(line: 1, column: 2, scope: !0 )\n",
+    ));
+}
+
+#[test]
 fn tuples_and_strings() {
     agree("!0 = !{!1, null, !2}\n!1 = !{}\n!2 = distinct !{ !1 , null }\n!3 = !\"text, (with) !4\"\n!4 = !{i32 7, !\"x\"}\n");
 }
