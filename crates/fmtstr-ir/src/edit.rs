@@ -300,9 +300,12 @@ impl Module {
         self.fresh_name(f, name)
     }
 
-    /// Whether a source name of `f` could start with `base`: the function's text holds it,
-    /// or an escape (`\\`) that could spell it.
+    /// Whether a source name of `f` could start with `base`: the function names locals, and
+    /// its text holds `base` or an escape (`\\`) that could spell it.
     fn source_may_name(&self, f: FuncId, base: &[u8]) -> bool {
+        if self.funcs[f.index()].only_numbered_locals {
+            return false;
+        }
         let item = self.funcs[f.index()].item as usize;
         let Some(text) = self
             .items
@@ -758,6 +761,7 @@ impl Module {
             header_end: NONE,
             close: NONE,
             blocks: Vec::new(),
+            only_numbered_locals: false,
             state: 0,
             record_subst: Vec::new(),
             names: None,

@@ -253,6 +253,10 @@ pub(crate) struct FuncData {
     /// Offset of the closing `}`.
     pub close: u32,
     pub blocks: Vec<BlockId>,
+    /// Whether its parsed body names no local: every parameter, value and label is `%N` or
+    /// `N:` (clang's output without -fno-discard-value-names). Then no source name can be
+    /// the same as a fresh one. False until the body is parsed.
+    pub only_numbered_locals: bool,
     pub state: u8,
     /// Substitutions applied to debug records (which are text, not instructions): the RAUW log.
     pub record_subst: Vec<(Value, Value)>,

@@ -442,14 +442,12 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         take(&mut w.sites),
     );
     let w_block_insts = take(&mut w.block_insts);
-    let func_blocks: Vec<(FuncId, Vec<BlockId>)> = group
+    let func_blocks: Vec<(FuncId, Vec<BlockId>, bool)> = group
         .iter()
         .map(|&(fid, _, _)| {
-            let blocks = w
-                .funcs
-                .get(fid.index())
-                .map_or(Vec::new(), |f| f.blocks.clone());
-            (fid, blocks)
+            let f = w.funcs.get(fid.index());
+            let blocks = f.map_or(Vec::new(), |f| f.blocks.clone());
+            (fid, blocks, f.is_some_and(|f| f.only_numbered_locals))
         })
         .collect();
     drop(w);
@@ -580,9 +578,10 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
                 other => other,
             }));
     }
-    for (fid, blocks) in func_blocks {
+    for (fid, blocks, only_numbered_locals) in func_blocks {
         let f = main.funcs.get_mut(fid.index())?;
         f.blocks = blocks.iter().map(|b| BlockId(r.blocks.at(b.0))).collect();
+        f.only_numbered_locals = only_numbered_locals;
     }
     Some(())
 }

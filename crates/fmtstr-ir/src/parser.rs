@@ -963,6 +963,7 @@ impl<'s> Parser<'s> {
                 header_end: NONE,
                 close: NONE,
                 blocks: Vec::new(),
+                only_numbered_locals: false,
                 state: 0,
                 record_subst: Vec::new(),
                 names: None,
@@ -1690,6 +1691,7 @@ impl<'s> Parser<'s> {
             header_end: self.prev_end,
             close: NONE,
             blocks: Vec::new(),
+            only_numbered_locals: false,
             state: 0,
             record_subst: Vec::new(),
             names: None,
@@ -1911,6 +1913,8 @@ impl<'s> Parser<'s> {
             self.block_insts.clear();
         }
         self.m.funcs[fid.index()].blocks = self.fn_blocks.as_slice().into();
+        self.m.funcs[fid.index()].only_numbered_locals =
+            self.f.as_ref().is_some_and(|state| state.named.is_empty());
         self.fn_blocks.clear();
         self.finish_function()
     }

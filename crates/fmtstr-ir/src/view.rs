@@ -10,7 +10,8 @@ use crate::inst::{Attr, CallData, Opcode, Predicate, HAS_DEF, NEW, REMOVED};
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::{DebugLoc, MdNode};
 use crate::module::{
-    text_of, ArgId, BlockId, FuncId, GlobalId, GlobalKindData, InstId, Module, Operand, Value,
+    text_of, ArgId, BlockId, FuncId, GlobalId, GlobalKindData, InstId, Module, Operand,
+    PackedValue, Value,
 };
 use crate::types::TypeId;
 
@@ -789,17 +790,40 @@ impl Module {
 
     /// Every call (and invoke) whose callee is the function named `name`, in module order.
     pub fn calls_to(&self, name: &str) -> Vec<InstId> {
-        let Some(g) = self.global_by_name(name) else {
-            return Vec::new();
-        };
-        self.functions()
-            .flat_map(|f| f.instructions())
-            .filter(|i| {
-                i.as_call()
-                    .is_some_and(|c| c.callee().value == Value::Global(g))
-            })
-            .map(|i| i.id())
-            .collect()
+        match self.global_by_name(name) {
+            Some(g) => self.calls_to_any(&[g]),
+            None => Vec::new(),
+        }
+    }
+
+    /// Every call, invoke and callbr whose callee is one of `callees`, in module order.
+    ///
+    /// One pass over the instructions that reads only their opcodes and first operands:
+    /// finding a pass's few calls among a large module's instructions should cost little
+    /// more than touching each once.
+    pub fn calls_to_any(&self, callees: &[GlobalId]) -> Vec<InstId> {
+        let wanted: Vec<PackedValue> = callees
+            .iter()
+            .map(|&g| PackedValue::pack(Value::Global(g)))
+            .collect();
+        let mut found = Vec::new();
+        for f in self.functions() {
+            for &block in &f.data().blocks {
+                for &id in self.block_inst_ids(block) {
+                    let data = &self.insts[id.index()];
+                    if data.flags & REMOVED == 0
+                        && matches!(data.opcode, Opcode::Call | Opcode::Invoke | Opcode::CallBr)
+                        && self
+                            .inst_ops(id)
+                            .first()
+                            .is_some_and(|callee| wanted.contains(&callee.value))
+                    {
+                        found.push(id);
+                    }
+                }
+            }
+        }
+        found
     }
 
     /// A local or global value with its type (constants carry their type in their operand).

@@ -60,26 +60,17 @@ pub fn extract(module: &Module, lgc: bool) -> Extraction {
         return out;
     }
     // One pass: the calls, and which of their results something uses.
-    let mut found: Vec<InstId> = Vec::new();
     let mut used: Vec<InstId> = Vec::new();
     let mut mine = IdSet::default();
-    for function in module.functions() {
-        let first = found.len();
-        for inst in function.instructions() {
-            if let Some(call) = inst.as_call() {
-                if matches!(call.callee().value, Value::Global(g) if targets.contains(&g)) {
-                    found.push(inst.id());
-                }
-            }
-        }
-        // Printf's result is seldom used: usually no function text names one.
-        if found[first..]
-            .iter()
-            .all(|&c| !module.inst(c).may_be_used())
-        {
+    let found = module.calls_to_any(&targets);
+    // The calls of one function at a time: printf's result is seldom used, and usually no
+    // function text names one.
+    for calls in found.chunk_by(|&a, &b| module.inst(a).function() == module.inst(b).function()) {
+        if calls.iter().all(|&c| !module.inst(c).may_be_used()) {
             continue;
         }
-        mine.reset(&found[first..]);
+        let function = module.function(module.inst(calls[0]).function());
+        mine.reset(calls);
         for inst in function.instructions() {
             for op in inst.operands() {
                 if let Value::Inst(id) = op.value {
