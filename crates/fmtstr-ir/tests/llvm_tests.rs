@@ -5,6 +5,8 @@
 //! The files are read from the test tree `cargo xtask llvm-source` unpacked; they are parsed on
 //! every core.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -68,7 +70,7 @@ fn round_trip(path: &Path) -> (u64, Outcome) {
     let name = path.display().to_string();
     let outcome =
         match std::panic::catch_unwind(|| Module::parse(&name, text.clone()).map(|m| m.print())) {
-            Ok(_) if !metadata_readings_agree(&name, &text) => Outcome::Different(
+            Ok(_) if common::metadata_readings_agree(&name, &text).is_err() => Outcome::Different(
                 "reading metadata definitions from bytes and token by token disagree".into(),
             ),
             Ok(Ok(printed)) if printed == text => Outcome::Identical,
@@ -83,18 +85,6 @@ fn round_trip(path: &Path) -> (u64, Outcome) {
             ),
         };
     (hash, outcome)
-}
-
-/// Whether the parser's byte scanner for metadata definitions and its token parser read
-/// `text` the same: the same nodes, ids and operands, or the same error.
-fn metadata_readings_agree(name: &str, text: &[u8]) -> bool {
-    let read = |module: Result<Module, fmtstr_ir::ParseError>| match module {
-        Ok(module) => Ok(module.metadata_record()),
-        Err(error) => Err(error.to_string()),
-    };
-    let scanned = read(Module::parse_with_threads(name, text.to_vec(), 1));
-    let by_tokens = read(Module::parse_metadata_by_tokens(name, text.to_vec()));
-    scanned == by_tokens
 }
 
 /// The hash xtask keys verdicts by (XXH3-64), to notice a test tree that changed under them.

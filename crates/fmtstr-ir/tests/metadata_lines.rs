@@ -3,23 +3,12 @@
 //! LLVM's whole test tree is checked in `llvm_tests`; these are the edges of the scanner's
 //! shapes, where it must either read exactly what the tokens say or leave the line to them.
 
-use fmtstr_ir::Module;
+mod common;
 
 fn agree(text: &str) {
-    let read = |module: Result<Module, fmtstr_ir::ParseError>| match module {
-        Ok(module) => Ok(module.metadata_record()),
-        Err(error) => Err(error.to_string()),
-    };
-    let scanned = read(Module::parse_with_threads(
-        "t.ll",
-        text.as_bytes().to_vec(),
-        1,
-    ));
-    let by_tokens = read(Module::parse_metadata_by_tokens(
-        "t.ll",
-        text.as_bytes().to_vec(),
-    ));
-    assert_eq!(scanned, by_tokens, "for:\n{text}");
+    if let Err(readings) = common::metadata_readings_agree("t.ll", text.as_bytes()) {
+        panic!("for:\n{text}\n{readings}");
+    }
 }
 
 #[test]

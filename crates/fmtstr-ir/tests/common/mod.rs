@@ -100,3 +100,27 @@ pub fn llvm_as(llvm_as: &Path, text: &[u8]) -> Option<String> {
         Some(String::from_utf8_lossy(&output.stderr).into_owned())
     }
 }
+
+/// Whether the parser's byte scanner for metadata definitions and its token parser read
+/// `text` the same: the same nodes, ids and operands, or the same error. `Err` holds both
+/// readings for a message.
+pub fn metadata_readings_agree(name: &str, text: &[u8]) -> Result<(), String> {
+    let read = |module: Result<fmtstr_ir::Module, fmtstr_ir::ParseError>| match module {
+        Ok(module) => Ok(module.metadata_record()),
+        Err(error) => Err(error.to_string()),
+    };
+    let scanned = read(fmtstr_ir::Module::parse_with_threads(
+        name,
+        text.to_vec(),
+        1,
+    ));
+    let by_tokens = read(fmtstr_ir::Module::parse_metadata_by_tokens(
+        name,
+        text.to_vec(),
+    ));
+    if scanned == by_tokens {
+        Ok(())
+    } else {
+        Err(format!("scanned: {scanned:?}\nby tokens: {by_tokens:?}"))
+    }
+}
