@@ -2576,7 +2576,7 @@ impl<'s> Parser<'s> {
             }
             CleanupPad | CatchPad | CatchSwitch | CleanupRet | CatchRet => {
                 // Exception handling: no pass reads it. Keep the text, but still record the
-                // local values it names so that renumbering and removal stay correct.
+                // values it names so that renumbering and removal stay correct.
                 if matches!(opcode, CleanupPad | CatchPad | CatchSwitch) {
                     inst.ty = TypeId::TOKEN;
                 }
@@ -2587,7 +2587,8 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
-    /// The rest of an exception-handling instruction: local names become operands.
+    /// The rest of an exception-handling instruction: the local and global names it holds
+    /// become operands.
     fn opaque_operands(&mut self) -> PResult<()> {
         let mut depth: u32 = 0;
         loop {
@@ -2631,7 +2632,13 @@ impl<'s> Parser<'s> {
                     }
                 }
                 Tok::GlobalVar | Tok::GlobalId => {
-                    self.global_ref(t)?;
+                    // A use like any other (a catchpad's type info): a global it names must
+                    // not be removed as unused.
+                    let g = self.global_ref(t)?;
+                    self.scratch.push(PackedOp {
+                        ty: TypeId::PTR,
+                        value: PackedValue::pack(Value::Global(g)),
+                    });
                 }
                 Tok::Error => return self.expected("a token"),
                 _ => {}
