@@ -640,8 +640,17 @@ impl<'s> Parser<'s> {
     fn skip_summary_entry(&mut self) -> PResult<()> {
         let start = self.tok.start as usize;
         let mut depth: u32 = 0;
+        // Past the `)` that closes the entry's outermost parentheses: only a comment may follow
+        // on its line, as LLVM's parser requires.
+        let mut closed = false;
         let mut pos = start;
         while let Some(&b) = self.src.get(pos) {
+            if closed && !matches!(b, b' ' | b'\t' | b'\r' | b';' | b'\n') {
+                return self.error_at(
+                    pos as u32,
+                    "expected the end of the line after a summary entry".into(),
+                );
+            }
             match b {
                 b'(' => depth += 1,
                 b')' => {
@@ -650,8 +659,10 @@ impl<'s> Parser<'s> {
                             .error_at(pos as u32, "unbalanced ')' in a summary entry".into());
                     }
                     depth -= 1;
+                    closed = depth == 0;
                 }
                 b'"' => {
+                    let quote = pos;
                     pos += 1;
                     while let Some(&c) = self.src.get(pos) {
                         match c {
@@ -660,6 +671,9 @@ impl<'s> Parser<'s> {
                             _ => {}
                         }
                         pos += 1;
+                    }
+                    if pos >= self.src.len() {
+                        return self.error_at(quote as u32, "unterminated string".into());
                     }
                 }
                 b';' => {

@@ -141,3 +141,33 @@ done:
     assert!(module.remove_global(typeinfo).is_err(), "still used");
     assert_eq!(module.print(), text.as_bytes());
 }
+
+/// Summary entries are skipped, not parsed; the skip read a stray `"` after an entry's
+/// closing `)` as the start of a string that ran on for lines. The ir_lower target found a
+/// module where that string swallowed the metadata the AMD buffer stage appended, so the
+/// output named an undefined `!3`. llvm-as-19 refuses both inputs below at the same column
+/// ("expected top-level entity", "expected string constant"); so does fmtstr now.
+#[test]
+fn a_summary_entry_ends_at_its_closing_parenthesis_and_strings_end() {
+    for (text, column, message) in [
+        (
+            "^0 = module: (path: \"a.bc\", hash: (0, 0, 0, 0, 0)) ]\", x: (0)\n\
+             ^1 = module: (path: \"b.bc\", hash: (0, 0, 0, 0, 0))\n",
+            52,
+            "expected the end of the line after a summary entry",
+        ),
+        (
+            "^0 = module: (path: \"a.bc, hash: (0, 0, 0, 0, 0))\n",
+            21,
+            "unterminated string",
+        ),
+    ] {
+        let error = Module::parse("summary.ll", text).expect_err("llvm-as-19 refuses it");
+        assert_eq!((error.line, error.column), (1, column), "{error}");
+        assert!(error.message.contains(message), "{error}");
+    }
+    // A comment after the entry, and an entry without parentheses, are fine.
+    let text = "^0 = module: (path: \"a.bc\", hash: (0, 0, 0, 0, 0)) ; fine\n^1 = flags: 8\n";
+    let module = Module::parse("summary.ll", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(module.print(), text.as_bytes());
+}
