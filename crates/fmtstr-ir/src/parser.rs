@@ -575,6 +575,29 @@ impl<'s> Parser<'s> {
 
     /// Skips a bracketed group starting at the current opening token.
     fn skip_group(&mut self) -> PResult<()> {
+        self.skip_group_naming(None)
+    }
+
+    /// The parentheses of an attribute (`memory(...)`, an unknown one's), kept as text.
+    /// Attributes never name a global: kept, such a name would outlive the global's removal
+    /// (found by the ir_lower fuzz target: a word LLVM does not know, taken as a call's
+    /// attribute, swallowed `(... @debugString.0 ...)`, and the string was removed).
+    fn skip_attr_parens(&mut self) -> PResult<()> {
+        self.skip_group_naming(Some("an attribute names no global"))
+    }
+
+    /// `{ ... }` of `attributes #N = { ... }`, kept as text, naming no global (see
+    /// [`Parser::skip_attr_parens`]): one there means the group's `}` is missing and it
+    /// swallowed what follows, as LLVM also says.
+    fn skip_attr_group(&mut self) -> PResult<()> {
+        self.skip_group_naming(Some(
+            "an attribute group names no global: is the group's closing '}' missing?",
+        ))
+    }
+
+    /// A bracketed group from the current opening bracket to its match. A global named
+    /// inside is a reference, or with `refused`, that error.
+    fn skip_group_naming(&mut self, refused: Option<&str>) -> PResult<()> {
         let open = self.tok.start;
         let mut depth: u32 = 0;
         loop {
@@ -591,40 +614,10 @@ impl<'s> Parser<'s> {
                 Tok::Error => return self.expected("a closing bracket"),
                 Tok::GlobalVar | Tok::GlobalId => {
                     let t = self.tok;
-                    self.global_ref(t)?;
-                }
-                _ => {}
-            }
-            self.bump();
-        }
-    }
-
-    /// `{ ... }` of `attributes #N = { ... }`, kept as text. Attributes never name a global:
-    /// one there means the group's `}` is missing and it swallowed what follows (LLVM refuses
-    /// that too). Kept, such a name would outlive the global's removal (found by the ir_lower
-    /// fuzz target: printf's declaration removed, `@printf` left in a group).
-    fn skip_attr_group(&mut self) -> PResult<()> {
-        let open = self.tok.start;
-        let mut depth: u32 = 0;
-        loop {
-            match self.tok.kind {
-                Tok::LParen | Tok::LBrace | Tok::LSquare => depth += 1,
-                Tok::RParen | Tok::RBrace | Tok::RSquare => {
-                    depth = depth.saturating_sub(1);
-                    if depth == 0 {
-                        self.bump();
-                        return Ok(());
+                    if let Some(message) = refused {
+                        return self.error_at(t.start, message.into());
                     }
-                }
-                Tok::Eof => return self.error_at(open, "unbalanced bracket".into()),
-                Tok::Error => return self.expected("a closing bracket"),
-                Tok::GlobalVar | Tok::GlobalId => {
-                    return self.error_at(
-                        self.tok.start,
-                        "an attribute group names no global: is the group's closing '}' \
-                         missing?"
-                            .into(),
-                    )
+                    self.global_ref(t)?;
                 }
                 _ => {}
             }
@@ -1499,7 +1492,7 @@ impl<'s> Parser<'s> {
                 Tok::Str | Tok::Int => {
                     self.bump();
                 }
-                Tok::LParen => self.skip_group()?,
+                Tok::LParen => self.skip_attr_parens()?,
                 _ => {}
             }
         }
@@ -1527,7 +1520,7 @@ impl<'s> Parser<'s> {
                 Tok::Ident => {
                     self.bump();
                     match self.tok.kind {
-                        Tok::LParen => self.skip_group()?,
+                        Tok::LParen => self.skip_attr_parens()?,
                         Tok::Int | Tok::Str if !self.newline_before_tok() => {
                             self.bump();
                         }
@@ -1658,7 +1651,7 @@ impl<'s> Parser<'s> {
                         let ty = self.parse_type()?;
                         self.parse_value(ty)?;
                     } else if self.tok.kind == Tok::LParen {
-                        self.skip_group()?;
+                        self.skip_attr_parens()?;
                     } else if matches!(w, b"section" | b"partition" | b"gc" | b"align")
                         && matches!(self.tok.kind, Tok::Str | Tok::Int)
                     {
@@ -1782,7 +1775,7 @@ impl<'s> Parser<'s> {
                 } else {
                     self.bump();
                     if self.tok.kind == Tok::LParen {
-                        self.skip_group()?;
+                        self.skip_attr_parens()?;
                     }
                     Attr::Other(Text {
                         start: t.start,
@@ -2760,7 +2753,7 @@ impl<'s> Parser<'s> {
                 Tok::Ident if self.is_fn_attr_word() => {
                     self.bump();
                     if self.tok.kind == Tok::LParen {
-                        self.skip_group()?;
+                        self.skip_attr_parens()?;
                     }
                 }
                 _ => break,

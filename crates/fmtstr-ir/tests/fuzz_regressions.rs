@@ -171,3 +171,36 @@ fn a_summary_entry_ends_at_its_closing_parenthesis_and_strings_end() {
     let module = Module::parse("summary.ll", text).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(module.print(), text.as_bytes());
 }
+
+/// Words LLVM does not know are kept as attributes (newer LLVMs add some), with their
+/// parentheses as text; a global named there would outlive its removal. The ir_lower target
+/// found `callintf(... @debugString.0 ...)` after a call taken as its attribute, and the string
+/// removed as unused. Attributes never name a global: such a module is refused (llvm-as-19
+/// refuses it too, at the word: "expected instruction opcode").
+#[test]
+fn an_attribute_that_names_a_global_is_an_error() {
+    for (text, line, column) in [
+        (
+            "@s = constant [2 x i8] c\"x\\00\"\n\ndefine void @f() {\n  call void @g() callintf(ptr @s)\n  ret void\n}\n\ndeclare void @g()\n",
+            4,
+            31,
+        ),
+        (
+            "@s = constant [2 x i8] c\"x\\00\"\n\ndeclare void @g(ptr newattr(@s))\n",
+            3,
+            29,
+        ),
+        (
+            "@s = constant [2 x i8] c\"x\\00\"\n\ndefine void @f() newfnattr(@s) {\n  ret void\n}\n",
+            3,
+            28,
+        ),
+    ] {
+        let error = Module::parse("attr.ll", text).expect_err("an attribute names no global");
+        assert_eq!((error.line, error.column), (line, column), "{error}");
+        assert!(
+            error.message.contains("an attribute names no global"),
+            "{error}"
+        );
+    }
+}
