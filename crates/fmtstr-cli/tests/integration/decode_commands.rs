@@ -759,6 +759,24 @@ pub(crate) fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<St
 }
 
 #[track_caller]
+/// C to AMDGPU IR (gfx1100, PAL) with its printf calls left as calls, as the host-run tests
+/// lower it.
+pub(crate) fn amdgpu_ir(clang: &Path, c: &Path, ll: &Path) {
+    checked(
+        std::process::Command::new(clang)
+            .args([
+                "--target=amdgcn-amd-amdpal",
+                "-mcpu=gfx1100",
+                "-x",
+                "c",
+                "-O1",
+            ])
+            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
+            .arg(ll)
+            .arg(c),
+    );
+}
+
 pub(crate) fn checked(command: &mut std::process::Command) -> std::process::Output {
     let output = command.output().expect("the command runs");
     assert!(
@@ -849,19 +867,7 @@ fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
     std::fs::write(at("harness.c"), HARNESS_C).unwrap();
 
     // 1. C to AMDGPU IR with raw printf calls, lowered to the buffer protocol.
-    checked(
-        std::process::Command::new(&clang)
-            .args([
-                "--target=amdgcn-amd-amdpal",
-                "-mcpu=gfx1100",
-                "-x",
-                "c",
-                "-O1",
-            ])
-            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
-            .arg(at("work.ll"))
-            .arg(at("work.c")),
-    );
+    amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
     run([
         "lower".as_ref(),
         "--target".as_ref(),

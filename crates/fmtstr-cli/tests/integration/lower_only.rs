@@ -50,19 +50,7 @@ fn only_the_matching_host_threads_print_and_take_buffer_space() {
     );
     assert!(work.contains("result %d"));
     std::fs::write(at("gpu.c"), &work).unwrap();
-    checked(
-        std::process::Command::new(&clang)
-            .args([
-                "--target=amdgcn-amd-amdpal",
-                "-mcpu=gfx1100",
-                "-x",
-                "c",
-                "-O1",
-            ])
-            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
-            .arg(at("work.ll"))
-            .arg(at("gpu.c")),
-    );
+    crate::decode_commands::amdgpu_ir(&clang, &at("gpu.c"), &at("work.ll"));
     let lower = |extra: &[&str], out: &str| {
         let mut args: Vec<std::ffi::OsString> =
             ["lower", "--target", "amdgpu", "--stage", "buffer"]

@@ -313,19 +313,7 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         );
     assert!(harness.contains("current_thread = tid;"));
     std::fs::write(at("harness.c"), harness).unwrap();
-    checked(
-        std::process::Command::new(&clang)
-            .args([
-                "--target=amdgcn-amd-amdpal",
-                "-mcpu=gfx1100",
-                "-x",
-                "c",
-                "-O1",
-            ])
-            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
-            .arg(at("work.ll"))
-            .arg(at("work.c")),
-    );
+    crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
     run([
         "lower".as_ref(),
         "--target".as_ref(),
@@ -473,19 +461,7 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         "int printf(const char *, ...);\nvoid k(int i) { printf(\"%s\\n\", i ? \"odd\" : \"even\"); }\n",
     )
     .unwrap();
-    checked(
-        std::process::Command::new(&clang)
-            .args([
-                "--target=amdgcn-amd-amdpal",
-                "-mcpu=gfx1100",
-                "-x",
-                "c",
-                "-O1",
-            ])
-            .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
-            .arg(at("runtime.ll"))
-            .arg(at("runtime.c")),
-    );
+    crate::decode_commands::amdgpu_ir(&clang, &at("runtime.c"), &at("runtime.ll"));
     let bad = run([
         "lower".as_ref(),
         "--target".as_ref(),
