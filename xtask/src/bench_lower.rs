@@ -300,7 +300,7 @@ fn phases(input: &Path, output: &Path) -> anyhow::Result<Split> {
             &input.display().to_string(),
             text,
             threads,
-            &fmtstr_lower::body_may_call_printf,
+            &fmtstr_lower::find_printf,
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         let parse = parsing.elapsed();

@@ -212,7 +212,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     let mut shards = if matches!(target, Target::Nvptx { .. }) && prefix.is_none() {
         // Only the bodies that may call printf are parsed; the others are copied.
-        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::body_may_call_printf)
+        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::find_printf)
     } else if threads > 1 {
         Module::parse_shards(&name, text, threads)
     } else {

@@ -11,7 +11,7 @@ use crate::error::EditError;
 use crate::hash::FxHashSet;
 use crate::inst::{
     Attr, CallData, InstData, Opcode, Predicate, GEP_INBOUNDS, HAS_DEF, IMPLICIT_NUM,
-    NAMED_IN_TEXT, NEW, NONE, NO_TEXT, OPS_EDITED, REMOVED,
+    NAMED_IN_TEXT, NEW, NONE, NO_TEXT, OPAQUE, OPS_EDITED, REMOVED, USES_PARSED,
 };
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::{MdKindData, MdNodeData, MdOp};
@@ -417,6 +417,26 @@ impl Module {
         self.types.display(ty).to_string()
     }
 
+    /// Refuses an edit that must see every use of `value` where text kept opaque by a sparse
+    /// parse ([`Module::parse_shards_where`]) may name it: a value of a function with opaque
+    /// instructions, unless it is new or its line was one the parse was asked for.
+    fn uses_known(&self, value: Value) -> Result<(), EditError> {
+        let known = match value {
+            Value::Inst(i) => self
+                .insts
+                .get(i.index())
+                .is_some_and(|d| d.flags & (USES_PARSED | NEW) != 0),
+            _ => false,
+        };
+        match self.owner(value) {
+            Some(f) if !known && self.funcs[f.index()].has_opaque => invalid(
+                "the function was parsed sparsely: text kept unparsed may use the value \
+                 (parse the module whole to edit it)",
+            ),
+            _ => Ok(()),
+        }
+    }
+
     /// Replaces every use of a local value (instruction result or parameter) in its function
     /// with `new`, debug records included. Returns how many instructions changed.
     pub fn replace_all_uses(&mut self, old: Value, new: Operand) -> Result<usize, EditError> {
@@ -426,6 +446,7 @@ impl Module {
         else {
             return invalid("only instruction results and parameters can be replaced");
         };
+        self.uses_known(old)?;
         let ty = self.value_type(old).unwrap_or(TypeId::VOID);
         if ty != new.ty {
             return Err(EditError::TypeMismatch {
@@ -527,9 +548,21 @@ impl Module {
             .collect()
     }
 
+    /// Refuses to remove an opaque instruction, or one whose result text kept opaque may use.
+    fn removable(&self, inst: InstId, d: &InstData) -> Result<(), EditError> {
+        if d.flags & OPAQUE != 0 {
+            return invalid("the instruction was kept as text by a sparse parse");
+        }
+        if d.ty == TypeId::VOID {
+            return Ok(());
+        }
+        self.uses_known(Value::Inst(inst))
+    }
+
     /// Removes an instruction. Refused while other instructions use its result.
     pub fn remove_inst(&mut self, inst: InstId) -> Result<(), EditError> {
         let d = *self.live_inst(inst)?;
+        self.removable(inst, &d)?;
         let users = self.other_users(inst, d.ty);
         if !users.is_empty() {
             return Err(EditError::StillUsed {
@@ -547,7 +580,8 @@ impl Module {
     pub fn remove_insts(&mut self, insts: &[InstId]) -> Result<(), EditError> {
         let mut funcs: Vec<FuncId> = Vec::new();
         for &inst in insts {
-            let d = self.live_inst(inst)?;
+            let d = *self.live_inst(inst)?;
+            self.removable(inst, &d)?;
             let f = self.blocks[d.block as usize].func;
             if !funcs.contains(&f) {
                 funcs.push(f);
@@ -762,6 +796,7 @@ impl Module {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
+            has_opaque: false,
             state: 0,
             record_subst: Vec::new(),
             names: None,
@@ -1211,6 +1246,7 @@ impl Module {
     /// Changes a parameter's type (the function header is printed anew). The uses of the
     /// parameter in the body are the caller's to fix, as are the calls to the function.
     pub fn set_param_type(&mut self, param: ArgId, ty: TypeId) -> Result<(), EditError> {
+        self.uses_known(Value::Arg(param))?;
         let Some(arg) = self.args.get_mut(param.index()) else {
             return invalid("no such parameter");
         };

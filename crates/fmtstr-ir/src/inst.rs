@@ -384,6 +384,11 @@ pub(crate) const NEW: u8 = 4; // made by an edit: printed from its fields
 pub(crate) const REMOVED: u8 = 8;
 pub(crate) const OPS_EDITED: u8 = 16; // operands replaced: current list in `Module::edited_ops`
 pub(crate) const NAMED_IN_TEXT: u8 = 32; // some text of the body names its value
+/// Kept as text by a sparse parse (see `Parser::opaque_lines`): no operands, no type.
+pub(crate) const OPAQUE: u8 = 64;
+/// In a sparse parse, parsed because the filter accepted its text: every line that names
+/// its value was parsed too, so its uses are all known.
+pub(crate) const USES_PARSED: u8 = 128;
 pub(crate) const GEP_INBOUNDS: u8 = 1; // in `aux` of a new GEP
 
 /// One instruction. 36 bytes: a 50 MB module holds over a million of these.

@@ -137,6 +137,12 @@ fn is(class: u8, b: u8) -> bool {
     CLASS[b as usize] & class != 0
 }
 
+/// Whether `b` may appear in a name (`%name`, `@name`, labels): `[-a-zA-Z$._0-9]`.
+#[inline(always)]
+pub(crate) fn is_name_byte(b: u8) -> bool {
+    CLASS[b as usize] & NAME != 0
+}
+
 /// Whether `b` may continue a keyword: `[a-zA-Z0-9_]`.
 #[inline(always)]
 pub(crate) fn is_word_byte(b: u8) -> bool {

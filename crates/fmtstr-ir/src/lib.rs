@@ -174,22 +174,34 @@ impl Module {
         Self::shards(file_name, text.into(), threads, None)
     }
 
-    /// [`Module::parse_shards`] for a pass that edits only some functions, known from their
-    /// text (those that name `printf`, say): a body for which `parse_body` is false is not
-    /// parsed, in any shard. Its function has no blocks and prints as its source text, and
-    /// its syntax is not checked (the next tool to read the output checks it). Such a pass
-    /// pays for the bodies it reads, not for the module: a module of any size is split, on
-    /// one thread or more.
+    /// [`Module::parse_shards`] for a pass that edits only some instructions, known from
+    /// their text (the calls that name `printf`, say). `find` is given text of a function
+    /// body and returns where in it the first such place starts, or `None`:
     ///
-    /// A module the split cannot handle (see [`Module::parse_shards`]) is parsed whole, every
-    /// body included, as one shard.
+    /// - A body without one is not parsed, in any shard: its function has no blocks and
+    ///   prints as its source text.
+    /// - In a body with one, the lines `find` finds are parsed, and so is every line that
+    ///   names a value they define, and every line the parser cannot keep as text (labels,
+    ///   calls, allocas, `switch`, ...). The other instructions are *opaque*
+    ///   ([`Inst::is_opaque`]): their opcode, text and result name are known, but not their
+    ///   operands or type. They print as their source text; edits refuse to remove them or
+    ///   to replace the uses of any value but those of the lines `find` found.
+    ///
+    /// Text left unparsed is not checked (the next tool to read the output checks it), and
+    /// the module knows nothing of what it names: `find` must find every line the pass
+    /// edits. Such a pass pays for the lines it reads, not for the module: a module of any
+    /// size is split, on one thread or more.
+    ///
+    /// A module the split cannot handle (see [`Module::parse_shards`]), or with an
+    /// implicitly numbered value in a body it parses (a removal could renumber it in opaque
+    /// text), is parsed whole, every body included, as one shard.
     pub fn parse_shards_where(
         file_name: &str,
         text: impl Into<Vec<u8>>,
         threads: usize,
-        parse_body: &(dyn Fn(&[u8]) -> bool + Sync),
+        find: &(dyn Fn(&[u8]) -> Option<usize> + Sync),
     ) -> Result<Vec<Shard>, ParseError> {
-        Self::shards(file_name, text.into(), threads.max(1), Some(parse_body))
+        Self::shards(file_name, text.into(), threads.max(1), Some(find))
     }
 
     fn shards(

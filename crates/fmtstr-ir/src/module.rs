@@ -257,6 +257,9 @@ pub(crate) struct FuncData {
     /// `N:` (clang's output without -fno-discard-value-names). Then no source name can be
     /// the same as a fresh one. False until the body is parsed.
     pub only_numbered_locals: bool,
+    /// Whether a sparse parse kept some of its instructions as text (opaque): text the
+    /// module cannot see may then name its values.
+    pub has_opaque: bool,
     pub state: u8,
     /// Substitutions applied to debug records (which are text, not instructions): the RAUW log.
     pub record_subst: Vec<(Value, Value)>,

@@ -94,9 +94,11 @@ pub struct Shard {
     pub first_function: Option<FuncId>,
 }
 
-/// Which function bodies to parse: given a body's text (from `{` to `}`), whether to parse
-/// it. A body left out is kept as text, and its function has no blocks in any shard.
-pub type BodyFilter<'a> = &'a (dyn Fn(&[u8]) -> bool + Sync);
+/// What to parse: given text of a function body, where in it the first place that needs
+/// parsing starts (an offset into the text), or `None` if nothing in it does. A body without
+/// such a place is kept as text, and its function has no blocks in any shard; in the others,
+/// the lines without one are kept as text where they can be (see `Parser::opaque_lines`).
+pub type BodyFilter<'a> = &'a (dyn Fn(&[u8]) -> Option<usize> + Sync);
 
 /// The workers' modules, unmerged, in module order. `None`: parse sequentially instead.
 pub(crate) fn parse_shards(
@@ -136,7 +138,8 @@ fn parse_workers(
     let mut pending = std::mem::take(&mut skeleton.pending);
     if let Some(wanted) = filter {
         pending.retain(|&(_, start, close)| {
-            src.get(start as usize..=close as usize).is_some_and(wanted)
+            src.get(start as usize..=close as usize)
+                .is_some_and(|body| wanted(body).is_some())
         });
     }
     let main = skeleton.into_module();
@@ -173,7 +176,8 @@ fn parse_workers(
                     m.block_insts.reserve(bytes / 48);
                     let mut parser = Parser::with_module(file, src, m);
                     for &(fid, start, close) in group.iter() {
-                        if !parser.body_at(fid, start, close).ok()? {
+                        let sparse = filter.map(|f| sparse_lines(src, start, close, f));
+                        if !parser.body_at(fid, start, close, sparse).ok()? {
                             return None;
                         }
                     }
@@ -192,6 +196,58 @@ fn parse_workers(
         return None;
     }
     Some((workers, groups, bases))
+}
+
+/// The lines of a filtered body (`start..close`) that its sparse parse must read: those the
+/// filter finds, and those that name a value one of them defines (so that every use of such a
+/// value is parsed). As ascending `(start, end)` offsets, `end` past the newline.
+pub(crate) fn sparse_lines(
+    src: &[u8],
+    start: u32,
+    close: u32,
+    filter: BodyFilter<'_>,
+) -> Vec<(u32, u32)> {
+    let (start, close) = (start as usize, (close as usize).min(src.len()));
+    let mut lines = Vec::new();
+    if start >= close {
+        return lines;
+    }
+    let line_of = |at: usize| {
+        let from = memchr::memrchr(b'\n', &src[start..at]).map_or(start, |k| start + k + 1);
+        let to = crate::lexer::memchr(b'\n', &src[at..close]).map_or(close, |k| at + k + 1);
+        (from as u32, to as u32)
+    };
+    let mut at = start;
+    while let Some(k) = src.get(at..close).and_then(filter) {
+        let line = line_of(at + k);
+        lines.push(line);
+        at = line.1 as usize;
+    }
+    let body = &src[start..close];
+    let mut users = Vec::new();
+    for &(from, _) in &lines {
+        // The value the line defines, if it starts with `%name =`.
+        let mut lexer = crate::lexer::Lexer::at(src, from as usize);
+        let def = lexer.next_token();
+        if !matches!(
+            def.kind,
+            crate::lexer::Tok::LocalVar | crate::lexer::Tok::LocalId
+        ) || lexer.next_token().kind != crate::lexer::Tok::Equal
+        {
+            continue;
+        }
+        let name = &src[def.start as usize..def.end as usize];
+        for at in memchr::memmem::find_iter(body, name) {
+            let after = body.get(at + name.len()).copied().unwrap_or(b' ');
+            if at + start != def.start as usize && !crate::lexer::is_name_byte(after) {
+                users.push(line_of(start + at));
+            }
+        }
+    }
+    lines.extend(users);
+    lines.sort_unstable();
+    lines.dedup();
+    lines
 }
 
 /// Arena lengths of the skeleton: a worker's entries at or past these are its own.

@@ -16,10 +16,10 @@ use crate::datalayout::DataLayout;
 use crate::error::ParseError;
 use crate::hash::FxHashMap;
 use crate::inst::{
-    Attr, CallData, InstData, Opcode, Predicate, Text, FLAG_ATTRS, HAS_DEF, IMPLICIT_NUM, NONE,
-    NO_TEXT, TYPE_ATTRS,
+    Attr, CallData, InstData, Opcode, Predicate, Text, FLAG_ATTRS, HAS_DEF, IMPLICIT_NUM,
+    NAMED_IN_TEXT, NONE, NO_TEXT, OPAQUE, TYPE_ATTRS, USES_PARSED,
 };
-use crate::lexer::{name_key, parse_u32, Lexer, NameKey, Tok, Token};
+use crate::lexer::{self, name_key, parse_u32, Lexer, NameKey, Tok, Token};
 use crate::md_line::{self, LineKind, LineOp};
 use crate::metadata::{MdData, MdKindData, MdNodeData, MdOp};
 use crate::module::{
@@ -97,6 +97,19 @@ pub(crate) struct Parser<'s> {
     /// The number an unnamed global (`@"" = ...`) gets: one past the last numbered global
     /// defined.
     next_global_number: u32,
+    /// A sparse body parse (see [`Parser::opaque_lines`]): the lines to parse, as ascending
+    /// `(start, end)` offsets, and the first of them not yet passed.
+    sparse: Option<Vec<(u32, u32)>>,
+    sparse_next: usize,
+}
+
+/// What [`Parser::opaque_lines`] kept as text.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum OpaqueRun {
+    Nothing,
+    Lines,
+    /// Lines, the last of them a terminator.
+    Block,
 }
 
 /// How many tokens the lexer reads ahead in one batch.
@@ -370,6 +383,8 @@ impl<'s> Parser<'s> {
             md_line_scan: true,
             pending: Vec::new(),
             body_ends: Vec::new(),
+            sparse: None,
+            sparse_next: 0,
         }
     }
 
@@ -392,8 +407,9 @@ impl<'s> Parser<'s> {
     /// lexer then still holds).
     #[inline(never)]
     fn refill(&mut self) {
-        // A skeleton parse jumps over every body: a short batch wastes less lexing at each jump.
-        if self.skeleton {
+        // A skeleton parse jumps over every body, a sparse one over most lines: a short batch
+        // wastes less lexing at each jump.
+        if self.skeleton || self.sparse.is_some() {
             self.refill_batch::<SKELETON_LOOKAHEAD>();
         } else {
             self.refill_batch::<LOOKAHEAD>();
@@ -551,7 +567,7 @@ impl<'s> Parser<'s> {
             }
         }
         match self.src.get(i) {
-            Some(b';') => match crate::lexer::memchr_long(b'\n', &self.src[i..]) {
+            Some(b';') => match lexer::memchr_long(b'\n', &self.src[i..]) {
                 Some(n) => (i + n + 1) as u32,
                 None => self.src.len() as u32,
             },
@@ -734,7 +750,7 @@ impl<'s> Parser<'s> {
 
     fn expect_u64(&mut self, what: &str) -> PResult<u64> {
         // `u0x200000000` is an integer too (LLVM's hexadecimal integer literal).
-        let hex = self.tok.kind == Tok::Ident && crate::lexer::is_hex_int(self.word());
+        let hex = self.tok.kind == Tok::Ident && lexer::is_hex_int(self.word());
         if self.tok.kind != Tok::Int && !hex {
             return self.expected(what);
         }
@@ -860,7 +876,7 @@ impl<'s> Parser<'s> {
         self.m.datalayout_text = text(s);
         let raw = self.text(s);
         let body = raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]);
-        let decoded = crate::lexer::unescape(body);
+        let decoded = lexer::unescape(body);
         let string = String::from_utf8_lossy(&decoded);
         match DataLayout::parse(&string) {
             Ok(layout) => {
@@ -971,6 +987,7 @@ impl<'s> Parser<'s> {
                 close: NONE,
                 blocks: Vec::new(),
                 only_numbered_locals: false,
+                has_opaque: false,
                 state: 0,
                 record_subst: Vec::new(),
                 names: None,
@@ -1217,7 +1234,7 @@ impl<'s> Parser<'s> {
         self.expect(Tok::LParen, "'('")?;
         let name = self.expect(Tok::Str, "a target type name")?;
         let raw = self.text(name);
-        let name = crate::lexer::unescape(raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]));
+        let name = lexer::unescape(raw.get(1..raw.len().saturating_sub(1)).unwrap_or(&[]));
         let mut types = Vec::new();
         let mut ints = Vec::new();
         while self.eat(Tok::Comma) {
@@ -1699,6 +1716,7 @@ impl<'s> Parser<'s> {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
+            has_opaque: false,
             state: 0,
             record_subst: Vec::new(),
             names: None,
@@ -1767,10 +1785,7 @@ impl<'s> Parser<'s> {
                     } else {
                         Attr::Other(text(t))
                     }
-                } else if VALUE_WORDS.contains(&w)
-                    || self.is_type_start()
-                    || crate::lexer::is_hex_int(w)
-                {
+                } else if VALUE_WORDS.contains(&w) || self.is_type_start() || lexer::is_hex_int(w) {
                     return Ok(false);
                 } else {
                     self.bump();
@@ -1881,6 +1896,9 @@ impl<'s> Parser<'s> {
                     if !first && !after_terminator {
                         return self.expected("a label");
                     }
+                    if !first && self.sparse.is_some() {
+                        return self.implicit_in_sparse();
+                    }
                     self.define_implicit(Value::Block(block));
                     (NO_TEXT, true, self.prev_end)
                 }
@@ -1903,6 +1921,16 @@ impl<'s> Parser<'s> {
                         if self.is_word(b"uselistorder") {
                             break;
                         }
+                        if self.sparse.is_some() {
+                            match self.opaque_lines(block)? {
+                                OpaqueRun::Nothing => {}
+                                OpaqueRun::Lines => continue,
+                                OpaqueRun::Block => {
+                                    after_terminator = true;
+                                    break;
+                                }
+                            }
+                        }
                         let inst = self.instruction(block)?;
                         self.block_insts.push(inst);
                         if self.m.insts[inst.index()].opcode.is_terminator() {
@@ -1922,17 +1950,120 @@ impl<'s> Parser<'s> {
         self.m.funcs[fid.index()].blocks = self.fn_blocks.as_slice().into();
         self.m.funcs[fid.index()].only_numbered_locals =
             self.f.as_ref().is_some_and(|state| state.named.is_empty());
+        self.m.funcs[fid.index()].has_opaque = self.sparse.is_some()
+            && self.m.funcs[fid.index()].blocks.iter().any(|b| {
+                self.m
+                    .block_inst_ids(*b)
+                    .iter()
+                    .any(|i| self.m.insts[i.index()].flags & OPAQUE != 0)
+            });
         self.fn_blocks.clear();
         self.finish_function()
     }
 
     /// Parses one function body (a worker's job in a parallel parse): `body_start` is just
     /// past `{`, and the body must end at the `}` at `close`.
-    pub(crate) fn body_at(&mut self, fid: FuncId, body_start: u32, close: u32) -> PResult<bool> {
+    ///
+    /// With `sparse` lines (ascending `(start, end)` offsets), only those lines are sure to be
+    /// parsed: the others are kept as opaque instructions where they can be (see
+    /// [`Parser::opaque_lines`]). A sparse parse refuses what opaque lines would make wrong
+    /// (implicit numbers), so that the caller parses the module fully instead.
+    pub(crate) fn body_at(
+        &mut self,
+        fid: FuncId,
+        body_start: u32,
+        close: u32,
+        sparse: Option<Vec<(u32, u32)>>,
+    ) -> PResult<bool> {
+        self.sparse = sparse;
+        self.sparse_next = 0;
         self.seek(body_start as usize);
         self.prev_end = body_start;
-        self.body(fid)?;
+        let parsed = self.body(fid);
+        self.sparse = None;
+        parsed?;
         Ok(self.tok.kind == Tok::RBrace && self.tok.start == close)
+    }
+
+    fn implicit_in_sparse<T>(&self) -> PResult<T> {
+        self.error_at(
+            self.tok.start,
+            "an implicitly numbered value: the body must be parsed whole".into(),
+        )
+    }
+
+    /// Whether `pos` is on one of the lines a sparse parse was asked for (`pos` ascending
+    /// from call to call within a body).
+    fn on_sparse_line(&mut self, pos: usize) -> bool {
+        let Some(lines) = self.sparse.as_ref() else {
+            return false;
+        };
+        let mut k = self.sparse_next;
+        while lines.get(k).is_some_and(|&(_, end)| end as usize <= pos) {
+            k += 1;
+        }
+        self.sparse_next = k;
+        lines
+            .get(k)
+            .is_some_and(|&(start, _)| start as usize <= pos)
+    }
+
+    /// Keeps the instructions from the current token on as text, line by line, while they can
+    /// be: a line not among the sparse lines, holding one instruction of an opcode LLVM
+    /// prints on one line and that is neither a call nor an alloca, whose result (if any) is
+    /// named `%N =` or `%name =`. Each becomes an opaque instruction: its opcode, its text and
+    /// its result's name (defined, so that numbering is checked and parsed lines may name
+    /// it), but no operands and no type. Its result counts as named in text, as it may be.
+    ///
+    /// Reading on the bytes, it costs a fraction of a parse; what it cannot keep (a label, a
+    /// comment, any other line) is left to the parser, at the token it stopped on.
+    fn opaque_lines(&mut self, block: BlockId) -> PResult<OpaqueRun> {
+        let src = self.src;
+        let mut pos = self.tok.start as usize;
+        let mut run = OpaqueRun::Nothing;
+        while self.sparse.is_some() && !self.on_sparse_line(pos) {
+            let Some((def, opcode, end)) = opaque_line(src, pos) else {
+                break;
+            };
+            self.check_capacity(self.m.insts.len(), "instructions")?;
+            let id = InstId(self.m.insts.len() as u32);
+            let mut flags = OPAQUE;
+            if let Some(t) = def {
+                flags |= HAS_DEF | NAMED_IN_TEXT;
+                self.define_local(t, Value::Inst(id))?;
+            }
+            self.m.insts.push(InstData {
+                opcode,
+                flags,
+                aux: 0,
+                md_len: 0,
+                ty: TypeId::VOID,
+                ops: self.m.ops.len() as u32,
+                ops_len: 0,
+                start: pos as u32,
+                end: end as u32,
+                extra: NONE,
+                block: block.0,
+                md: self.m.md_attach.len() as u32,
+            });
+            self.block_insts.push(id);
+            self.prev_end = end as u32;
+            pos = end;
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = src.get(pos) {
+                pos += 1;
+            }
+            if opcode.is_terminator() {
+                run = OpaqueRun::Block;
+                break;
+            }
+            run = OpaqueRun::Lines;
+        }
+        if run != OpaqueRun::Nothing {
+            let prev_end = self.prev_end;
+            self.seek(pos);
+            self.prev_end = prev_end;
+        }
+        Ok(run)
     }
 
     pub(crate) fn into_module(self) -> Module {
@@ -2287,8 +2418,14 @@ impl<'s> Parser<'s> {
             inst.flags |= HAS_DEF;
             self.define_local(d, Value::Inst(id))?;
         } else if inst.ty != TypeId::VOID {
+            if self.sparse.is_some() {
+                return self.implicit_in_sparse();
+            }
             inst.flags |= IMPLICIT_NUM;
             self.define_implicit(Value::Inst(id));
+        }
+        if self.on_sparse_line(start as usize) {
+            inst.flags |= USES_PARSED;
         }
         self.m.insts.push(inst);
         Ok(id)
@@ -3058,7 +3195,7 @@ impl<'s> Parser<'s> {
             self.bump();
             return Ok(PackedValue::pack(Value::Const(id)));
         }
-        if crate::lexer::is_hex_int(w) {
+        if lexer::is_hex_int(w) {
             self.bump();
             return self.int_const(t);
         }
@@ -3569,7 +3706,67 @@ pub(crate) const RMW_OPS: [&str; 19] = [
 fn mark_named(insts: &mut [InstData], value: Value) {
     if let Value::Inst(i) = value {
         if let Some(d) = insts.get_mut(i.index()) {
-            d.flags |= crate::inst::NAMED_IN_TEXT;
+            d.flags |= NAMED_IN_TEXT;
         }
     }
+}
+
+/// The instruction on the line at `pos` if it can be kept as text (see
+/// [`Parser::opaque_lines`]): its result's name token, its opcode, and the end of its line
+/// (past the newline).
+fn opaque_line(src: &[u8], pos: usize) -> Option<(Option<Token>, Opcode, usize)> {
+    let rest = src.get(pos..)?;
+    let end = pos + memchr::memchr(b'\n', rest).map_or(rest.len(), |k| k + 1);
+    let line = &src[pos..end];
+    let mut i = 0;
+    let def = if line.first() == Some(&b'%') {
+        i = 1;
+        let kind = if line.get(1).is_some_and(u8::is_ascii_digit) {
+            while line.get(i).is_some_and(u8::is_ascii_digit) {
+                i += 1;
+            }
+            Tok::LocalId
+        } else {
+            while line.get(i).copied().is_some_and(lexer::is_name_byte) {
+                i += 1;
+            }
+            Tok::LocalVar
+        };
+        if i == 1 || line.get(i..i + 3) != Some(b" = ") {
+            return None;
+        }
+        let t = Token {
+            kind,
+            start: pos as u32,
+            end: (pos + i) as u32,
+        };
+        i += 3;
+        Some(t)
+    } else {
+        None
+    };
+    let word_start = i;
+    while line
+        .get(i)
+        .is_some_and(|&b| b.is_ascii_lowercase() || b == b'_')
+    {
+        i += 1;
+    }
+    if !matches!(line.get(i), Some(b' ' | b'\n' | b'\r' | b',')) {
+        return None;
+    }
+    let opcode = Opcode::from_keyword(&line[word_start..i])?;
+    use Opcode::*;
+    let keep = match opcode {
+        // Several lines (switch, indirectbr, invoke, callbr, catchswitch, landingpad), calls
+        // (the ones that matter are parsed; a void one may not be), allocas (edits insert
+        // after them), exception handling (rare): parsed.
+        Switch | IndirectBr | Invoke | CallBr | CatchSwitch | LandingPad | Call | Alloca
+        | Resume | CleanupRet | CatchRet | CleanupPad | CatchPad | VAArg => false,
+        // No result: no name either.
+        Ret | Br | Unreachable | Store | Fence => def.is_none(),
+        // A result: named, or it would take a number silently.
+        _ => def.is_some(),
+    };
+    keep.then_some((def, opcode, end))
 }

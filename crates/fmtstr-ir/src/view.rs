@@ -534,13 +534,20 @@ impl<'m> Inst<'m> {
 
     /// The predicate of an `icmp` or `fcmp`.
     pub fn predicate(&self) -> Option<Predicate> {
-        matches!(self.opcode(), Opcode::ICmp | Opcode::FCmp).then_some(Predicate(self.data().aux))
+        (matches!(self.opcode(), Opcode::ICmp | Opcode::FCmp) && !self.is_opaque())
+            .then_some(Predicate(self.data().aux))
     }
 
     /// The source element type of a GEP, the allocated type of an alloca.
     pub fn element_type(&self) -> Option<TypeId> {
-        matches!(self.opcode(), Opcode::GetElementPtr | Opcode::Alloca)
+        (matches!(self.opcode(), Opcode::GetElementPtr | Opcode::Alloca) && !self.is_opaque())
             .then_some(TypeId(self.data().extra))
+    }
+
+    /// Whether a sparse parse ([`Module::parse_shards_where`]) kept it as text: its opcode,
+    /// text and result name are known, but it has no operands and no type here.
+    pub fn is_opaque(&self) -> bool {
+        self.data().flags & crate::inst::OPAQUE != 0
     }
 
     /// The constant indices of `extractvalue` / `insertvalue`.

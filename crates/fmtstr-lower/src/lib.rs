@@ -505,12 +505,13 @@ fn guard_calls(
     only::apply(module, condition, nvptx, &live)
 }
 
-/// Whether a function body's text (see [`Module::parse_shards_where`]) may hold a call that
-/// the NVPTX lowering rewrites: one that names `printf`, or spells a name with escapes
-/// (`@"\70rintf"` is `@printf`). A body without either is copied as it is, unparsed.
-pub fn body_may_call_printf(body: &[u8]) -> bool {
-    memchr::memmem::find(body, extract::PRINTF.as_bytes()).is_some()
-        || memchr::memchr(b'\\', body).is_some()
+/// Where in text of a function body (see [`Module::parse_shards_where`]) the first place that
+/// the NVPTX lowering may rewrite starts: a mention of `printf`, or a name spelled with
+/// escapes (`@"\70rintf"` is `@printf`). Text without either is copied as it is, unparsed.
+pub fn find_printf(text: &[u8]) -> Option<usize> {
+    let printf = memchr::memmem::find(text, extract::PRINTF.as_bytes());
+    let escape = memchr::memchr(b'\\', &text[..printf.unwrap_or(text.len())]);
+    escape.or(printf)
 }
 
 /// Whether the lowering stops before its edits: an error, or any warning under `--Werror`.

@@ -64,6 +64,10 @@ impl Module {
     /// the top of their block) and in a block without a terminator.
     pub fn split_block_before(&mut self, inst: InstId, hint: &str) -> Result<BlockId, EditError> {
         let d = *self.live_inst(inst)?;
+        if self.funcs[self.blocks[d.block as usize].func.index()].has_opaque {
+            // The successors' phis, which name the old block, may be text kept opaque.
+            return invalid("cannot split a block of a function parsed sparsely");
+        }
         if matches!(
             d.opcode,
             Opcode::Phi
