@@ -198,35 +198,47 @@ fn parse_workers(
     Some((workers, groups, bases))
 }
 
+/// What a sparse parse of one body must read (see `Parser::opaque_lines`).
+#[derive(Debug, Default)]
+pub(crate) struct SparseLines {
+    /// The lines the filter found, as ascending `(start, end)` offsets (`end` past the
+    /// newline).
+    pub found: Vec<(u32, u32)>,
+    /// Where the found lines' results are named (`%x` in `%x = ...` at a line's start): every
+    /// line that names one of them is parsed too. Ascending.
+    pub defs: Vec<u32>,
+    /// Every line to parse: the found ones and those that name their results. Ascending.
+    pub parse: Vec<(u32, u32)>,
+}
+
 /// The lines of a filtered body (`start..close`) that its sparse parse must read: those the
 /// filter finds, and those that name a value one of them defines (so that every use of such a
-/// value is parsed). As ascending `(start, end)` offsets, `end` past the newline.
+/// value is parsed).
 pub(crate) fn sparse_lines(
     src: &[u8],
     start: u32,
     close: u32,
     filter: BodyFilter<'_>,
-) -> Vec<(u32, u32)> {
+) -> SparseLines {
     let (start, close) = (start as usize, (close as usize).min(src.len()));
-    let mut lines = Vec::new();
+    let mut lines = SparseLines::default();
     if start >= close {
         return lines;
     }
     let line_of = |at: usize| {
         let from = memchr::memrchr(b'\n', &src[start..at]).map_or(start, |k| start + k + 1);
-        let to = crate::lexer::memchr(b'\n', &src[at..close]).map_or(close, |k| at + k + 1);
+        let to = memchr::memchr(b'\n', &src[at..close]).map_or(close, |k| at + k + 1);
         (from as u32, to as u32)
     };
     let mut at = start;
     while let Some(k) = src.get(at..close).and_then(filter) {
         let line = line_of(at + k);
-        lines.push(line);
+        lines.found.push(line);
         at = line.1 as usize;
     }
     let body = &src[start..close];
-    let mut users = Vec::new();
-    for &(from, _) in &lines {
-        // The value the line defines, if it starts with `%name =`.
+    lines.parse = lines.found.clone();
+    for &(from, _) in &lines.found {
         let mut lexer = crate::lexer::Lexer::at(src, from as usize);
         let def = lexer.next_token();
         if !matches!(
@@ -236,17 +248,17 @@ pub(crate) fn sparse_lines(
         {
             continue;
         }
+        lines.defs.push(def.start);
         let name = &src[def.start as usize..def.end as usize];
         for at in memchr::memmem::find_iter(body, name) {
             let after = body.get(at + name.len()).copied().unwrap_or(b' ');
             if at + start != def.start as usize && !crate::lexer::is_name_byte(after) {
-                users.push(line_of(start + at));
+                lines.parse.push(line_of(start + at));
             }
         }
     }
-    lines.extend(users);
-    lines.sort_unstable();
-    lines.dedup();
+    lines.parse.sort_unstable();
+    lines.parse.dedup();
     lines
 }
 

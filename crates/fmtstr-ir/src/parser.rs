@@ -97,9 +97,9 @@ pub(crate) struct Parser<'s> {
     /// The number an unnamed global (`@"" = ...`) gets: one past the last numbered global
     /// defined.
     next_global_number: u32,
-    /// A sparse body parse (see [`Parser::opaque_lines`]): the lines to parse, as ascending
-    /// `(start, end)` offsets, and the first of them not yet passed.
-    sparse: Option<Vec<(u32, u32)>>,
+    /// A sparse body parse (see [`Parser::opaque_lines`]): what to read, and the first line
+    /// to parse not yet passed.
+    sparse: Option<crate::parallel::SparseLines>,
     sparse_next: usize,
 }
 
@@ -1897,7 +1897,7 @@ impl<'s> Parser<'s> {
                         return self.expected("a label");
                     }
                     if !first && self.sparse.is_some() {
-                        return self.implicit_in_sparse();
+                        return self.whole_parse_needed("an implicitly numbered block");
                     }
                     self.define_implicit(Value::Block(block));
                     (NO_TEXT, true, self.prev_end)
@@ -1964,16 +1964,16 @@ impl<'s> Parser<'s> {
     /// Parses one function body (a worker's job in a parallel parse): `body_start` is just
     /// past `{`, and the body must end at the `}` at `close`.
     ///
-    /// With `sparse` lines (ascending `(start, end)` offsets), only those lines are sure to be
-    /// parsed: the others are kept as opaque instructions where they can be (see
-    /// [`Parser::opaque_lines`]). A sparse parse refuses what opaque lines would make wrong
-    /// (implicit numbers), so that the caller parses the module fully instead.
+    /// With `sparse` lines, only those lines are sure to be parsed: the others are kept as
+    /// opaque instructions where they can be (see [`Parser::opaque_lines`]). A sparse parse
+    /// refuses what opaque lines would make wrong, so that the caller parses the module whole
+    /// instead.
     pub(crate) fn body_at(
         &mut self,
         fid: FuncId,
         body_start: u32,
         close: u32,
-        sparse: Option<Vec<(u32, u32)>>,
+        sparse: Option<crate::parallel::SparseLines>,
     ) -> PResult<bool> {
         self.sparse = sparse;
         self.sparse_next = 0;
@@ -1985,17 +1985,20 @@ impl<'s> Parser<'s> {
         Ok(self.tok.kind == Tok::RBrace && self.tok.start == close)
     }
 
-    fn implicit_in_sparse<T>(&self) -> PResult<T> {
+    /// Refuses a sparse parse: an implicitly numbered value (a removal would renumber it in
+    /// text kept opaque), or an instruction the filter found whose result name does not start
+    /// a line (its uses were not looked for).
+    fn whole_parse_needed<T>(&self, why: &str) -> PResult<T> {
         self.error_at(
             self.tok.start,
-            "an implicitly numbered value: the body must be parsed whole".into(),
+            format!("{why}: the body must be parsed whole"),
         )
     }
 
-    /// Whether `pos` is on one of the lines a sparse parse was asked for (`pos` ascending
-    /// from call to call within a body).
+    /// Whether `pos` is on one of the lines a sparse parse must parse (`pos` ascending from
+    /// call to call within a body).
     fn on_sparse_line(&mut self, pos: usize) -> bool {
-        let Some(lines) = self.sparse.as_ref() else {
+        let Some(lines) = self.sparse.as_ref().map(|s| &s.parse) else {
             return false;
         };
         let mut k = self.sparse_next;
@@ -2006,6 +2009,31 @@ impl<'s> Parser<'s> {
         lines
             .get(k)
             .is_some_and(|&(start, _)| start as usize <= pos)
+    }
+
+    /// In a sparse parse, whether an instruction (`start..end`, its result named at `def`)
+    /// touches a line the filter found: then every use of its result was parsed. An error
+    /// where the uses were not looked for.
+    fn found_by_filter(&self, start: u32, end: u32, def: Option<Token>) -> PResult<bool> {
+        let Some(sparse) = self.sparse.as_ref() else {
+            return Ok(false);
+        };
+        let k = sparse
+            .found
+            .partition_point(|&(_, line_end)| line_end <= start);
+        if !sparse
+            .found
+            .get(k)
+            .is_some_and(|&(line_start, _)| line_start < end)
+        {
+            return Ok(false);
+        }
+        match def {
+            Some(d) if sparse.defs.binary_search(&d.start).is_err() => {
+                self.whole_parse_needed("a result named away from its line's start")
+            }
+            _ => Ok(true),
+        }
     }
 
     /// Keeps the instructions from the current token on as text, line by line, while they can
@@ -2419,12 +2447,12 @@ impl<'s> Parser<'s> {
             self.define_local(d, Value::Inst(id))?;
         } else if inst.ty != TypeId::VOID {
             if self.sparse.is_some() {
-                return self.implicit_in_sparse();
+                return self.whole_parse_needed("an implicitly numbered value");
             }
             inst.flags |= IMPLICIT_NUM;
             self.define_implicit(Value::Inst(id));
         }
-        if self.on_sparse_line(start as usize) {
+        if self.found_by_filter(start, self.prev_end, def)? {
             inst.flags |= USES_PARSED;
         }
         self.m.insts.push(inst);

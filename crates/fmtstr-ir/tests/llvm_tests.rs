@@ -68,22 +68,27 @@ fn round_trip(path: &Path) -> (u64, Outcome) {
     let text = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let hash = xxh3(&text);
     let name = path.display().to_string();
-    let outcome =
-        match std::panic::catch_unwind(|| Module::parse(&name, text.clone()).map(|m| m.print())) {
-            Ok(_) if common::metadata_readings_agree(&name, &text).is_err() => Outcome::Different(
-                "reading metadata definitions from bytes and token by token disagree".into(),
-            ),
-            Ok(Ok(printed)) if printed == text => Outcome::Identical,
-            Ok(Ok(printed)) => Outcome::Different(first_difference(&text, &printed)),
-            Ok(Err(e)) => Outcome::Refused(e.to_string()),
-            Err(panic) => Outcome::Panicked(
-                panic
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default(),
-            ),
-        };
+    let outcome = match std::panic::catch_unwind(|| {
+        Module::parse(&name, text.clone()).map(|m| {
+            let sparse = common::sparse_reading_agrees(&name, &text, &m);
+            (m.print(), sparse)
+        })
+    }) {
+        Ok(_) if common::metadata_readings_agree(&name, &text).is_err() => Outcome::Different(
+            "reading metadata definitions from bytes and token by token disagree".into(),
+        ),
+        Ok(Ok((_, Err(why)))) => Outcome::Different(format!("sparse parse: {why}")),
+        Ok(Ok((printed, Ok(())))) if printed == text => Outcome::Identical,
+        Ok(Ok((printed, Ok(())))) => Outcome::Different(first_difference(&text, &printed)),
+        Ok(Err(e)) => Outcome::Refused(e.to_string()),
+        Err(panic) => Outcome::Panicked(
+            panic
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| panic.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default(),
+        ),
+    };
     (hash, outcome)
 }
 

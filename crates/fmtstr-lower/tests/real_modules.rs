@@ -142,3 +142,38 @@ fn cpp_and_rust_modules_lower_or_are_refused_clearly() {
         "the corpus lacks a kind of module"
     );
 }
+
+/// The CLI parses only the lines that name printf (and those that use their results), and
+/// keeps the rest as text: on every corpus module that must lower, or be refused, exactly as
+/// the whole module does.
+#[test]
+fn a_sparse_parse_lowers_as_the_whole_module() {
+    let Some(files) = corpus_files() else {
+        return;
+    };
+    let options = Options::new(Target::nvptx());
+    let mut with_calls = 0;
+    for path in &files {
+        let name = short(path);
+        let text = std::fs::read(path).unwrap();
+        let mut whole = Module::parse(&name, text.as_slice()).unwrap();
+        let expected = lower(&mut whole, &options);
+        let mut shards =
+            Module::parse_shards_where(&name, text.as_slice(), 2, &fmtstr_lower::find_printf)
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let lowered = fmtstr_lower::lower_shards(&mut shards, &options);
+        let outcome = |r: &Result<fmtstr_lower::Lowered, fmtstr_lower::Failed>| match r {
+            Ok(done) => format!("{} calls\n{}", done.calls, common::show(&done.warnings)),
+            Err(failed) => format!("refused\n{}", common::show(&failed.diagnostics)),
+        };
+        assert_eq!(outcome(&lowered), outcome(&expected), "{name}");
+        let mut printed = Vec::new();
+        Module::write_shards(&shards, &mut printed).unwrap();
+        assert!(
+            printed == whole.print(),
+            "{name}: the sparse parse lowers to other text"
+        );
+        with_calls += usize::from(expected.is_ok_and(|done| done.calls > 0));
+    }
+    assert!(with_calls > 0, "no module calls printf");
+}

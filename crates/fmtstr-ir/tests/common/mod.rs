@@ -124,3 +124,78 @@ pub fn metadata_readings_agree(name: &str, text: &[u8]) -> Result<(), String> {
         Err(format!("scanned: {scanned:?}\nby tokens: {by_tokens:?}"))
     }
 }
+
+/// Whether a sparse parse of `text` (a pass asking for the lines that name `call`) prints it
+/// back byte for byte and reads what it parses as the whole parse `whole` does: each of its
+/// instructions has the opcode the whole parse gives the instruction at that position, and a
+/// parsed one the same operands (by type and by what they name). `Err` says where not.
+pub fn sparse_reading_agrees(
+    name: &str,
+    text: &[u8],
+    whole: &fmtstr_ir::Module,
+) -> Result<(), String> {
+    use fmtstr_ir::{Module, Value};
+    let find_call = |t: &[u8]| memchr::memmem::find(t, b"call");
+    let shards = Module::parse_shards_where(name, text.to_vec(), 1, &find_call)
+        .map_err(|e| format!("the sparse parse refused it: {e}"))?;
+    let mut printed = Vec::new();
+    Module::write_shards(&shards, &mut printed).map_err(|e| e.to_string())?;
+    if printed != text {
+        return Err("the sparse parse prints differently".into());
+    }
+    // What an instruction reads as, in terms both parses share: source positions, names, types.
+    let describe = |m: &Module, inst: fmtstr_ir::Inst<'_>, operands: bool| -> String {
+        let mut out = format!("{:?}", inst.opcode());
+        for op in inst.operands().filter(|_| operands) {
+            let what = match op.value {
+                Value::Inst(i) => format!("{:?}", m.inst(i).source_pos()),
+                Value::Arg(a) => format!("arg {}", m.arg(a).index()),
+                Value::Global(g) => format!("@{}", m.global(g).name_str()),
+                Value::Block(b) => format!("block {:?}", m.block(b).name()),
+                // Nested constants' ids differ between parses: the kind is enough.
+                Value::Const(c) => {
+                    let shown = format!("{:?}", m.constant(c));
+                    shown
+                        .split(['(', ' ', '{'])
+                        .next()
+                        .unwrap_or_default()
+                        .to_owned()
+                }
+                Value::Metadata(_) => "metadata".into(),
+            };
+            out.push_str(&format!(" {} {what}", m.types().display(op.ty)));
+        }
+        out
+    };
+    let mut expected = std::collections::BTreeMap::new();
+    for f in whole.functions() {
+        for inst in f.instructions() {
+            expected.insert(
+                inst.source_pos(),
+                (describe(whole, inst, false), describe(whole, inst, true)),
+            );
+        }
+    }
+    for shard in &shards {
+        let m = &shard.module;
+        for f in m.functions() {
+            for inst in f.instructions() {
+                let Some((opcode, parsed)) = expected.get(&inst.source_pos()) else {
+                    return Err(format!(
+                        "{:?}: no instruction there in the whole parse",
+                        inst.source_pos()
+                    ));
+                };
+                let got = describe(m, inst, !inst.is_opaque());
+                let want = if inst.is_opaque() { opcode } else { parsed };
+                if got != *want {
+                    return Err(format!(
+                        "{:?}: read as {got}, not {want}",
+                        inst.source_pos()
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
