@@ -64,3 +64,32 @@ fn a_short_format_is_quoted_whole_with_the_caret_under_the_byte() {
     assert_eq!(line.len(), 2 + 3 + 80 + 3);
     assert_eq!(line.as_bytes()[caret.len() - 1], long[100]);
 }
+
+/// The CLI parses a body sparsely: the lines that name printf, those that name their results,
+/// the rest kept as text. Here the call's result is named on the line before the call (`%r`
+/// then `= call ... @printf(...)`), so the search for its uses (which starts at a found line's
+/// `%r =`) never ran, and the rewrite was refused where the whole module lowers (the ir_lower
+/// target's differential). Such a body is now parsed whole.
+#[test]
+fn a_printf_result_named_on_the_line_before_lowers_as_in_the_whole_module() {
+    let text = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\n\
+                @.str = private constant [3 x i8] c\"%d\\00\"\n\
+                define i32 @k(i32 %i) {\n\
+                entry:%r \n  = call i32 (ptr, ...) @printf(ptr @.str, i32 %i)\n\
+                  %s = add i32 %r, 1\n  ret i32 %s\n}\n\
+                declare i32 @printf(ptr, ...)\n";
+    let options = Options::new(Target::nvptx());
+    let mut whole = Module::parse("split.ll", text).expect("the module parses");
+    let expected = lower(&mut whole, &options).expect("the whole module lowers");
+    let mut shards = Module::parse_shards_where("split.ll", text, 1, &fmtstr_lower::find_printf)
+        .expect("the sparse parse");
+    let lowered =
+        fmtstr_lower::lower_shards(&mut shards, &options).expect("the sparse module lowers");
+    assert_eq!((lowered.calls, expected.calls), (1, 1));
+    let mut printed = Vec::new();
+    Module::write_shards(&shards, &mut printed).expect("print");
+    assert_eq!(
+        String::from_utf8(printed).unwrap(),
+        String::from_utf8(whole.print()).unwrap()
+    );
+}
