@@ -116,6 +116,8 @@ enum OpaqueRun {
 const LOOKAHEAD: usize = 128;
 /// The batch of a skeleton parse (see [`Parser::refill`]).
 const SKELETON_LOOKAHEAD: usize = 16;
+/// The batch of a sparse body parse, which reads a label or two between lines it skips.
+const SPARSE_LOOKAHEAD: usize = 4;
 
 const SMALL_MIN: i64 = -64;
 const SMALL_MAX: i64 = 1023;
@@ -409,7 +411,9 @@ impl<'s> Parser<'s> {
     fn refill(&mut self) {
         // A skeleton parse jumps over every body, a sparse one over most lines: a short batch
         // wastes less lexing at each jump.
-        if self.skeleton || self.sparse.is_some() {
+        if self.sparse.is_some() {
+            self.refill_batch::<SPARSE_LOOKAHEAD>();
+        } else if self.skeleton {
             self.refill_batch::<SKELETON_LOOKAHEAD>();
         } else {
             self.refill_batch::<LOOKAHEAD>();
@@ -2021,10 +2025,10 @@ impl<'s> Parser<'s> {
         let k = sparse
             .found
             .partition_point(|&(_, line_end)| line_end <= start);
-        if !sparse
+        if sparse
             .found
             .get(k)
-            .is_some_and(|&(line_start, _)| line_start < end)
+            .is_none_or(|&(line_start, _)| line_start >= end)
         {
             return Ok(false);
         }
