@@ -50,10 +50,24 @@ fn sparse_lowers_as_whole(module: &Module, data: &[u8]) {
         .expect("a sparse parse refused what the whole parse accepted");
     let lowered = lower_shards(&mut shards, &options);
     let show = |r: &Result<fmtstr_lower::Lowered, fmtstr_lower::Failed>| match r {
-        Ok(l) => format!("ok {}: {:?}", l.calls, l.warnings.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
-        Err(f) => format!("err: {:?}", f.diagnostics.iter().map(|d| d.to_string()).collect::<Vec<_>>()),
+        Ok(l) => format!(
+            "ok {}: {:?}",
+            l.calls,
+            l.warnings.iter().map(|d| d.to_string()).collect::<Vec<_>>()
+        ),
+        Err(f) => format!(
+            "err: {:?}",
+            f.diagnostics
+                .iter()
+                .map(|d| d.to_string())
+                .collect::<Vec<_>>()
+        ),
     };
-    assert_eq!(show(&lowered), show(&expected), "sparse and whole lowerings differ");
+    assert_eq!(
+        show(&lowered),
+        show(&expected),
+        "sparse and whole lowerings differ"
+    );
     let mut printed = Vec::new();
     Module::write_shards(&shards, &mut printed).expect("print");
     assert!(
