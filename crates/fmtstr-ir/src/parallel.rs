@@ -136,6 +136,7 @@ fn parse_workers(
     skeleton.body_ends = body_ends(src, threads);
     skeleton.run_skeleton().ok()?;
     let mut pending = std::mem::take(&mut skeleton.pending);
+    let all_bodies: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();
     if let Some(wanted) = filter {
         pending.retain(|&(_, start, close)| {
             src.get(start as usize..=close as usize)
@@ -150,6 +151,12 @@ fn parse_workers(
     // Contiguous runs of bodies of about equal size, so that the workers' results append in
     // module order.
     let total: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();
+    // A worker past the first starts from a copy of the skeleton: it pays only with at
+    // least as many bytes of bodies to parse as the skeleton has text (a module with debug
+    // info printing in 5% of its functions parses its few bodies faster than it copies its
+    // metadata).
+    let skeleton_bytes = (src.len() as u64).saturating_sub(all_bodies).max(1);
+    let threads = threads.min(1 + (total / skeleton_bytes) as usize);
     let per_thread = total / threads as u64 + 1;
     let mut groups: Vec<Group> = Vec::new();
     let mut start = 0;
@@ -162,35 +169,37 @@ fn parse_workers(
             size = 0;
         }
     }
+    let work = |mut m: Module, group: &Group| -> Option<Module> {
+        let bytes: usize = group.iter().map(|&(_, s, e)| (e - s) as usize).sum();
+        m.insts.reserve(bytes / 48);
+        m.ops.reserve(bytes / 20);
+        m.sites.reserve(bytes / 16);
+        m.block_insts.reserve(bytes / 48);
+        let mut parser = Parser::with_module(file, src, m);
+        for &(fid, start, close) in group.iter() {
+            let sparse = filter.map(|f| sparse_lines(src, start, close, f));
+            if !parser.body_at(fid, start, close, sparse).ok()? {
+                return None;
+            }
+        }
+        Some(parser.into_module())
+    };
+    // Each worker starts from the skeleton: the first from the skeleton itself, the others
+    // from copies (a copy fewer to fault in; the metadata of a module with debug info makes
+    // the skeleton tens of megabytes).
+    let copies: Vec<Module> = groups.iter().skip(1).map(|_| main.clone()).collect();
     let results: Vec<Option<Module>> = std::thread::scope(|scope| {
-        let skeleton = &main;
         let handles: Vec<_> = groups
             .iter()
-            .map(|group| {
-                scope.spawn(move || {
-                    let mut m = skeleton.clone();
-                    let bytes: usize = group.iter().map(|&(_, s, e)| (e - s) as usize).sum();
-                    m.insts.reserve(bytes / 48);
-                    m.ops.reserve(bytes / 20);
-                    m.sites.reserve(bytes / 16);
-                    m.block_insts.reserve(bytes / 48);
-                    let mut parser = Parser::with_module(file, src, m);
-                    for &(fid, start, close) in group.iter() {
-                        let sparse = filter.map(|f| sparse_lines(src, start, close, f));
-                        if !parser.body_at(fid, start, close, sparse).ok()? {
-                            return None;
-                        }
-                    }
-                    Some(parser.into_module())
-                })
-            })
+            .skip(1)
+            .zip(copies)
+            .map(|(group, m)| scope.spawn(move || work(m, group)))
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().ok().flatten())
+        let first = groups.first().and_then(|group| work(main, group));
+        std::iter::once(first)
+            .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
             .collect()
     });
-    drop(main);
     let workers: Vec<Module> = results.into_iter().collect::<Option<_>>()?;
     if !workers.iter().all(|w| self_contained(w, &bases)) {
         return None;

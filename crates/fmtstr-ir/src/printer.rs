@@ -38,6 +38,61 @@ struct Out<'a, W: Write> {
     patch: usize,
 }
 
+/// A part printed on another thread, without copying the source text it keeps: a span of
+/// the source is recorded by position, other bytes are buffered, and the pieces are written in
+/// order once the part's turn comes. Copying a shard's part of a 40 MB module into a buffer
+/// faulted in a page per 4 KiB of it, more time than printing it.
+struct Rope<'s> {
+    src: &'s [u8],
+    /// Spans of `src` (`from_source`) or of `own`, in order.
+    pieces: Vec<(bool, usize, usize)>,
+    own: Vec<u8>,
+}
+
+impl<'s> Rope<'s> {
+    /// Spans shorter than this are copied: a piece per short token would cost more.
+    const MIN_SPAN: usize = 256;
+
+    fn new(src: &'s [u8]) -> Self {
+        Rope {
+            src,
+            pieces: Vec::new(),
+            own: Vec::new(),
+        }
+    }
+
+    fn write_to<W: Write>(&self, w: &mut W) -> io::Result<()> {
+        for &(from_source, start, end) in &self.pieces {
+            let text = if from_source { self.src } else { &self.own };
+            w.write_all(&text[start..end])?;
+        }
+        Ok(())
+    }
+}
+
+impl Write for Rope<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let src = self.src.as_ptr_range();
+        let within = src.start <= buf.as_ptr() && buf.as_ptr_range().end <= src.end;
+        if within && buf.len() >= Self::MIN_SPAN {
+            let start = buf.as_ptr() as usize - src.start as usize;
+            self.pieces.push((true, start, start + buf.len()));
+        } else {
+            let start = self.own.len();
+            self.own.extend_from_slice(buf);
+            match self.pieces.last_mut() {
+                Some((false, _, end)) if *end == start => *end = self.own.len(),
+                _ => self.pieces.push((false, start, self.own.len())),
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 impl<W: Write> Out<'_, W> {
     fn flush(&mut self) -> io::Result<()> {
         if self.pos > self.pending {
@@ -160,10 +215,47 @@ impl Module {
         if !self.print_in_parallel(threads) {
             return self.write_items(w, 0..self.order.len(), 0, true);
         }
-        for part in self.print_parts(threads) {
-            w.write_all(&part)?;
-        }
-        Ok(())
+        let len = self.order.len();
+        let parts = self
+            .print_splits(threads)
+            .windows(2)
+            .map(|pair| {
+                let ((from, pos), (to, _)) = (pair[0], pair[1]);
+                (self, from..to, pos, to == len)
+            })
+            .collect();
+        Self::write_parts(parts, w)
+    }
+
+    /// Writes consecutive parts of modules' text: (module, its items, the source offset the
+    /// part starts at, whether it is the last). The first goes straight to `w` on this thread
+    /// while the others print on their own into [`Rope`]s, written after it in order.
+    fn write_parts<W: Write>(
+        parts: Vec<(&Module, std::ops::Range<usize>, usize, bool)>,
+        w: &mut W,
+    ) -> io::Result<()> {
+        let mut parts = parts.into_iter();
+        let Some((m, items, pos, last)) = parts.next() else {
+            return Ok(());
+        };
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = parts
+                .map(|(m, items, pos, last)| {
+                    scope.spawn(move || {
+                        let mut out = Rope::new(&m.src);
+                        m.write_items(&mut out, items, pos, last).map(|()| out)
+                    })
+                })
+                .collect();
+            m.write_items(w, items, pos, last)?;
+            for handle in handles {
+                let part = handle
+                    .join()
+                    .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
+                part.write_to(w)?;
+            }
+            Ok(())
+        })
     }
 
     fn print_in_parallel(&self, threads: usize) -> bool {
@@ -246,38 +338,7 @@ impl Module {
                 .unwrap_or(0);
             parts.push((m, from..to, pos, k + 1 == shards.len()));
         }
-        // The source each part prints: up to where the next one starts.
-        let ends: Vec<usize> = parts
-            .iter()
-            .skip(1)
-            .map(|&(_, _, pos, _)| pos)
-            .chain([first.module.src.len()])
-            .collect();
-        // The first part goes straight to `w` on this thread while the others print.
-        let mut parts = parts.into_iter();
-        let Some((m, items, pos, last)) = parts.next() else {
-            return Ok(());
-        };
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = parts
-                .zip(ends.into_iter().skip(1))
-                .map(|((m, items, pos, last), end)| {
-                    scope.spawn(move || {
-                        // A shard's new instructions are all in its own part.
-                        let mut out = m.part_buffer(end.saturating_sub(pos), 1);
-                        m.write_items(&mut out, items, pos, last).map(|()| out)
-                    })
-                })
-                .collect();
-            m.write_items(w, items, pos, last)?;
-            for handle in handles {
-                let part = handle
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
-                w.write_all(&part)?;
-            }
-            Ok(())
-        })
+        Self::write_parts(parts, w)
     }
 
     /// A buffer for a part printing `source` bytes of source and its `share` of the new

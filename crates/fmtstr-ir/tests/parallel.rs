@@ -261,6 +261,10 @@ fn parallel_parse_equals_sequential_parse() {
                 "{pick}: printing on {threads} threads differs from printing on one"
             );
         }
+        // Writing prints the parts after the first without copying the source they keep.
+        let mut written = Vec::new();
+        m.write_to(&mut written).unwrap();
+        assert!(written == one, "{pick}: writing differs from printing");
         checked += 1;
     }
     assert_eq!(checked, picks.len());
