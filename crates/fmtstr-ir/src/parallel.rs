@@ -20,6 +20,7 @@
 
 use crate::constant::ConstKind;
 use crate::inst::{Attr, Opcode};
+use crate::lexer::{name_key, NameKey};
 use crate::metadata::{MdKindData, MdOp};
 use crate::module::{
     BlockId, ConstId, FuncId, InstId, InstList, MdId, Module, PackedOp, PackedValue, Value,
@@ -247,6 +248,9 @@ pub(crate) fn sparse_lines(
     }
     let body = &src[start..close];
     lines.parse = lines.found.clone();
+    // The names the found lines define: `%N` by number, the others decoded (`%"a"` is `%a`).
+    let mut numbers: Vec<u32> = Vec::new();
+    let mut names: crate::hash::FxHashSet<std::borrow::Cow<'_, [u8]>> = Default::default();
     for &(from, _) in &lines.found {
         let mut lexer = crate::lexer::Lexer::at(src, from as usize);
         let def = lexer.next_token();
@@ -258,10 +262,62 @@ pub(crate) fn sparse_lines(
             continue;
         }
         lines.defs.push(def.start);
-        let name = &src[def.start as usize..def.end as usize];
-        for at in memchr::memmem::find_iter(body, name) {
-            let after = body.get(at + name.len()).copied().unwrap_or(b' ');
-            if at + start != def.start as usize && !crate::lexer::is_name_byte(after) {
+        let raw = &src[def.start as usize..def.end as usize];
+        match name_key(raw, def.kind == crate::lexer::Tok::LocalId) {
+            NameKey::Numbered(n) => numbers.push(n),
+            NameKey::Named(name) => {
+                names.insert(name);
+            }
+        }
+    }
+    // A few names spelled one way only (no `%"..."`, no `%0N`): a search for each is
+    // quickest. Otherwise one pass over every `%` of the body.
+    let plain_spelling = || {
+        memchr::memmem::find(body, b"%\"").is_none()
+            && !memchr::memmem::find_iter(body, b"%0")
+                .any(|at| body.get(at + 2).is_some_and(u8::is_ascii_digit))
+    };
+    if lines.defs.len() <= 4 && plain_spelling() {
+        for &def in &lines.defs {
+            let mut lexer = crate::lexer::Lexer::at(src, def as usize);
+            let token = lexer.next_token();
+            let name = &src[token.start as usize..token.end as usize];
+            for at in memchr::memmem::find_iter(body, name) {
+                let after = body.get(at + name.len()).copied().unwrap_or(b' ');
+                if start + at != def as usize && !crate::lexer::is_name_byte(after) {
+                    lines.parse.push(line_of(start + at));
+                }
+            }
+        }
+        numbers.clear();
+        names.clear();
+    }
+    // The numbers as a bitmap: a body's numbers stay below its length.
+    let mut numbered = vec![0u64; numbers.iter().max().map_or(0, |&n| n as usize / 64 + 1)];
+    for &n in &numbers {
+        numbered[n as usize / 64] |= 1 << (n % 64);
+    }
+    // One pass over the body's `%`s finds the lines that name them (a search per name was
+    // quadratic in a body of many calls).
+    if !numbers.is_empty() || !names.is_empty() {
+        for at in memchr::memchr_iter(b'%', body) {
+            let rest = &body[at + 1..];
+            // `%N`, the common case, read in place.
+            let mut n: usize = 0;
+            let mut digits = 0;
+            while let Some(&d) = rest.get(digits).filter(|d| d.is_ascii_digit()) {
+                n = n.saturating_mul(10).saturating_add(usize::from(d - b'0'));
+                digits += 1;
+            }
+            let named = match rest.get(digits) {
+                Some(&b) if digits == 0 || crate::lexer::is_name_byte(b) => {
+                    !names.is_empty() && names_token(&body[at..], &names)
+                }
+                _ => numbered
+                    .get(n / 64)
+                    .is_some_and(|word| word & (1 << (n % 64)) != 0),
+            };
+            if named && lines.defs.binary_search(&((start + at) as u32)).is_err() {
                 lines.parse.push(line_of(start + at));
             }
         }
@@ -269,6 +325,22 @@ pub(crate) fn sparse_lines(
     lines.parse.sort_unstable();
     lines.parse.dedup();
     lines
+}
+
+/// Whether the local token at `text`'s start (`%name`, `%"name"`) is one of `names`.
+fn names_token(text: &[u8], names: &crate::hash::FxHashSet<std::borrow::Cow<'_, [u8]>>) -> bool {
+    let rest = &text[1..];
+    let len = match rest.first() {
+        Some(b'"') => memchr::memchr(b'"', &rest[1..]).map_or(rest.len(), |k| k + 2),
+        _ => rest
+            .iter()
+            .position(|&b| !crate::lexer::is_name_byte(b))
+            .unwrap_or(rest.len()),
+    };
+    match name_key(&text[..1 + len], false) {
+        NameKey::Named(name) => names.contains(&name),
+        NameKey::Numbered(_) => false,
+    }
 }
 
 /// Arena lengths of the skeleton: a worker's entries at or past these are its own.
@@ -661,4 +733,51 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         f.only_numbered_locals = only_numbered_locals;
     }
     Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sparse_lines;
+
+    /// The lines of `body` a sparse parse reads, as text, for a filter finding `printf`.
+    fn lines_read(body: &str) -> Vec<&str> {
+        let src = format!("{{{body}}}");
+        let find = |t: &[u8]| memchr::memmem::find(t, b"printf");
+        let lines = sparse_lines(src.as_bytes(), 1, src.len() as u32 - 1, &find);
+        lines
+            .parse
+            .iter()
+            .map(|&(s, e)| body[s as usize - 1..e as usize - 1].trim())
+            .collect()
+    }
+
+    #[test]
+    fn the_uses_of_a_found_result_are_read_however_spelled() {
+        let calls = |n: usize| {
+            (0..n)
+                .map(|k| format!("  %c{k} = call i32 @printf(ptr @s)\n"))
+                .collect::<String>()
+        };
+        // Few results (searched name by name) and many (one pass over every `%`).
+        for n in [1, 9] {
+            let body = format!(
+                "\n  %7 = call i32 @printf(ptr @s)\n{}  %a = add i32 %07, 1\n  %b = add i32 %\"c0\", %70\n  %d = add i32 %c0x, %7\n  ret void\n",
+                calls(n)
+            );
+            let read = lines_read(&body);
+            assert!(read.contains(&"%a = add i32 %07, 1"), "{n}: {read:?}");
+            assert!(read.contains(&"%b = add i32 %\"c0\", %70"), "{n}: {read:?}");
+            assert!(read.contains(&"%d = add i32 %c0x, %7"), "{n}: {read:?}");
+            assert!(!read.contains(&"ret void"), "{n}: {read:?}");
+            assert_eq!(read.len(), n + 4, "{n}: {read:?}");
+        }
+        // Plain spellings only: the search by name.
+        let read = lines_read(
+            "\n  %r = call i32 @printf(ptr @s)\n  %x = add i32 %r, 1\n  %y = add i32 %rr, 1\n  ret i32 %x\n",
+        );
+        assert_eq!(
+            read,
+            ["%r = call i32 @printf(ptr @s)", "%x = add i32 %r, 1"]
+        );
+    }
 }
