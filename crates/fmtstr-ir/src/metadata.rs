@@ -52,12 +52,67 @@ pub(crate) enum MdOp {
 pub(crate) struct MdData {
     pub nodes: Vec<MdNodeData>,
     pub ops: Vec<MdOp>,
-    pub by_number: FxHashMap<u32, MdId>,
+    pub by_number: NumberMap,
     pub kinds: Vec<Box<[u8]>>,
     pub kind_map: FxHashMap<Box<[u8]>, u32>,
     /// Named metadata: name, nodes, item.
     pub named: Vec<(Box<[u8]>, Vec<MdId>, u32)>,
     pub next_number: u32,
+}
+
+/// The nodes by their number (`!N`): a vector for the numbers a module uses (LLVM numbers
+/// from 0 without gaps), a map for the rare large one. A hash map cost 250 instructions a
+/// definition in a module with debug info, where 180,000 lines are numbered nodes.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NumberMap {
+    /// `MdId(NONE)` where no node has the number.
+    dense: Vec<MdId>,
+    sparse: FxHashMap<u32, MdId>,
+}
+
+impl NumberMap {
+    /// Numbers below this are kept in the vector (four bytes each, up to the largest used).
+    const DENSE: u32 = 1 << 20;
+
+    pub fn get(&self, number: &u32) -> Option<&MdId> {
+        if *number < Self::DENSE {
+            self.dense.get(*number as usize).filter(|id| id.0 != NONE)
+        } else {
+            self.sparse.get(number)
+        }
+    }
+
+    pub fn insert(&mut self, number: u32, id: MdId) {
+        if number < Self::DENSE {
+            let at = number as usize;
+            if at >= self.dense.len() {
+                self.dense.resize(at + 1, MdId(NONE));
+            }
+            self.dense[at] = id;
+        } else {
+            self.sparse.insert(number, id);
+        }
+    }
+
+    pub fn remove(&mut self, number: &u32) {
+        if *number < Self::DENSE {
+            if let Some(slot) = self.dense.get_mut(*number as usize) {
+                *slot = MdId(NONE);
+            }
+        } else {
+            self.sparse.remove(number);
+        }
+    }
+
+    /// Every (number, node), in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, MdId)> + '_ {
+        self.dense
+            .iter()
+            .enumerate()
+            .filter(|(_, id)| id.0 != NONE)
+            .map(|(n, &id)| (n as u32, id))
+            .chain(self.sparse.iter().map(|(&n, &id)| (n, id)))
+    }
 }
 
 impl MdData {
