@@ -210,20 +210,22 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
-    let mut shards = if matches!(target, Target::Nvptx { .. }) && prefix.is_none() {
-        // Only the bodies that may call printf are parsed; the others are copied.
-        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::find_printf)
-    } else if threads > 1 {
-        Module::parse_shards(&name, text, threads)
-    } else {
-        Module::parse(&name, text).map(|module| {
-            vec![Shard {
-                module,
-                first_function: None,
-            }]
-        })
-    }
-    .map_err(|error| anyhow::anyhow!("{error}"))?;
+    let mut shards =
+        if matches!(target, Target::Nvptx { .. }) && prefix.is_none() && only.is_none() {
+            // Only the calls to printf and what uses their results are parsed; the rest is
+            // copied. (--only splits blocks: the phis of their successors must be parsed.)
+            Module::parse_shards_where(&name, text, threads, &fmtstr_lower::find_printf)
+        } else if threads > 1 {
+            Module::parse_shards(&name, text, threads)
+        } else {
+            Module::parse(&name, text).map(|module| {
+                vec![Shard {
+                    module,
+                    first_function: None,
+                }]
+            })
+        }
+        .map_err(|error| anyhow::anyhow!("{error}"))?;
     let lowered = match lower_shards(&mut shards, &options) {
         Ok(lowered) => lowered,
         Err(failed) => return report_failure(&failed),

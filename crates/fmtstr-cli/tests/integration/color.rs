@@ -62,12 +62,12 @@ fn always_colors_labels_and_carets_like_clang_and_changes_no_text() {
         assert!(!String::from_utf8_lossy(&colored.stdout).contains(ESCAPE));
     }
     // `--color=always` after the command and on an IR error from `lower` too. (lower
-    // --target nvptx parses only the bodies that name printf: this one does, in a comment.)
+    // --target nvptx parses only the lines that name printf: this one does, in a comment.)
     let dir = tempfile::tempdir().unwrap();
     let module = dir.path().join("bad.ll");
     std::fs::write(
         &module,
-        "define void @f() { ; no printf yet\n  %x = add i32 1\n  ret void\n}\n",
+        "define void @f() {\n  %x = add i32 1 ; no printf yet\n  ret void\n}\n",
     )
     .unwrap();
     let out = run_with(
