@@ -176,6 +176,7 @@ fn parse_workers(
         m.ops.reserve(bytes / 20);
         m.sites.reserve(bytes / 16);
         m.block_insts.reserve(bytes / 48);
+        m.blocks.reserve(bytes / 200);
         let mut parser = Parser::with_module(file, src, m);
         for &(fid, start, close) in group.iter() {
             let sparse = filter.map(|f| sparse_lines(src, start, close, f));

@@ -38,6 +38,10 @@ struct Out<'a, W: Write> {
     patch: usize,
 }
 
+/// A part of a module's text to print: the module, its items, the source offset it starts at,
+/// whether it is the last, and about how many bytes of its own it prints.
+type Part<'m> = (&'m Module, std::ops::Range<usize>, usize, bool, usize);
+
 /// A part printed on another thread, without copying the source text it keeps: a span of
 /// the source is recorded by position, other bytes are buffered, and the pieces are written in
 /// order once the part's turn comes. Copying a shard's part of a 40 MB module into a buffer
@@ -53,11 +57,12 @@ impl<'s> Rope<'s> {
     /// Spans shorter than this are copied: a piece per short token would cost more.
     const MIN_SPAN: usize = 256;
 
-    fn new(src: &'s [u8]) -> Self {
+    /// A rope for a part expected to print about `own` bytes of its own.
+    fn new(src: &'s [u8], own: usize) -> Self {
         Rope {
             src,
             pieces: Vec::new(),
-            own: Vec::new(),
+            own: Vec::with_capacity(own),
         }
     }
 
@@ -216,33 +221,30 @@ impl Module {
             return self.write_items(w, 0..self.order.len(), 0, true);
         }
         let len = self.order.len();
-        let parts = self
-            .print_splits(threads)
+        let splits = self.print_splits(threads);
+        let own = self.new_text_estimate(splits.len() - 1);
+        let parts = splits
             .windows(2)
             .map(|pair| {
                 let ((from, pos), (to, _)) = (pair[0], pair[1]);
-                (self, from..to, pos, to == len)
+                (self, from..to, pos, to == len, own)
             })
             .collect();
         Self::write_parts(parts, w)
     }
 
-    /// Writes consecutive parts of modules' text: (module, its items, the source offset the
-    /// part starts at, whether it is the last). The first goes straight to `w` on this thread
-    /// while the others print on their own into [`Rope`]s, written after it in order.
-    fn write_parts<W: Write>(
-        parts: Vec<(&Module, std::ops::Range<usize>, usize, bool)>,
-        w: &mut W,
-    ) -> io::Result<()> {
+    /// Writes consecutive parts of modules' text. The first goes straight to `w` on this
+    /// thread while the others print on their own into [`Rope`]s, written after it in order.
+    fn write_parts<W: Write>(parts: Vec<Part<'_>>, w: &mut W) -> io::Result<()> {
         let mut parts = parts.into_iter();
-        let Some((m, items, pos, last)) = parts.next() else {
+        let Some((m, items, pos, last, _)) = parts.next() else {
             return Ok(());
         };
         std::thread::scope(|scope| {
             let handles: Vec<_> = parts
-                .map(|(m, items, pos, last)| {
+                .map(|(m, items, pos, last, own)| {
                     scope.spawn(move || {
-                        let mut out = Rope::new(&m.src);
+                        let mut out = Rope::new(&m.src, own);
                         m.write_items(&mut out, items, pos, last).map(|()| out)
                     })
                 })
@@ -336,9 +338,19 @@ impl Module {
                 .map(|item| item.end as usize)
                 .max()
                 .unwrap_or(0);
-            parts.push((m, from..to, pos, k + 1 == shards.len()));
+            // A shard's new instructions are all in its own part.
+            let own = if k == 0 { 0 } else { m.new_text_estimate(1) };
+            parts.push((m, from..to, pos, k + 1 == shards.len(), own));
         }
         Self::write_parts(parts, w)
+    }
+
+    /// About how many bytes a `share` of the new instructions print as (96 each: room for
+    /// the usual 70 costs only address space, as untouched pages are never faulted in, where
+    /// growing the buffer copies it).
+    fn new_text_estimate(&self, share: usize) -> usize {
+        let new_insts = self.insts.iter().filter(|d| d.flags & NEW != 0).count();
+        new_insts.saturating_mul(96) / share.max(1)
     }
 
     /// A buffer for a part printing `source` bytes of source and its `share` of the new
@@ -346,10 +358,9 @@ impl Module {
     /// prints as about 70 bytes; room for 96 costs only address space, as untouched pages of
     /// a large buffer are never faulted in.
     fn part_buffer(&self, source: usize, share: usize) -> Vec<u8> {
-        let new_insts = self.insts.iter().filter(|d| d.flags & NEW != 0).count();
         Vec::with_capacity(
             source
-                .saturating_add(new_insts.saturating_mul(96) / share.max(1))
+                .saturating_add(self.new_text_estimate(share))
                 .saturating_add(256),
         )
     }
