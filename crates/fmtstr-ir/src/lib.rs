@@ -105,7 +105,11 @@
 //! function bodies parsed on several threads (see `parallel.rs`), and once edited are printed
 //! in parts on several threads (see `printer.rs`). A pass that edits function by function
 //! can also run on several threads: [`Module::parse_shards`] gives one module per run of
-//! bodies, and [`Module::write_shards`] prints each shard's functions.
+//! bodies, and [`Module::write_shards`] prints each shard's functions. A pass that edits only
+//! the lines it can find by their text (the calls that name `printf`) pays for those lines:
+//! [`Module::parse_shards_where`] parses them, and the lines that use their results, and keeps
+//! the rest of the bodies as text (opaque instructions, [`Inst::is_opaque`]) at a tenth of the
+//! cost of parsing them.
 
 mod constant;
 pub mod datalayout;
