@@ -108,8 +108,8 @@
 //! bodies, and [`Module::write_shards`] prints each shard's functions. A pass that edits only
 //! the lines it can find by their text (the calls that name `printf`) pays for those lines:
 //! [`Module::parse_shards_where`] parses them, and the lines that use their results, and keeps
-//! the rest of the bodies as text (opaque instructions, [`Inst::is_opaque`]) at a tenth of the
-//! cost of parsing them.
+//! the rest of the bodies as text (opaque instructions, [`Inst::is_opaque`]): about 700
+//! instructions a line of clang's output instead of 2,300.
 
 mod constant;
 pub mod datalayout;
