@@ -101,6 +101,9 @@ pub(crate) struct Parser<'s> {
     /// to parse not yet passed.
     sparse: Option<crate::parallel::SparseLines>,
     sparse_next: usize,
+    /// A numbered label [`Parser::opaque_lines`] read after a terminator, without the lexer:
+    /// the next block's. `tok` is stale while it is set.
+    raw_label: Option<Token>,
 }
 
 /// What [`Parser::opaque_lines`] kept as text.
@@ -387,6 +390,7 @@ impl<'s> Parser<'s> {
             body_ends: Vec::new(),
             sparse: None,
             sparse_next: 0,
+            raw_label: None,
         }
     }
 
@@ -1874,7 +1878,9 @@ impl<'s> Parser<'s> {
         let mut first = true;
         let mut after_terminator = false;
         loop {
+            let raw_label = self.raw_label.take();
             match self.tok.kind {
+                _ if raw_label.is_some() => {}
                 Tok::RBrace => {
                     if first {
                         return self.expected("a basic block");
@@ -1890,7 +1896,17 @@ impl<'s> Parser<'s> {
             }
             let block = BlockId(self.m.blocks.len() as u32);
             self.check_capacity(self.m.blocks.len(), "blocks")?;
+            // Where a sparse parse goes on without the lexer, after a label it read so.
+            let mut resume = None;
             let (label, numbered, line_end) = match self.tok.kind {
+                _ if raw_label.is_some() => {
+                    let t = raw_label.unwrap_or(self.tok);
+                    self.prev_end = t.end;
+                    self.define_local(t, Value::Block(block))?;
+                    let line_end = self.rest_of_line(t.end);
+                    resume = Some(line_end as usize);
+                    (text(t), true, line_end)
+                }
                 Tok::LabelStr | Tok::LabelId => {
                     let t = self.bump();
                     self.define_local(t, Value::Block(block))?;
@@ -1918,6 +1934,16 @@ impl<'s> Parser<'s> {
             self.fn_blocks.push(block);
             after_terminator = false;
             loop {
+                if let Some(pos) = resume.take() {
+                    match self.opaque_lines(block, Some(pos))? {
+                        OpaqueRun::Nothing => {}
+                        OpaqueRun::Lines => continue,
+                        OpaqueRun::Block => {
+                            after_terminator = true;
+                            break;
+                        }
+                    }
+                }
                 match self.tok.kind {
                     Tok::RBrace | Tok::LabelStr | Tok::LabelId | Tok::Eof => break,
                     Tok::DbgRecord => self.debug_record()?,
@@ -1926,7 +1952,7 @@ impl<'s> Parser<'s> {
                             break;
                         }
                         if self.sparse.is_some() {
-                            match self.opaque_lines(block)? {
+                            match self.opaque_lines(block, None)? {
                                 OpaqueRun::Nothing => {}
                                 OpaqueRun::Lines => continue,
                                 OpaqueRun::Block => {
@@ -2049,9 +2075,19 @@ impl<'s> Parser<'s> {
     ///
     /// Reading on the bytes, it costs a fraction of a parse; what it cannot keep (a label, a
     /// comment, any other line) is left to the parser, at the token it stopped on.
-    fn opaque_lines(&mut self, block: BlockId) -> PResult<OpaqueRun> {
+    ///
+    /// `from`: where to start, when `tok` is stale (after a label read without the lexer); the
+    /// lexer is then moved to where the run stops even if it kept nothing. After a terminator,
+    /// a numbered label (`12:`) is read too, into [`Parser::raw_label`], and the lexer left
+    /// behind.
+    fn opaque_lines(&mut self, block: BlockId, from: Option<usize>) -> PResult<OpaqueRun> {
         let src = self.src;
-        let mut pos = self.tok.start as usize;
+        let mut pos = from.unwrap_or(self.tok.start as usize);
+        if from.is_some() {
+            while let Some(b' ' | b'\t' | b'\n' | b'\r') = src.get(pos) {
+                pos += 1;
+            }
+        }
         let mut run = OpaqueRun::Nothing;
         while self.sparse.is_some() && !self.on_sparse_line(pos) {
             let Some((def, opcode, end)) = opaque_line(src, pos) else {
@@ -2086,11 +2122,17 @@ impl<'s> Parser<'s> {
             }
             if opcode.is_terminator() {
                 run = OpaqueRun::Block;
+                if !self.on_sparse_line(pos) {
+                    if let Some(label) = numbered_label(src, pos) {
+                        self.raw_label = Some(label);
+                        return Ok(run);
+                    }
+                }
                 break;
             }
             run = OpaqueRun::Lines;
         }
-        if run != OpaqueRun::Nothing {
+        if run != OpaqueRun::Nothing || from.is_some() {
             let prev_end = self.prev_end;
             self.seek(pos);
             self.prev_end = prev_end;
@@ -3741,6 +3783,20 @@ fn mark_named(insts: &mut [InstData], value: Value) {
             d.flags |= NAMED_IN_TEXT;
         }
     }
+}
+
+/// The numbered label (`12:`) at `pos`, as the lexer would read it there.
+fn numbered_label(src: &[u8], pos: usize) -> Option<Token> {
+    let digits = src
+        .get(pos..)?
+        .iter()
+        .take_while(|b| b.is_ascii_digit())
+        .count();
+    (digits > 0 && src.get(pos + digits) == Some(&b':')).then(|| Token {
+        kind: Tok::LabelId,
+        start: pos as u32,
+        end: (pos + digits + 1) as u32,
+    })
 }
 
 /// The instruction on the line at `pos` if it can be kept as text (see
