@@ -9,7 +9,7 @@ mod common;
 
 use std::fmt::Write as _;
 
-use fmtstr_ir::{Constant, Module, Operand, Position, TypeId, Value};
+use fmtstr_ir::{Constant, Module, Opcode, Operand, Position, TypeId, Value};
 
 const TARGET: usize = 5 << 20;
 
@@ -369,4 +369,61 @@ fn shards_print_what_the_whole_module_prints() {
     // Small modules, and modules with blockaddress, come back whole.
     let small = Module::parse_shards("s.ll", "define void @f() {\n  ret void\n}\n", 2).unwrap();
     assert_eq!(small.len(), 1);
+}
+
+/// A sparse parse (`parse_shards_where`) keeps what the pass does not ask for as opaque
+/// instructions, block by block as the whole parse reads them, numbered labels included, and
+/// falls back to the whole parse only where it must.
+#[test]
+fn a_sparse_parse_keeps_the_other_lines_as_opaque_instructions_in_their_blocks() {
+    let text = "declare i32 @printf(ptr, ...)\n\
+                @s = constant [3 x i8] c\"%d\\00\"\n\
+                define i32 @f(i32 %0, i1 %1) {\n  %3 = add i32 %0, 1\n  br i1 %1, label %4, label %7\n\n\
+                4:                                                ; preds = %2\n  %5 = mul i32 %3, 3\n  \
+                %6 = call i32 (ptr, ...) @printf(ptr @s, i32 %5)\n  br label %7\n\n\
+                7:                                                ; preds = %4, %2\n  \
+                %8 = phi i32 [ %3, %2 ], [ %6, %4 ]\n  %9 = sub i32 %8, 2\n  ret i32 %9\n}\n";
+    let find = |t: &[u8]| memchr::memmem::find(t, b"printf");
+    let blocks = |m: &Module| -> Vec<(Option<Vec<u8>>, Vec<(Opcode, bool)>)> {
+        let f = m.function_by_name("f").unwrap();
+        m.function(f)
+            .blocks()
+            .map(|b| {
+                let insts = b
+                    .instructions()
+                    .map(|i| (i.opcode(), i.is_opaque()))
+                    .collect();
+                (b.name(), insts)
+            })
+            .collect()
+    };
+    let whole = Module::parse("f.ll", text).unwrap();
+    let shards = Module::parse_shards_where("f.ll", text, 1, &find).unwrap();
+    assert_eq!(shards.len(), 1);
+    let sparse = blocks(&shards[0].module);
+    let expected = blocks(&whole);
+    let opcodes =
+        |b: &[(Option<Vec<u8>>, Vec<(Opcode, bool)>)]| -> Vec<(Option<Vec<u8>>, Vec<Opcode>)> {
+            b.iter()
+                .map(|(name, insts)| (name.clone(), insts.iter().map(|i| i.0).collect()))
+                .collect()
+        };
+    assert_eq!(opcodes(&sparse), opcodes(&expected));
+    // The call and the phi that uses its result are parsed; the rest is kept, the lines after
+    // each label too.
+    let opaque: Vec<Vec<bool>> = sparse
+        .iter()
+        .map(|(_, insts)| insts.iter().map(|i| i.1).collect())
+        .collect();
+    assert_eq!(
+        opaque,
+        [
+            vec![true, true],
+            vec![true, false, true],
+            vec![false, true, true]
+        ]
+    );
+    let mut printed = Vec::new();
+    Module::write_shards(&shards, &mut printed).unwrap();
+    assert_eq!(printed, text.as_bytes());
 }
