@@ -384,7 +384,9 @@ fn a_sparse_parse_keeps_the_other_lines_as_opaque_instructions_in_their_blocks()
                 7:                                                ; preds = %4, %2\n  \
                 %8 = phi i32 [ %3, %2 ], [ %6, %4 ]\n  %9 = sub i32 %8, 2\n  ret i32 %9\n}\n";
     let find = |t: &[u8]| memchr::memmem::find(t, b"printf");
-    let blocks = |m: &Module| -> Vec<(Option<Vec<u8>>, Vec<(Opcode, bool)>)> {
+    // Each block's name and instructions (opcode, opaque).
+    type Blocks = Vec<(Option<Vec<u8>>, Vec<(Opcode, bool)>)>;
+    let blocks = |m: &Module| -> Blocks {
         let f = m.function_by_name("f").unwrap();
         m.function(f)
             .blocks()
@@ -402,12 +404,11 @@ fn a_sparse_parse_keeps_the_other_lines_as_opaque_instructions_in_their_blocks()
     assert_eq!(shards.len(), 1);
     let sparse = blocks(&shards[0].module);
     let expected = blocks(&whole);
-    let opcodes =
-        |b: &[(Option<Vec<u8>>, Vec<(Opcode, bool)>)]| -> Vec<(Option<Vec<u8>>, Vec<Opcode>)> {
-            b.iter()
-                .map(|(name, insts)| (name.clone(), insts.iter().map(|i| i.0).collect()))
-                .collect()
-        };
+    let opcodes = |b: &Blocks| -> Vec<(Option<Vec<u8>>, Vec<Opcode>)> {
+        b.iter()
+            .map(|(name, insts)| (name.clone(), insts.iter().map(|i| i.0).collect()))
+            .collect()
+    };
     assert_eq!(opcodes(&sparse), opcodes(&expected));
     // The call and the phi that uses its result are parsed; the rest is kept, the lines after
     // each label too.
