@@ -2041,6 +2041,16 @@ impl<'s> Parser<'s> {
             .is_some_and(|&(start, _)| start as usize <= pos)
     }
 
+    /// Whether a line to parse starts before `end` (and ends past the position
+    /// [`Parser::on_sparse_line`] last looked at).
+    fn sparse_line_before(&self, end: usize) -> bool {
+        self.sparse.as_ref().is_some_and(|s| {
+            s.parse
+                .get(self.sparse_next)
+                .is_some_and(|&(start, _)| (start as usize) < end)
+        })
+    }
+
     /// In a sparse parse, whether an instruction (`start..end`, its result named at `def`)
     /// touches a line the filter found: then every use of its result was parsed. An error
     /// where the uses were not looked for.
@@ -2093,6 +2103,10 @@ impl<'s> Parser<'s> {
             let Some((def, opcode, end)) = opaque_line(src, pos) else {
                 break;
             };
+            if self.sparse_line_before(end) {
+                // A line to parse inside it (a switch's case naming a found result).
+                break;
+            }
             self.check_capacity(self.m.insts.len(), "instructions")?;
             let id = InstId(self.m.insts.len() as u32);
             let mut flags = OPAQUE;
@@ -3785,6 +3799,34 @@ fn mark_named(insts: &mut [InstData], value: Value) {
     }
 }
 
+/// The end (past its newline) of a switch's case list as LLVM prints it, given the end of the
+/// line that opens it with `[`: one `TYPE VALUE, label %DEST` per line, then `]` alone.
+/// `None` for anything else (a list on one line, a bracket or a comment among the cases).
+fn switch_end(src: &[u8], first_line_end: usize) -> Option<usize> {
+    let first = src.get(..first_line_end)?;
+    let opening = first.strip_suffix(b"\n").unwrap_or(first);
+    if !opening
+        .strip_suffix(b"\r")
+        .unwrap_or(opening)
+        .ends_with(b"[")
+    {
+        return None;
+    }
+    let mut pos = first_line_end;
+    loop {
+        let rest = src.get(pos..)?;
+        let end = pos + memchr::memchr(b'\n', rest).map_or(rest.len(), |k| k + 1);
+        let line = src[pos..end].trim_ascii();
+        if line == b"]" {
+            return Some(end);
+        }
+        if line.is_empty() || line.iter().any(|b| b"[]{}();\"".contains(b)) || end == pos {
+            return None;
+        }
+        pos = end;
+    }
+}
+
 /// The numbered label (`12:`) at `pos`, as the lexer would read it there.
 fn numbered_label(src: &[u8], pos: usize) -> Option<Token> {
     let digits = src
@@ -3845,10 +3887,13 @@ fn opaque_line(src: &[u8], pos: usize) -> Option<(Option<Token>, Opcode, usize)>
     }
     let opcode = Opcode::from_keyword(&line[word_start..i])?;
     use Opcode::*;
+    if opcode == Switch && def.is_none() {
+        return switch_end(src, end).map(|end| (None, opcode, end));
+    }
     let keep = match opcode {
-        // Several lines (switch, indirectbr, invoke, callbr, catchswitch, landingpad), calls
-        // (the ones that matter are parsed; a void one may not be), allocas (edits insert
-        // after them), exception handling (rare): parsed.
+        // Several lines (indirectbr, invoke, callbr, catchswitch, landingpad; a switch as
+        // LLVM prints it is read above), calls (the ones that matter are parsed; a void one
+        // may not be), allocas (edits insert after them), exception handling (rare): parsed.
         Switch | IndirectBr | Invoke | CallBr | CatchSwitch | LandingPad | Call | Alloca
         | Resume | CleanupRet | CatchRet | CleanupPad | CatchPad | VAArg => false,
         // No result: no name either.

@@ -427,4 +427,32 @@ fn a_sparse_parse_keeps_the_other_lines_as_opaque_instructions_in_their_blocks()
     let mut printed = Vec::new();
     Module::write_shards(&shards, &mut printed).unwrap();
     assert_eq!(printed, text.as_bytes());
+
+    // A switch as LLVM prints it is kept whole, unless a line of its cases is to be parsed.
+    let switch = |dest: &str| {
+        format!(
+            "define void @{dest}(i32 %0) {{\n  %2 = call i32 (ptr, ...) @printf(ptr @s)\n  \
+             switch i32 %0, label %5 [\n    i32 0, label %3\n    i32 1, label %{dest}\n  ]\n\n\
+             3:\n  br label %5\n\n{dest}:\n  br label %5\n\n5:\n  ret void\n}}\n"
+        )
+    };
+    let text = format!(
+        "declare i32 @printf(ptr, ...)\n@s = constant [3 x i8] c\"%d\\00\"\n{}{}",
+        switch("exit"),
+        switch("printf.exit")
+    );
+    let shards = Module::parse_shards_where("s.ll", text.as_str(), 1, &find).unwrap();
+    let m = &shards[0].module;
+    let switch_opaque = |name: &str| {
+        let f = m.function_by_name(name).unwrap();
+        let entry = m.function(f).blocks().next().unwrap();
+        let term = entry.terminator().unwrap();
+        assert_eq!(term.opcode(), Opcode::Switch);
+        term.is_opaque()
+    };
+    assert!(switch_opaque("exit"));
+    assert!(!switch_opaque("printf.exit"));
+    let mut printed = Vec::new();
+    Module::write_shards(&shards, &mut printed).unwrap();
+    assert_eq!(printed, text.as_bytes());
 }
