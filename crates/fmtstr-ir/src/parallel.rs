@@ -293,11 +293,31 @@ pub(crate) fn sparse_lines(
         numbers.clear();
         names.clear();
     }
-    // The numbers as a bitmap: a body's numbers stay below its length.
-    let mut numbered = vec![0u64; numbers.iter().max().map_or(0, |&n| n as usize / 64 + 1)];
-    for &n in &numbers {
-        numbered[n as usize / 64] |= 1 << (n % 64);
+    // The numbers as a bitmap, up to the numbers a parse reads with gaps (2 MiB); past
+    // them (16 million values in one body), sorted.
+    numbers.sort_unstable();
+    let dense = numbers
+        .last()
+        .is_none_or(|&n| n < crate::parser::MAX_NUMBER_GAP_TO);
+    let mut bitmap = vec![
+        0u64;
+        numbers
+            .last()
+            .filter(|_| dense)
+            .map_or(0, |&n| n as usize / 64 + 1)
+    ];
+    for &n in numbers.iter().filter(|_| dense) {
+        bitmap[n as usize / 64] |= 1 << (n % 64);
     }
+    let numbered = |n: usize| {
+        if dense {
+            bitmap
+                .get(n / 64)
+                .is_some_and(|word| word & (1 << (n % 64)) != 0)
+        } else {
+            u32::try_from(n).is_ok_and(|n| numbers.binary_search(&n).is_ok())
+        }
+    };
     // One pass over the body's `%`s finds the lines that name them (a search per name was
     // quadratic in a body of many calls).
     if !numbers.is_empty() || !names.is_empty() {
@@ -314,9 +334,7 @@ pub(crate) fn sparse_lines(
                 Some(&b) if digits == 0 || crate::lexer::is_name_byte(b) => {
                     !names.is_empty() && names_token(&body[at..], &names)
                 }
-                _ => numbered
-                    .get(n / 64)
-                    .is_some_and(|word| word & (1 << (n % 64)) != 0),
+                _ => numbered(n),
             };
             if named && lines.defs.binary_search(&((start + at) as u32)).is_err() {
                 lines.parse.push(line_of(start + at));
@@ -772,6 +790,17 @@ mod tests {
             assert!(!read.contains(&"ret void"), "{n}: {read:?}");
             assert_eq!(read.len(), n + 4, "{n}: {read:?}");
         }
+        // A number past those a parse reads with gaps (found without a bitmap that large).
+        let read = lines_read(
+            "\n  %4000000000 = call i32 @printf(ptr @s)\n  %\"x\" = add i32 %4000000000, 1\n  ret void\n",
+        );
+        assert_eq!(
+            read,
+            [
+                "%4000000000 = call i32 @printf(ptr @s)",
+                "%\"x\" = add i32 %4000000000, 1"
+            ]
+        );
         // Plain spellings only: the search by name.
         let read = lines_read(
             "\n  %r = call i32 @printf(ptr @s)\n  %x = add i32 %r, 1\n  %y = add i32 %rr, 1\n  ret i32 %x\n",

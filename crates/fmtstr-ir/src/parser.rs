@@ -37,7 +37,7 @@ pub const MAX_INPUT: usize = 1 << 30;
 
 /// Numbered values may skip numbers (LLVM 19 accepts `%9` right after `%2`) up to this one:
 /// the skipped numbers take room in a table, which a hostile input must not blow up.
-const MAX_NUMBER_GAP_TO: u32 = 1 << 24;
+pub(crate) const MAX_NUMBER_GAP_TO: u32 = 1 << 24;
 
 type PResult<T> = Result<T, ParseError>;
 
