@@ -858,13 +858,16 @@ impl Module {
                 || matches!(op.value.unpack(), Value::Const(c) if !self.const_data(c).kind.is_literal())
         };
         for f in self.functions() {
-            for inst in f.instructions() {
-                if self
-                    .inst_ops(inst.id())
-                    .iter()
-                    .any(|op| may_mention(op) && self.op_mentions(*op, target, &mut seen, 0))
-                {
-                    count += 1;
+            for &block in &self.funcs[f.id().index()].blocks {
+                for &inst in self.block_inst_ids(block) {
+                    // Removed instructions use nothing; opaque ones have no operands.
+                    if self.insts[inst.index()].flags & (REMOVED | OPAQUE) == 0
+                        && self.inst_ops(inst).iter().any(|op| {
+                            may_mention(op) && self.op_mentions(*op, target, &mut seen, 0)
+                        })
+                    {
+                        count += 1;
+                    }
                 }
             }
         }
