@@ -20,7 +20,7 @@
 
 use crate::constant::ConstKind;
 use crate::inst::{Attr, Opcode};
-use crate::lexer::{name_key, NameKey};
+use crate::lexer::{is_name_byte, name_key, Lexer, NameKey, Tok};
 use crate::metadata::{MdKindData, MdOp};
 use crate::module::{
     BlockId, ConstId, FuncId, InstId, InstList, MdId, Module, PackedOp, PackedValue, Value,
@@ -252,19 +252,20 @@ pub(crate) fn sparse_lines(
     // The names the found lines define: `%N` by number, the others decoded (`%"a"` is `%a`).
     let mut numbers: Vec<u32> = Vec::new();
     let mut names: crate::hash::FxHashSet<std::borrow::Cow<'_, [u8]>> = Default::default();
+    // Each result's name as spelled, where it is defined.
+    let mut spelled: Vec<(usize, &[u8])> = Vec::new();
     for &(from, _) in &lines.found {
-        let mut lexer = crate::lexer::Lexer::at(src, from as usize);
+        let mut lexer = Lexer::at(src, from as usize);
         let def = lexer.next_token();
-        if !matches!(
-            def.kind,
-            crate::lexer::Tok::LocalVar | crate::lexer::Tok::LocalId
-        ) || lexer.next_token().kind != crate::lexer::Tok::Equal
+        if !matches!(def.kind, Tok::LocalVar | Tok::LocalId)
+            || lexer.next_token().kind != Tok::Equal
         {
             continue;
         }
         lines.defs.push(def.start);
         let raw = &src[def.start as usize..def.end as usize];
-        match name_key(raw, def.kind == crate::lexer::Tok::LocalId) {
+        spelled.push((def.start as usize, raw));
+        match name_key(raw, def.kind == Tok::LocalId) {
             NameKey::Numbered(n) => numbers.push(n),
             NameKey::Named(name) => {
                 names.insert(name);
@@ -279,13 +280,10 @@ pub(crate) fn sparse_lines(
                 .any(|at| body.get(at + 2).is_some_and(u8::is_ascii_digit))
     };
     if lines.defs.len() <= 4 && plain_spelling() {
-        for &def in &lines.defs {
-            let mut lexer = crate::lexer::Lexer::at(src, def as usize);
-            let token = lexer.next_token();
-            let name = &src[token.start as usize..token.end as usize];
+        for &(def, name) in &spelled {
             for at in memchr::memmem::find_iter(body, name) {
                 let after = body.get(at + name.len()).copied().unwrap_or(b' ');
-                if start + at != def as usize && !crate::lexer::is_name_byte(after) {
+                if start + at != def && !is_name_byte(after) {
                     lines.parse.push(line_of(start + at));
                 }
             }
@@ -331,7 +329,7 @@ pub(crate) fn sparse_lines(
                 digits += 1;
             }
             let named = match rest.get(digits) {
-                Some(&b) if digits == 0 || crate::lexer::is_name_byte(b) => {
+                Some(&b) if digits == 0 || is_name_byte(b) => {
                     !names.is_empty() && names_token(&body[at..], &names)
                 }
                 _ => numbered(n),
@@ -353,7 +351,7 @@ fn names_token(text: &[u8], names: &crate::hash::FxHashSet<std::borrow::Cow<'_, 
         Some(b'"') => memchr::memchr(b'"', &rest[1..]).map_or(rest.len(), |k| k + 2),
         _ => rest
             .iter()
-            .position(|&b| !crate::lexer::is_name_byte(b))
+            .position(|&b| !is_name_byte(b))
             .unwrap_or(rest.len()),
     };
     match name_key(&text[..1 + len], false) {

@@ -1832,6 +1832,7 @@ impl<'s> Parser<'s> {
     // ---- function bodies ------------------------------------------------------------------
 
     fn body(&mut self, fid: FuncId) -> PResult<()> {
+        let insts_start = self.m.insts.len();
         // One function's tables at a time; their allocations are reused for the next.
         let mut state = self.spare.take().unwrap_or_default();
         state.numbered.clear();
@@ -1898,16 +1899,15 @@ impl<'s> Parser<'s> {
             self.check_capacity(self.m.blocks.len(), "blocks")?;
             // Where a sparse parse goes on without the lexer, after a label it read so.
             let mut resume = None;
-            let (label, numbered, line_end) = match self.tok.kind {
-                _ if raw_label.is_some() => {
-                    let t = raw_label.unwrap_or(self.tok);
+            let (label, numbered, line_end) = match (raw_label, self.tok.kind) {
+                (Some(t), _) => {
                     self.prev_end = t.end;
                     self.define_local(t, Value::Block(block))?;
                     let line_end = self.rest_of_line(t.end);
                     resume = Some(line_end as usize);
                     (text(t), true, line_end)
                 }
-                Tok::LabelStr | Tok::LabelId => {
+                (None, Tok::LabelStr | Tok::LabelId) => {
                     let t = self.bump();
                     self.define_local(t, Value::Block(block))?;
                     (text(t), t.kind == Tok::LabelId, self.rest_of_line(t.end))
@@ -1981,12 +1981,9 @@ impl<'s> Parser<'s> {
         self.m.funcs[fid.index()].only_numbered_locals =
             self.f.as_ref().is_some_and(|state| state.named.is_empty());
         self.m.funcs[fid.index()].has_opaque = self.sparse.is_some()
-            && self.m.funcs[fid.index()].blocks.iter().any(|b| {
-                self.m
-                    .block_inst_ids(*b)
-                    .iter()
-                    .any(|i| self.m.insts[i.index()].flags & OPAQUE != 0)
-            });
+            && self.m.insts[insts_start..]
+                .iter()
+                .any(|d| d.flags & OPAQUE != 0);
         self.fn_blocks.clear();
         self.finish_function()
     }
