@@ -10,7 +10,7 @@ use std::process::Command;
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
-use fmtstr_ir::{Module, Shard};
+use fmtstr_ir::{Module, Shard, SourceText};
 use fmtstr_lower::{lower_shards, Failed, Layout, LgcForm, Options, Stage, Target};
 
 use crate::nvptx_config::NvptxArgs;
@@ -545,14 +545,14 @@ fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
 }
 
 /// The module's name for diagnostics and its text (bitcode goes through llvm-dis).
-fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
+fn read_input(path: &Path) -> anyhow::Result<(String, SourceText)> {
     let stdin = path.as_os_str() == "-";
     let (name, bytes) = if stdin {
         let mut bytes = Vec::new();
         std::io::stdin()
             .read_to_end(&mut bytes)
             .context("cannot read the module from stdin")?;
-        ("<stdin>".to_owned(), bytes)
+        ("<stdin>".to_owned(), SourceText::from(bytes))
     } else {
         let bytes = read_file(path).with_context(|| format!("cannot read {}", path.display()))?;
         (path.display().to_string(), bytes)
@@ -595,36 +595,31 @@ fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
             String::from_utf8_lossy(&output.stderr).trim_end()
         );
     }
-    Ok((name, output.stdout))
+    Ok((name, output.stdout.into()))
 }
 
-/// A file's bytes; a large one is read in two halves at once, as copying 50 MB out of the
-/// page cache takes a core about 15 ms.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::os::unix::fs::FileExt;
-    const SPLIT_FROM: u64 = 8 << 20;
+/// A file's bytes. A large one is mapped, not read: copying 40 MB out of the page cache
+/// into fresh memory cost fmtstr more than the whole of `cp` (the kernel zeroes each fresh
+/// page first), and the lowering keeps most of the input as it is.
+fn read_file(path: &Path) -> std::io::Result<SourceText> {
+    const MAP_FROM: u64 = 8 << 20;
     let file = std::fs::File::open(path)?;
     let metadata = file.metadata()?;
-    let len = metadata.len();
-    if !metadata.is_file() || len < SPLIT_FROM || usize::try_from(len).is_err() {
-        return std::fs::read(path);
+    if !metadata.is_file() || metadata.len() < MAP_FROM {
+        return std::fs::read(path).map(SourceText::from);
     }
-    let mut bytes = vec![0u8; len as usize];
-    let (front, back) = bytes.split_at_mut(len as usize / 2);
-    let back_at = front.len() as u64;
-    let (front_read, back_read) = std::thread::scope(|scope| {
-        let back_read = scope.spawn(|| file.read_exact_at(back, back_at));
-        let front_read = file.read_exact_at(front, 0);
-        (front_read, back_read.join())
-    });
-    let complete =
-        front_read.is_ok() && matches!(back_read, Ok(Ok(()))) && file.metadata()?.len() == len;
-    if complete {
-        Ok(bytes)
-    } else {
-        // Changed while being read: read it the plain way.
-        std::fs::read(path)
-    }
+    map_file(&file)
+}
+
+/// The file's pages as they are in the page cache, read-only and shared.
+#[allow(unsafe_code)]
+fn map_file(file: &std::fs::File) -> std::io::Result<SourceText> {
+    // SAFETY: the map is read-only, and the module reads it as bytes only. What mapping
+    // cannot rule out, LLVM's tools (which map their inputs too) cannot either: another
+    // process that truncates the file while fmtstr reads it ends fmtstr with SIGBUS; one
+    // that rewrites it in place can make the output mix old and new text.
+    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
+    Ok(SourceText::new(map))
 }
 
 /// llvm-dis of LLVM 19: in `$FMTSTR_LLVM_BINDIR` when that is set (and only there), else on
@@ -664,13 +659,13 @@ mod tests {
     use super::read_file;
 
     #[test]
-    fn large_files_read_in_halves_come_back_whole() {
+    fn files_come_back_whole_read_or_mapped() {
         let dir = tempfile::tempdir().expect("temp dir");
         for len in [0usize, 100, (8 << 20) - 1, 8 << 20, (9 << 20) + 7] {
             let bytes: Vec<u8> = (0..len).map(|i| (i * 31 % 251) as u8).collect();
             let path = dir.path().join(format!("{len}.ll"));
             std::fs::write(&path, &bytes).expect("write");
-            assert!(read_file(&path).expect("read") == bytes, "{len} bytes");
+            assert!(*read_file(&path).expect("read") == *bytes, "{len} bytes");
         }
         assert!(read_file(&dir.path().join("missing.ll")).is_err());
     }

@@ -1009,6 +1009,7 @@ impl Module {
                         text: NO_TEXT,
                         name: NO_TEXT,
                         number: NONE,
+                        unread: false,
                     });
                     MdOp::Node(id)
                 }
@@ -1027,6 +1028,7 @@ impl Module {
             text: NO_TEXT,
             name: NO_TEXT,
             number,
+            unread: false,
         });
         self.md.by_number.insert(number, id);
         let mut text = format!("!{number} = ").into_bytes();

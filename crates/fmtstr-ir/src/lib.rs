@@ -133,7 +133,9 @@ pub use edit::{Builder, Guard, GuardItem, GuardNames, MdInput, Ordering, Positio
 pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};
-pub use module::{ArgId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, Module, Operand, Value};
+pub use module::{
+    ArgId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, Module, Operand, SourceText, Value,
+};
 pub use parallel::Shard;
 pub use parser::MAX_INPUT;
 pub use types::{StructType, Type, TypeId, Types};
@@ -146,14 +148,14 @@ impl Module {
     ///
     /// Large modules (4 MiB and up) have their function bodies parsed on several threads;
     /// the result is the same as a sequential parse's.
-    pub fn parse(file_name: &str, text: impl Into<Vec<u8>>) -> Result<Module, ParseError> {
+    pub fn parse(file_name: &str, text: impl Into<SourceText>) -> Result<Module, ParseError> {
         parser::parse(file_name, text.into())
     }
 
     /// [`Module::parse`] with at most `threads` threads (1 parses sequentially).
     pub fn parse_with_threads(
         file_name: &str,
-        text: impl Into<Vec<u8>>,
+        text: impl Into<SourceText>,
         threads: usize,
     ) -> Result<Module, ParseError> {
         parser::parse_threads(file_name, text.into(), threads)
@@ -172,7 +174,7 @@ impl Module {
     /// exactly as [`Module::parse`] reports them.
     pub fn parse_shards(
         file_name: &str,
-        text: impl Into<Vec<u8>>,
+        text: impl Into<SourceText>,
         threads: usize,
     ) -> Result<Vec<Shard>, ParseError> {
         Self::shards(file_name, text.into(), threads, None)
@@ -191,6 +193,10 @@ impl Module {
     ///   operands or type. They print as their source text; edits refuse to remove them or
     ///   to replace the uses of any value but those of the lines `find` found.
     ///
+    /// Metadata definitions LLVM writes one to a line (`!N = !DILocation(...)`,
+    /// `!N = !"..."`) are kept as text too: their fields are read from it when asked
+    /// ([`MdNode::operands`], [`Module::debug_loc`]).
+    ///
     /// Text left unparsed is not checked (the next tool to read the output checks it), and
     /// the module knows nothing of what it names: `find` must find every line the pass
     /// edits. Such a pass pays for the lines it reads, not for the module: a module of any
@@ -201,7 +207,7 @@ impl Module {
     /// text), is parsed whole, every body included, as one shard.
     pub fn parse_shards_where(
         file_name: &str,
-        text: impl Into<Vec<u8>>,
+        text: impl Into<SourceText>,
         threads: usize,
         find: &(dyn Fn(&[u8]) -> Option<usize> + Sync),
     ) -> Result<Vec<Shard>, ParseError> {
@@ -210,7 +216,7 @@ impl Module {
 
     fn shards(
         file_name: &str,
-        text: Vec<u8>,
+        text: SourceText,
         threads: usize,
         filter: Option<parallel::BodyFilter<'_>>,
     ) -> Result<Vec<Shard>, ParseError> {
@@ -225,9 +231,8 @@ impl Module {
             && memchr::memmem::find(&text, b"blockaddress(").is_none();
         if splittable {
             if let Some(mut shards) = parallel::parse_shards(file_name, &text, threads, filter) {
-                let src = std::sync::Arc::new(text);
                 for shard in &mut shards {
-                    shard.module.src = src.clone();
+                    shard.module.src = text.clone();
                 }
                 return Ok(shards);
             }
@@ -242,7 +247,7 @@ impl Module {
     /// the byte scanner: for the tests that check the two readings agree.
     #[doc(hidden)]
     pub fn parse_metadata_by_tokens(file_name: &str, text: Vec<u8>) -> Result<Module, ParseError> {
-        parser::parse_metadata_by_tokens(file_name, text)
+        parser::parse_metadata_by_tokens(file_name, text.into())
     }
 
     /// Everything the parse recorded about metadata and top-level items, as text: for the
@@ -263,7 +268,7 @@ impl Module {
     #[doc(hidden)]
     pub fn parse_parallel_only(file_name: &str, text: Vec<u8>, threads: usize) -> Option<Module> {
         let mut module = parallel::parse(file_name, &text, threads)?;
-        module.src = std::sync::Arc::new(text);
+        module.src = text.into();
         Some(module)
     }
 }

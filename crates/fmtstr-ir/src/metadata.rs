@@ -6,7 +6,7 @@
 //! references (`!dbg !40` before `!40 = ...`) are resolved by number.
 
 use crate::hash::FxHashMap;
-use crate::inst::{Text, NONE};
+use crate::inst::{Text, NONE, NO_TEXT};
 use crate::lexer::{Lexer, Tok};
 use crate::module::{InstId, MdId, Module, Operand, PackedOp};
 
@@ -37,6 +37,10 @@ pub(crate) struct MdNodeData {
     pub name: Text,
     /// `!N`'s number, or NONE for inline nodes.
     pub number: u32,
+    /// A definition kept as its text by a filtered parse (a specialized node or a string
+    /// alone on its line): it has no operands in `ops`; [`MdNode::operands`] reads its
+    /// fields from the text. Nothing it refers to was checked.
+    pub unread: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -140,6 +144,7 @@ impl MdData {
             text: crate::module::none_text(),
             name: crate::module::none_text(),
             number,
+            unread: false,
         });
         self.by_number.insert(number, id);
         self.next_number = self.next_number.max(number.saturating_add(1));
@@ -234,6 +239,12 @@ impl<'m> MdNode<'m> {
     pub fn operands(&self) -> impl Iterator<Item = MdOperand<'m>> + 'm {
         let data = self.data();
         let module = self.module;
+        let unread = match data.kind {
+            MdKindData::Specialized if data.unread => {
+                specialized_fields(&module.src, data.name.end as usize)
+            }
+            _ => Vec::new(),
+        };
         module
             .md
             .ops
@@ -244,11 +255,13 @@ impl<'m> MdNode<'m> {
                 MdOp::Null => MdOperand::Null,
                 MdOp::Node(id) => MdOperand::Node(id),
                 MdOp::Value(op) => MdOperand::Value(op.get()),
-                MdOp::Field(key, value) => {
-                    let key = module.text(key);
-                    MdOperand::Field(key.strip_suffix(b":").unwrap_or(key), module.text(value))
-                }
+                MdOp::Field(key, value) => field(module, key, value),
             })
+            .chain(
+                unread
+                    .into_iter()
+                    .map(move |(key, value)| field(module, key, value)),
+            )
     }
 
     /// Operand `index` as an integer constant (`i8 1` in `!{i8 1}`).
@@ -293,6 +306,57 @@ impl<'m> MdNode<'m> {
         let text = self.field(key)?;
         let body = text.strip_prefix(b"\"")?.strip_suffix(b"\"")?;
         Some(crate::lexer::unescape(body))
+    }
+}
+
+fn field(module: &Module, key: Text, value: Text) -> MdOperand<'_> {
+    let key = module.text(key);
+    MdOperand::Field(key.strip_suffix(b":").unwrap_or(key), module.text(value))
+}
+
+/// The fields of a specialized node kept as text, read token by token as the parser reads
+/// them (`key:` or none, then the value's tokens up to a `,` or `)` outside brackets).
+/// `open` is the offset of its `(`.
+fn specialized_fields(src: &[u8], open: usize) -> Vec<(Text, Text)> {
+    let mut fields = Vec::new();
+    let mut lexer = Lexer::at(src, open);
+    if lexer.next_token().kind != Tok::LParen {
+        return fields;
+    }
+    let mut tok = lexer.next_token();
+    if tok.kind == Tok::RParen {
+        return fields;
+    }
+    loop {
+        let key = if tok.kind == Tok::LabelStr {
+            let key = Text {
+                start: tok.start,
+                end: tok.end,
+            };
+            tok = lexer.next_token();
+            key
+        } else {
+            NO_TEXT
+        };
+        let start = tok.start;
+        let mut end = start;
+        let mut depth: u32 = 0;
+        loop {
+            match tok.kind {
+                Tok::Comma | Tok::RParen if depth == 0 => break,
+                Tok::LParen | Tok::LBrace | Tok::LSquare => depth += 1,
+                Tok::RParen | Tok::RBrace | Tok::RSquare => depth = depth.saturating_sub(1),
+                Tok::Eof | Tok::Error => return fields,
+                _ => {}
+            }
+            end = tok.end;
+            tok = lexer.next_token();
+        }
+        fields.push((key, Text { start, end }));
+        if tok.kind != Tok::Comma {
+            return fields;
+        }
+        tok = lexer.next_token();
     }
 }
 

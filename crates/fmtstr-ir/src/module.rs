@@ -518,11 +518,74 @@ pub(crate) struct NewBlocks {
     pub moved_terminators: FxHashMap<BlockId, BlockId>,
 }
 
+/// The text a module is parsed from, shared by the module and its shards: bytes it owns,
+/// or anything else that holds them for as long as the module lives (a memory map of the
+/// input file, which spares a large module's copy; see [`SourceText::new`]).
+#[derive(Clone)]
+pub struct SourceText(std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>);
+
+impl SourceText {
+    /// Text held by `owner`, which must give the same bytes for as long as it lives.
+    pub fn new(owner: impl AsRef<[u8]> + Send + Sync + 'static) -> Self {
+        SourceText(std::sync::Arc::new(owner))
+    }
+}
+
+impl std::ops::Deref for SourceText {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        (*self.0).as_ref()
+    }
+}
+
+impl AsRef<[u8]> for SourceText {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
+impl Default for SourceText {
+    fn default() -> Self {
+        SourceText::new(Vec::new())
+    }
+}
+
+impl std::fmt::Debug for SourceText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "SourceText({} bytes)", self.len())
+    }
+}
+
+impl From<Vec<u8>> for SourceText {
+    fn from(bytes: Vec<u8>) -> Self {
+        SourceText::new(bytes)
+    }
+}
+
+impl From<String> for SourceText {
+    fn from(text: String) -> Self {
+        SourceText::new(text.into_bytes())
+    }
+}
+
+impl From<&[u8]> for SourceText {
+    fn from(bytes: &[u8]) -> Self {
+        SourceText::new(bytes.to_vec())
+    }
+}
+
+impl From<&str> for SourceText {
+    fn from(text: &str) -> Self {
+        SourceText::new(text.as_bytes().to_vec())
+    }
+}
+
 /// A parsed LLVM module. Owns its source text; see the crate documentation.
 #[derive(Clone, Debug)]
 pub struct Module {
     pub(crate) file: String,
-    pub(crate) src: std::sync::Arc<Vec<u8>>,
+    pub(crate) src: SourceText,
     pub(crate) types: Types,
     pub(crate) layout: DataLayout,
     pub(crate) source_filename: Text,

@@ -135,6 +135,8 @@ fn parse_workers(
 ) -> Option<(Vec<Module>, Vec<Group>, Bases)> {
     let mut skeleton = Parser::new(file, src);
     skeleton.body_ends = body_ends(src, threads);
+    // A filtered parse reads only what its pass edits: metadata is kept as text.
+    skeleton.md_unread = filter.is_some();
     skeleton.run_skeleton().ok()?;
     let mut pending = std::mem::take(&mut skeleton.pending);
     let all_bodies: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();

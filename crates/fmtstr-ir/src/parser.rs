@@ -25,7 +25,7 @@ use crate::metadata::{MdData, MdKindData, MdNodeData, MdOp};
 use crate::module::{
     none_text, AliasData, ArgData, BlockData, BlockId, ConstId, FuncData, FuncId, GlobalData,
     GlobalId, GlobalKindData, InstId, ItemData, ItemKind, MdId, Module, PackedOp, PackedValue,
-    Value, VarData, ITEM_SOURCE, MAX_INDEX, NUMBER_GAP,
+    SourceText, Value, VarData, ITEM_SOURCE, MAX_INDEX, NUMBER_GAP,
 };
 use crate::types::{NamedBody, Type, TypeData, TypeId, Types};
 
@@ -94,6 +94,9 @@ pub(crate) struct Parser<'s> {
     pub(crate) pending: Vec<(FuncId, u32, u32)>,
     /// In skeleton mode: where bodies may end (see `parallel::body_ends`).
     pub(crate) body_ends: Vec<u32>,
+    /// Keep metadata definitions as text where they can be (a filtered parse, see
+    /// [`Parser::md_def_unread`]).
+    pub(crate) md_unread: bool,
     /// The number an unnamed global (`@"" = ...`) gets: one past the last numbered global
     /// defined.
     next_global_number: u32,
@@ -126,7 +129,7 @@ const SMALL_MIN: i64 = -64;
 const SMALL_MAX: i64 = 1023;
 
 /// Parses a module. See [`crate::Module::parse`].
-pub(crate) fn parse(file: &str, text: Vec<u8>) -> PResult<Module> {
+pub(crate) fn parse(file: &str, text: SourceText) -> PResult<Module> {
     if text.len() >= MAX_INPUT {
         return Err(ParseError {
             file: file.to_string(),
@@ -141,7 +144,7 @@ pub(crate) fn parse(file: &str, text: Vec<u8>) -> PResult<Module> {
 }
 
 /// Parses with up to `threads` threads for function bodies (1: sequentially).
-pub(crate) fn parse_threads(file: &str, text: Vec<u8>, threads: usize) -> PResult<Module> {
+pub(crate) fn parse_threads(file: &str, text: SourceText, threads: usize) -> PResult<Module> {
     if text.len() >= MAX_INPUT {
         return Err(ParseError {
             file: file.to_string(),
@@ -165,17 +168,17 @@ pub(crate) fn parse_threads(file: &str, text: Vec<u8>, threads: usize) -> PResul
             parser.m
         }
     };
-    module.src = std::sync::Arc::new(text);
+    module.src = text;
     Ok(module)
 }
 
 /// A sequential parse with [`md_line::scan`] off.
-pub(crate) fn parse_metadata_by_tokens(file: &str, text: Vec<u8>) -> PResult<Module> {
+pub(crate) fn parse_metadata_by_tokens(file: &str, text: SourceText) -> PResult<Module> {
     let mut parser = Parser::new(file, &text);
     parser.md_line_scan = false;
     parser.module()?;
     let mut module = parser.m;
-    module.src = std::sync::Arc::new(text);
+    module.src = text;
     Ok(module)
 }
 
@@ -388,6 +391,7 @@ impl<'s> Parser<'s> {
             md_line_scan: true,
             pending: Vec::new(),
             body_ends: Vec::new(),
+            md_unread: false,
             sparse: None,
             sparse_next: 0,
             raw_label: None,
@@ -3444,6 +3448,7 @@ impl<'s> Parser<'s> {
                 },
                 name: NO_TEXT,
                 number: NONE,
+                unread: false,
             });
         }
         self.md_ref()
@@ -3524,6 +3529,7 @@ impl<'s> Parser<'s> {
                 },
                 name,
                 number: NONE,
+                unread: false,
             })?
         } else if self.tok.kind == Tok::Str {
             let s = self.bump();
@@ -3538,6 +3544,7 @@ impl<'s> Parser<'s> {
                 },
                 name: text(s),
                 number: NONE,
+                unread: false,
             })?
         } else if self.tok.kind == Tok::LBrace {
             self.bump();
@@ -3575,6 +3582,7 @@ impl<'s> Parser<'s> {
                 },
                 name: NO_TEXT,
                 number: NONE,
+                unread: false,
             })?
         } else {
             return self.expected("'{' or a string after '!'");
@@ -3610,6 +3618,9 @@ impl<'s> Parser<'s> {
     }
 
     fn md_def(&mut self) -> PResult<ItemKind> {
+        if self.md_unread && self.md_def_unread() {
+            return Ok(ItemKind::Md);
+        }
         if self.md_line_scan {
             let mut refs = std::mem::take(&mut self.md_line_refs);
             let mut ops = std::mem::take(&mut self.md_line_ops);
@@ -3715,9 +3726,105 @@ impl<'s> Parser<'s> {
             },
             name,
             number: line.number,
+            unread: false,
         };
         self.prev_end = line.end;
         self.seek(line.end as usize);
+        true
+    }
+
+    /// The definition at the current `!N` token kept as its text, when it is one LLVM
+    /// writes alone on its line, `!N = [distinct ]!Name(...)` (not `!DIArgList`, whose
+    /// operands are typed values) or `!N = [distinct ]!"..."`: its kind, name and text are
+    /// known, its fields are read from the text when asked ([`MdNode::operands`]), and what
+    /// it refers to is not checked. False, with nothing read, for anything else, and for a
+    /// line with a `;` (a comment would end its text elsewhere).
+    ///
+    /// A definition that goes on past its line makes the next line a top-level syntax
+    /// error: the filtered parse then falls back to a whole one.
+    fn md_def_unread(&mut self) -> bool {
+        let src = self.src;
+        let at = self.tok.start as usize;
+        if at > 0 && src[at - 1] != b'\n' {
+            return false;
+        }
+        let line_end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |n| at + n);
+        let line = src[at..line_end].trim_ascii_end();
+        let end = at + line.len();
+        if memchr::memchr(b';', line).is_some() {
+            return false;
+        }
+        let digits = line[1..].iter().take_while(|b| b.is_ascii_digit()).count();
+        let Some(number) = parse_u32(&line[1..1 + digits]) else {
+            return false;
+        };
+        let Some(rest) = line[1 + digits..].strip_prefix(b" = ") else {
+            return false;
+        };
+        let (distinct, node) = match rest.strip_prefix(b"distinct ") {
+            Some(node) => (true, node),
+            None => (false, rest),
+        };
+        let node_at = end - node.len();
+        let (kind, name) = match node.get(1) {
+            // `!"..."`: one string token, which LLVM writes with its quotes escaped.
+            Some(b'"')
+                if node.len() >= 3 && memchr::memchr(b'"', &node[2..]) == Some(node.len() - 3) =>
+            {
+                (
+                    MdKindData::String,
+                    Text {
+                        start: node_at as u32 + 1,
+                        end: end as u32,
+                    },
+                )
+            }
+            Some(c) if c.is_ascii_alphabetic() => {
+                let word = 1 + node[1..]
+                    .iter()
+                    .take_while(|&&b| lexer::is_word_byte(b))
+                    .count();
+                if node.get(word) != Some(&b'(')
+                    || node.last() != Some(&b')')
+                    || &node[..word] == b"!DIArgList"
+                {
+                    return false;
+                }
+                (
+                    MdKindData::Specialized,
+                    Text {
+                        start: node_at as u32,
+                        end: (node_at + word) as u32,
+                    },
+                )
+            }
+            _ => return false,
+        };
+        let md = &mut self.m.md;
+        if md.nodes.len() + 1 >= MAX_INDEX as usize {
+            return false;
+        }
+        if let Some(&id) = md.by_number.get(&number) {
+            if !matches!(md.nodes[id.index()].kind, MdKindData::Undefined(_)) {
+                return false;
+            }
+        }
+        let slot = md.numbered(number, at as u32);
+        md.nodes[slot.index()] = MdNodeData {
+            kind,
+            distinct,
+            ops: 0,
+            len: 0,
+            text: Text {
+                start: at as u32,
+                end: end as u32,
+            },
+            name,
+            number,
+            unread: true,
+        };
+        self.prev_end = end as u32;
+        self.seek(end);
         true
     }
 

@@ -456,3 +456,82 @@ fn a_sparse_parse_keeps_the_other_lines_as_opaque_instructions_in_their_blocks()
     Module::write_shards(&shards, &mut printed).unwrap();
     assert_eq!(printed, text.as_bytes());
 }
+
+/// A filtered parse keeps metadata definitions as text and reads their fields when asked: a
+/// printf call's source location reads as in the whole parse (through the nodes its scope
+/// names), a reference nothing follows is not checked, and a definition that goes on past
+/// its line is parsed whole.
+#[test]
+fn a_filtered_parse_keeps_metadata_as_text_and_reads_it_when_asked() {
+    let module = |extra: &str| {
+        format!(
+            "declare i32 @printf(ptr, ...)\n\
+             @s = constant [3 x i8] c\"%d\\00\"\n\
+             define void @f() !dbg !4 {{\n  \
+             %1 = call i32 (ptr, ...) @printf(ptr @s, i32 1), !dbg !7\n  ret void\n}}\n\
+             !llvm.dbg.cu = !{{!0}}\n\
+             !0 = distinct !DICompileUnit(language: DW_LANG_C99, file: !1, producer: \"c, v1\", emissionKind: FullDebug)\n\
+             !1 = !DIFile(filename: \"a.c\", directory: \"/src\")\n\
+             !2 = !{{i32 2, !\"Debug Info Version\", i32 3}}\n\
+             !4 = distinct !DISubprogram(name: \"f\", scope: !1, file: !1, line: 3, type: !5, unit: !0)\n\
+             !5 = !DISubroutineType(types: !6)\n\
+             !6 = !{{null}}\n\
+             !7 = !DILocation(line: 4, column: 9, scope: !4)\n\
+             !8 = !\"a string\"\n\
+             {extra}"
+        )
+    };
+    let find = |t: &[u8]| memchr::memmem::find(t, b"printf");
+    let filtered = |text: &str| {
+        let shards = Module::parse_shards_where("m.ll", text, 1, &find).unwrap();
+        let mut printed = Vec::new();
+        Module::write_shards(&shards, &mut printed).unwrap();
+        assert_eq!(String::from_utf8(printed).unwrap(), text);
+        shards.into_iter().next().unwrap().module
+    };
+    let call_location = |m: &Module| {
+        let f = m.function_by_name("f").unwrap();
+        let call = m.function(f).instructions().next().unwrap();
+        call.debug_loc()
+    };
+
+    let text = module("");
+    let (whole, kept) = (
+        Module::parse("m.ll", text.as_str()).unwrap(),
+        filtered(&text),
+    );
+    let location = call_location(&kept).expect("a location");
+    assert_eq!((location.line, location.column), (4, 9));
+    assert_eq!(location.file.as_deref(), Some("a.c"));
+    assert_eq!(call_location(&whole), Some(location));
+    let compile_unit = kept.md_numbered(0).unwrap();
+    assert_eq!(compile_unit.field("producer"), Some(&b"\"c, v1\""[..]));
+    assert_eq!(compile_unit.field_node("file").unwrap().number(), Some(1));
+    assert_eq!(
+        kept.md_numbered(8).unwrap().string().as_deref(),
+        Some(&b"a string"[..])
+    );
+
+    // Not checked: a reference to a node no one defines.
+    let text = module("!9 = !DILocation(line: 1, column: 1, scope: !99)\n");
+    assert!(Module::parse("m.ll", text.as_str()).is_err());
+    filtered(&text);
+
+    // A definition whose first line looks whole: the next line is not a top-level item, so
+    // the module is parsed whole, and the node reads as the whole parse reads it.
+    let text =
+        module("!9 = !DIGlobalVariableExpression(var: !6, expr: !DIExpression()\n, extra: 1)\n");
+    let (whole, kept) = (
+        Module::parse("m.ll", text.as_str()).unwrap(),
+        filtered(&text),
+    );
+    let fields = |m: &Module| -> Vec<String> {
+        m.md_numbered(9)
+            .unwrap()
+            .operands()
+            .map(|op| format!("{op:?}"))
+            .collect()
+    };
+    assert_eq!(fields(&kept), fields(&whole));
+    assert_eq!(fields(&kept).len(), 3);
+}

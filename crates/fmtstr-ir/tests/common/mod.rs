@@ -129,6 +129,52 @@ pub fn metadata_readings_agree(name: &str, text: &[u8]) -> Result<(), String> {
 /// back byte for byte and reads what it parses as the whole parse `whole` does: each of its
 /// instructions has the opcode the whole parse gives the instruction at that position, and a
 /// parsed one the same operands (by type and by what they name). `Err` says where not.
+/// The numbers of the `!N = ` definitions that start a line.
+fn defined_metadata_numbers(text: &[u8]) -> Vec<u32> {
+    text.split(|&b| b == b'\n')
+        .filter_map(|line| {
+            let digits = line.strip_prefix(b"!")?;
+            let n = digits.iter().take_while(|b| b.is_ascii_digit()).count();
+            if n == 0 || !digits[n..].starts_with(b" = ") {
+                return None;
+            }
+            std::str::from_utf8(&digits[..n]).ok()?.parse().ok()
+        })
+        .collect()
+}
+
+/// A metadata node as both parses can read it: kind, distinct, string, and operands (nodes
+/// by number, fields as text).
+fn describe_md(m: &fmtstr_ir::Module, node: fmtstr_ir::MdNode<'_>) -> String {
+    use fmtstr_ir::MdOperand;
+    let operands: Vec<String> = node
+        .operands()
+        .map(|op| match op {
+            MdOperand::Null => "null".to_owned(),
+            MdOperand::Node(id) => match m.md_node(id).number() {
+                Some(n) => format!("!{n}"),
+                None => "inline".to_owned(),
+            },
+            MdOperand::Value(_) => "value".to_owned(),
+            MdOperand::Field(key, value) => format!(
+                "{}: {}",
+                String::from_utf8_lossy(key),
+                String::from_utf8_lossy(value)
+            ),
+        })
+        .collect();
+    let kind = match node.kind() {
+        fmtstr_ir::MdNodeKind::Specialized(name) => format!("!{}", String::from_utf8_lossy(name)),
+        other => format!("{other:?}"),
+    };
+    format!(
+        "{kind} distinct {} string {:?} ({})",
+        node.is_distinct(),
+        node.string(),
+        operands.join(", ")
+    )
+}
+
 pub fn sparse_reading_agrees(
     name: &str,
     text: &[u8],
@@ -176,10 +222,36 @@ pub fn sparse_reading_agrees(
             );
         }
     }
+    // Every numbered metadata node reads the same, kept as text or parsed.
+    let skeleton = &shards[0].module;
+    for number in defined_metadata_numbers(text) {
+        let (Some(want), Some(got)) = (whole.md_numbered(number), skeleton.md_numbered(number))
+        else {
+            continue;
+        };
+        let (want, got) = (describe_md(whole, want), describe_md(skeleton, got));
+        if got != want {
+            return Err(format!("!{number}: read as {got}, not {want}"));
+        }
+    }
+    let debug_locs: std::collections::BTreeMap<_, _> = whole
+        .functions()
+        .flat_map(|f| f.instructions().collect::<Vec<_>>())
+        .map(|inst| (inst.source_pos(), inst.debug_loc()))
+        .collect();
     for shard in &shards {
         let m = &shard.module;
         for f in m.functions() {
             for inst in f.instructions() {
+                if !inst.is_opaque()
+                    && debug_locs.get(&inst.source_pos()) != Some(&inst.debug_loc())
+                {
+                    return Err(format!(
+                        "{:?}: its !dbg location reads as {:?}",
+                        inst.source_pos(),
+                        inst.debug_loc()
+                    ));
+                }
                 let Some((opcode, parsed)) = expected.get(&inst.source_pos()) else {
                     return Err(format!(
                         "{:?}: no instruction there in the whole parse",
