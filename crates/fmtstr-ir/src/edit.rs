@@ -18,7 +18,7 @@ use crate::metadata::{MdKindData, MdNodeData, MdOp};
 use crate::module::{
     name_hash, ArgData, ArgId, BlockId, FuncData, FuncId, GlobalData, GlobalId, GlobalKindData,
     InstId, ItemData, ItemKind, MdId, Module, Operand, PackedOp, PackedValue, Value, VarData,
-    BODY_EDITED, HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
+    BODY_EDITED, HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, ITEM_SOURCE, RENUMBER,
 };
 use crate::types::{Type, TypeId};
 
@@ -1100,16 +1100,22 @@ impl Module {
         if number == NONE || self.md.by_number.get(&number) != Some(&node) {
             return invalid("only a numbered metadata node still in the module can be removed");
         }
-        // The item that defines it: a source node by its text, a new one by its number.
+        // The item that defines it: a source node by its text (a run of them in a filtered
+        // parse, split here), a new one by its number.
         let prefix = format!("!{number} = ");
         let item = self.order.iter().copied().find(|&i| {
             let it = &self.items[i as usize];
             it.kind == ItemKind::Md
                 && match &it.text {
                     Some(text) => data.text.is_none() && text.starts_with(prefix.as_bytes()),
-                    None => it.state != ITEM_REMOVED && it.start == data.text.start,
+                    None => {
+                        it.state != ITEM_REMOVED
+                            && (it.start..it.end).contains(&data.text.start)
+                            && !data.text.is_none()
+                    }
                 }
         });
+        let item = item.map(|run| self.split_md_run(run, data.text));
         let Some(item) = item else {
             return invalid(format!("!{number} is referenced but not defined"));
         };
@@ -1123,6 +1129,53 @@ impl Module {
         self.md.by_number.remove(&number);
         self.remove_item(item);
         Ok(())
+    }
+
+    /// The item of the definition whose node text is `text`, split out of the run of
+    /// definitions `run` holds (see `Parser::module`): the run before it and the run after it
+    /// become items of their own, in order.
+    fn split_md_run(&mut self, run: u32, text: crate::inst::Text) -> u32 {
+        let it = &self.items[run as usize];
+        let (start, end) = (it.start, it.end);
+        let own_end = crate::parser::rest_of_line(&self.src, text.end).min(end);
+        if start == text.start && own_end == end {
+            return run;
+        }
+        let mut parts = Vec::with_capacity(3);
+        if start < text.start {
+            parts.push((start, text.start));
+        }
+        parts.push((text.start, own_end));
+        if own_end < end {
+            parts.push((own_end, end));
+        }
+        let Some(at) = self.order.iter().position(|&i| i == run) else {
+            return run;
+        };
+        let mut own = run;
+        let mut indices = Vec::with_capacity(parts.len());
+        for (k, &(from, to)) in parts.iter().enumerate() {
+            let index = if k == 0 {
+                run
+            } else {
+                self.items.push(ItemData {
+                    kind: ItemKind::Md,
+                    start: from,
+                    end: to,
+                    state: ITEM_SOURCE,
+                    text: None,
+                });
+                self.items.len() as u32 - 1
+            };
+            let item = &mut self.items[index as usize];
+            (item.start, item.end) = (from, to);
+            if from == text.start {
+                own = index;
+            }
+            indices.push(index);
+        }
+        self.order.splice(at..at + 1, indices);
+        own
     }
 
     /// How many references to the numbered `node` (defined by item `own`) the module prints.

@@ -560,33 +560,8 @@ impl<'s> Parser<'s> {
             .is_some_and(|gap| gap.contains(&b'\n'))
     }
 
-    /// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise
-    /// `pos` itself (another token follows on the same line).
     fn rest_of_line(&self, pos: u32) -> u32 {
-        let mut i = pos as usize;
-        // Label lines pad their `; preds` comment to column 50: skip spaces eight at a time.
-        while let Some(chunk) = self.src.get(i..i + 8) {
-            if chunk != b"        " {
-                break;
-            }
-            i += 8;
-        }
-        while let Some(&b) = self.src.get(i) {
-            if b == b' ' || b == b'\t' || b == b'\r' {
-                i += 1;
-            } else {
-                break;
-            }
-        }
-        match self.src.get(i) {
-            Some(b';') => match lexer::memchr_long(b'\n', &self.src[i..]) {
-                Some(n) => (i + n + 1) as u32,
-                None => self.src.len() as u32,
-            },
-            Some(b'\n') => (i + 1) as u32,
-            None => i as u32,
-            _ => pos,
-        }
+        rest_of_line(self.src, pos)
     }
 
     fn enter(&mut self) -> PResult<()> {
@@ -871,6 +846,17 @@ impl<'s> Parser<'s> {
                 }
                 ItemKind::Global(g) => self.m.globals[g.index()].item = index,
                 _ => {}
+            }
+            // A filtered parse keeps a run of metadata definitions as one item: a module
+            // with debug info has 150,000 of them, and an item each was a fifth of its
+            // skeleton's memory. (`Module::remove_metadata` splits a run.)
+            if self.md_unread && kind == ItemKind::Md {
+                if let Some(run) = self.m.items.last_mut() {
+                    if run.kind == ItemKind::Md && run.end == start {
+                        run.end = end;
+                        continue;
+                    }
+                }
             }
             self.m.items.push(ItemData {
                 kind,
@@ -3847,6 +3833,35 @@ impl<'s> Parser<'s> {
         let item = self.m.items.len() as u32;
         self.m.md.named.push((name.into(), nodes, item));
         Ok(ItemKind::NamedMd)
+    }
+}
+
+/// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise
+/// `pos` itself (another token follows on the same line).
+pub(crate) fn rest_of_line(src: &[u8], pos: u32) -> u32 {
+    let mut i = pos as usize;
+    // Label lines pad their `; preds` comment to column 50: skip spaces eight at a time.
+    while let Some(chunk) = src.get(i..i + 8) {
+        if chunk != b"        " {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = src.get(i) {
+        if b == b' ' || b == b'\t' || b == b'\r' {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    match src.get(i) {
+        Some(b';') => match lexer::memchr_long(b'\n', &src[i..]) {
+            Some(n) => (i + n + 1) as u32,
+            None => src.len() as u32,
+        },
+        Some(b'\n') => (i + 1) as u32,
+        None => i as u32,
+        _ => pos,
     }
 }
 

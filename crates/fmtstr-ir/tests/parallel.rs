@@ -512,6 +512,27 @@ fn a_filtered_parse_keeps_metadata_as_text_and_reads_it_when_asked() {
         Some(&b"a string"[..])
     );
 
+    // Removals split the run of definitions the filtered parse keeps as one item, and print
+    // as the whole parse's do.
+    let removed = |mut m: Module| {
+        for number in [2, 8, 3] {
+            let node = m.md_numbered(number).map(|n| n.id());
+            let result = node.map(|node| m.remove_metadata(node).map_err(|e| e.to_string()));
+            assert!(
+                number == 3 || matches!(result, Some(Ok(()))),
+                "!{number}: {result:?}"
+            );
+        }
+        // Still used by !0's file: refused in both.
+        let file = m.md_numbered(1).unwrap().id();
+        assert!(m.remove_metadata(file).is_err());
+        m.print()
+    };
+    assert_eq!(removed(kept.clone()), removed(whole.clone()));
+    assert!(!String::from_utf8(removed(kept.clone()))
+        .unwrap()
+        .contains("!8 = "));
+
     // Not checked: a reference to a node no one defines.
     let text = module("!9 = !DILocation(line: 1, column: 1, scope: !99)\n");
     assert!(Module::parse("m.ll", text.as_str()).is_err());
