@@ -1093,7 +1093,7 @@ impl Module {
     /// [`Module::md_numbered`] no longer finds `N`; the removed node must not be given to
     /// later edits (it would print as a dangling `!N`).
     pub fn remove_metadata(&mut self, node: MdId) -> Result<(), EditError> {
-        let Some(data) = self.md.nodes.get(node.index()).copied() else {
+        let Some(data) = self.md_data(node) else {
             return invalid("no such metadata node");
         };
         let number = data.number;
@@ -1180,7 +1180,7 @@ impl Module {
 
     /// How many references to the numbered `node` (defined by item `own`) the module prints.
     fn metadata_uses(&self, node: MdId, own: u32) -> usize {
-        let number = self.md.nodes[node.index()].number;
+        let number = self.md_data(node).map_or(NONE, |n| n.number);
         let mut uses = 0;
         for &i in &self.order {
             let it = &self.items[i as usize];
@@ -1250,13 +1250,13 @@ impl Module {
         if m == node {
             return true;
         }
-        let Some(data) = self.md.nodes.get(m.index()) else {
+        let Some(data) = self.md_data(m) else {
             return false;
         };
         if data.number != NONE || depth > 64 {
             return false;
         }
-        let number = self.md.nodes[node.index()].number;
+        let number = self.md_data(node).map_or(NONE, |n| n.number);
         let ops = self
             .md
             .ops

@@ -43,6 +43,78 @@ pub(crate) struct MdNodeData {
     pub unread: bool,
 }
 
+impl MdNodeData {
+    /// The definition at `at` (a `!N` that starts a line), read from its text alone when it
+    /// is one LLVM writes whole on its line: `!N = [distinct ]!Name(...)` (not
+    /// `!DIArgList`, whose operands are typed values) or `!N = [distinct ]!"..."`, with no
+    /// `;` (a comment would end its text elsewhere). `None` for anything else. Its operands
+    /// are not read: `unread` is set, and [`MdNode::operands`] reads them from the text.
+    pub fn kept_as_text(src: &[u8], at: usize) -> Option<MdNodeData> {
+        if at > 0 && src.get(at - 1) != Some(&b'\n') {
+            return None;
+        }
+        let rest = src.get(at..)?;
+        let line_end = at + memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+        let line = src[at..line_end].trim_ascii_end();
+        let end = at + line.len();
+        if memchr::memchr(b';', line).is_some() {
+            return None;
+        }
+        let digits = line
+            .get(1..)?
+            .iter()
+            .take_while(|b| b.is_ascii_digit())
+            .count();
+        let number = crate::lexer::parse_u32(&line[1..1 + digits])?;
+        let rest = line[1 + digits..].strip_prefix(b" = ")?;
+        let (distinct, node) = match rest.strip_prefix(b"distinct ") {
+            Some(node) => (true, node),
+            None => (false, rest),
+        };
+        let node_at = (end - node.len()) as u32;
+        let (kind, name_len) = match node.get(1) {
+            // `!"..."`: one string token (LLVM escapes the quotes in it).
+            Some(b'"')
+                if node.len() >= 3 && memchr::memchr(b'"', &node[2..]) == Some(node.len() - 3) =>
+            {
+                (MdKindData::String, node.len())
+            }
+            Some(c) if c.is_ascii_alphabetic() => {
+                let word = 1 + node[1..]
+                    .iter()
+                    .take_while(|&&b| crate::lexer::is_word_byte(b))
+                    .count();
+                if node.get(word) != Some(&b'(')
+                    || node.last() != Some(&b')')
+                    || &node[..word] == b"!DIArgList"
+                {
+                    return None;
+                }
+                (MdKindData::Specialized, word)
+            }
+            _ => return None,
+        };
+        // A string's name is its token, from the quote; a specialized node's, `!Name`.
+        let name_at = node_at + u32::from(kind == MdKindData::String);
+        Some(MdNodeData {
+            kind,
+            distinct,
+            ops: 0,
+            len: 0,
+            text: Text {
+                start: at as u32,
+                end: end as u32,
+            },
+            name: Text {
+                start: name_at,
+                end: node_at + name_len as u32,
+            },
+            number,
+            unread: true,
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum MdOp {
     Null,
@@ -51,6 +123,11 @@ pub(crate) enum MdOp {
     /// A field of a specialized node: `key:` (none for positional values) and the value text.
     Field(Text, Text),
 }
+
+/// Ids from here up name the definitions a filtered parse kept as text without a record:
+/// `UNREAD_IDS + k` is the one that starts at `MdData::unread[k]`. The records' ids stay
+/// below (2^28 of them; every id must fit a packed operand, see `module::MAX_INDEX`).
+pub(crate) const UNREAD_IDS: u32 = 1 << 28;
 
 #[derive(Clone, Debug, Default)]
 pub(crate) struct MdData {
@@ -62,6 +139,9 @@ pub(crate) struct MdData {
     /// Named metadata: name, nodes, item.
     pub named: Vec<(Box<[u8]>, Vec<MdId>, u32)>,
     pub next_number: u32,
+    /// Where each definition kept as text without a record starts (its `!N`), in the order
+    /// read; see [`UNREAD_IDS`].
+    pub unread: Vec<u32>,
 }
 
 /// The nodes by their number (`!N`): a vector for the numbers a module uses (LLVM numbers
@@ -130,6 +210,22 @@ impl MdData {
         id
     }
 
+    /// The id of the `k`th definition kept as text without a record, if there is room.
+    pub fn unread_id(&self, k: usize) -> Option<MdId> {
+        u32::try_from(k)
+            .ok()
+            .and_then(|k| UNREAD_IDS.checked_add(k))
+            .filter(|&id| id < crate::module::MAX_INDEX)
+            .map(MdId)
+    }
+
+    /// Whether `id` is a record made by a reference and not yet defined.
+    pub fn is_placeholder(&self, id: MdId) -> bool {
+        self.nodes
+            .get(id.index())
+            .is_some_and(|node| matches!(node.kind, MdKindData::Undefined(_)))
+    }
+
     /// The node for `!number`, created undefined on first mention.
     pub fn numbered(&mut self, number: u32, offset: u32) -> MdId {
         if let Some(&id) = self.by_number.get(&number) {
@@ -188,7 +284,19 @@ pub struct MdNode<'m> {
 
 impl<'m> MdNode<'m> {
     fn data(&self) -> MdNodeData {
-        self.module.md.nodes[self.id.index()]
+        self.module
+            .md_data(self.id)
+            .or_else(|| self.module.md.nodes.first().copied())
+            .unwrap_or(MdNodeData {
+                kind: MdKindData::Tuple,
+                distinct: false,
+                ops: 0,
+                len: 0,
+                text: NO_TEXT,
+                name: NO_TEXT,
+                number: NONE,
+                unread: false,
+            })
     }
 
     /// The node's id.
@@ -374,12 +482,24 @@ pub struct DebugLoc {
 impl Module {
     /// A view of a metadata node.
     pub fn md_node(&self, id: MdId) -> MdNode<'_> {
-        let id = if id.index() < self.md.nodes.len() {
+        let id = if self.md_data(id).is_some() {
             id
         } else {
             MdId(0)
         };
         MdNode { module: self, id }
+    }
+
+    /// Node `id`'s record: its own, or for a definition kept as text without one, the
+    /// record read from its text.
+    pub(crate) fn md_data(&self, id: MdId) -> Option<MdNodeData> {
+        match id.0.checked_sub(UNREAD_IDS) {
+            None => self.md.nodes.get(id.index()).copied(),
+            Some(k) => {
+                let at = *self.md.unread.get(k as usize)?;
+                MdNodeData::kept_as_text(&self.src, at as usize)
+            }
+        }
     }
 
     /// The node `!N`, when the module defines it.
@@ -454,7 +574,7 @@ impl Module {
 impl Module {
     /// Writes a reference to a node: `!N`, or the node itself when it has no number.
     pub(crate) fn write_md_ref(&self, id: MdId, out: &mut Vec<u8>) {
-        let Some(node) = self.md.nodes.get(id.index()) else {
+        let Some(node) = self.md_data(id) else {
             out.extend_from_slice(b"!{}");
             return;
         };
@@ -468,7 +588,7 @@ impl Module {
 
     /// Writes a node's contents as LLVM does (`!{i8 1, !"x", null, !3}`), or its source text.
     pub(crate) fn write_md_node(&self, id: MdId, out: &mut Vec<u8>) {
-        let Some(&node) = self.md.nodes.get(id.index()) else {
+        let Some(node) = self.md_data(id) else {
             return;
         };
         match node.kind {

@@ -423,6 +423,16 @@ impl Shift {
         }
     }
 
+    /// A metadata id: those of definitions kept as text are the skeleton's, never shifted.
+    #[inline]
+    fn at_md(self, id: u32) -> u32 {
+        if id >= crate::metadata::UNREAD_IDS {
+            id
+        } else {
+            self.at(id)
+        }
+    }
+
     #[inline]
     fn at(self, id: u32) -> u32 {
         if id < self.base {
@@ -471,7 +481,7 @@ impl Remap {
             Value::Inst(i) => Value::Inst(InstId(self.insts.at(i.0))),
             Value::Block(b) => Value::Block(BlockId(self.blocks.at(b.0))),
             Value::Const(c) => Value::Const(ConstId(self.consts.at(c.0))),
-            Value::Metadata(m) => Value::Metadata(MdId(self.md_nodes.at(m.0))),
+            Value::Metadata(m) => Value::Metadata(MdId(self.md_nodes.at_md(m.0))),
             other @ (Value::Arg(_) | Value::Global(_)) => other,
         })
     }
@@ -701,7 +711,7 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         md_attach.extend(
             w_md_attach[tail(b.md_attach)..]
                 .iter()
-                .map(|&(k, m)| (r.kind(k), MdId(r.md_nodes.at(m.0)))),
+                .map(|&(k, m)| (r.kind(k), MdId(r.md_nodes.at_md(m.0)))),
         );
     }
     {
@@ -741,7 +751,7 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
             }));
         md.ops
             .extend(w_md_ops[tail(b.md_ops)..].iter().map(|op| match *op {
-                MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at(m.0))),
+                MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at_md(m.0))),
                 MdOp::Value(v) => MdOp::Value(r.op(v)),
                 other => other,
             }));

@@ -764,6 +764,15 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
+    /// Room for one more metadata record (their ids stay below those of definitions kept
+    /// as text, see [`crate::metadata::UNREAD_IDS`]).
+    fn check_md_capacity(&self) -> PResult<()> {
+        if self.m.md.nodes.len() >= crate::metadata::UNREAD_IDS as usize {
+            return self.error_at(self.tok.start, "too many metadata nodes".into());
+        }
+        Ok(())
+    }
+
     // ---- module ---------------------------------------------------------------------------
 
     fn module(&mut self) -> PResult<()> {
@@ -3398,7 +3407,7 @@ impl<'s> Parser<'s> {
     // ---- metadata -------------------------------------------------------------------------
 
     fn new_md(&mut self, data: MdNodeData) -> PResult<MdId> {
-        self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+        self.check_md_capacity()?;
         let id = MdId(self.m.md.nodes.len() as u32);
         self.m.md.nodes.push(data);
         Ok(id)
@@ -3449,7 +3458,7 @@ impl<'s> Parser<'s> {
                 let Some(number) = parse_u32(self.text(t).get(1..).unwrap_or(&[])) else {
                     return self.error_at(t.start, "metadata number out of range".into());
                 };
-                self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+                self.check_md_capacity()?;
                 Ok(self.m.md.numbered(number, t.start))
             }
             Tok::Exclaim | Tok::MetadataVar => self.md_node(false),
@@ -3588,7 +3597,7 @@ impl<'s> Parser<'s> {
                 Tok::MetadataId => {
                     let t = self.tok;
                     if let Some(n) = parse_u32(self.text(t).get(1..).unwrap_or(&[])) {
-                        self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+                        self.check_md_capacity()?;
                         self.m.md.numbered(n, t.start);
                     }
                 }
@@ -3626,11 +3635,11 @@ impl<'s> Parser<'s> {
         if !matches!(self.tok.kind, Tok::Exclaim | Tok::MetadataVar) {
             return self.expected("a metadata node");
         }
-        self.check_capacity(self.m.md.nodes.len(), "metadata nodes")?;
+        self.check_md_capacity()?;
         let slot = self.m.md.numbered(number, t.start);
         let node = self.md_node(distinct)?;
         let mut data = self.m.md.nodes[node.index()];
-        if !matches!(self.m.md.nodes[slot.index()].kind, MdKindData::Undefined(_)) {
+        if !self.m.md.is_placeholder(slot) {
             return self.error_at(t.start, format!("redefinition of metadata '!{number}'"));
         }
         data.number = number;
@@ -3655,13 +3664,13 @@ impl<'s> Parser<'s> {
             return false;
         };
         let md = &mut self.m.md;
-        if md.nodes.len() + refs.len() + 1 >= MAX_INDEX as usize
+        if md.nodes.len() + refs.len() + 1 >= crate::metadata::UNREAD_IDS as usize
             || md.ops.len() + ops.len() >= MAX_INDEX as usize
         {
             return false;
         }
         if let Some(&id) = md.by_number.get(&line.number) {
-            if !matches!(md.nodes[id.index()].kind, MdKindData::Undefined(_)) {
+            if !md.is_placeholder(id) {
                 return false;
             }
         }
@@ -3720,97 +3729,35 @@ impl<'s> Parser<'s> {
     }
 
     /// The definition at the current `!N` token kept as its text, when it is one LLVM
-    /// writes alone on its line, `!N = [distinct ]!Name(...)` (not `!DIArgList`, whose
-    /// operands are typed values) or `!N = [distinct ]!"..."`: its kind, name and text are
+    /// writes alone on its line ([`MdNodeData::kept_as_text`]): its kind, name and text are
     /// known, its fields are read from the text when asked ([`MdNode::operands`]), and what
-    /// it refers to is not checked. False, with nothing read, for anything else, and for a
-    /// line with a `;` (a comment would end its text elsewhere).
+    /// it refers to is not checked. Unless a reference made a record for it already, it gets
+    /// none: its id is its place in `MdData::unread` (150,000 records were a third of a
+    /// skeleton's memory). False, with nothing read, for anything else.
     ///
     /// A definition that goes on past its line makes the next line a top-level syntax
     /// error: the filtered parse then falls back to a whole one.
     fn md_def_unread(&mut self) -> bool {
-        let src = self.src;
-        let at = self.tok.start as usize;
-        if at > 0 && src[at - 1] != b'\n' {
+        let at = self.tok.start;
+        let Some(data) = MdNodeData::kept_as_text(self.src, at as usize) else {
             return false;
-        }
-        let line_end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |n| at + n);
-        let line = src[at..line_end].trim_ascii_end();
-        let end = at + line.len();
-        if memchr::memchr(b';', line).is_some() {
-            return false;
-        }
-        let digits = line[1..].iter().take_while(|b| b.is_ascii_digit()).count();
-        let Some(number) = parse_u32(&line[1..1 + digits]) else {
-            return false;
-        };
-        let Some(rest) = line[1 + digits..].strip_prefix(b" = ") else {
-            return false;
-        };
-        let (distinct, node) = match rest.strip_prefix(b"distinct ") {
-            Some(node) => (true, node),
-            None => (false, rest),
-        };
-        let node_at = end - node.len();
-        let (kind, name) = match node.get(1) {
-            // `!"..."`: one string token, which LLVM writes with its quotes escaped.
-            Some(b'"')
-                if node.len() >= 3 && memchr::memchr(b'"', &node[2..]) == Some(node.len() - 3) =>
-            {
-                (
-                    MdKindData::String,
-                    Text {
-                        start: node_at as u32 + 1,
-                        end: end as u32,
-                    },
-                )
-            }
-            Some(c) if c.is_ascii_alphabetic() => {
-                let word = 1 + node[1..]
-                    .iter()
-                    .take_while(|&&b| lexer::is_word_byte(b))
-                    .count();
-                if node.get(word) != Some(&b'(')
-                    || node.last() != Some(&b')')
-                    || &node[..word] == b"!DIArgList"
-                {
-                    return false;
-                }
-                (
-                    MdKindData::Specialized,
-                    Text {
-                        start: node_at as u32,
-                        end: (node_at + word) as u32,
-                    },
-                )
-            }
-            _ => return false,
         };
         let md = &mut self.m.md;
-        if md.nodes.len() + 1 >= MAX_INDEX as usize {
-            return false;
-        }
-        if let Some(&id) = md.by_number.get(&number) {
-            if !matches!(md.nodes[id.index()].kind, MdKindData::Undefined(_)) {
-                return false;
+        match md.by_number.get(&data.number).copied() {
+            Some(slot) if md.is_placeholder(slot) => md.nodes[slot.index()] = data,
+            // A redefinition: the token parser reports it.
+            Some(_) => return false,
+            None => {
+                let Some(id) = md.unread_id(md.unread.len()) else {
+                    return false;
+                };
+                md.unread.push(at);
+                md.by_number.insert(data.number, id);
+                md.next_number = md.next_number.max(data.number.saturating_add(1));
             }
         }
-        let slot = md.numbered(number, at as u32);
-        md.nodes[slot.index()] = MdNodeData {
-            kind,
-            distinct,
-            ops: 0,
-            len: 0,
-            text: Text {
-                start: at as u32,
-                end: end as u32,
-            },
-            name,
-            number,
-            unread: true,
-        };
-        self.prev_end = end as u32;
-        self.seek(end);
+        self.prev_end = data.text.end;
+        self.seek(data.text.end as usize);
         true
     }
 

@@ -1067,8 +1067,10 @@ impl Module {
             }
             Value::Const(c) => self.write_const(names, op.ty, c, out),
             Value::Metadata(md) => {
-                let node = self.md.nodes[md.index()];
-                if node.number == crate::inst::NONE && node.kind == MdKindData::Value {
+                let node = self.md_data(md);
+                if let Some(node) =
+                    node.filter(|n| n.number == crate::inst::NONE && n.kind == MdKindData::Value)
+                {
                     if let Some(crate::metadata::MdOp::Value(inner)) =
                         self.md.ops.get(node.ops as usize)
                     {
