@@ -141,10 +141,7 @@ fn parse_workers(
     let mut pending = std::mem::take(&mut skeleton.pending);
     let all_bodies: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();
     if let Some(wanted) = filter {
-        pending.retain(|&(_, start, close)| {
-            src.get(start as usize..=close as usize)
-                .is_some_and(|body| wanted(body).is_some())
-        });
+        pending = bodies_wanted(src, pending, threads, wanted);
     }
     let main = skeleton.into_module();
     let bases = Bases::of(&main);
@@ -209,6 +206,31 @@ fn parse_workers(
         return None;
     }
     Some((workers, groups, bases))
+}
+
+/// The bodies `wanted` finds something in, searched on up to `threads` threads (the
+/// search reads every body's bytes: 30 MB in a module with debug info).
+fn bodies_wanted(src: &[u8], bodies: Group, threads: usize, wanted: BodyFilter<'_>) -> Group {
+    let has = |&(_, start, close): &(FuncId, u32, u32)| {
+        src.get(start as usize..=close as usize)
+            .is_some_and(|body| wanted(body).is_some())
+    };
+    let bytes: usize = bodies.iter().map(|&(_, s, e)| (e - s) as usize).sum();
+    if threads < 2 || bytes < MIN_PARALLEL {
+        return bodies.into_iter().filter(has).collect();
+    }
+    let per_thread = bodies.len().div_ceil(threads).max(1);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = bodies
+            .chunks(per_thread)
+            .map(|run| scope.spawn(move || run.iter().copied().filter(has).collect::<Group>()))
+            .collect();
+        // A filter that panics on one thread panics as it would on this one.
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 /// What a sparse parse of one body must read (see `Parser::opaque_lines`).
