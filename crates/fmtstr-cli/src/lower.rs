@@ -14,7 +14,7 @@ use fmtstr_ir::{Module, Shard, SourceText};
 use fmtstr_lower::{lower_shards, Failed, Layout, LgcForm, Options, Stage, Target};
 
 use crate::nvptx_config::NvptxArgs;
-use crate::output::{write_atomically, write_atomically_with};
+use crate::output::{write_atomically, write_atomically_sized};
 use crate::Outcome;
 
 /// Lower the printf calls of an LLVM IR module for a GPU target.
@@ -256,12 +256,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         json.push(b'\n');
         write_atomically(path, &json)?;
     }
+    // The output is about as long as the module.
+    let source = shards.first().map_or(&[][..], |s| s.module.source());
     if lowered.calls == 0 {
         // Nothing to lower: the module as it came.
-        let source = shards.first().map_or(&[][..], |s| s.module.source());
-        write_output(args.output.as_deref(), |w| w.write_all(source))?;
+        write_output(args.output.as_deref(), source.len(), |w| {
+            w.write_all(source)
+        })?;
     } else {
-        write_output(args.output.as_deref(), |mut w| {
+        write_output(args.output.as_deref(), source.len(), |mut w| {
             Module::write_shards(&shards, &mut w)
         })?;
     }
@@ -406,9 +409,13 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Findings);
     }
     if stripped.calls == 0 {
-        write_output(args.output.as_deref(), |w| w.write_all(module.source()))?;
+        write_output(args.output.as_deref(), module.source().len(), |w| {
+            w.write_all(module.source())
+        })?;
     } else {
-        write_output(args.output.as_deref(), |mut w| module.write_to(&mut w))?;
+        write_output(args.output.as_deref(), module.source().len(), |mut w| {
+            module.write_to(&mut w)
+        })?;
     }
     Ok(Outcome::Clean)
 }
@@ -441,9 +448,13 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
     }
     drop(stderr);
     if report.changed() {
-        write_output(args.output.as_deref(), |mut w| module.write_to(&mut w))?;
+        write_output(args.output.as_deref(), module.source().len(), |mut w| {
+            module.write_to(&mut w)
+        })?;
     } else {
-        write_output(args.output.as_deref(), |w| w.write_all(module.source()))?;
+        write_output(args.output.as_deref(), module.source().len(), |w| {
+            w.write_all(module.source())
+        })?;
     }
     Ok(Outcome::Clean)
 }
@@ -639,12 +650,16 @@ fn find_llvm_dis() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
+/// Writes the output to `path` (stdout for none or `-`); `expected`: about how many bytes.
 fn write_output(
     path: Option<&Path>,
+    expected: usize,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
     match path {
-        Some(path) if path.as_os_str() != "-" => write_atomically_with(path, write),
+        Some(path) if path.as_os_str() != "-" => {
+            write_atomically_sized(path, expected as u64, write)
+        }
         _ => {
             let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
             write(&mut stdout)
