@@ -3728,8 +3728,9 @@ impl<'s> Parser<'s> {
         true
     }
 
-    /// The definition at the current `!N` token kept as its text, when it is one LLVM
-    /// writes alone on its line ([`MdNodeData::kept_as_text`]): its kind, name and text are
+    /// The definition at the current `!N` token kept as its text, and those on the lines
+    /// after it, while each is one LLVM writes alone on its line
+    /// ([`MdNodeData::kept_as_text`]): its kind, name and text are
     /// known, its fields are read from the text when asked ([`MdNode::operands`]), and what
     /// it refers to is not checked. Unless a reference made a record for it already, it gets
     /// none: its id is its place in `MdData::unread` (150,000 records were a third of a
@@ -3738,14 +3739,39 @@ impl<'s> Parser<'s> {
     /// A definition that goes on past its line makes the next line a top-level syntax
     /// error: the filtered parse then falls back to a whole one.
     fn md_def_unread(&mut self) -> bool {
-        let at = self.tok.start;
-        let Some(data) = MdNodeData::kept_as_text(self.src, at as usize) else {
+        let src = self.src;
+        let mut at = self.tok.start as usize;
+        let mut end = None;
+        // The lines after it too, while they are such definitions: one seek for the run.
+        while let Some(data) = MdNodeData::kept_as_text(src, at) {
+            if !self.keep_md_as_text(data, at as u32) {
+                break;
+            }
+            let line_end = data.text.end as usize;
+            end = Some(line_end);
+            let next = match memchr::memchr(b'\n', &src[line_end..]) {
+                Some(n) => line_end + n + 1,
+                None => break,
+            };
+            if src.get(next) != Some(&b'!') || !src.get(next + 1).is_some_and(u8::is_ascii_digit) {
+                break;
+            }
+            at = next;
+        }
+        let Some(end) = end else {
             return false;
         };
+        self.prev_end = end as u32;
+        self.seek(end);
+        true
+    }
+
+    /// Records the definition `data` read at `at` from its text; false (nothing recorded)
+    /// for a redefinition, which the token parser reports, or when no id is left.
+    fn keep_md_as_text(&mut self, data: MdNodeData, at: u32) -> bool {
         let md = &mut self.m.md;
         match md.by_number.get(&data.number).copied() {
             Some(slot) if md.is_placeholder(slot) => md.nodes[slot.index()] = data,
-            // A redefinition: the token parser reports it.
             Some(_) => return false,
             None => {
                 let Some(id) = md.unread_id(md.unread.len()) else {
@@ -3756,8 +3782,6 @@ impl<'s> Parser<'s> {
                 md.next_number = md.next_number.max(data.number.saturating_add(1));
             }
         }
-        self.prev_end = data.text.end;
-        self.seek(data.text.end as usize);
         true
     }
 
