@@ -46,32 +46,48 @@ pub(crate) struct MdNodeData {
 impl MdNodeData {
     /// The definition at `at` (a `!N` that starts a line), read from its text alone when it
     /// is one LLVM writes whole on its line: `!N = [distinct ]!Name(...)` (not
-    /// `!DIArgList`, whose operands are typed values) or `!N = [distinct ]!"..."`, with no
-    /// `;` (a comment would end its text elsewhere). `None` for anything else. Its operands
-    /// are not read: `unread` is set, and [`MdNode::operands`] reads them from the text.
+    /// `!DIArgList`, whose operands are typed values) or `!N = [distinct ]!"..."`. `None`
+    /// for anything else. Its operands are not read: `unread` is set, and
+    /// [`MdNode::operands`] reads them from the text. (A line that goes on after the node
+    /// with a comment ending in `)` keeps the comment in its text: the fields end where the
+    /// node's `(` closes.)
+    ///
+    /// Read byte by byte: 150,000 such lines make a module with debug info, and two
+    /// searches a line (for its end and for a comment) cost more than the rest of its
+    /// reading.
     pub fn kept_as_text(src: &[u8], at: usize) -> Option<MdNodeData> {
         if at > 0 && src.get(at - 1) != Some(&b'\n') {
             return None;
         }
-        let rest = src.get(at..)?;
-        let line_end = at + memchr::memchr(b'\n', rest).unwrap_or(rest.len());
-        let line = src[at..line_end].trim_ascii_end();
-        let end = at + line.len();
-        if memchr::memchr(b';', line).is_some() {
+        let byte = |i: usize| src.get(i).copied().unwrap_or(b'\n');
+        // `!N = `
+        let mut i = at + 1;
+        let mut number: u64 = 0;
+        while byte(i).is_ascii_digit() && i - at <= 10 {
+            number = number * 10 + u64::from(byte(i) - b'0');
+            i += 1;
+        }
+        let number = u32::try_from(number).ok().filter(|_| i > at + 1)?;
+        if src.get(i..i + 3)? != b" = " {
             return None;
         }
-        let digits = line
-            .get(1..)?
-            .iter()
-            .take_while(|b| b.is_ascii_digit())
-            .count();
-        let number = crate::lexer::parse_u32(&line[1..1 + digits])?;
-        let rest = line[1 + digits..].strip_prefix(b" = ")?;
-        let (distinct, node) = match rest.strip_prefix(b"distinct ") {
-            Some(node) => (true, node),
-            None => (false, rest),
-        };
-        let node_at = (end - node.len()) as u32;
+        i += 3;
+        let distinct = src.get(i..i + 9) == Some(b"distinct ");
+        if distinct {
+            i += 9;
+        }
+        let node_at = i;
+        if byte(node_at) != b'!' {
+            return None;
+        }
+        // The node's end: the line's, less trailing blanks.
+        let line_end =
+            node_at + memchr::memchr(b'\n', &src[node_at..]).unwrap_or(src.len() - node_at);
+        let mut end = line_end;
+        while end > node_at && matches!(src[end - 1], b' ' | b'\t' | b'\r') {
+            end -= 1;
+        }
+        let node = &src[node_at..end];
         let (kind, name_len) = match node.get(1) {
             // `!"..."`: one string token (LLVM escapes the quotes in it).
             Some(b'"')
@@ -95,7 +111,7 @@ impl MdNodeData {
             _ => return None,
         };
         // A string's name is its token, from the quote; a specialized node's, `!Name`.
-        let name_at = node_at + u32::from(kind == MdKindData::String);
+        let name_at = node_at as u32 + u32::from(kind == MdKindData::String);
         Some(MdNodeData {
             kind,
             distinct,
@@ -107,7 +123,7 @@ impl MdNodeData {
             },
             name: Text {
                 start: name_at,
-                end: node_at + name_len as u32,
+                end: (node_at + name_len) as u32,
             },
             number,
             unread: true,
