@@ -119,6 +119,7 @@ mod hash;
 mod inst;
 pub(crate) mod lexer;
 mod md_line;
+mod md_tail;
 mod metadata;
 mod module;
 mod parallel;

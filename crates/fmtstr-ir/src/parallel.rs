@@ -21,6 +21,7 @@
 use crate::constant::ConstKind;
 use crate::inst::{Attr, Opcode};
 use crate::lexer::{is_name_byte, name_key, Lexer, NameKey, Tok};
+use crate::md_tail;
 use crate::metadata::{MdKindData, MdOp};
 use crate::module::{
     BlockId, ConstId, FuncId, InstId, InstList, MdId, Module, PackedOp, PackedValue, Value,
@@ -137,7 +138,18 @@ fn parse_workers(
     skeleton.body_ends = body_ends(src, threads);
     // A filtered parse reads only what its pass edits: metadata is kept as text.
     skeleton.md_unread = filter.is_some();
-    skeleton.run_skeleton().ok()?;
+    // Its metadata, after the last body, is found on a second thread meanwhile.
+    let tail_from = skeleton.body_ends.last().map_or(0, |&end| end as usize + 1);
+    let parsed = std::thread::scope(|scope| {
+        if skeleton.md_unread && threads > 1 && md_tail::worth_a_thread(src, tail_from) {
+            let (send, receive) = std::sync::mpsc::channel();
+            scope.spawn(move || send.send(md_tail::scan(src, tail_from)));
+            skeleton.md_tail = Some(md_tail::TailReader::new(receive));
+        }
+        skeleton.run_skeleton()
+    });
+    skeleton.md_tail = None;
+    parsed.ok()?;
     let mut pending = std::mem::take(&mut skeleton.pending);
     let all_bodies: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();
     if let Some(wanted) = filter {

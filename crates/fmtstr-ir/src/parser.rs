@@ -97,6 +97,8 @@ pub(crate) struct Parser<'s> {
     /// Keep metadata definitions as text where they can be (a filtered parse, see
     /// [`Parser::md_def_unread`]).
     pub(crate) md_unread: bool,
+    /// The definitions after the last body, found by another thread (see `md_tail`).
+    pub(crate) md_tail: Option<crate::md_tail::TailReader>,
     /// The number an unnamed global (`@"" = ...`) gets: one past the last numbered global
     /// defined.
     next_global_number: u32,
@@ -392,6 +394,7 @@ impl<'s> Parser<'s> {
             pending: Vec::new(),
             body_ends: Vec::new(),
             md_unread: false,
+            md_tail: None,
             sparse: None,
             sparse_next: 0,
             raw_label: None,
@@ -3741,10 +3744,15 @@ impl<'s> Parser<'s> {
     fn md_def_unread(&mut self) -> bool {
         let src = self.src;
         let mut at = self.tok.start as usize;
+        if let Some(end) = self.md_tail_run(at as u32) {
+            self.prev_end = end;
+            self.seek(end as usize);
+            return true;
+        }
         let mut end = None;
         // The lines after it too, while they are such definitions: one seek for the run.
         while let Some(data) = MdNodeData::kept_as_text(src, at) {
-            if !self.keep_md_as_text(data, at as u32) {
+            if !keep_md_as_text(&mut self.m.md, src, at as u32, data.number) {
                 break;
             }
             let line_end = data.text.end as usize;
@@ -3766,23 +3774,19 @@ impl<'s> Parser<'s> {
         true
     }
 
-    /// Records the definition `data` read at `at` from its text; false (nothing recorded)
-    /// for a redefinition, which the token parser reports, or when no id is left.
-    fn keep_md_as_text(&mut self, data: MdNodeData, at: u32) -> bool {
-        let md = &mut self.m.md;
-        match md.by_number.get(&data.number).copied() {
-            Some(slot) if md.is_placeholder(slot) => md.nodes[slot.index()] = data,
-            Some(_) => return false,
-            None => {
-                let Some(id) = md.unread_id(md.unread.len()) else {
-                    return false;
-                };
-                md.unread.push(at);
-                md.by_number.insert(data.number, id);
-                md.next_number = md.next_number.max(data.number.saturating_add(1));
+    /// The run of definitions at `at` the tail thread found (see `md_tail`), recorded as
+    /// [`Parser::md_def_unread`] would record them: where the last one recorded ends.
+    fn md_tail_run(&mut self, at: u32) -> Option<u32> {
+        let src = self.src;
+        let (lines, run_end) = self.md_tail.as_mut()?.run_at(at)?;
+        for (k, &(line_at, number)) in lines.iter().enumerate() {
+            if !keep_md_as_text(&mut self.m.md, src, line_at, number) {
+                // Stopped short where the parser would stop (a redefinition).
+                let &(last_at, _) = lines.get(k.checked_sub(1)?)?;
+                return MdNodeData::kept_as_text(src, last_at as usize).map(|d| d.text.end);
             }
         }
-        true
+        Some(run_end)
     }
 
     fn named_md(&mut self) -> PResult<ItemKind> {
@@ -3805,6 +3809,29 @@ impl<'s> Parser<'s> {
         self.m.md.named.push((name.into(), nodes, item));
         Ok(ItemKind::NamedMd)
     }
+}
+
+/// Records the definition of `!number` that `MdNodeData::kept_as_text` reads at `at`;
+/// false (nothing recorded) for a redefinition, which the token parser reports, or when no
+/// id is left. Unless a reference made a record for it already, it gets none: its id is
+/// its place in `MdData::unread`.
+fn keep_md_as_text(md: &mut MdData, src: &[u8], at: u32, number: u32) -> bool {
+    match md.by_number.get(&number).copied() {
+        Some(slot) if md.is_placeholder(slot) => match MdNodeData::kept_as_text(src, at as usize) {
+            Some(data) => md.nodes[slot.index()] = data,
+            None => return false,
+        },
+        Some(_) => return false,
+        None => {
+            let Some(id) = md.unread_id(md.unread.len()) else {
+                return false;
+            };
+            md.unread.push(at);
+            md.by_number.insert(number, id);
+            md.next_number = md.next_number.max(number.saturating_add(1));
+        }
+    }
+    true
 }
 
 /// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise

@@ -556,3 +556,65 @@ fn a_filtered_parse_keeps_metadata_as_text_and_reads_it_when_asked() {
     assert_eq!(fields(&kept), fields(&whole));
     assert_eq!(fields(&kept).len(), 3);
 }
+
+/// On two threads, a filtered parse finds the metadata after the last body on the second
+/// while the first reads the headers: the module reads as on one thread (and as the whole
+/// parse), through a run broken by tuples and one a header named first, and a redefinition
+/// in the tail is refused with the same error.
+#[test]
+fn metadata_found_on_a_second_thread_reads_as_on_one() {
+    let mut text = String::from(
+        "declare i32 @printf(ptr, ...)\n\
+         @s = constant [3 x i8] c\"%d\\00\"\n\
+         define void @f() !dbg !0 {\n  \
+         %1 = call i32 (ptr, ...) @printf(ptr @s, i32 1), !dbg !1\n  ret void\n}\n\
+         !llvm.ident = !{!2}\n\
+         !0 = distinct !DISubprogram(name: \"f\", scope: !3, file: !3, line: 3, unit: !4)\n\
+         !1 = !DILocation(line: 4, column: 9, scope: !0)\n\
+         !2 = !{!\"a compiler\"}\n\
+         !3 = !DIFile(filename: \"a.c\", directory: \"/src\")\n\
+         !4 = distinct !DICompileUnit(language: DW_LANG_C99, file: !3, emissionKind: FullDebug)\n",
+    );
+    // Over 4 MiB: a smaller filtered parse runs on one thread.
+    for k in 5..110_000 {
+        if k % 1000 == 0 {
+            writeln!(text, "!{k} = !{{!0, null}}").unwrap();
+        } else if k % 777 == 0 {
+            writeln!(text, "!{k} = !\"string {k}\"").unwrap();
+        } else {
+            writeln!(text, "!{k} = !DILocation(line: {k}, column: 2, scope: !0)").unwrap();
+        }
+    }
+    assert!(text.len() > 4 << 20);
+    let find = |t: &[u8]| memchr::memmem::find(t, b"printf");
+    let read = |text: &str, threads: usize| -> Result<(Vec<u8>, Vec<String>), String> {
+        let shards =
+            Module::parse_shards_where("m.ll", text, threads, &find).map_err(|e| e.to_string())?;
+        let mut printed = Vec::new();
+        Module::write_shards(&shards, &mut printed).unwrap();
+        let m = &shards[0].module;
+        let nodes = (0..110_000)
+            .step_by(7)
+            .chain([1000, 777, 2331, 109_999])
+            .map(|n| common::describe_md(m, m.md_numbered(n).expect("defined")))
+            .collect();
+        Ok((printed, nodes))
+    };
+    let (one, two) = (read(&text, 1).unwrap(), read(&text, 2).unwrap());
+    assert_eq!(one.0, text.as_bytes());
+    assert!(one == two);
+    let whole = Module::parse("m.ll", text.as_str()).unwrap();
+    assert_eq!(
+        common::describe_md(&whole, whole.md_numbered(109_999).unwrap()),
+        two.1[two.1.len() - 1]
+    );
+
+    // `!20000` defined again at the end of the tail's last run.
+    let twice = format!("{text}!20000 = !DILocation(line: 1, column: 1, scope: !0)\n");
+    let (one, two) = (read(&twice, 1), read(&twice, 2));
+    assert!(
+        one.as_ref().is_err_and(|e| e.contains("redefinition")),
+        "{one:?}"
+    );
+    assert_eq!(one.err(), two.err());
+}

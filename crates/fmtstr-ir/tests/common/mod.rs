@@ -145,7 +145,7 @@ fn defined_metadata_numbers(text: &[u8]) -> Vec<u32> {
 
 /// A metadata node as both parses can read it: kind, distinct, string, and operands (nodes
 /// by number, fields as text).
-fn describe_md(m: &fmtstr_ir::Module, node: fmtstr_ir::MdNode<'_>) -> String {
+pub fn describe_md(m: &fmtstr_ir::Module, node: fmtstr_ir::MdNode<'_>) -> String {
     use fmtstr_ir::MdOperand;
     let operands: Vec<String> = node
         .operands()
