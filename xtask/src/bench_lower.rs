@@ -292,9 +292,10 @@ fn phases(input: &Path, output: &Path) -> anyhow::Result<Split> {
         let _ = std::fs::remove_file(output);
         measure::sync_disks();
         let started = Instant::now();
-        let text = std::fs::read(input)?;
+        let text = fmtstr_cli::files::read_module(input)?;
         let read = started.elapsed();
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        let text_len = text.len() as u64;
         let parsing = Instant::now();
         let mut shards = Module::parse_shards_where(
             &input.display().to_string(),
@@ -311,7 +312,7 @@ fn phases(input: &Path, output: &Path) -> anyhow::Result<Split> {
         Module::write_shards(&shards, &mut printed)?;
         let print = printing.elapsed();
         let writing = Instant::now();
-        std::fs::write(output, &printed)?;
+        fmtstr_cli::files::write_atomically_sized(output, text_len, |w| w.write_all(&printed))?;
         let write = writing.elapsed();
         let total = started.elapsed();
         // Freeing is not timed: the CLI leaves it to the process's end.

@@ -22,6 +22,13 @@ mod output;
 mod printf;
 mod spirv;
 
+/// How `fmtstr lower` reads a module and writes what it prints: `cargo xtask bench lower`
+/// times its in-process phases with the same calls.
+pub mod files {
+    pub use crate::lower::read_file as read_module;
+    pub use crate::output::write_atomically_sized;
+}
+
 /// The exit-code contract, shown in `--help` and README.md.
 macro_rules! exit_codes {
     () => {

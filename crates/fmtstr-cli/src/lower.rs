@@ -612,7 +612,7 @@ fn read_input(path: &Path) -> anyhow::Result<(String, SourceText)> {
 /// A file's bytes. A large one is mapped, not read: copying 40 MB out of the page cache
 /// into fresh memory cost fmtstr more than the whole of `cp` (the kernel zeroes each fresh
 /// page first), and the lowering keeps most of the input as it is.
-fn read_file(path: &Path) -> std::io::Result<SourceText> {
+pub fn read_file(path: &Path) -> std::io::Result<SourceText> {
     const MAP_FROM: u64 = 8 << 20;
     let file = std::fs::File::open(path)?;
     let metadata = file.metadata()?;
