@@ -1001,16 +1001,9 @@ impl Module {
                     self.byte_strings.push(bytes.into());
                     let index = self.byte_strings.len() as u32 - 1;
                     let id = MdId(self.md.nodes.len() as u32);
-                    self.md.nodes.push(MdNodeData {
-                        kind: MdKindData::NewString(index),
-                        distinct: false,
-                        ops: 0,
-                        len: 0,
-                        text: NO_TEXT,
-                        name: NO_TEXT,
-                        number: NONE,
-                        unread: false,
-                    });
+                    self.md
+                        .nodes
+                        .push(MdNodeData::new(MdKindData::NewString(index)));
                     MdOp::Node(id)
                 }
             });
@@ -1021,14 +1014,10 @@ impl Module {
         self.md.next_number = number.saturating_add(1);
         let id = MdId(self.md.nodes.len() as u32);
         self.md.nodes.push(MdNodeData {
-            kind: MdKindData::Tuple,
-            distinct: false,
             ops: start,
             len: operands.len() as u32,
-            text: NO_TEXT,
-            name: NO_TEXT,
             number,
-            unread: false,
+            ..MdNodeData::new(MdKindData::Tuple)
         });
         self.md.by_number.insert(number, id);
         let mut text = format!("!{number} = ").into_bytes();

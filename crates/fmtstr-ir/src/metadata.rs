@@ -44,6 +44,21 @@ pub(crate) struct MdNodeData {
 }
 
 impl MdNodeData {
+    /// A node of `kind` with no operands, text, name or number: the fields a maker sets
+    /// follow it (`MdNodeData { number, ..MdNodeData::new(kind) }`).
+    pub fn new(kind: MdKindData) -> MdNodeData {
+        MdNodeData {
+            kind,
+            distinct: false,
+            ops: 0,
+            len: 0,
+            text: NO_TEXT,
+            name: NO_TEXT,
+            number: NONE,
+            unread: false,
+        }
+    }
+
     /// The definition at `at` (a `!N` that starts a line), read from its text alone when it
     /// is one LLVM writes whole on its line: `!N = [distinct ]!Name(...)` (not
     /// `!DIArgList`, whose operands are typed values) or `!N = [distinct ]!"..."`. `None`
@@ -249,14 +264,8 @@ impl MdData {
         }
         let id = MdId(self.nodes.len() as u32);
         self.nodes.push(MdNodeData {
-            kind: MdKindData::Undefined(offset),
-            distinct: false,
-            ops: 0,
-            len: 0,
-            text: crate::module::none_text(),
-            name: crate::module::none_text(),
             number,
-            unread: false,
+            ..MdNodeData::new(MdKindData::Undefined(offset))
         });
         self.by_number.insert(number, id);
         self.next_number = self.next_number.max(number.saturating_add(1));
@@ -303,16 +312,7 @@ impl<'m> MdNode<'m> {
         self.module
             .md_data(self.id)
             .or_else(|| self.module.md.nodes.first().copied())
-            .unwrap_or(MdNodeData {
-                kind: MdKindData::Tuple,
-                distinct: false,
-                ops: 0,
-                len: 0,
-                text: NO_TEXT,
-                name: NO_TEXT,
-                number: NONE,
-                unread: false,
-            })
+            .unwrap_or(MdNodeData::new(MdKindData::Tuple))
     }
 
     /// The node's id.
