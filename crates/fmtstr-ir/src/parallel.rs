@@ -457,16 +457,6 @@ impl Shift {
         }
     }
 
-    /// A metadata id: those of definitions kept as text are the skeleton's, never shifted.
-    #[inline]
-    fn at_md(self, id: u32) -> u32 {
-        if id >= crate::metadata::UNREAD_IDS {
-            id
-        } else {
-            self.at(id)
-        }
-    }
-
     #[inline]
     fn at(self, id: u32) -> u32 {
         if id < self.base {
@@ -515,7 +505,7 @@ impl Remap {
             Value::Inst(i) => Value::Inst(InstId(self.insts.at(i.0))),
             Value::Block(b) => Value::Block(BlockId(self.blocks.at(b.0))),
             Value::Const(c) => Value::Const(ConstId(self.consts.at(c.0))),
-            Value::Metadata(m) => Value::Metadata(MdId(self.md_nodes.at_md(m.0))),
+            Value::Metadata(m) => Value::Metadata(MdId(self.md_nodes.at(m.0))),
             other @ (Value::Arg(_) | Value::Global(_)) => other,
         })
     }
@@ -556,7 +546,8 @@ fn self_contained(w: &Module, b: &Bases) -> bool {
 }
 
 /// Appends one worker's additions to `main`. `None` when the worker defined or referred to
-/// something the skeleton does not know (the sequential parse then reports it).
+/// something the skeleton does not know (the sequential parse then reports it). Only whole
+/// parses are merged: their metadata ids are all records' (see `metadata::UNREAD_IDS`).
 fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) -> Option<()> {
     // Types the worker made, interned into the main table in order (parts come first).
     let mut types = Vec::with_capacity(w.types.len().saturating_sub(b.types as usize));
@@ -745,7 +736,7 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         md_attach.extend(
             w_md_attach[tail(b.md_attach)..]
                 .iter()
-                .map(|&(k, m)| (r.kind(k), MdId(r.md_nodes.at_md(m.0)))),
+                .map(|&(k, m)| (r.kind(k), MdId(r.md_nodes.at(m.0)))),
         );
     }
     {
@@ -785,7 +776,7 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
             }));
         md.ops
             .extend(w_md_ops[tail(b.md_ops)..].iter().map(|op| match *op {
-                MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at_md(m.0))),
+                MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at(m.0))),
                 MdOp::Value(v) => MdOp::Value(r.op(v)),
                 other => other,
             }));

@@ -3733,11 +3733,10 @@ impl<'s> Parser<'s> {
 
     /// The definition at the current `!N` token kept as its text, and those on the lines
     /// after it, while each is one LLVM writes alone on its line
-    /// ([`MdNodeData::kept_as_text`]): its kind, name and text are
-    /// known, its fields are read from the text when asked ([`MdNode::operands`]), and what
-    /// it refers to is not checked. Unless a reference made a record for it already, it gets
-    /// none: its id is its place in `MdData::unread` (150,000 records were a third of a
-    /// skeleton's memory). False, with nothing read, for anything else.
+    /// ([`MdNodeData::kept_as_text`], recorded by `keep_md_as_text`): its kind, name and
+    /// text are known, its fields are read from the text when asked ([`MdNode::operands`]),
+    /// and what it refers to is not checked. A run the tail thread found (`md_tail`) is
+    /// taken whole. False, with nothing read, for anything else.
     ///
     /// A definition that goes on past its line makes the next line a top-level syntax
     /// error: the filtered parse then falls back to a whole one.
@@ -3814,7 +3813,7 @@ impl<'s> Parser<'s> {
 /// Records the definition of `!number` that `MdNodeData::kept_as_text` reads at `at`;
 /// false (nothing recorded) for a redefinition, which the token parser reports, or when no
 /// id is left. Unless a reference made a record for it already, it gets none: its id is
-/// its place in `MdData::unread`.
+/// its place in `MdData::unread` (150,000 records were a third of a skeleton's memory).
 fn keep_md_as_text(md: &mut MdData, src: &[u8], at: u32, number: u32) -> bool {
     match md.by_number.get(&number).copied() {
         Some(slot) if md.is_placeholder(slot) => match MdNodeData::kept_as_text(src, at as usize) {
