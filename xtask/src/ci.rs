@@ -10,6 +10,8 @@ use crate::{capi, cli_docs, corpus, corpus_llvm, fuzz, oracles, process, wheel};
 
 pub fn run() -> anyhow::Result<()> {
     let root = process::root();
+    // A CI machine builds once from nothing: incremental caches would only take disk.
+    std::env::set_var("CARGO_INCREMENTAL", "0");
     let cargo = || {
         let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
         command.current_dir(&root);
