@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::time::Instant;
 
-// The fmtstr binary's allocator: huge pages for the arenas.
+// The fmtstr binary's allocator.
 #[global_allocator]
-static ALLOCATOR: fmtstr_alloc::HugePages = fmtstr_alloc::HugePages;
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() {
     let mut args: Vec<String> = std::env::args().skip(1).collect();
