@@ -128,6 +128,10 @@ enum Bench {
     Lower,
 }
 
+// The fmtstr binary's allocator: `bench lower` times fmtstr's phases in this process.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> anyhow::Result<()> {
     match Cli::parse().task {
         Task::Demo => demo::run(),
