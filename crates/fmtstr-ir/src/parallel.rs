@@ -28,6 +28,7 @@ use crate::module::{
 };
 use crate::parser::Parser;
 use crate::types::{TypeData, TypeId};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Below this size a sequential parse is faster than starting threads.
 pub(crate) const MIN_PARALLEL: usize = 4 << 20;
@@ -135,26 +136,43 @@ fn parse_workers(
     filter: Option<BodyFilter<'_>>,
 ) -> Option<(Vec<Module>, Vec<Group>, Bases)> {
     let mut skeleton = Parser::new(file, src);
-    skeleton.body_ends = body_ends(src, threads);
+    let ends = body_ends(src, threads);
+    skeleton.body_ends = ends.clone();
     // A filtered parse reads only what its pass edits: metadata is kept as text.
     skeleton.md_unread = filter.is_some();
     // Its metadata, after the last body, is found on a second thread meanwhile.
     let tail_from = skeleton.body_ends.last().map_or(0, |&end| end as usize + 1);
-    let parsed = std::thread::scope(|scope| {
+    let stop = AtomicBool::new(false);
+    let (parsed, ahead) = std::thread::scope(|scope| {
         if skeleton.md_unread && threads > 1 && md_tail::worth_a_thread(src, tail_from) {
             let (send, receive) = std::sync::mpsc::channel();
             scope.spawn(move || send.send(md_tail::scan(src, tail_from)));
             skeleton.md_tail = Some(md_tail::TailReader::new(receive));
         }
-        skeleton.run_skeleton()
+        // The filter starts on the bodies meanwhile: their sparse lines need only their text.
+        let helper = filter
+            .filter(|_| threads > 1)
+            .map(|wanted| scope.spawn(|| bodies_ahead(src, &ends, wanted, &stop)));
+        let parsed = skeleton.run_skeleton();
+        stop.store(true, Ordering::Relaxed);
+        let ahead = helper.map_or_else(Vec::new, |h| {
+            h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        });
+        (parsed, ahead)
     });
     skeleton.md_tail = None;
     parsed.ok()?;
-    let mut pending = std::mem::take(&mut skeleton.pending);
+    let pending = std::mem::take(&mut skeleton.pending);
     let all_bodies: u64 = pending.iter().map(|&(_, s, e)| u64::from(e - s)).sum();
-    if let Some(wanted) = filter {
-        pending = bodies_wanted(src, pending, threads, wanted);
-    }
+    let (pending, mut found): (Group, Vec<Option<SparseLines>>) = match filter {
+        Some(wanted) => bodies_wanted(src, pending, ahead, threads, wanted)
+            .into_iter()
+            .unzip(),
+        None => {
+            let none = pending.iter().map(|_| None).collect();
+            (pending, none)
+        }
+    };
     let main = skeleton.into_module();
     let bases = Bases::of(&main);
     if pending.is_empty() {
@@ -171,17 +189,19 @@ fn parse_workers(
     let threads = threads.min(1 + (total / skeleton_bytes) as usize);
     let per_thread = total / threads as u64 + 1;
     let mut groups: Vec<Group> = Vec::new();
+    let mut groups_found: Vec<Vec<Option<SparseLines>>> = Vec::new();
     let mut start = 0;
     let mut size = 0u64;
     for (i, &(_, s, e)) in pending.iter().enumerate() {
         size += u64::from(e - s);
         if size >= per_thread || i + 1 == pending.len() {
             groups.push(pending[start..=i].to_vec());
+            groups_found.push(found.drain(..=i - start).collect());
             start = i + 1;
             size = 0;
         }
     }
-    let work = |mut m: Module, group: &Group| -> Option<Module> {
+    let work = |mut m: Module, group: &Group, found: Vec<Option<SparseLines>>| -> Option<Module> {
         let bytes: usize = group.iter().map(|&(_, s, e)| (e - s) as usize).sum();
         m.insts.reserve(bytes / 48);
         m.ops.reserve(bytes / 20);
@@ -189,8 +209,9 @@ fn parse_workers(
         m.block_insts.reserve(bytes / 48);
         m.blocks.reserve(bytes / 200);
         let mut parser = Parser::with_module(file, src, m);
-        for &(fid, start, close) in group.iter() {
-            let sparse = filter.map(|f| sparse_lines(src, start, close, f));
+        for (&(fid, start, close), found) in group.iter().zip(found) {
+            let sparse =
+                filter.map(|f| found.unwrap_or_else(|| sparse_lines(src, start, close, f)));
             if !parser.body_at(fid, start, close, sparse).ok()? {
                 return None;
             }
@@ -201,14 +222,19 @@ fn parse_workers(
     // from copies (a copy fewer to fault in; the metadata of a module with debug info makes
     // the skeleton tens of megabytes).
     let copies: Vec<Module> = groups.iter().skip(1).map(|_| main.clone()).collect();
+    let mut groups_found = groups_found.into_iter();
+    let first_found = groups_found.next().unwrap_or_default();
     let results: Vec<Option<Module>> = std::thread::scope(|scope| {
         let handles: Vec<_> = groups
             .iter()
             .skip(1)
             .zip(copies)
-            .map(|(group, m)| scope.spawn(move || work(m, group)))
+            .zip(groups_found)
+            .map(|((group, m), found)| scope.spawn(move || work(m, group, found)))
             .collect();
-        let first = groups.first().and_then(|group| work(main, group));
+        let first = groups
+            .first()
+            .and_then(|group| work(main, group, first_found));
         std::iter::once(first)
             .chain(handles.into_iter().map(|h| h.join().ok().flatten()))
             .collect()
@@ -220,9 +246,100 @@ fn parse_workers(
     Some((workers, groups, bases))
 }
 
-/// The bodies `wanted` finds something in, searched on up to `threads` threads (the
-/// search reads every body's bytes: 30 MB in a module with debug info).
-fn bodies_wanted(src: &[u8], bodies: Group, threads: usize, wanted: BodyFilter<'_>) -> Group {
+/// A body's sparse lines worked out while the skeleton is parsed (see [`bodies_ahead`]).
+struct Ahead {
+    start: u32,
+    close: u32,
+    /// `None`: the filter finds nothing in the body.
+    found: Option<SparseLines>,
+}
+
+/// The filter's work on the bodies, which needs only their text, done on another thread while
+/// the skeleton is parsed: in module order, until `stop` is set. Each body is guessed from the
+/// text as the skeleton will find it (after the `{` that ends a `define` line, up to the next
+/// of the `ends`), and [`bodies_wanted`] uses a guess only where the skeleton found the same
+/// body, so that a wrong guess costs only its work.
+fn bodies_ahead(src: &[u8], ends: &[u32], wanted: BodyFilter<'_>, stop: &AtomicBool) -> Vec<Ahead> {
+    let mut ahead = Vec::new();
+    let mut from = 0;
+    while !stop.load(Ordering::Relaxed) {
+        let Some(define) = next_define_line(src, from) else {
+            break;
+        };
+        let line_end = memchr::memchr(b'\n', &src[define..]).map_or(src.len(), |k| define + k);
+        from = line_end;
+        if src[..line_end].last() != Some(&b'{') {
+            continue;
+        }
+        let start = line_end;
+        let Some(&close) = ends.get(ends.partition_point(|&end| (end as usize) < start)) else {
+            break;
+        };
+        let found = src
+            .get(start..=close as usize)
+            .and_then(wanted)
+            .map(|_| sparse_lines(src, start as u32, close, wanted));
+        ahead.push(Ahead {
+            start: start as u32,
+            close,
+            found,
+        });
+        from = close as usize;
+    }
+    ahead
+}
+
+/// Where the next line at or after `from` that starts with `define ` starts.
+fn next_define_line(src: &[u8], from: usize) -> Option<usize> {
+    if from == 0 && src.starts_with(b"define ") {
+        return Some(0);
+    }
+    let at = memchr::memmem::find(src.get(from.saturating_sub(1)..)?, b"\ndefine ")?;
+    Some(from.saturating_sub(1) + at + 1)
+}
+
+/// The bodies `wanted` finds something in, each with its sparse lines where they were worked
+/// out `ahead`; the others are searched on up to `threads` threads (the search reads every
+/// body's bytes: 30 MB in a module with debug info).
+fn bodies_wanted(
+    src: &[u8],
+    bodies: Group,
+    ahead: Vec<Ahead>,
+    threads: usize,
+    wanted: BodyFilter<'_>,
+) -> Vec<((FuncId, u32, u32), Option<SparseLines>)> {
+    // Both in module order: a guess is used where the skeleton found the same body.
+    let mut ahead = ahead.into_iter().peekable();
+    let mut known: Vec<Option<Option<SparseLines>>> = Vec::with_capacity(bodies.len());
+    for &(_, start, close) in &bodies {
+        while ahead.next_if(|a| a.start < start).is_some() {}
+        known.push(
+            ahead
+                .next_if(|a| a.start == start && a.close == close)
+                .map(|a| a.found),
+        );
+    }
+    let rest: Group = bodies
+        .iter()
+        .zip(&known)
+        .filter(|(_, k)| k.is_none())
+        .map(|(&body, _)| body)
+        .collect();
+    let mut rest = bodies_wanted_now(src, rest, threads, wanted)
+        .into_iter()
+        .peekable();
+    bodies
+        .into_iter()
+        .zip(known)
+        .filter_map(|(body, known)| match known {
+            Some(found) => found.map(|lines| (body, Some(lines))),
+            None => rest.next_if(|&r| r == body).map(|r| (r, None)),
+        })
+        .collect()
+}
+
+/// The bodies `wanted` finds something in, searched on up to `threads` threads.
+fn bodies_wanted_now(src: &[u8], bodies: Group, threads: usize, wanted: BodyFilter<'_>) -> Group {
     let has = |&(_, start, close): &(FuncId, u32, u32)| {
         src.get(start as usize..=close as usize)
             .is_some_and(|body| wanted(body).is_some())
@@ -844,5 +961,84 @@ mod tests {
             read,
             ["%r = call i32 @printf(ptr @s)", "%x = add i32 %r, 1"]
         );
+    }
+
+    /// Three bodies: one printing, one not, and one whose `define` line does not end in `{`
+    /// (valid text, which the guess skips).
+    const MODULE: &str = "@s = constant [3 x i8] c\"hi\\00\"\n\n\
+        define i32 @f(i32 %n) {\nentry:\n  %c = call i32 (ptr, ...) @printf(ptr @s)\n  %d = add i32 %c, %n\n  ret i32 %d\n}\n\n\
+        define void @g() {\n  ret void\n}\n\n\
+        define void @h() { ; a comment\n  %c = call i32 (ptr, ...) @printf(ptr @s)\n  ret void\n}\n\n\
+        declare i32 @printf(ptr, ...)\n";
+
+    fn find(t: &[u8]) -> Option<usize> {
+        memchr::memmem::find(t, b"printf")
+    }
+
+    /// The bodies as the skeleton finds them: `(function, start, close)`.
+    fn skeleton_bodies(src: &[u8]) -> super::Group {
+        let mut skeleton = crate::parser::Parser::new("m.ll", src);
+        skeleton.body_ends = super::body_ends(src, 1);
+        skeleton.run_skeleton().unwrap();
+        skeleton.pending
+    }
+
+    fn same_lines(a: &super::SparseLines, b: &super::SparseLines) -> bool {
+        a.found == b.found && a.defs == b.defs && a.parse == b.parse
+    }
+
+    #[test]
+    fn bodies_worked_out_ahead_are_those_the_skeleton_finds() {
+        let src = MODULE.as_bytes();
+        let bodies = skeleton_bodies(src);
+        assert_eq!(bodies.len(), 3);
+        let stop = std::sync::atomic::AtomicBool::new(false);
+        let ahead = super::bodies_ahead(src, &super::body_ends(src, 1), &find, &stop);
+        // @f and @g guessed where the skeleton finds them, @h not guessed.
+        let guessed: Vec<(u32, u32)> = ahead.iter().map(|a| (a.start, a.close)).collect();
+        assert_eq!(
+            guessed,
+            [(bodies[0].1, bodies[0].2), (bodies[1].1, bodies[1].2)]
+        );
+        let expected = sparse_lines(src, bodies[0].1, bodies[0].2, &find);
+        assert!(same_lines(ahead[0].found.as_ref().unwrap(), &expected));
+        assert!(ahead[1].found.is_none());
+        // What the guesses give, and what the search gives without them, agree: @f with its
+        // lines, @h to be worked out by its worker.
+        let wanted = super::bodies_wanted(src, bodies.clone(), ahead, 2, &find);
+        let kept: Vec<_> = wanted.iter().map(|(b, _)| *b).collect();
+        assert_eq!(kept, [bodies[0], bodies[2]]);
+        assert!(wanted[0].1.is_some() && wanted[1].1.is_none());
+        // A stopped search guesses nothing.
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(super::bodies_ahead(src, &super::body_ends(src, 1), &find, &stop).is_empty());
+    }
+
+    #[test]
+    fn a_guess_the_skeleton_does_not_confirm_is_not_used() {
+        let src = MODULE.as_bytes();
+        let bodies = skeleton_bodies(src);
+        // Guesses that @f, which prints, prints nothing: one ending elsewhere, one starting
+        // elsewhere. Both are ignored and @f is searched.
+        for (start, close) in [
+            (bodies[0].1, bodies[0].2 + 1),
+            (bodies[0].1 - 1, bodies[0].2),
+        ] {
+            let ahead = vec![super::Ahead {
+                start,
+                close,
+                found: None,
+            }];
+            let wanted = super::bodies_wanted(src, bodies.clone(), ahead, 1, &find);
+            let kept: Vec<_> = wanted
+                .iter()
+                .map(|(b, lines)| (*b, lines.is_some()))
+                .collect();
+            assert_eq!(
+                kept,
+                [(bodies[0], false), (bodies[2], false)],
+                "{start} {close}"
+            );
+        }
     }
 }
