@@ -653,7 +653,6 @@ fn find_llvm_dis() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// Writes the output to `path` (stdout for none or `-`); `expected`: about how many bytes.
 /// At least as many bytes as a lowered call adds to the text (the bench's shapes: 370-470), so
 /// that the output file's blocks are all allocated before it is written. Where the output
 /// replaces a file, ext4 writes back a new file whose blocks it allocates as they are written
@@ -661,6 +660,7 @@ fn find_llvm_dis() -> Option<PathBuf> {
 /// An estimate too large costs nothing: the file is cut to what was written.
 const MAX_TEXT_PER_CALL: usize = 1024;
 
+/// Writes the output to `path` (stdout for none or `-`); `expected`: about how many bytes.
 fn write_output(
     path: Option<&Path>,
     expected: usize,
