@@ -1041,4 +1041,27 @@ mod tests {
             );
         }
     }
+
+    proptest::proptest! {
+        /// Text made of the pieces a guess looks for, in any order: no guess panics, and each
+        /// lies inside the text, after a `{` that ends a line starting with `define `.
+        #[test]
+        fn guesses_on_any_text_stay_inside_it(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec!["define ", "{", "}", "\n", "\r", "printf", "%1 = ", "x"]),
+                0..60,
+            )
+        ) {
+            let src = pieces.concat();
+            let src = src.as_bytes();
+            let stop = std::sync::atomic::AtomicBool::new(false);
+            for a in super::bodies_ahead(src, &super::body_ends(src, 1), &find, &stop) {
+                let (start, close) = (a.start as usize, a.close as usize);
+                proptest::prop_assert!(start <= close && close < src.len());
+                proptest::prop_assert_eq!(src[start - 1], b'{');
+                let line = src[..start].iter().rposition(|&b| b == b'\n').map_or(0, |k| k + 1);
+                proptest::prop_assert!(src[line..].starts_with(b"define "));
+            }
+        }
+    }
 }
