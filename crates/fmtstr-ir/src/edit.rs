@@ -209,6 +209,11 @@ impl Module {
     /// Writes a fresh local name of `f` based on `hint` (see [`Module::name_new_inst`]) at the
     /// end of the new-name arena, and returns where it starts there: the caller gives it to an
     /// instruction (`finish`) or takes it for a block (`take_pending`).
+    ///
+    /// While no name can clash, a name is just the hint's next candidate: the names given out
+    /// are only hints' candidates, no hint is a prefix of another (so no two hints share a
+    /// candidate), and no source name may start with a hint. The set of names is built only
+    /// once one of those stops holding.
     fn fresh_name(&mut self, f: FuncId, hint: &str) -> usize {
         // A name of digits only would read back as a number.
         let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
@@ -219,49 +224,73 @@ impl Module {
         let start = self.new_names.begin();
         self.new_names.push_bytes(prefix);
         self.new_names.push_bytes(hint.as_bytes());
-        let index = self.funcs[f.index()].names.as_ref();
-        let base = self.new_names.pending(start);
-        let slot = index.and_then(|i| i.next_suffix.iter().position(|(b, _)| **b == *base));
-        let sources_named = index.is_some_and(|i| i.sources_named);
-        if slot.is_none() && !sources_named && self.source_may_name(f, base) {
-            self.collect_source_names(f);
-        }
         let base_len = prefix.len() + hint.len();
-        let separator: &[u8] = match hint.as_bytes().last() {
-            Some(b) if b.is_ascii_digit() => b".",
-            _ => b"",
-        };
+        let index = self.funcs[f.index()].names.as_deref();
+        let base = self.new_names.pending(start);
+        let slot = index.and_then(|i| i.hint_slot(base));
+        if slot.is_none() {
+            let sources_named = index.is_some_and(|i| i.sources_named);
+            let unchecked = index.is_none_or(|i| i.names.is_none());
+            let overlaps = index.is_some_and(|i| i.hint_overlaps(base));
+            let source_may_clash = !sources_named && self.source_may_name(f, base);
+            if source_may_clash {
+                self.collect_source_names(f);
+            } else if unchecked && overlaps {
+                self.name_set(f);
+            }
+        }
         let Module {
             funcs, new_names, ..
         } = self;
         let index = funcs[f.index()].names.get_or_insert_with(Default::default);
-        let mut k = slot.map_or(0, |s| index.next_suffix[s].1);
-        let names = index.names.get_or_insert_with(Default::default);
+        let slot = slot.unwrap_or_else(|| index.add_hint(&new_names.pending(start)[..base_len]));
+        let mut k = index.next_suffix[slot].2;
         loop {
             new_names.truncate(start + base_len);
-            if k > 0 {
-                new_names.push_bytes(separator);
-                new_names.push_u64(k);
-            }
-            if names.insert(name_hash(new_names.pending(start))) {
+            push_suffix(new_names.bytes_mut(), k);
+            // Unchecked, the candidate is free; checked, the set says.
+            let free = match index.names.as_mut() {
+                None => true,
+                Some(names) => names.insert(name_hash(new_names.pending(start))),
+            };
+            if free {
                 break;
             }
             k += 1;
         }
         // Names are never freed, so every candidate up to `k` stays taken.
-        match slot {
-            Some(s) => index.next_suffix[s].1 = k + 1,
-            None => {
-                let base = &new_names.pending(start)[..base_len];
-                index.next_suffix.push((base.into(), k + 1));
-            }
-        }
+        index.next_suffix[slot].2 = k + 1;
         start
+    }
+
+    /// The set of `f`'s local names, built from the names given out so far when there is
+    /// none yet (see [`Module::fresh_name`]).
+    fn name_set(&mut self, f: FuncId) -> &mut FxHashSet<u64> {
+        let index = self.func_index(f);
+        let crate::module::FuncIndex {
+            names,
+            hints,
+            next_suffix,
+            ..
+        } = index;
+        names.get_or_insert_with(|| {
+            let mut set = FxHashSet::default();
+            let mut name = Vec::new();
+            for &(from, to, next) in next_suffix.iter() {
+                for k in 0..next {
+                    name.clear();
+                    name.extend_from_slice(&hints[from as usize..to as usize]);
+                    push_suffix(&mut name, k);
+                    set.insert(name_hash(&name));
+                }
+            }
+            set
+        })
     }
 
     /// Adds the source's local names of `f` to its name index (once).
     fn collect_source_names(&mut self, f: FuncId) {
-        let mut set = self.func_index(f).names.take().unwrap_or_default();
+        let mut set = std::mem::take(self.name_set(f));
         self.for_each_def(f, |raw, numbered, _, _| {
             if let NameKey::Named(name) = name_key(raw, numbered) {
                 if !raw.is_empty() {
@@ -288,11 +317,7 @@ impl Module {
         {
             self.collect_source_names(f);
         }
-        let names = self
-            .func_index(f)
-            .names
-            .get_or_insert_with(Default::default);
-        if names.insert(name_hash(name.as_bytes())) {
+        if self.name_set(f).insert(name_hash(name.as_bytes())) {
             let start = self.new_names.begin();
             self.new_names.push_bytes(name.as_bytes());
             return start;
@@ -1875,4 +1900,16 @@ fn md_mentions(text: &[u8], from: usize, to: usize, number: u32) -> usize {
             count += 1;
         }
     }
+}
+
+/// Appends the suffix of a name hint's candidate `k` to the hint at the end of `out`: none
+/// for 0, else `k`, after a `.` when the hint ends in a digit (`bb1.1`, not `bb11`).
+fn push_suffix(out: &mut Vec<u8>, k: u64) {
+    if k == 0 {
+        return;
+    }
+    if out.last().is_some_and(u8::is_ascii_digit) {
+        out.push(b'.');
+    }
+    crate::types::push_u64(out, k);
 }

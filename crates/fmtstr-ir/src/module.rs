@@ -270,15 +270,19 @@ pub(crate) struct FuncData {
 /// A function's indexes for edits, built on the first edit that needs them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FuncIndex {
-    /// Local names as their [`name_hash`], once a fresh name was asked for: every new name,
-    /// and the source names once one could clash (`sources_named`). A hash collision can
-    /// only make a free name look taken (the next candidate is used): names stay unique.
+    /// Local names as their [`name_hash`], once a new name could clash with another (see
+    /// `Module::fresh_name`): every new name, and the source names once one could clash
+    /// (`sources_named`). A hash collision can only make a free name look taken (the next
+    /// candidate is used): names stay unique.
     pub names: Option<FxHashSet<u64>>,
     /// Whether `names` holds the source names too.
     pub sources_named: bool,
-    /// Per name hint: the suffix to try next (every earlier candidate is taken).
-    /// (a pass uses a handful of hints per function: a list beats hashing each name).
-    pub next_suffix: Vec<(Box<[u8]>, u64)>,
+    /// Per name hint: where it is in `hints`, and the suffix to try next (every earlier
+    /// candidate is taken). A pass uses a handful of hints per function: a list beats
+    /// hashing each name.
+    pub next_suffix: Vec<(u32, u32, u64)>,
+    /// The hints' bytes, one after another.
+    pub hints: Vec<u8>,
     /// Whether any source value past the entry block's start takes its number silently (an
     /// instruction without `%N =`, an unlabeled block), once asked. Edits make none, so a
     /// `false` stays true.
@@ -287,6 +291,40 @@ pub(crate) struct FuncIndex {
     pub users: Option<UserIndex>,
     /// Where the last instruction was inserted: (block, index after it), a search hint.
     pub cursor: Option<(BlockId, usize)>,
+}
+
+impl FuncIndex {
+    /// The slot of a name hint in `next_suffix`.
+    pub fn hint_slot(&self, hint: &[u8]) -> Option<usize> {
+        self.next_suffix
+            .iter()
+            .position(|&(from, to, _)| &self.hints[from as usize..to as usize] == hint)
+    }
+
+    /// Whether `hint` and a hint there already could share a candidate: one is a prefix of
+    /// the other, and the rest of the longer is only digits and dots, as a candidate's
+    /// suffix is (`bb` and `bb1`; not `vprintf` and `vprintfBuffer.local`).
+    pub fn hint_overlaps(&self, hint: &[u8]) -> bool {
+        self.next_suffix.iter().any(|&(from, to, _)| {
+            let other = &self.hints[from as usize..to as usize];
+            let rest = if let Some(rest) = other.strip_prefix(hint) {
+                rest
+            } else if let Some(rest) = hint.strip_prefix(other) {
+                rest
+            } else {
+                return false;
+            };
+            rest.iter().all(|&b| b.is_ascii_digit() || b == b'.')
+        })
+    }
+
+    /// Adds a hint, with no candidate taken; returns its slot.
+    pub fn add_hint(&mut self, hint: &[u8]) -> usize {
+        let from = self.hints.len() as u32;
+        self.hints.extend_from_slice(hint);
+        self.next_suffix.push((from, self.hints.len() as u32, 0));
+        self.next_suffix.len() - 1
+    }
 }
 
 /// (packed local value, instruction using it) pairs: a sorted list and the pairs noted since
@@ -434,8 +472,9 @@ impl NewNames {
         self.bytes.extend_from_slice(bytes);
     }
 
-    pub fn push_u64(&mut self, value: u64) {
-        crate::types::push_u64(&mut self.bytes, value);
+    /// The arena's bytes, to write a name's end in place.
+    pub fn bytes_mut(&mut self) -> &mut Vec<u8> {
+        &mut self.bytes
     }
 
     /// The name begun at `start`, so far.
@@ -743,7 +782,11 @@ impl Module {
     /// A block's instruction list, to edit.
     pub(crate) fn block_inst_ids_mut(&mut self, block: BlockId) -> &mut Vec<InstId> {
         if let InstList::Range(..) = self.blocks[block.index()].insts {
-            let owned = self.block_inst_ids(block).to_vec();
+            // A block is owned to be edited: room for the edit up front, where an exact copy
+            // would be copied again by its first insertion.
+            let ids = self.block_inst_ids(block);
+            let mut owned = Vec::with_capacity(ids.len() + ids.len() / 2 + 16);
+            owned.extend_from_slice(ids);
             self.blocks[block.index()].insts = InstList::Owned(owned);
         }
         let b = &mut self.blocks[block.index()];

@@ -755,6 +755,39 @@ entry:
 }
 
 #[test]
+fn hints_that_share_candidates_still_give_distinct_names() {
+    // Only numbered locals: no source name can clash, so names come from each hint's count
+    // until two hints could spell the same name (`x` gives `x1`, which is the hint `x1`).
+    let text = "define i32 @f(i32 %0) {\n  %2 = add i32 %0, 1\n  ret i32 %2\n}\n";
+    let mut m = Module::parse("hints.ll", text).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let ret = m.function(f).instructions().last().unwrap().id();
+    let one = m.const_int(TypeId::I32, 1);
+    let arg = m.function(f).param(0).unwrap().operand();
+    let mut b = m.builder(Position::Before(ret)).unwrap();
+    let mut value = arg;
+    for hint in [
+        "x", "xy", "x", "x1", "x", "x", "x1", "x.1", "x1.1", "7", "v7", "7",
+    ] {
+        value = b.binary(Opcode::Add, value, one, hint).unwrap();
+    }
+    drop(b);
+    let out = String::from_utf8(m.print()).unwrap();
+    let names: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix('%')?.split(' ').next())
+        .filter(|n| !n.starts_with(|c: char| c.is_ascii_digit()))
+        .collect();
+    assert_eq!(
+        names,
+        ["x", "xy", "x1", "x1.1", "x2", "x3", "x1.2", "x.1", "x1.1.1", "v7", "v7.1", "v7.2"],
+        "{out}"
+    );
+    // It reads back: no name is defined twice.
+    Module::parse("again.ll", out.as_bytes().to_vec()).unwrap();
+}
+
+#[test]
 fn several_instructions_removed_at_once_or_none() {
     let text = "define i32 @f(i32 %x) {
 entry:
