@@ -408,18 +408,17 @@ impl Module {
         matches!(value, Value::Inst(i) if self.insts.get(i.index()).is_some_and(|d| d.flags & NEW != 0))
     }
 
-    /// Records that `inst` uses `value`, where the function's user index exists.
+    /// Records that `inst` uses `value`: in the function's user index where it exists, and
+    /// as a source instruction a new one uses.
     fn note_use(&mut self, f: FuncId, inst: InstId, value: PackedValue) {
-        let indexed = self.funcs[f.index()]
-            .names
-            .as_ref()
-            .is_some_and(|i| i.users.is_some());
-        if !indexed {
-            return;
-        }
         let value_ = value.unpack();
         if !value_.is_local() || self.is_new_inst(value_) {
             return;
+        }
+        if let Value::Inst(used) = value_ {
+            if self.insts[inst.index()].flags & NEW != 0 {
+                self.func_index(f).used_by_new.push(used.0);
+            }
         }
         if let Some(users) = self.funcs[f.index()]
             .names
@@ -544,6 +543,8 @@ impl Module {
             self.ops.extend(copy);
             self.edited_ops.insert(inst, (start, d.ops_len));
             self.insts[inst.index()].flags |= OPS_EDITED;
+            let f = self.blocks[d.block as usize].func;
+            self.func_index(f).ops_edited = true;
             (start, d.ops_len)
         };
         let mut count = 0;
@@ -647,26 +648,43 @@ impl Module {
             .iter()
             .any(|i| self.insts[i.index()].flags & NAMED_IN_TEXT != 0);
         let inst_tag = PackedValue::pack(Value::Inst(InstId(0))).0;
+        let check = |user: InstId| -> Result<(), EditError> {
+            let flags = self.insts[user.index()].flags;
+            if flags & REMOVED != 0
+                || !named && flags & (NEW | OPS_EDITED) == 0
+                || is_member(user.0)
+            {
+                return Ok(());
+            }
+            let used = self.inst_ops(user).iter().find(|op| {
+                op.value.0 & !crate::module::MAX_INDEX == inst_tag
+                    && is_member(op.value.0 & crate::module::MAX_INDEX)
+            });
+            match used {
+                Some(op) => Err(EditError::StillUsed {
+                    what: self.describe(op.value.unpack()),
+                    uses: 1,
+                }),
+                None => Ok(()),
+            }
+        };
+        let any_new = insts.iter().any(|i| self.insts[i.index()].flags & NEW != 0);
         for f in funcs {
+            // Unnamed in the text, with no source operand rewritten, and none of them new:
+            // only the function's new instructions can use them, and each source value those
+            // use was noted. When none is in the set, there is nothing to scan.
+            let unused = !named
+                && !any_new
+                && self.funcs[f.index()]
+                    .names
+                    .as_deref()
+                    .is_none_or(|i| !i.ops_edited && !i.used_by_new.iter().any(|&v| is_member(v)));
+            if unused {
+                continue;
+            }
             for &block in &self.funcs[f.index()].blocks {
                 for &user in self.block_inst_ids(block) {
-                    let flags = self.insts[user.index()].flags;
-                    if flags & REMOVED != 0
-                        || !named && flags & (NEW | OPS_EDITED) == 0
-                        || is_member(user.0)
-                    {
-                        continue;
-                    }
-                    let used = self.inst_ops(user).iter().find(|op| {
-                        op.value.0 & !crate::module::MAX_INDEX == inst_tag
-                            && is_member(op.value.0 & crate::module::MAX_INDEX)
-                    });
-                    if let Some(op) = used {
-                        return Err(EditError::StillUsed {
-                            what: self.describe(op.value.unpack()),
-                            uses: 1,
-                        });
-                    }
+                    check(user)?;
                 }
             }
         }
@@ -721,18 +739,17 @@ impl Module {
     }
 
     fn has_implicit_numbers(&self, f: FuncId) -> bool {
-        self.funcs[f.index()]
-            .blocks
-            .iter()
-            .enumerate()
-            .any(|(k, &block)| {
-                let b = &self.blocks[block.index()];
-                k > 0 && b.label.is_none() && self.new_block_name(block).is_none()
-                    || self.block_inst_ids(block).iter().any(|&i| {
-                        let flags = self.insts[i.index()].flags;
-                        flags & IMPLICIT_NUM != 0 && flags & NEW == 0
-                    })
-            })
+        // Instructions the parser said; blocks here, as edits may have moved one from the
+        // front (an unlabeled entry block is numbered silently, and legitimately).
+        self.funcs[f.index()].implicit_inst_numbers
+            || self.funcs[f.index()]
+                .blocks
+                .iter()
+                .enumerate()
+                .any(|(k, &block)| {
+                    let b = &self.blocks[block.index()];
+                    k > 0 && b.label.is_none() && self.new_block_name(block).is_none()
+                })
     }
 
     fn implicit_number_after(&self, f: FuncId, inst: InstId) -> bool {
@@ -821,6 +838,7 @@ impl Module {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
+            implicit_inst_numbers: false,
             has_opaque: false,
             state: 0,
             record_subst: Vec::new(),

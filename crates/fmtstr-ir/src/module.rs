@@ -257,6 +257,9 @@ pub(crate) struct FuncData {
     /// `N:` (clang's output without -fno-discard-value-names). Then no source name can be
     /// the same as a fresh one. False until the body is parsed.
     pub only_numbered_locals: bool,
+    /// Whether a parsed instruction takes its number silently (non-void without `%N =`).
+    /// False until the body is parsed.
+    pub implicit_inst_numbers: bool,
     /// Whether a sparse parse kept some of its instructions as text (opaque): text the
     /// module cannot see may then name its values.
     pub has_opaque: bool,
@@ -291,6 +294,11 @@ pub(crate) struct FuncIndex {
     pub users: Option<UserIndex>,
     /// Where the last instruction was inserted: (block, index after it), a search hint.
     pub cursor: Option<(BlockId, usize)>,
+    /// The source instructions that new instructions use (as their operands were given or
+    /// rewritten; some may be stale), for removals to check against.
+    pub used_by_new: Vec<u32>,
+    /// Whether an edit rewrote a source instruction's operands.
+    pub ops_edited: bool,
 }
 
 impl FuncIndex {
@@ -887,7 +895,7 @@ mod tests {
         for (id, name) in [(20, "in.place"), (15, "below")] {
             let start = names.begin();
             names.push_bytes(name.as_bytes());
-            names.push_u64(7);
+            names.push_bytes(b"7");
             names.truncate(start + name.len());
             names.finish(InstId(id), start);
         }

@@ -762,12 +762,17 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         take(&mut w.sites),
     );
     let w_block_insts = take(&mut w.block_insts);
-    let func_blocks: Vec<(FuncId, Vec<BlockId>, bool)> = group
+    let func_blocks: Vec<(FuncId, Vec<BlockId>, bool, bool)> = group
         .iter()
         .map(|&(fid, _, _)| {
             let f = w.funcs.get(fid.index());
             let blocks = f.map_or(Vec::new(), |f| f.blocks.clone());
-            (fid, blocks, f.is_some_and(|f| f.only_numbered_locals))
+            (
+                fid,
+                blocks,
+                f.is_some_and(|f| f.only_numbered_locals),
+                f.is_some_and(|f| f.implicit_inst_numbers),
+            )
         })
         .collect();
     drop(w);
@@ -898,10 +903,11 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
                 other => other,
             }));
     }
-    for (fid, blocks, only_numbered_locals) in func_blocks {
+    for (fid, blocks, only_numbered_locals, implicit_inst_numbers) in func_blocks {
         let f = main.funcs.get_mut(fid.index())?;
         f.blocks = blocks.iter().map(|b| BlockId(r.blocks.at(b.0))).collect();
         f.only_numbered_locals = only_numbered_locals;
+        f.implicit_inst_numbers = implicit_inst_numbers;
     }
     Some(())
 }

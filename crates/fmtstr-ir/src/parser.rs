@@ -49,6 +49,8 @@ struct Forward<'s> {
 #[derive(Default)]
 struct FnState<'s> {
     numbered: Vec<Value>,
+    /// Whether an instruction took its number silently.
+    implicit_inst_numbers: bool,
     named: FxHashMap<Cow<'s, [u8]>, Value>,
     forward: Vec<Forward<'s>>,
     ops_start: usize,
@@ -997,6 +999,7 @@ impl<'s> Parser<'s> {
                 close: NONE,
                 blocks: Vec::new(),
                 only_numbered_locals: false,
+                implicit_inst_numbers: false,
                 has_opaque: false,
                 state: 0,
                 record_subst: Vec::new(),
@@ -1726,6 +1729,7 @@ impl<'s> Parser<'s> {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
+            implicit_inst_numbers: false,
             has_opaque: false,
             state: 0,
             record_subst: Vec::new(),
@@ -1838,6 +1842,7 @@ impl<'s> Parser<'s> {
         // One function's tables at a time; their allocations are reused for the next.
         let mut state = self.spare.take().unwrap_or_default();
         state.numbered.clear();
+        state.implicit_inst_numbers = false;
         state.named.clear();
         state.forward.clear();
         state.ops_start = self.m.ops.len();
@@ -1982,6 +1987,10 @@ impl<'s> Parser<'s> {
         self.m.funcs[fid.index()].blocks = self.fn_blocks.as_slice().into();
         self.m.funcs[fid.index()].only_numbered_locals =
             self.f.as_ref().is_some_and(|state| state.named.is_empty());
+        self.m.funcs[fid.index()].implicit_inst_numbers = self
+            .f
+            .as_ref()
+            .is_some_and(|state| state.implicit_inst_numbers);
         self.m.funcs[fid.index()].has_opaque = self.sparse.is_some()
             && self.m.insts[insts_start..]
                 .iter()
@@ -2510,6 +2519,9 @@ impl<'s> Parser<'s> {
             }
             inst.flags |= IMPLICIT_NUM;
             self.define_implicit(Value::Inst(id));
+            if let Some(state) = self.f.as_mut() {
+                state.implicit_inst_numbers = true;
+            }
         }
         if self.found_by_filter(start, self.prev_end, def)? {
             inst.flags |= USES_PARSED;

@@ -656,6 +656,16 @@ impl<'m> Call<'m> {
         })
     }
 
+    /// The arguments' operands, without their attributes: [`Call::args`] for a pass that
+    /// reads only values.
+    pub fn arg_operands(&self) -> impl ExactSizeIterator<Item = Operand> + 'm {
+        let ops = self.inst.module.inst_ops(self.inst.id);
+        let args = ops.get(1..).unwrap_or(&[]);
+        args[..self.num_args().min(args.len())]
+            .iter()
+            .map(|op| op.get())
+    }
+
     /// The arguments.
     pub fn args(&self) -> impl Iterator<Item = CallArg<'m>> + 'm {
         let call = *self;
@@ -972,11 +982,18 @@ fn scan_attr_words(text: &[u8], mut word: impl FnMut(&[u8])) {
     while i < text.len() {
         match text[i] {
             b'"' => {
+                // Quoted strings are most of clang's attribute groups: skip them by memchr.
                 i += 1;
-                while i < text.len() && text[i] != b'"' {
-                    i += 1 + usize::from(text[i] == b'\\');
+                while let Some(at) = memchr::memchr2(b'"', b'\\', &text[i.min(text.len())..]) {
+                    i += at + 1;
+                    if text[i - 1] == b'"' {
+                        break;
+                    }
+                    i += 1;
                 }
-                i += 1;
+                if i > text.len() || text[i - 1] != b'"' {
+                    i = text.len();
+                }
             }
             b'(' => {
                 depth += 1;

@@ -851,4 +851,31 @@ entry:
     m.remove_insts(&[h[2], h[1]]).unwrap();
     let out = String::from_utf8(m.print()).unwrap();
     assert!(!out.contains("%v =") && !out.contains("%w =") && out.contains("%twice = mul"));
+
+    // A new instruction's operand rewritten to a source value uses it too.
+    let text = "define i32 @k(i32 %x) {\nentry:\n  %p = add i32 %x, 1\n  %q = add i32 %x, 2\n  ret i32 %x\n}\n";
+    let mut m = Module::parse("rewritten-new.ll", text).unwrap();
+    let k = insts(&m, "k");
+    let x = m
+        .function(m.function_by_name("k").unwrap())
+        .param(0)
+        .unwrap()
+        .operand();
+    let mut b = m.builder(Position::Before(k[2])).unwrap();
+    let sum = b.binary(Opcode::Add, x, x, "sum").unwrap();
+    drop(b);
+    let Value::Inst(sum) = sum.value else {
+        panic!("a new instruction's result")
+    };
+    let q = m.inst(k[1]).result().unwrap();
+    m.replace_uses_in(sum, x.value, q).unwrap();
+    assert!(matches!(
+        m.remove_insts(&[k[0], k[1]]),
+        Err(EditError::StillUsed { .. })
+    ));
+    m.remove_insts(&[k[0]]).unwrap();
+    m.remove_insts(&[sum]).unwrap();
+    m.remove_insts(&[k[1]]).unwrap();
+    let out = String::from_utf8(m.print()).unwrap();
+    assert_eq!(out, "define i32 @k(i32 %x) {\nentry:\n  ret i32 %x\n}\n");
 }

@@ -14,7 +14,7 @@
 //! - Each argument learns which conversion reads it (the class steers integer promotion), and
 //!   the arguments are checked against the format like clang's `-Wformat` does.
 
-use std::collections::HashMap;
+use foldhash::HashMap;
 use std::sync::Arc;
 
 use fmtstr_format::{
@@ -275,11 +275,18 @@ fn model_call(
         }
         // The same format with the same argument types checks the same: a clean pair is
         // remembered, so that a format printed from many places is checked once.
-        let types: Option<Vec<ArgType>> = arguments
+        let mut types = std::mem::take(&mut formats.types);
+        types.clear();
+        let typed = arguments
             .iter()
-            .map(|a| arg_type(module, a.operand.ty))
-            .collect();
-        if let Some(types) = types {
+            .all(|a| match arg_type(module, a.operand.ty) {
+                Some(ty) => {
+                    types.push(ty);
+                    true
+                }
+                None => false,
+            });
+        if typed {
             let clean = formats
                 .clean
                 .entry((format.global, format.offset))
@@ -291,10 +298,11 @@ fn model_call(
                 // words; the parse error is said only when the checker has nothing to say.
                 checker_found = found;
                 if !found {
-                    clean.push(types.into());
+                    clean.push(types.as_slice().into());
                 }
             }
         }
+        formats.types = types;
     }
     if let (Some(error), false) = (parse_error, checker_found) {
         diagnostics.push(
@@ -416,6 +424,8 @@ struct Formats {
     seen: HashMap<(GlobalId, i64), Parsed>,
     /// Per format, the argument type lists the checker found nothing wrong with.
     clean: HashMap<(GlobalId, i64), Vec<Box<[ArgType]>>>,
+    /// The argument types of the call being modelled (reused: most calls only look up).
+    types: Vec<ArgType>,
 }
 
 /// A format string's bytes and what parsing them gave.

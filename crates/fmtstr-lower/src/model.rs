@@ -163,9 +163,6 @@ impl PrintfCall {
         let Some(call) = module.inst(self.inst).as_call() else {
             return Vec::new();
         };
-        let mut operands =
-            Vec::with_capacity(call.num_args().saturating_sub(self.fixed_operands()));
-        operands.extend(call.args().skip(self.fixed_operands()).map(|a| a.operand));
-        operands
+        call.arg_operands().skip(self.fixed_operands()).collect()
     }
 }
