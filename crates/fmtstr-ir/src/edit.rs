@@ -202,19 +202,20 @@ impl Module {
     /// `bufIndexed` in functions that never say `bufIndexed` never reads their names. Each
     /// candidate is written straight into the name table, so naming allocates nothing.
     fn name_new_inst(&mut self, f: FuncId, id: InstId, hint: &str) {
-        let start = self.fresh_name(f, hint);
-        self.new_names.finish(id, start);
+        let (start, bare) = self.fresh_name(f, hint);
+        self.new_names.finish(id, start, bare);
     }
 
     /// Writes a fresh local name of `f` based on `hint` (see [`Module::name_new_inst`]) at the
     /// end of the new-name arena, and returns where it starts there: the caller gives it to an
-    /// instruction (`finish`) or takes it for a block (`take_pending`).
+    /// instruction (`finish`) or takes it for a block (`take_pending`); and whether the name
+    /// is bare.
     ///
     /// While no name can clash, a name is just the hint's next candidate: the names given out
     /// are only hints' candidates, no hint is a prefix of another (so no two hints share a
     /// candidate), and no source name may start with a hint. The set of names is built only
     /// once one of those stops holding.
-    fn fresh_name(&mut self, f: FuncId, hint: &str) -> usize {
+    fn fresh_name(&mut self, f: FuncId, hint: &str) -> (usize, bool) {
         // A name of digits only would read back as a number.
         let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
             b"v"
@@ -244,7 +245,7 @@ impl Module {
         } = self;
         let index = funcs[f.index()].names.get_or_insert_with(Default::default);
         let slot = slot.unwrap_or_else(|| index.add_hint(&new_names.pending(start)[..base_len]));
-        let mut k = index.next_suffix[slot].2;
+        let (_, _, mut k, bare) = index.next_suffix[slot];
         loop {
             new_names.truncate(start + base_len);
             push_suffix(new_names.bytes_mut(), k);
@@ -260,7 +261,7 @@ impl Module {
         }
         // Names are never freed, so every candidate up to `k` stays taken.
         index.next_suffix[slot].2 = k + 1;
-        start
+        (start, bare)
     }
 
     /// The set of `f`'s local names, built from the names given out so far when there is
@@ -276,7 +277,7 @@ impl Module {
         names.get_or_insert_with(|| {
             let mut set = FxHashSet::default();
             let mut name = Vec::new();
-            for &(from, to, next) in next_suffix.iter() {
+            for &(from, to, next, _) in next_suffix.iter() {
                 for k in 0..next {
                     name.clear();
                     name.extend_from_slice(&hints[from as usize..to as usize]);
@@ -308,7 +309,7 @@ impl Module {
     /// is not remembered, so that thousands of distinct names cost no list of hints.
     fn exact_or_fresh_name(&mut self, f: FuncId, name: &str) -> usize {
         if name.is_empty() || name.bytes().all(|b| b.is_ascii_digit()) {
-            return self.fresh_name(f, name);
+            return self.fresh_name(f, name).0;
         }
         if !self.funcs[f.index()]
             .names
@@ -322,7 +323,7 @@ impl Module {
             self.new_names.push_bytes(name.as_bytes());
             return start;
         }
-        self.fresh_name(f, name)
+        self.fresh_name(f, name).0
     }
 
     /// Whether a source name of `f` could start with `base`: the function names locals, and

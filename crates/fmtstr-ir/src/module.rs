@@ -270,6 +270,16 @@ pub(crate) struct FuncData {
     pub names: Option<Box<FuncIndex>>,
 }
 
+/// `attributes #n = { ... }`.
+#[derive(Clone, Debug)]
+pub(crate) struct AttrGroup {
+    pub n: u32,
+    /// The text between the braces.
+    pub body: Text,
+    /// The words in it outside quotes and parentheses (`nounwind`, `memory`).
+    pub words: Box<[Text]>,
+}
+
 /// A function's indexes for edits, built on the first edit that needs them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FuncIndex {
@@ -280,10 +290,10 @@ pub(crate) struct FuncIndex {
     pub names: Option<FxHashSet<u64>>,
     /// Whether `names` holds the source names too.
     pub sources_named: bool,
-    /// Per name hint: where it is in `hints`, and the suffix to try next (every earlier
-    /// candidate is taken). A pass uses a handful of hints per function: a list beats
-    /// hashing each name.
-    pub next_suffix: Vec<(u32, u32, u64)>,
+    /// Per name hint: where it is in `hints`, the suffix to try next (every earlier
+    /// candidate is taken), and whether its candidates are bare names (`%a.1`, not `%"a b.1"`).
+    /// A pass uses a handful of hints per function: a list beats hashing each name.
+    pub next_suffix: Vec<(u32, u32, u64, bool)>,
     /// The hints' bytes, one after another.
     pub hints: Vec<u8>,
     /// Whether any source value past the entry block's start takes its number silently (an
@@ -306,14 +316,14 @@ impl FuncIndex {
     pub fn hint_slot(&self, hint: &[u8]) -> Option<usize> {
         self.next_suffix
             .iter()
-            .position(|&(from, to, _)| &self.hints[from as usize..to as usize] == hint)
+            .position(|&(from, to, _, _)| &self.hints[from as usize..to as usize] == hint)
     }
 
     /// Whether `hint` and a hint there already could share a candidate: one is a prefix of
     /// the other, and the rest of the longer is only digits and dots, as a candidate's
     /// suffix is (`bb` and `bb1`; not `vprintf` and `vprintfBuffer.local`).
     pub fn hint_overlaps(&self, hint: &[u8]) -> bool {
-        self.next_suffix.iter().any(|&(from, to, _)| {
+        self.next_suffix.iter().any(|&(from, to, _, _)| {
             let other = &self.hints[from as usize..to as usize];
             let rest = if let Some(rest) = other.strip_prefix(hint) {
                 rest
@@ -330,7 +340,10 @@ impl FuncIndex {
     pub fn add_hint(&mut self, hint: &[u8]) -> usize {
         let from = self.hints.len() as u32;
         self.hints.extend_from_slice(hint);
-        self.next_suffix.push((from, self.hints.len() as u32, 0));
+        // Digits and dots, which candidates add, are name characters.
+        let bare = crate::lexer::is_bare_name(hint);
+        self.next_suffix
+            .push((from, self.hints.len() as u32, 0, bare));
         self.next_suffix.len() - 1
     }
 }
@@ -501,7 +514,9 @@ impl NewNames {
     }
 
     /// Gives the name begun at `start` to `id`.
-    pub fn finish(&mut self, id: InstId, start: usize) {
+    /// Gives the name begun at `start` to `id`; `bare` says whether LLVM writes it unquoted
+    /// (the caller knows: a hint's candidates are all bare or all quoted).
+    pub fn finish(&mut self, id: InstId, start: usize, bare: bool) {
         if self.ends.is_empty() || id.0 >= self.base + self.ends.len() as u32 {
             if self.ends.is_empty() {
                 self.base = id.0;
@@ -509,7 +524,7 @@ impl NewNames {
             let k = (id.0 - self.base) as usize;
             self.ends.resize(k, start as u32);
             self.ends.push(self.bytes.len() as u32);
-            if !crate::lexer::is_bare_name(&self.bytes[start..]) {
+            if !bare {
                 // Past every id so far: the list stays ascending.
                 self.quoted.push(id.0);
             }
@@ -677,7 +692,8 @@ pub struct Module {
     pub(crate) line_starts: OnceLock<Vec<u32>>,
     /// `attributes #N = { ... }`: (N, the text between the braces), by N; built on the first
     /// question about function attributes.
-    pub(crate) attr_groups: OnceLock<Vec<(u32, Text)>>,
+    /// Each `attributes #n = { ... }`, by n, built on the first question.
+    pub(crate) attr_groups: OnceLock<Vec<AttrGroup>>,
 }
 
 /// A 64-bit hash of a local name, for [`FuncIndex::names`]: FxHash of the bytes and the
@@ -897,7 +913,7 @@ mod tests {
             names.push_bytes(name.as_bytes());
             names.push_bytes(b"7");
             names.truncate(start + name.len());
-            names.finish(InstId(id), start);
+            names.finish(InstId(id), start, true);
         }
         for (id, name) in [
             (7, "c"),

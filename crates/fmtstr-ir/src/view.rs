@@ -183,10 +183,13 @@ impl<'m> Function<'m> {
         };
         scan_attr_words(text, |word| {
             if word.first() == Some(&b'#') {
-                if let Some(body) =
-                    crate::lexer::parse_u32(&word[1..]).and_then(|n| self.module.attr_group(n))
+                // A group's words were found once, for every function that names it.
+                if let Some(group) = crate::lexer::parse_u32(&word[1..])
+                    .and_then(|n| self.module.attr_group_entry(n))
                 {
-                    scan_attr_words(body, &mut note);
+                    for &word in group.words.iter() {
+                        note(self.module.text(word));
+                    }
                 }
             } else {
                 note(word);
@@ -742,8 +745,13 @@ impl Module {
 
     /// The text between the braces of `attributes #n = { ... }`, when the module has it.
     pub fn attr_group(&self, n: u32) -> Option<&[u8]> {
+        self.attr_group_entry(n).map(|group| self.text(group.body))
+    }
+
+    /// `attributes #n`'s entry in the table of groups, built on the first question.
+    fn attr_group_entry(&self, n: u32) -> Option<&crate::module::AttrGroup> {
         let groups = self.attr_groups.get_or_init(|| {
-            let mut groups: Vec<(u32, crate::inst::Text)> = self
+            let mut groups: Vec<crate::module::AttrGroup> = self
                 .items
                 .iter()
                 .filter(|item| {
@@ -761,21 +769,33 @@ impl Module {
                     let open = memchr::memchr(b'{', text)?;
                     let close = memchr::memrchr(b'}', text)?;
                     (open < close).then(|| {
-                        (
+                        let body = &text[open + 1..close];
+                        let body_start = item.start + open as u32 + 1;
+                        let mut words = Vec::new();
+                        scan_attr_words(body, |word| {
+                            let start = body_start
+                                + (word.as_ptr() as usize - body.as_ptr() as usize) as u32;
+                            words.push(crate::inst::Text {
+                                start,
+                                end: start + word.len() as u32,
+                            });
+                        });
+                        crate::module::AttrGroup {
                             n,
-                            crate::inst::Text {
-                                start: item.start + open as u32 + 1,
+                            body: crate::inst::Text {
+                                start: body_start,
                                 end: item.start + close as u32,
                             },
-                        )
+                            words: words.into_boxed_slice(),
+                        }
                     })
                 })
                 .collect();
-            groups.sort_by_key(|&(n, _)| n);
+            groups.sort_by_key(|group| group.n);
             groups
         });
-        let at = groups.binary_search_by_key(&n, |&(k, _)| k).ok()?;
-        Some(self.text(groups[at].1))
+        let at = groups.binary_search_by_key(&n, |group| group.n).ok()?;
+        groups.get(at)
     }
 
     /// Every function, declarations included, in module order.
