@@ -216,6 +216,21 @@ impl Module {
     /// candidate), and no source name may start with a hint. The set of names is built only
     /// once one of those stops holding.
     fn fresh_name(&mut self, f: FuncId, hint: &str) -> (usize, bool) {
+        // Most names: a hint seen before, while no name can clash. (A hint of digits only is
+        // never found as it is: it is kept with its `v`.)
+        if let Some(index) = self.funcs[f.index()].names.as_deref_mut() {
+            if index.names.is_none() {
+                if let Some(slot) = index.hint_slot(hint.as_bytes()) {
+                    let (_, _, k, bare) = index.next_suffix[slot];
+                    index.next_suffix[slot].2 = k + 1;
+                    let start = self.new_names.begin();
+                    let bytes = self.new_names.bytes_mut();
+                    bytes.extend_from_slice(hint.as_bytes());
+                    push_suffix(bytes, k);
+                    return (start, bare);
+                }
+            }
+        }
         // A name of digits only would read back as a number.
         let prefix: &[u8] = if hint.bytes().all(|b| b.is_ascii_digit()) {
             b"v"

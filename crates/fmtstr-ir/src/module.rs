@@ -927,3 +927,4 @@ mod tests {
         assert_eq!(names.get(&InstId(19)), None);
     }
 }
+
