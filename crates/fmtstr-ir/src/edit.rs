@@ -721,10 +721,11 @@ impl Module {
             if let Some(at) = list.iter().rposition(|&i| i == inst) {
                 list.remove(at);
             }
-        } else if (d.flags & IMPLICIT_NUM != 0
-            || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d))
-            && self.funcs[f.index()].state & RENUMBER == 0
+        } else if self.funcs[f.index()].state & RENUMBER == 0
+            // Asked first: usually answered without reading the source text.
             && self.implicit_number_follows(f, inst)
+            && (d.flags & IMPLICIT_NUM != 0
+                || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d))
         {
             self.funcs[f.index()].state |= RENUMBER;
         }
@@ -1020,7 +1021,6 @@ impl Module {
         if global.removed {
             return invalid("the global was already removed");
         }
-        let item = global.item;
         let uses = self.global_uses(g);
         if uses > 0 {
             return Err(EditError::StillUsed {
@@ -1028,13 +1028,54 @@ impl Module {
                 uses,
             });
         }
+        self.remove_unused_global(g);
+        Ok(())
+    }
+
+    /// Removes the declaration of the function `name` from every shard when no shard uses
+    /// it (a definition stays); returns whether it went. Each shard is searched once, on its
+    /// own thread: only its instructions can use it, and the declaration is every shard's.
+    pub fn remove_unused_declaration_in_shards(shards: &mut [crate::Shard], name: &str) -> bool {
+        let declared = |m: &Module| {
+            let f = m.function_by_name(name)?;
+            m.function(f)
+                .is_declaration()
+                .then(|| m.function(f).global().id())
+        };
+        let unused = std::thread::scope(|scope| {
+            let searches: Vec<_> = shards
+                .iter()
+                .map(|shard| {
+                    scope.spawn(move || {
+                        let m = &shard.module;
+                        declared(m).is_some_and(|g| m.global_uses(g) == 0)
+                    })
+                })
+                .collect();
+            searches
+                .into_iter()
+                .all(|s| s.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        });
+        if !unused {
+            return false;
+        }
+        for shard in shards.iter_mut() {
+            if let Some(g) = declared(&shard.module) {
+                shard.module.remove_unused_global(g);
+            }
+        }
+        true
+    }
+
+    /// Removes a global nothing uses (the caller counted).
+    fn remove_unused_global(&mut self, g: GlobalId) {
+        let item = self.globals[g.index()].item;
         self.globals[g.index()].removed = true;
         let name = self.globals[g.index()].name.clone();
         if self.global_map.get(&name) == Some(&g) {
             self.global_map.remove(&name);
         }
         self.remove_item(item);
-        Ok(())
     }
 
     fn remove_item(&mut self, item: u32) {

@@ -927,4 +927,3 @@ mod tests {
         assert_eq!(names.get(&InstId(19)), None);
     }
 }
-

@@ -440,29 +440,17 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         for shard in shards.iter_mut() {
             nvptx::declare_vprintf(&mut shard.module)?;
         }
-        // Each shard's calls, then whether printf is still used there.
-        let results: Vec<Result<bool, EditError>> = on_each(shards, |shard, k| {
+        // Each shard's calls; then printf goes, if no shard uses it any more.
+        on_each(shards, |shard, k| {
             let plan = planned[k].lock().ok().and_then(|mut p| p.take());
-            if let Some((calls, _, _, plans)) = plan {
-                nvptx::apply(&mut shard.module, &calls, &plans)?;
+            match plan {
+                Some((calls, _, _, plans)) => nvptx::apply(&mut shard.module, &calls, &plans),
+                None => Ok(()),
             }
-            let module = &shard.module;
-            Ok(module
-                .function_by_name(extract::PRINTF)
-                .is_some_and(|f| module.global_uses(module.function(f).global().id()) > 0))
-        });
-        let used = results
-            .into_iter()
-            .collect::<Result<Vec<bool>, _>>()?
-            .contains(&true);
-        // printf goes only if no shard uses it any more.
-        if !used {
-            on_each(shards, |shard, _| {
-                remove_printf_if_unused(&mut shard.module)
-            })
-            .into_iter()
-            .collect::<Result<(), _>>()?;
-        }
+        })
+        .into_iter()
+        .collect::<Result<(), _>>()?;
+        Module::remove_unused_declaration_in_shards(shards, extract::PRINTF);
         Ok(())
     })();
     phases.apply = applying.elapsed();
