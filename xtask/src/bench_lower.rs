@@ -251,7 +251,7 @@ fn bench_shape(
             eprintln!("warning: above target (fmtstr <= {limit}x the time of cp)");
         }
     }
-    let split = phases(input, &ours_out)?;
+    let split = phases(input, &ours_out, FMTSTR_RUNS)?;
     println!("fmtstr's phases (in-process, best of {FMTSTR_RUNS}):\n{split}");
     Ok(line)
 }
@@ -271,8 +271,8 @@ impl std::fmt::Display for Split {
         let lowering = self.lowering.extract + self.lowering.plan + self.lowering.apply;
         write!(
             f,
-            "  read {:.0} ms, parse {:.0} ms, extract {:.0} ms, plan {:.0} ms, apply {:.0} ms, \
-             print {:.0} ms, write {:.0} ms\n  lowering (extract + plan + apply) = {:.2}x parse (target <= 0.5x)",
+            "  read {:.1} ms, parse {:.1} ms, extract {:.1} ms, plan {:.1} ms, apply {:.1} ms, \
+             print {:.1} ms, write {:.1} ms\n  lowering (extract + plan + apply) = {:.2}x parse (target <= 0.5x)",
             ms(self.read),
             ms(self.parse),
             ms(self.lowering.extract),
@@ -285,10 +285,46 @@ impl std::fmt::Display for Split {
     }
 }
 
-/// The best of [`FMTSTR_RUNS`] in-process runs, by total time.
-fn phases(input: &Path, output: &Path) -> anyhow::Result<Split> {
+/// `bench lower-phases`: fmtstr's phases on one module, each the fastest of `runs`
+/// in-process runs (a change to one phase shows there, where whole runs on a noisy machine
+/// hide it).
+pub fn run_phases(input: &Path, runs: usize) -> anyhow::Result<()> {
+    let dir = tempfile::Builder::new()
+        .prefix("fmtstr-bench-lower-phases-")
+        .tempdir()
+        .context("cannot create a temporary directory")?;
+    let output = dir.path().join("fmtstr.ll");
+    let mut best: Option<Split> = None;
+    for _ in 0..runs.max(1) {
+        let split = phases(input, &output, 1)?;
+        best = Some(match best {
+            None => split,
+            Some(b) => Split {
+                read: b.read.min(split.read),
+                parse: b.parse.min(split.parse),
+                lowering: fmtstr_lower::Phases {
+                    extract: b.lowering.extract.min(split.lowering.extract),
+                    plan: b.lowering.plan.min(split.lowering.plan),
+                    apply: b.lowering.apply.min(split.lowering.apply),
+                },
+                print: b.print.min(split.print),
+                write: b.write.min(split.write),
+            },
+        });
+    }
+    if let Some(split) = best {
+        println!(
+            "{}: fastest of {runs} runs, per phase:\n{split}",
+            input.display()
+        );
+    }
+    Ok(())
+}
+
+/// The best of `runs` in-process runs, by total time.
+fn phases(input: &Path, output: &Path, runs: usize) -> anyhow::Result<Split> {
     let mut best: Option<(Duration, Split)> = None;
-    for _ in 0..FMTSTR_RUNS {
+    for _ in 0..runs {
         let _ = std::fs::remove_file(output);
         measure::sync_disks();
         let started = Instant::now();

@@ -126,6 +126,15 @@ enum Bench {
     Ir,
     /// `fmtstr lower --target nvptx` against opt-19's expand-variadics on 100,000 printf calls.
     Lower,
+    /// fmtstr lower's phases (read, parse, extract, plan, apply, print, write) on one module,
+    /// in this process, each the fastest of several runs: to see a change to one phase.
+    LowerPhases {
+        /// The module (.ll).
+        input: std::path::PathBuf,
+        /// How many runs to take each phase's fastest of.
+        #[arg(long, default_value_t = 10)]
+        runs: usize,
+    },
 }
 
 // The fmtstr binary's allocator: `bench lower` times fmtstr's phases in this process.
@@ -173,6 +182,7 @@ fn main() -> anyhow::Result<()> {
             Bench::Elf => bench_elf::run(),
             Bench::Ir => bench_ir::run(),
             Bench::Lower => bench_lower::run(),
+            Bench::LowerPhases { input, runs } => bench_lower::run_phases(&input, runs),
         },
     }
 }

@@ -203,7 +203,10 @@ fn parse_workers(
     }
     let work = |mut m: Module, group: &Group, found: Vec<Option<SparseLines>>| -> Option<Module> {
         let bytes: usize = group.iter().map(|&(_, s, e)| (e - s) as usize).sum();
-        m.insts.reserve(bytes / 48);
+        // Room for the body's instructions and for about half as many again, which edits
+        // (a lowering) add: reserved before the parse fills it, the room costs no copy and
+        // no memory until used, where growing the full arena later copies all of it.
+        m.insts.reserve(bytes / 32);
         m.ops.reserve(bytes / 20);
         m.sites.reserve(bytes / 16);
         m.block_insts.reserve(bytes / 48);
