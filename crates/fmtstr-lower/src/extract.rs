@@ -134,19 +134,37 @@ impl IdSet {
 }
 
 /// Models one call; `None` after pushing an error.
-fn model_call(
-    module: &Module,
+fn model_call<'m>(
+    module: &'m Module,
     inst: InstId,
     lgc_printf: Option<GlobalId>,
-    formats: &mut Formats,
+    formats: &mut Formats<'m>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<PrintfCall> {
+    let view = module.inst(inst);
+    let call = view.as_call()?;
+    // The arguments' views go in a buffer the calls share (most calls allocate nothing).
+    let mut args = std::mem::take(&mut formats.args);
+    args.clear();
+    args.extend(call.args());
+    let modelled = model_args(module, inst, view, &args, lgc_printf, formats, diagnostics);
+    formats.args = args;
+    modelled
+}
+
+/// [`model_call`] given the call's arguments.
+fn model_args<'m>(
+    module: &'m Module,
+    inst: InstId,
+    view: fmtstr_ir::Inst<'m>,
+    args: &[fmtstr_ir::CallArg<'m>],
+    lgc_printf: Option<GlobalId>,
+    formats: &mut Formats<'m>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Option<PrintfCall> {
     // Diagnostics are rare: where the call is gets worked out only for one.
     let location = || Location::of(module, inst);
-    let view = module.inst(inst);
     let call = view.as_call()?;
-    let mut args = Vec::with_capacity(call.num_args());
-    args.extend(call.args());
     let is_lgc = matches!(call.callee().value, Value::Global(g) if Some(g) == lgc_printf);
     if view.opcode() != Opcode::Call {
         diagnostics.push(location().error(format!(
@@ -164,7 +182,7 @@ fn model_call(
         )));
         return None;
     }
-    let buffer_first = is_lgc && lgc_buffer_first(module, &args);
+    let buffer_first = is_lgc && lgc_buffer_first(module, args);
     let fixed = if buffer_first { 2 } else { 1 };
     if args.len() < fixed {
         diagnostics.push(location().error(if is_lgc {
@@ -420,12 +438,14 @@ fn text_after_nul(module: &Module, target: fmtstr_ir::GlobalRef, len: usize) -> 
 
 /// Format strings seen so far, by where they point: each is read and parsed once.
 #[derive(Default)]
-struct Formats {
+struct Formats<'m> {
     seen: HashMap<(GlobalId, i64), Parsed>,
     /// Per format, the argument type lists the checker found nothing wrong with.
     clean: HashMap<(GlobalId, i64), Vec<Box<[ArgType]>>>,
     /// The argument types of the call being modelled (reused: most calls only look up).
     types: Vec<ArgType>,
+    /// The arguments of the call being modelled (reused).
+    args: Vec<fmtstr_ir::CallArg<'m>>,
 }
 
 /// A format string's bytes and what parsing them gave.
