@@ -232,6 +232,7 @@ fn model_args<'m>(
     };
     let ResolvedFormat {
         format,
+        seen,
         classes,
         parse_error,
         as_written,
@@ -305,10 +306,7 @@ fn model_args<'m>(
                 None => false,
             });
         if typed {
-            let clean = formats
-                .clean
-                .entry((format.global, format.offset))
-                .or_default();
+            let clean = &mut formats.seen[seen].1;
             // A remembered pair is clean: the checker has nothing to say about it.
             if !clean.iter().any(|c| **c == *types) {
                 let found = check_arguments(&as_written, &types, &location, diagnostics);
@@ -439,9 +437,15 @@ fn text_after_nul(module: &Module, target: fmtstr_ir::GlobalRef, len: usize) -> 
 /// Format strings seen so far, by where they point: each is read and parsed once.
 #[derive(Default)]
 struct Formats<'m> {
-    seen: HashMap<(GlobalId, i64), Parsed>,
-    /// Per format, the argument type lists the checker found nothing wrong with.
-    clean: HashMap<(GlobalId, i64), Vec<Box<[ArgType]>>>,
+    /// Each format read so far, with the argument type lists the checker found nothing wrong
+    /// with.
+    seen: Vec<(Parsed, Vec<Box<[ArgType]>>)>,
+    /// Where a format at the start of its global is in `seen`, plus one (0: not read yet),
+    /// by global: most formats are, and a vector's slot is found without hashing and grows
+    /// in one piece.
+    at_start: Vec<u32>,
+    /// Where the other formats are in `seen`.
+    inside: HashMap<(GlobalId, i64), u32>,
     /// The argument types of the call being modelled (reused: most calls only look up).
     types: Vec<ArgType>,
     /// The arguments of the call being modelled (reused).
@@ -462,6 +466,8 @@ struct Parsed {
 /// A call's format string, resolved and parsed.
 struct ResolvedFormat {
     format: FormatString,
+    /// Where it is in [`Formats::seen`].
+    seen: usize,
     /// What each argument the format consumes reads, in order.
     classes: Arc<[ArgClass]>,
     /// Why the renderer's grammar refuses the format, if it does.
@@ -501,8 +507,15 @@ fn resolve_format(
         );
         return None;
     }
-    let parsed = match formats.seen.get(&(target.global, target.offset)) {
-        Some(parsed) => parsed.clone(),
+    let known = match target.offset {
+        0 => formats
+            .at_start
+            .get(target.global.index())
+            .and_then(|&k| k.checked_sub(1)),
+        _ => formats.inside.get(&(target.global, target.offset)).copied(),
+    };
+    let (seen, parsed) = match known {
+        Some(k) => (k as usize, formats.seen[k as usize].0.clone()),
         None => {
             let Some(bytes) = format_bytes_at(module, operand, lgc) else {
                 diagnostics.push(location().error(not_a_string));
@@ -530,10 +543,21 @@ fn resolve_format(
                 hidden,
                 classes,
             };
-            formats
-                .seen
-                .insert((target.global, target.offset), parsed.clone());
-            parsed
+            let k = formats.seen.len() as u32;
+            formats.seen.push((parsed.clone(), Vec::new()));
+            match target.offset {
+                0 => {
+                    let g = target.global.index();
+                    if formats.at_start.len() <= g {
+                        formats.at_start.resize(g + 1, 0);
+                    }
+                    formats.at_start[g] = k + 1;
+                }
+                offset => {
+                    formats.inside.insert((target.global, offset), k);
+                }
+            }
+            (k as usize, parsed)
         }
     };
     let (format, parse_error) = match parsed.format {
@@ -547,6 +571,7 @@ fn resolve_format(
         None => parsed.bytes.clone(),
     };
     Some(ResolvedFormat {
+        seen,
         format: FormatString {
             operand,
             global: target.global,
