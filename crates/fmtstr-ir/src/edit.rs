@@ -1634,7 +1634,10 @@ impl<'m> Builder<'m> {
         let pending = &self.pending[..self.pending_len];
         let insts = self.m.block_inst_ids_mut(self.block);
         let at = (self.index - pending.len()).min(insts.len());
-        insts.splice(at..at, pending.iter().copied());
+        // Appended, then rotated into place: a splice's general machinery costs more than
+        // moving the block's tail.
+        insts.extend_from_slice(pending);
+        insts[at..].rotate_right(pending.len());
         self.pending_len = 0;
     }
 
