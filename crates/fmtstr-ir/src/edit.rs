@@ -1612,7 +1612,10 @@ impl<'m> Builder<'m> {
         }
         for k in first..self.m.ops.len() {
             let value = self.m.ops[k].value;
-            self.m.note_use(self.func, id, value);
+            // Constants and globals (most operands here) are nobody's local.
+            if value.is_local() {
+                self.m.note_use(self.func, id, value);
+            }
         }
         if self.pending_len == PENDING {
             self.place_pending();

@@ -123,6 +123,12 @@ impl PackedValue {
         (self.0 >> TAG_SHIFT == TAG_FORWARD).then_some(self.0 & MAX_INDEX)
     }
 
+    /// Whether it is a local value (an instruction's result, a parameter, a block), read from
+    /// its tag alone.
+    pub fn is_local(self) -> bool {
+        self.0 >> TAG_SHIFT <= 2
+    }
+
     pub fn unpack(self) -> Value {
         let index = self.0 & MAX_INDEX;
         match self.0 >> TAG_SHIFT {
