@@ -1578,8 +1578,9 @@ impl<'m> Builder<'m> {
     pub fn debug_loc_from(&mut self, inst: InstId) -> &mut Self {
         if let Some(&kind) = self.m.md.kind_map.get(&b"dbg"[..]) {
             self.attach.retain(|&(k, _)| k != kind);
-            if let Some(node) = self.m.inst_metadata(inst, "dbg") {
-                self.attach.push((kind, node.id()));
+            // The node itself is not read: a location kept as text stays so.
+            if let Some(node) = self.m.inst_attachment(inst, kind) {
+                self.attach.push((kind, node));
             }
         }
         self

@@ -535,12 +535,17 @@ impl Module {
     /// The metadata attached to an instruction under `kind` (`"dbg"`, `"printf.form"`).
     pub fn inst_metadata(&self, inst: InstId, kind: &str) -> Option<MdNode<'_>> {
         let kind = *self.md.kind_map.get(kind.as_bytes())?;
+        self.inst_attachment(inst, kind).map(|id| self.md_node(id))
+    }
+
+    /// The node an instruction attaches as kind number `kind`, without reading the node.
+    pub(crate) fn inst_attachment(&self, inst: InstId, kind: u32) -> Option<MdId> {
         let data = self.insts.get(inst.index())?;
         self.md_attach
             .get(data.md as usize..data.md as usize + data.md_len as usize)?
             .iter()
             .find(|(k, _)| *k == kind)
-            .map(|&(_, id)| self.md_node(id))
+            .map(|&(_, id)| id)
     }
 
     /// Every attachment of an instruction: kind name (without `!`) and node.
