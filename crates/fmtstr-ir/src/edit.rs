@@ -196,11 +196,12 @@ impl Module {
     ///
     /// The candidates are `hint`, `hint1`, `hint2`, ... (`hint.1`, ... when the hint ends in a
     /// digit): the first one not taken. Each hint remembers how far its candidates are taken,
-    /// so a name costs O(1). A candidate can clash with a new name (all are remembered) or a
-    /// source name; the source names are collected only once a hint appears in the function's
-    /// text (or the text has escapes, which could spell it): a pass that names its values
-    /// `bufIndexed` in functions that never say `bufIndexed` never reads their names. Each
-    /// candidate is written straight into the name table, so naming allocates nothing.
+    /// so a name costs O(1). A candidate can clash with another hint's candidate or with a
+    /// source name; the names are gathered into a set only once one could (see
+    /// [`Module::fresh_name`]), and the source names only once a hint appears in the
+    /// function's text (or the text has escapes, which could spell it): a pass that names its
+    /// values `bufIndexed` in functions that never say `bufIndexed` never reads their names.
+    /// Each candidate is written straight into the name table.
     fn name_new_inst(&mut self, f: FuncId, id: InstId, hint: &str) {
         let (start, bare) = self.fresh_name(f, hint);
         self.new_names.finish(id, start, bare);
@@ -212,9 +213,9 @@ impl Module {
     /// is bare.
     ///
     /// While no name can clash, a name is just the hint's next candidate: the names given out
-    /// are only hints' candidates, no hint is a prefix of another (so no two hints share a
-    /// candidate), and no source name may start with a hint. The set of names is built only
-    /// once one of those stops holding.
+    /// are only hints' candidates, no two hints can share a candidate (where one is a prefix
+    /// of the other, the rest is not only digits and dots), and no source name may start
+    /// with a hint. The set of names is built only once one of those stops holding.
     fn fresh_name(&mut self, f: FuncId, hint: &str) -> (usize, bool) {
         // Most names: a hint seen before, while no name can clash. (A hint of digits only is
         // never found as it is: it is kept with its `v`.)
