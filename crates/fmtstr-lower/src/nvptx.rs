@@ -307,6 +307,9 @@ fn lower_function(
         }
         None => None,
     };
+    let zero = module.const_int(TypeId::I64, 0);
+    let flag = module.const_int(TypeId::I8, i64::from(INDIRECT as i8));
+    let null = module.const_null(TypeId::PTR);
     let mut replaced = Vec::with_capacity(calls.len());
     for (call, layout) in calls.iter().zip(layouts) {
         let callee = match *vprintf {
@@ -341,9 +344,6 @@ fn lower_function(
                 Ok(Some((slot, align)))
             })
             .collect::<Result<_, _>>()?;
-        let zero = module.const_int(TypeId::I64, 0);
-        let flag = module.const_int(TypeId::I8, i64::from(INDIRECT as i8));
-        let null = module.const_null(TypeId::PTR);
         let current = call.current_variadic(module);
         let mut b = module.builder(Position::Before(call.inst))?;
         b.debug_loc_from(call.inst);
