@@ -519,7 +519,6 @@ impl NewNames {
         self.bytes.split_off(start).into_boxed_slice()
     }
 
-    /// Gives the name begun at `start` to `id`.
     /// Gives the name begun at `start` to `id`; `bare` says whether LLVM writes it unquoted
     /// (the caller knows: a hint's candidates are all bare or all quoted).
     pub fn finish(&mut self, id: InstId, start: usize, bare: bool) {
@@ -696,9 +695,8 @@ pub struct Module {
     /// Contents of string globals made by edits.
     pub(crate) byte_strings: Vec<Box<[u8]>>,
     pub(crate) line_starts: OnceLock<Vec<u32>>,
-    /// `attributes #N = { ... }`: (N, the text between the braces), by N; built on the first
-    /// question about function attributes.
-    /// Each `attributes #n = { ... }`, by n, built on the first question.
+    /// Each `attributes #n = { ... }`, by n, built on the first question about function
+    /// attributes.
     pub(crate) attr_groups: OnceLock<Vec<AttrGroup>>,
 }
 

@@ -1002,18 +1002,11 @@ fn scan_attr_words(text: &[u8], mut word: impl FnMut(&[u8])) {
     while i < text.len() {
         match text[i] {
             b'"' => {
-                // Quoted strings are most of clang's attribute groups: skip them by memchr.
                 i += 1;
-                while let Some(at) = memchr::memchr2(b'"', b'\\', &text[i.min(text.len())..]) {
-                    i += at + 1;
-                    if text[i - 1] == b'"' {
-                        break;
-                    }
-                    i += 1;
+                while i < text.len() && text[i] != b'"' {
+                    i += 1 + usize::from(text[i] == b'\\');
                 }
-                if i > text.len() || text[i - 1] != b'"' {
-                    i = text.len();
-                }
+                i += 1;
             }
             b'(' => {
                 depth += 1;
