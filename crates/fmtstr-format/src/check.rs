@@ -542,12 +542,24 @@ fn is_float(c: u8) -> bool {
     matches!(c, b'f' | b'F' | b'e' | b'E' | b'g' | b'G' | b'a' | b'A')
 }
 
-fn show(byte: u8) -> String {
-    if byte.is_ascii_graphic() || byte == b' ' {
-        (byte as char).to_string()
-    } else {
-        format!("\\x{byte:02x}")
+/// A byte as a finding's message shows it: itself when printable, else `\\xNN`. Formatted
+/// only when a finding is made, so that a clean format allocates nothing for it.
+#[derive(Clone, Copy)]
+struct Shown(u8);
+
+impl fmt::Display for Shown {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let byte = self.0;
+        if byte.is_ascii_graphic() || byte == b' ' {
+            write!(f, "{}", byte as char)
+        } else {
+            write!(f, "\\x{byte:02x}")
+        }
     }
+}
+
+fn show(byte: u8) -> Shown {
+    Shown(byte)
 }
 
 /// What a conversion reads, as the checker compares it with an IR type.

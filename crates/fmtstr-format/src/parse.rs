@@ -231,7 +231,8 @@ fn allowed_lengths(conversion: Conversion, vector: bool) -> &'static str {
 
 /// Splits a format into pieces; `Format::parse` wraps this.
 pub(crate) fn parse_pieces(bytes: &[u8]) -> Result<Vec<Piece>, ParseError> {
-    let mut pieces = Vec::new();
+    // A literal before each specification, and one after the last.
+    let mut pieces = Vec::with_capacity(2 * crate::scan::percent_signs(bytes) + 1);
     let mut literal_start = 0;
     let mut i = 0;
     while i < bytes.len() {

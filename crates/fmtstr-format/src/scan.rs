@@ -122,7 +122,7 @@ pub(crate) enum Event {
 
 /// Scans `bytes` clang's way; `rules` says whether the vector modifier and C23 lengths exist.
 pub(crate) fn scan(bytes: &[u8], rules: &Rules) -> Vec<Event> {
-    let mut events = Vec::new();
+    let mut events = Vec::with_capacity(percent_signs(bytes));
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
@@ -340,4 +340,10 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
         ul_alias,
     };
     (Event::Spec(spec), end)
+}
+
+/// How many `%` bytes `bytes` has: at least as many as its specifications, so a list sized by
+/// it is allocated once.
+pub(crate) fn percent_signs(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b == b'%').count()
 }
