@@ -850,6 +850,7 @@ impl Module {
             prefix: NO_TEXT,
             cconv: NO_TEXT,
             suffix: NO_TEXT,
+            suffix_copy: NONE,
             is_def: false,
             body_start: NONE,
             header_end: NONE,

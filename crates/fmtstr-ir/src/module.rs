@@ -250,6 +250,10 @@ pub(crate) struct FuncData {
     pub cconv: Text,
     /// After `)` up to (not including) `{` or the end of a declaration.
     pub suffix: Text,
+    /// Where a copy of `suffix` starts in `Module::suffix_copies` (`NONE` without one): the
+    /// attribute checks read the copies, a few bytes per function side by side, rather than
+    /// one line of the source text each, far apart.
+    pub suffix_copy: u32,
     pub is_def: bool,
     /// Offset just past `{`.
     pub body_start: u32,
@@ -659,6 +663,8 @@ pub struct Module {
     pub(crate) datalayout_text: Text,
     pub(crate) triple: Text,
     pub(crate) items: Vec<ItemData>,
+    /// The functions' suffixes, copied as the header is parsed (see `FuncData::suffix_copy`).
+    pub(crate) suffix_copies: Vec<u8>,
     pub(crate) order: Vec<u32>,
     pub(crate) globals: Vec<GlobalData>,
     /// Globals by decoded name, and numbered ones (`@0`) by number.
@@ -737,6 +743,18 @@ impl Module {
     /// A piece of the source text ([`Attr::Other`] and the like).
     pub fn text(&self, text: Text) -> &[u8] {
         text_of(&self.src, text)
+    }
+
+    /// A function's suffix (its attributes after `)`), from its copy when it has one.
+    pub(crate) fn fn_suffix(&self, f: &FuncData) -> &[u8] {
+        if f.suffix_copy == NONE {
+            return self.text(f.suffix);
+        }
+        let start = f.suffix_copy as usize;
+        let len = f.suffix.end.saturating_sub(f.suffix.start) as usize;
+        self.suffix_copies
+            .get(start..start + len)
+            .unwrap_or_else(|| self.text(f.suffix))
     }
 
     /// The type table.

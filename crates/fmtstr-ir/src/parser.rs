@@ -196,6 +196,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         datalayout_text: none_text(),
         triple: none_text(),
         items: Vec::new(),
+        suffix_copies: Vec::new(),
         order: Vec::new(),
         globals: Vec::new(),
         global_map: FxHashMap::default(),
@@ -993,6 +994,7 @@ impl<'s> Parser<'s> {
                 prefix: NO_TEXT,
                 cconv: NO_TEXT,
                 suffix: NO_TEXT,
+                suffix_copy: NONE,
                 is_def: false,
                 body_start: NONE,
                 header_end: NONE,
@@ -1705,13 +1707,20 @@ impl<'s> Parser<'s> {
             }
             consumed = true;
         }
-        let suffix = if consumed {
-            Text {
+        let (suffix, suffix_copy) = if consumed {
+            let suffix = Text {
                 start: suffix_start,
                 end: self.prev_end,
-            }
+            };
+            let copy = self.m.suffix_copies.len() as u32;
+            let bytes = self
+                .src
+                .get(suffix.start as usize..suffix.end as usize)
+                .unwrap_or(&[]);
+            self.m.suffix_copies.extend_from_slice(bytes);
+            (suffix, copy)
         } else {
-            NO_TEXT
+            (NO_TEXT, NONE)
         };
         let fn_ty = self.m.types.function(ret, &param_types, vararg);
         self.m.funcs.push(FuncData {
@@ -1723,6 +1732,7 @@ impl<'s> Parser<'s> {
             prefix,
             cconv,
             suffix,
+            suffix_copy,
             is_def,
             body_start: NONE,
             header_end: self.prev_end,

@@ -174,7 +174,7 @@ impl<'m> Function<'m> {
     /// The first of `keywords` the function has (see [`Function::has_fn_attr`]), reading its
     /// attributes once for all of them.
     pub fn first_fn_attr<'k>(&self, keywords: &[&'k str]) -> Option<&'k str> {
-        let text = self.module.text(self.data().suffix);
+        let text = self.module.fn_suffix(self.data());
         let mut found: Option<usize> = None;
         let mut note = |word: &[u8]| {
             if let Some(k) = keywords.iter().position(|k| k.as_bytes() == word) {
