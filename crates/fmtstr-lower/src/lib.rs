@@ -261,7 +261,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 return fail(diagnostics, options.werror);
             }
             report = if options.report {
-                report::nvptx(module, &calls, &plans)
+                report::nvptx(module, &calls, &plans.layouts)
             } else {
                 Vec::new()
             };
@@ -370,7 +370,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         Vec<PrintfCall>,
         Vec<Diagnostic>,
         Vec<Diagnostic>,
-        Vec<nvptx::CallLayout>,
+        nvptx::Plan,
     );
     let timed: Vec<(Planned, Phases)> = on_each(shards, |shard, _| {
         let module = &shard.module;
@@ -411,7 +411,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         .iter()
         .filter(|_| options.report)
         .zip(shards.iter())
-        .flat_map(|((calls, _, _, plans), shard)| report::nvptx(&shard.module, calls, plans))
+        .flat_map(|((calls, _, _, plan), shard)| report::nvptx(&shard.module, calls, &plan.layouts))
         .collect();
     if stop(&diagnostics) {
         return fail(diagnostics);
