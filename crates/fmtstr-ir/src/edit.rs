@@ -422,7 +422,10 @@ impl Module {
     }
 
     fn is_new_inst(&self, value: Value) -> bool {
-        matches!(value, Value::Inst(i) if self.insts.get(i.index()).is_some_and(|d| d.flags & NEW != 0))
+        // A parsed instruction (most operands) is told by its id, without a read of the arena
+        // where it lies far from the new ones.
+        matches!(value, Value::Inst(i) if i.0 >= self.first_new_inst
+            && self.insts.get(i.index()).is_some_and(|d| d.flags & NEW != 0))
     }
 
     /// Records that `inst` uses `value`: in the function's user index where it exists, and
@@ -1610,6 +1613,7 @@ impl<'m> Builder<'m> {
         data.end = NONE;
         data.block = self.block.0;
         self.m.insts.push(data);
+        self.m.first_new_inst = self.m.first_new_inst.min(id.0);
         if data.ty != TypeId::VOID {
             self.m.name_new_inst(self.func, id, name);
         }

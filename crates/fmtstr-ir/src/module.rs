@@ -692,6 +692,9 @@ pub struct Module {
     pub(crate) sites: Vec<u32>,
     /// Current operands of instructions whose operands an edit replaced.
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
+    /// The first instruction an edit made (`u32::MAX` before any): edits append theirs to the
+    /// arena, so an instruction before it is known to be parsed without reading its flags.
+    pub(crate) first_new_inst: u32,
     /// Names of instructions made by edits.
     pub(crate) new_names: NewNames,
     /// Blocks made by edits ([`Module::split_block_before`], [`Module::add_block`]).

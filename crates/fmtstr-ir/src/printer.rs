@@ -349,7 +349,13 @@ impl Module {
     /// the usual 70 costs only address space, as untouched pages are never faulted in, where
     /// growing the buffer copies it).
     fn new_text_estimate(&self, share: usize) -> usize {
-        let new_insts = self.insts.iter().filter(|d| d.flags & NEW != 0).count();
+        let new_insts = self
+            .insts
+            .get(self.first_new_inst as usize..)
+            .unwrap_or_default()
+            .iter()
+            .filter(|d| d.flags & NEW != 0)
+            .count();
         new_insts.saturating_mul(96) / share.max(1)
     }
 
