@@ -742,35 +742,10 @@ impl Module {
     /// number once `inst`'s is gone. LLVM reads explicit numbers with gaps (`%24` then
     /// `%26`), so removing a numbered value renumbers nothing else unless one follows: the
     /// rest of the function keeps its text, as the source spelled it.
-    fn implicit_number_follows(&mut self, f: FuncId, inst: InstId) -> bool {
-        // Most functions (all of clang's) number every value explicitly: one look each.
-        let any = match self.funcs[f.index()]
-            .names
-            .as_ref()
-            .and_then(|i| i.implicit_numbers)
-        {
-            Some(any) => any,
-            None => {
-                let any = self.has_implicit_numbers(f);
-                self.func_index(f).implicit_numbers = Some(any);
-                any
-            }
-        };
-        any && self.implicit_number_after(f, inst)
-    }
-
-    fn has_implicit_numbers(&self, f: FuncId) -> bool {
-        // Instructions the parser said; blocks here, as edits may have moved one from the
-        // front (an unlabeled entry block is numbered silently, and legitimately).
-        self.funcs[f.index()].implicit_inst_numbers
-            || self.funcs[f.index()]
-                .blocks
-                .iter()
-                .enumerate()
-                .any(|(k, &block)| {
-                    let b = &self.blocks[block.index()];
-                    k > 0 && b.label.is_none() && self.new_block_name(block).is_none()
-                })
+    fn implicit_number_follows(&self, f: FuncId, inst: InstId) -> bool {
+        // Most functions (all of clang's) number every value explicitly, as the parser says:
+        // one look each, without reading the function's blocks.
+        self.funcs[f.index()].implicit_numbers && self.implicit_number_after(f, inst)
     }
 
     fn implicit_number_after(&self, f: FuncId, inst: InstId) -> bool {
@@ -860,7 +835,7 @@ impl Module {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
-            implicit_inst_numbers: false,
+            implicit_numbers: false,
             has_opaque: false,
             state: 0,
             record_subst: Vec::new(),

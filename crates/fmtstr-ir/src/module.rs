@@ -267,9 +267,10 @@ pub(crate) struct FuncData {
     /// `N:` (clang's output without -fno-discard-value-names). Then no source name can be
     /// the same as a fresh one. False until the body is parsed.
     pub only_numbered_locals: bool,
-    /// Whether a parsed instruction takes its number silently (non-void without `%N =`).
-    /// False until the body is parsed.
-    pub implicit_inst_numbers: bool,
+    /// Whether a parsed value takes its number silently: a non-void instruction without
+    /// `%N =`, or a block after the entry without a label (edits place new blocks after the
+    /// entry, with names, so this stays true to the body). False until the body is parsed.
+    pub implicit_numbers: bool,
     /// Whether a sparse parse kept some of its instructions as text (opaque): text the
     /// module cannot see may then name its values.
     pub has_opaque: bool,
@@ -306,10 +307,6 @@ pub(crate) struct FuncIndex {
     pub next_suffix: Vec<(u32, u32, u64, bool)>,
     /// The hints' bytes, one after another.
     pub hints: Vec<u8>,
-    /// Whether any source value past the entry block's start takes its number silently (an
-    /// instruction without `%N =`, an unlabeled block), once asked. Edits make none, so a
-    /// `false` stays true.
-    pub implicit_numbers: Option<bool>,
     /// The instructions that use each local value, once a use query was made.
     pub users: Option<UserIndex>,
     /// Where the last instruction was inserted: (block, index after it), a search hint.

@@ -774,7 +774,7 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
                 fid,
                 blocks,
                 f.is_some_and(|f| f.only_numbered_locals),
-                f.is_some_and(|f| f.implicit_inst_numbers),
+                f.is_some_and(|f| f.implicit_numbers),
             )
         })
         .collect();
@@ -906,11 +906,11 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
                 other => other,
             }));
     }
-    for (fid, blocks, only_numbered_locals, implicit_inst_numbers) in func_blocks {
+    for (fid, blocks, only_numbered_locals, implicit_numbers) in func_blocks {
         let f = main.funcs.get_mut(fid.index())?;
         f.blocks = blocks.iter().map(|b| BlockId(r.blocks.at(b.0))).collect();
         f.only_numbered_locals = only_numbered_locals;
-        f.implicit_inst_numbers = implicit_inst_numbers;
+        f.implicit_numbers = implicit_numbers;
     }
     Some(())
 }

@@ -49,8 +49,8 @@ struct Forward<'s> {
 #[derive(Default)]
 struct FnState<'s> {
     numbered: Vec<Value>,
-    /// Whether an instruction took its number silently.
-    implicit_inst_numbers: bool,
+    /// Whether an instruction, or a block after the entry, took its number silently.
+    implicit_numbers: bool,
     named: FxHashMap<Cow<'s, [u8]>, Value>,
     forward: Vec<Forward<'s>>,
     ops_start: usize,
@@ -1002,7 +1002,7 @@ impl<'s> Parser<'s> {
                 close: NONE,
                 blocks: Vec::new(),
                 only_numbered_locals: false,
-                implicit_inst_numbers: false,
+                implicit_numbers: false,
                 has_opaque: false,
                 state: 0,
                 record_subst: Vec::new(),
@@ -1740,7 +1740,7 @@ impl<'s> Parser<'s> {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
-            implicit_inst_numbers: false,
+            implicit_numbers: false,
             has_opaque: false,
             state: 0,
             record_subst: Vec::new(),
@@ -1853,7 +1853,7 @@ impl<'s> Parser<'s> {
         // One function's tables at a time; their allocations are reused for the next.
         let mut state = self.spare.take().unwrap_or_default();
         state.numbered.clear();
-        state.implicit_inst_numbers = false;
+        state.implicit_numbers = false;
         state.named.clear();
         state.forward.clear();
         state.ops_start = self.m.ops.len();
@@ -1937,6 +1937,11 @@ impl<'s> Parser<'s> {
                     if !first && self.sparse.is_some() {
                         return self.whole_parse_needed("an implicitly numbered block");
                     }
+                    if !first {
+                        if let Some(state) = self.f.as_mut() {
+                            state.implicit_numbers = true;
+                        }
+                    }
                     self.define_implicit(Value::Block(block));
                     (NO_TEXT, true, self.prev_end)
                 }
@@ -1998,10 +2003,8 @@ impl<'s> Parser<'s> {
         self.m.funcs[fid.index()].blocks = self.fn_blocks.as_slice().into();
         self.m.funcs[fid.index()].only_numbered_locals =
             self.f.as_ref().is_some_and(|state| state.named.is_empty());
-        self.m.funcs[fid.index()].implicit_inst_numbers = self
-            .f
-            .as_ref()
-            .is_some_and(|state| state.implicit_inst_numbers);
+        self.m.funcs[fid.index()].implicit_numbers =
+            self.f.as_ref().is_some_and(|state| state.implicit_numbers);
         self.m.funcs[fid.index()].has_opaque = self.sparse.is_some()
             && self.m.insts[insts_start..]
                 .iter()
@@ -2531,7 +2534,7 @@ impl<'s> Parser<'s> {
             inst.flags |= IMPLICIT_NUM;
             self.define_implicit(Value::Inst(id));
             if let Some(state) = self.f.as_mut() {
-                state.implicit_inst_numbers = true;
+                state.implicit_numbers = true;
             }
         }
         if self.found_by_filter(start, self.prev_end, def)? {

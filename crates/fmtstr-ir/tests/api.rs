@@ -388,6 +388,29 @@ fn removal_renumbers_when_an_implicit_number_follows() {
 }
 
 #[test]
+fn removal_renumbers_when_an_unlabeled_block_follows() {
+    // The block after `br` has no label: it takes the number after %3 silently, so removing
+    // %2 renumbers the function as it does for an instruction without `%N =`.
+    let text = "define i32 @f(i32 %0) {\n  %2 = add i32 %0, 1\n  %3 = add i32 %0, 2\n  br label %4\n\n  %5 = add i32 %3, 1\n  ret i32 %5\n}\n";
+    let mut m = Module::parse("b.ll", text).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let first = m.function(f).instructions().next().unwrap().id();
+    m.remove_inst(first).unwrap();
+    let out = String::from_utf8(m.print()).unwrap();
+    assert!(
+        out.contains("  %2 = add i32 %0, 2\n  br label %3\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("  %4 = add i32 %2, 1\n  ret i32 %4\n"),
+        "{out}"
+    );
+    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+        assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
+    }
+}
+
+#[test]
 fn refused_edits_change_nothing() {
     let mut m = printf_module();
     let call = m.calls_to("printf")[0];
