@@ -259,7 +259,9 @@ impl Module {
         let Module {
             funcs, new_names, ..
         } = self;
-        let index = funcs[f.index()].names.get_or_insert_with(Default::default);
+        let index = funcs[f.index()]
+            .names
+            .get_or_insert_with(crate::module::FuncIndex::with_room);
         let slot = slot.unwrap_or_else(|| index.add_hint(&new_names.pending(start)[..base_len]));
         let (_, _, mut k, bare) = index.next_suffix[slot];
         loop {
@@ -362,7 +364,7 @@ impl Module {
     fn func_index(&mut self, f: FuncId) -> &mut crate::module::FuncIndex {
         self.funcs[f.index()]
             .names
-            .get_or_insert_with(Default::default)
+            .get_or_insert_with(crate::module::FuncIndex::with_room)
     }
 
     /// The live instructions using a local value (each once, in no particular order), from
@@ -1605,8 +1607,6 @@ impl<'m> Builder<'m> {
         self.pending[self.pending_len] = id;
         self.pending_len += 1;
         self.index += 1;
-        self.m.func_index(self.func).cursor = Some((self.block, self.index));
-        self.m.funcs[self.func.index()].state |= BODY_EDITED;
         self.last = Some(id);
         Ok(id)
     }
@@ -1624,6 +1624,10 @@ impl<'m> Builder<'m> {
         insts.extend_from_slice(pending);
         insts[at..].rotate_right(pending.len());
         self.pending_len = 0;
+        // Said once per batch rather than per instruction: nothing reads them while the
+        // builder holds the module.
+        self.m.func_index(self.func).cursor = Some((self.block, self.index));
+        self.m.funcs[self.func.index()].state |= BODY_EDITED;
     }
 
     fn blank(opcode: Opcode, ty: TypeId) -> InstData {

@@ -319,6 +319,18 @@ pub(crate) struct FuncIndex {
 }
 
 impl FuncIndex {
+    /// An index with room for what a lowering's edits of one function note (a few hints,
+    /// a call's worth of source operands): one allocation each, where growing from empty
+    /// reallocated each list two or three times per function.
+    pub fn with_room() -> Box<FuncIndex> {
+        Box::new(FuncIndex {
+            next_suffix: Vec::with_capacity(4),
+            hints: Vec::with_capacity(64),
+            used_by_new: Vec::with_capacity(16),
+            ..FuncIndex::default()
+        })
+    }
+
     /// The slot of a name hint in `next_suffix`.
     pub fn hint_slot(&self, hint: &[u8]) -> Option<usize> {
         self.next_suffix
