@@ -671,8 +671,17 @@ impl<'m> Call<'m> {
 
     /// The arguments.
     pub fn args(&self) -> impl Iterator<Item = CallArg<'m>> + 'm {
-        let call = *self;
-        (0..self.num_args()).filter_map(move |i| call.arg(i))
+        // The record, operands and attribute sets are found once, not once per argument.
+        let m = self.inst.module;
+        let data = self.data();
+        let ops = m.inst_ops(self.inst.id).get(1..).unwrap_or(&[]);
+        let sets = m.attr_sets.get(data.arg_attrs as usize..).unwrap_or(&[]);
+        let n = (data.nargs as usize).min(ops.len());
+        ops[..n].iter().enumerate().map(move |(index, op)| CallArg {
+            index,
+            operand: op.get(),
+            attrs: m.attr_range(sets.get(index).copied().unwrap_or((0, 0))),
+        })
     }
 
     /// The function attributes as written (`#3`, `nounwind`), empty when there are none.
