@@ -617,8 +617,8 @@ fn check_arguments(
 /// The checker's view of an IR type (`None` for types printf cannot take).
 pub fn arg_type(module: &Module, ty: TypeId) -> Option<ArgType> {
     let types = module.types();
-    let scalar = |ty: TypeId| -> Option<ScalarType> {
-        Some(match types.get(ty) {
+    let scalar = |ty: Type| -> Option<ScalarType> {
+        Some(match ty {
             Type::Int { bits } => ScalarType::Int(u16::try_from(bits).ok()?),
             Type::Half | Type::BFloat => ScalarType::Half,
             Type::Float => ScalarType::Float,
@@ -636,9 +636,10 @@ pub fn arg_type(module: &Module, ty: TypeId) -> Option<ArgType> {
             scalable: false,
         } => Some(ArgType::Vector {
             len: u16::try_from(len).ok()?,
-            element: scalar(elem)?,
+            element: scalar(types.get(elem))?,
         }),
-        _ => scalar(ty).map(ArgType::Scalar),
+        // The type is read once: most arguments are scalars.
+        other => scalar(other).map(ArgType::Scalar),
     }
 }
 
