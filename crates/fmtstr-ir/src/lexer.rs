@@ -701,27 +701,29 @@ pub(crate) fn memchr_long(needle: u8, haystack: &[u8]) -> Option<usize> {
 
 /// Decodes a quoted string body (without quotes): `\\` and `\XX` escapes.
 pub(crate) fn unescape(body: &[u8]) -> Vec<u8> {
+    // The text between escapes goes over whole (most strings have one or two escapes, a
+    // format string's `\0A\00`).
     let mut out = Vec::with_capacity(body.len());
-    let mut i = 0;
-    while i < body.len() {
-        let b = body[i];
-        if b == b'\\' {
-            if body.get(i + 1) == Some(&b'\\') {
-                out.push(b'\\');
-                i += 2;
+    let mut rest = body;
+    while let Some(at) = memchr::memchr(b'\\', rest) {
+        out.extend_from_slice(&rest[..at]);
+        rest = &rest[at..];
+        if rest.get(1) == Some(&b'\\') {
+            out.push(b'\\');
+            rest = &rest[2..];
+            continue;
+        }
+        if let (Some(&h), Some(&l)) = (rest.get(1), rest.get(2)) {
+            if let (Some(h), Some(l)) = (hex_value(h), hex_value(l)) {
+                out.push(h << 4 | l);
+                rest = &rest[3..];
                 continue;
             }
-            if let (Some(&h), Some(&l)) = (body.get(i + 1), body.get(i + 2)) {
-                if let (Some(h), Some(l)) = (hex_value(h), hex_value(l)) {
-                    out.push(h << 4 | l);
-                    i += 3;
-                    continue;
-                }
-            }
         }
-        out.push(b);
-        i += 1;
+        out.push(b'\\');
+        rest = &rest[1..];
     }
+    out.extend_from_slice(rest);
     out
 }
 
@@ -817,6 +819,25 @@ mod tests {
                 return out;
             }
             out.push((t.kind, &src[t.start as usize..t.end as usize]));
+        }
+    }
+
+    #[test]
+    fn unescape_reads_llvm_escapes_and_keeps_the_rest() {
+        // LLVM's string escapes: `\\` and `\HH` (either case); a backslash that starts
+        // neither stays as it is.
+        let cases: [(&[u8], &[u8]); 8] = [
+            (b"", b""),
+            (b"plain", b"plain"),
+            (b"x=%d\\0A\\00", b"x=%d\n\0"),
+            (b"a\\\\b", b"a\\b"),
+            (b"\\5c\\5C", b"\\\\"),
+            (b"\\G1", b"\\G1"),
+            (b"end\\", b"end\\"),
+            (b"\\4", b"\\4"),
+        ];
+        for (body, want) in cases {
+            assert_eq!(unescape(body), want, "{:?}", String::from_utf8_lossy(body));
         }
     }
 
