@@ -265,6 +265,37 @@ struct Split {
     write: Duration,
 }
 
+impl Split {
+    /// The split from its first printed line (`  read 1.7 ms, parse 20.8 ms, ...`), as
+    /// another build prints it.
+    fn parse(line: &str) -> Option<Split> {
+        let mut ms = std::collections::HashMap::new();
+        for part in line.trim().split(", ") {
+            let mut words = part.split(' ');
+            let (name, value, unit) = (words.next()?, words.next()?, words.next()?);
+            if unit != "ms" {
+                return None;
+            }
+            ms.insert(
+                name,
+                Duration::from_secs_f64(value.parse::<f64>().ok()? / 1000.0),
+            );
+        }
+        let mut take = |name: &str| ms.remove(name);
+        Some(Split {
+            read: take("read")?,
+            parse: take("parse")?,
+            lowering: fmtstr_lower::Phases {
+                extract: take("extract")?,
+                plan: take("plan")?,
+                apply: take("apply")?,
+            },
+            print: take("print")?,
+            write: take("write")?,
+        })
+    }
+}
+
 impl std::fmt::Display for Split {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -289,36 +320,81 @@ impl std::fmt::Display for Split {
 /// in-process runs (a change to one phase shows there, where whole runs on a noisy machine
 /// hide it).
 pub fn run_phases(input: &Path, runs: usize) -> anyhow::Result<()> {
+    let split = fastest_phases(input, runs)?;
+    println!(
+        "{}: fastest of {runs} runs, per phase:\n{split}",
+        input.display()
+    );
+    Ok(())
+}
+
+/// `bench lower-phases --vs OTHER`: this build and another build's xtask take turns,
+/// `rounds` times, each `runs` runs a turn; each phase's fastest over all turns, side by
+/// side. A comparison made minutes apart on this machine shows changes that are not there
+/// (one binary's apply phase moves by a fifth between minutes); turns share the moments.
+pub fn run_phases_vs(input: &Path, runs: usize, other: &Path, rounds: usize) -> anyhow::Result<()> {
+    let mut ours: Option<Split> = None;
+    let mut theirs: Option<Split> = None;
+    for _ in 0..rounds.max(1) {
+        ours = Some(fastest(ours, fastest_phases(input, runs)?));
+        let printed = Command::new(other)
+            .args(["bench", "lower-phases"])
+            .arg(input)
+            .args(["--runs", &runs.to_string()])
+            .output()
+            .with_context(|| format!("cannot run {}", other.display()))?;
+        let text = String::from_utf8_lossy(&printed.stdout);
+        let split = text.lines().find_map(Split::parse).with_context(|| {
+            format!(
+                "{} printed no phases (is it an xtask binary?): {}",
+                other.display(),
+                String::from_utf8_lossy(&printed.stderr).trim()
+            )
+        })?;
+        theirs = Some(fastest(theirs, split));
+    }
+    if let (Some(ours), Some(theirs)) = (ours, theirs) {
+        let lowering = |s: &Split| s.lowering.extract + s.lowering.plan + s.lowering.apply;
+        println!(
+            "{}: {rounds} rounds of {runs} runs each, fastest per phase\nthis build:\n{ours}\n{}:\n{theirs}\n  lowering: this build takes {:.2}x the other's time",
+            input.display(),
+            other.display(),
+            lowering(&ours).as_secs_f64() / lowering(&theirs).as_secs_f64().max(1e-9)
+        );
+    }
+    Ok(())
+}
+
+/// Each phase's fastest of `runs` in-process runs.
+fn fastest_phases(input: &Path, runs: usize) -> anyhow::Result<Split> {
     let dir = tempfile::Builder::new()
         .prefix("fmtstr-bench-lower-phases-")
         .tempdir()
         .context("cannot create a temporary directory")?;
     let output = dir.path().join("fmtstr.ll");
-    let mut best: Option<Split> = None;
+    let mut best = None;
     for _ in 0..runs.max(1) {
-        let split = phases(input, &output, 1)?;
-        best = Some(match best {
-            None => split,
-            Some(b) => Split {
-                read: b.read.min(split.read),
-                parse: b.parse.min(split.parse),
-                lowering: fmtstr_lower::Phases {
-                    extract: b.lowering.extract.min(split.lowering.extract),
-                    plan: b.lowering.plan.min(split.lowering.plan),
-                    apply: b.lowering.apply.min(split.lowering.apply),
-                },
-                print: b.print.min(split.print),
-                write: b.write.min(split.write),
+        best = Some(fastest(best, phases(input, &output, 1)?));
+    }
+    best.context("no run")
+}
+
+/// Each phase's faster of `best` (if any) and `split`.
+fn fastest(best: Option<Split>, split: Split) -> Split {
+    match best {
+        None => split,
+        Some(b) => Split {
+            read: b.read.min(split.read),
+            parse: b.parse.min(split.parse),
+            lowering: fmtstr_lower::Phases {
+                extract: b.lowering.extract.min(split.lowering.extract),
+                plan: b.lowering.plan.min(split.lowering.plan),
+                apply: b.lowering.apply.min(split.lowering.apply),
             },
-        });
+            print: b.print.min(split.print),
+            write: b.write.min(split.write),
+        },
     }
-    if let Some(split) = best {
-        println!(
-            "{}: fastest of {runs} runs, per phase:\n{split}",
-            input.display()
-        );
-    }
-    Ok(())
 }
 
 /// The best of `runs` in-process runs, by total time.

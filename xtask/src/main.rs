@@ -131,9 +131,17 @@ enum Bench {
     LowerPhases {
         /// The module (.ll).
         input: std::path::PathBuf,
-        /// How many runs to take each phase's fastest of.
+        /// How many runs to take each phase's fastest of (per round with --vs).
         #[arg(long, default_value_t = 10)]
         runs: usize,
+        /// Another build's xtask binary (say, main's before a change, built into its own
+        /// target directory): its `bench lower-phases` and this one's take turns, round by
+        /// round, so that both meet the same moments of a noisy machine.
+        #[arg(long, value_name = "XTASK")]
+        vs: Option<std::path::PathBuf>,
+        /// How many turns each takes with --vs.
+        #[arg(long, default_value_t = 6)]
+        rounds: usize,
     },
 }
 
@@ -182,7 +190,18 @@ fn main() -> anyhow::Result<()> {
             Bench::Elf => bench_elf::run(),
             Bench::Ir => bench_ir::run(),
             Bench::Lower => bench_lower::run(),
-            Bench::LowerPhases { input, runs } => bench_lower::run_phases(&input, runs),
+            Bench::LowerPhases {
+                input,
+                runs,
+                vs: None,
+                ..
+            } => bench_lower::run_phases(&input, runs),
+            Bench::LowerPhases {
+                input,
+                runs,
+                vs: Some(other),
+                rounds,
+            } => bench_lower::run_phases_vs(&input, runs, &other, rounds),
         },
     }
 }
