@@ -356,27 +356,28 @@ fn removal_keeps_explicit_numbers_and_new_names_are_fresh() {
     }
 }
 
+/// `text` printed after its function `@f` loses its first instruction.
+fn printed_without_first_instruction(text: &str) -> String {
+    let mut m = Module::parse("r.ll", text).unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let first = m.function(f).instructions().next().unwrap().id();
+    m.remove_inst(first).unwrap();
+    String::from_utf8(m.print()).unwrap()
+}
+
 #[test]
 fn removal_renumbers_when_an_implicit_number_follows() {
     // `call i32 @g()` takes the number after %2 silently: with %2 gone it would read back as
     // %2, so the function is renumbered (consecutively from the removed value on).
     let text = "declare i32 @g()\ndefine i32 @f(i32 %0) {\n  %2 = add i32 %0, 1\n  %3 = add i32 %0, 2\n  call i32 @g()\n  %5 = add i32 %3, %4\n  ret i32 %5\n}\n";
-    let mut m = Module::parse("r.ll", text).unwrap();
-    let f = m.function_by_name("f").unwrap();
-    let first = m.function(f).instructions().next().unwrap().id();
-    m.remove_inst(first).unwrap();
-    let out = String::from_utf8(m.print()).unwrap();
+    let out = printed_without_first_instruction(text);
     assert_eq!(
         out,
         "declare i32 @g()\ndefine i32 @f(i32 %0) {\n  %2 = add i32 %0, 2\n  call i32 @g()\n  %4 = add i32 %2, %3\n  ret i32 %4\n}\n"
     );
     // Without the implicit number, the explicit ones stay.
     let text = text.replace("  call i32 @g()", "  %4 = call i32 @g()");
-    let mut m = Module::parse("k.ll", text).unwrap();
-    let f = m.function_by_name("f").unwrap();
-    let first = m.function(f).instructions().next().unwrap().id();
-    m.remove_inst(first).unwrap();
-    let kept = String::from_utf8(m.print()).unwrap();
+    let kept = printed_without_first_instruction(&text);
     assert_eq!(
         kept,
         "declare i32 @g()\ndefine i32 @f(i32 %0) {\n  %3 = add i32 %0, 2\n  %4 = call i32 @g()\n  %5 = add i32 %3, %4\n  ret i32 %5\n}\n"
@@ -392,11 +393,7 @@ fn removal_renumbers_when_an_unlabeled_block_follows() {
     // The block after `br` has no label: it takes the number after %3 silently, so removing
     // %2 renumbers the function as it does for an instruction without `%N =`.
     let text = "define i32 @f(i32 %0) {\n  %2 = add i32 %0, 1\n  %3 = add i32 %0, 2\n  br label %4\n\n  %5 = add i32 %3, 1\n  ret i32 %5\n}\n";
-    let mut m = Module::parse("b.ll", text).unwrap();
-    let f = m.function_by_name("f").unwrap();
-    let first = m.function(f).instructions().next().unwrap().id();
-    m.remove_inst(first).unwrap();
-    let out = String::from_utf8(m.print()).unwrap();
+    let out = printed_without_first_instruction(text);
     assert!(
         out.contains("  %2 = add i32 %0, 2\n  br label %3\n"),
         "{out}"
