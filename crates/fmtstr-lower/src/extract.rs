@@ -458,7 +458,8 @@ struct Parsed {
     bytes: Arc<[u8]>,
     /// Text after the format's first NUL, with that NUL: never printed.
     hidden: Option<Arc<[u8]>>,
-    format: Result<Arc<Format>, fmtstr_format::ParseError>,
+    /// Why the renderer's grammar refuses the format, if it does.
+    parse_error: Option<fmtstr_format::ParseError>,
     /// What each argument the format consumes reads, in order (`*` reads an int).
     classes: Arc<[ArgClass]>,
 }
@@ -521,7 +522,7 @@ fn resolve_format(
                 diagnostics.push(location().error(not_a_string));
                 return None;
             };
-            let format = Format::parse(&bytes).map(Arc::new);
+            let format = Format::parse(&bytes);
             let classes = match &format {
                 Ok(format) => {
                     let specs: Vec<_> = format.specs().collect();
@@ -538,7 +539,7 @@ fn resolve_format(
             };
             let hidden = text_after_nul(module, target, bytes.len()).map(Arc::from);
             let parsed = Parsed {
-                format,
+                parse_error: format.err(),
                 bytes: bytes.into(),
                 hidden,
                 classes,
@@ -560,10 +561,6 @@ fn resolve_format(
             (k as usize, parsed)
         }
     };
-    let (format, parse_error) = match parsed.format {
-        Ok(format) => (Some(format), None),
-        Err(error) => (None, Some(error)),
-    };
     // The checker reads the text after a NUL too: it warns about it as clang does, and then
     // stops, as clang does.
     let as_written = match &parsed.hidden {
@@ -578,10 +575,9 @@ fn resolve_format(
             offset: target.offset,
             addrspace,
             bytes: parsed.bytes,
-            parsed: format,
         },
         classes: parsed.classes,
-        parse_error,
+        parse_error: parsed.parse_error,
         as_written,
     })
 }

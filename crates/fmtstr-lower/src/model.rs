@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use fmtstr_format::{ArgClass, Format};
+use fmtstr_format::ArgClass;
 use fmtstr_ir::{FuncId, GlobalId, InstId, Module, Operand, TypeId};
 
 use crate::diag::Location;
@@ -93,8 +93,6 @@ pub struct FormatString {
     /// The string's bytes up to its first NUL, or to the end of its array when it has none
     /// (LLPC's older form), without the NUL (shared by the calls that print it).
     pub bytes: Arc<[u8]>,
-    /// The parsed format, unless it does not parse (a `-Wformat` warning then).
-    pub parsed: Option<Arc<Format>>,
 }
 
 /// How C's default argument promotion widens a narrow integer.
