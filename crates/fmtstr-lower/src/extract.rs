@@ -233,9 +233,7 @@ fn model_args<'m>(
     let ResolvedFormat {
         format,
         seen,
-        classes,
         parse_error,
-        as_written,
     } = resolve_format(
         module,
         args[fixed - 1].operand,
@@ -277,7 +275,7 @@ fn model_args<'m>(
     let mut checker_found = false;
     if form != Form::PrePacked {
         for (index, arg) in variadic.iter().enumerate() {
-            let class = classes.get(index).copied();
+            let class = formats.seen[seen].0.classes.get(index).copied();
             let extend = if arg.has(Attr::SignExt) {
                 Extend::Sign
             } else if arg.has(Attr::ZeroExt) || class == Some(ArgClass::Unsigned) {
@@ -306,10 +304,10 @@ fn model_args<'m>(
                 None => false,
             });
         if typed {
-            let clean = &mut formats.seen[seen].1;
+            let (parsed, clean) = &mut formats.seen[seen];
             // A remembered pair is clean: the checker has nothing to say about it.
             if !clean.iter().any(|c| **c == *types) {
-                let found = check_arguments(&as_written, &types, &location, diagnostics);
+                let found = check_arguments(&parsed.as_written(), &types, &location, diagnostics);
                 // The checker's findings name what the renderer's grammar refuses, in its own
                 // words; the parse error is said only when the checker has nothing to say.
                 checker_found = found;
@@ -453,7 +451,6 @@ struct Formats<'m> {
 }
 
 /// A format string's bytes and what parsing them gave.
-#[derive(Clone)]
 struct Parsed {
     bytes: Arc<[u8]>,
     /// Text after the format's first NUL, with that NUL: never printed.
@@ -464,17 +461,24 @@ struct Parsed {
     classes: Arc<[ArgClass]>,
 }
 
+impl Parsed {
+    /// The format's bytes including any text after its first NUL: what the checker reads (it
+    /// warns about that text as clang does, and then stops, as clang does).
+    fn as_written(&self) -> std::borrow::Cow<'_, [u8]> {
+        match &self.hidden {
+            Some(hidden) => [&self.bytes[..], &hidden[..]].concat().into(),
+            None => self.bytes[..].into(),
+        }
+    }
+}
+
 /// A call's format string, resolved and parsed.
 struct ResolvedFormat {
     format: FormatString,
     /// Where it is in [`Formats::seen`].
     seen: usize,
-    /// What each argument the format consumes reads, in order.
-    classes: Arc<[ArgClass]>,
     /// Why the renderer's grammar refuses the format, if it does.
     parse_error: Option<fmtstr_format::ParseError>,
-    /// The format's bytes including any text after its first NUL: what the checker reads.
-    as_written: Arc<[u8]>,
 }
 
 /// Resolves the format operand to a constant string global in address space 0 or 4.
@@ -515,8 +519,8 @@ fn resolve_format(
             .and_then(|&k| k.checked_sub(1)),
         _ => formats.inside.get(&(target.global, target.offset)).copied(),
     };
-    let (seen, parsed) = match known {
-        Some(k) => (k as usize, formats.seen[k as usize].0.clone()),
+    let seen = match known {
+        Some(k) => k as usize,
         None => {
             let Some(bytes) = format_bytes_at(module, operand, lgc) else {
                 diagnostics.push(location().error(not_a_string));
@@ -545,7 +549,7 @@ fn resolve_format(
                 classes,
             };
             let k = formats.seen.len() as u32;
-            formats.seen.push((parsed.clone(), Vec::new()));
+            formats.seen.push((parsed, Vec::new()));
             match target.offset {
                 0 => {
                     let g = target.global.index();
@@ -558,15 +562,10 @@ fn resolve_format(
                     formats.inside.insert((target.global, offset), k);
                 }
             }
-            (k as usize, parsed)
+            k as usize
         }
     };
-    // The checker reads the text after a NUL too: it warns about it as clang does, and then
-    // stops, as clang does.
-    let as_written = match &parsed.hidden {
-        Some(hidden) => [&parsed.bytes[..], &hidden[..]].concat().into(),
-        None => parsed.bytes.clone(),
-    };
+    let parsed = &formats.seen[seen].0;
     Some(ResolvedFormat {
         seen,
         format: FormatString {
@@ -574,11 +573,9 @@ fn resolve_format(
             global: target.global,
             offset: target.offset,
             addrspace,
-            bytes: parsed.bytes,
+            bytes: parsed.bytes.clone(),
         },
-        classes: parsed.classes,
-        parse_error: parsed.parse_error,
-        as_written,
+        parse_error: parsed.parse_error.clone(),
     })
 }
 
