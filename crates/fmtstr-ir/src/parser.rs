@@ -1714,11 +1714,9 @@ impl<'s> Parser<'s> {
                 end: self.prev_end,
             };
             let copy = self.m.suffix_copies.len() as u32;
-            let bytes = self
-                .src
-                .get(suffix.start as usize..suffix.end as usize)
-                .unwrap_or(&[]);
-            self.m.suffix_copies.extend_from_slice(bytes);
+            self.m
+                .suffix_copies
+                .extend_from_slice(crate::module::text_of(self.src, suffix));
             (suffix, copy)
         } else {
             (NO_TEXT, NONE)

@@ -662,26 +662,32 @@ impl<'m> Call<'m> {
     /// The arguments' operands, without their attributes: [`Call::args`] for a pass that
     /// reads only values.
     pub fn arg_operands(&self) -> impl ExactSizeIterator<Item = Operand> + 'm {
+        self.arg_ops().iter().map(|op| op.get())
+    }
+
+    /// The arguments' packed operands: those after the callee, as many as the call passes.
+    fn arg_ops(&self) -> &'m [crate::module::PackedOp] {
         let ops = self.inst.module.inst_ops(self.inst.id);
         let args = ops.get(1..).unwrap_or(&[]);
-        args[..self.num_args().min(args.len())]
-            .iter()
-            .map(|op| op.get())
+        &args[..self.num_args().min(args.len())]
     }
 
     /// The arguments.
     pub fn args(&self) -> impl Iterator<Item = CallArg<'m>> + 'm {
         // The record, operands and attribute sets are found once, not once per argument.
         let m = self.inst.module;
-        let data = self.data();
-        let ops = m.inst_ops(self.inst.id).get(1..).unwrap_or(&[]);
-        let sets = m.attr_sets.get(data.arg_attrs as usize..).unwrap_or(&[]);
-        let n = (data.nargs as usize).min(ops.len());
-        ops[..n].iter().enumerate().map(move |(index, op)| CallArg {
-            index,
-            operand: op.get(),
-            attrs: m.attr_range(sets.get(index).copied().unwrap_or((0, 0))),
-        })
+        let sets = m
+            .attr_sets
+            .get(self.data().arg_attrs as usize..)
+            .unwrap_or(&[]);
+        self.arg_ops()
+            .iter()
+            .enumerate()
+            .map(move |(index, op)| CallArg {
+                index,
+                operand: op.get(),
+                attrs: m.attr_range(sets.get(index).copied().unwrap_or((0, 0))),
+            })
     }
 
     /// The function attributes as written (`#3`, `nounwind`), empty when there are none.

@@ -454,11 +454,11 @@ struct Formats<'m> {
 struct Parsed {
     bytes: Arc<[u8]>,
     /// Text after the format's first NUL, with that NUL: never printed.
-    hidden: Option<Arc<[u8]>>,
+    hidden: Option<Box<[u8]>>,
     /// Why the renderer's grammar refuses the format, if it does.
     parse_error: Option<fmtstr_format::ParseError>,
     /// What each argument the format consumes reads, in order (`*` reads an int).
-    classes: Arc<[ArgClass]>,
+    classes: Box<[ArgClass]>,
 }
 
 impl Parsed {
@@ -539,9 +539,9 @@ fn resolve_format(
                         })
                         .collect()
                 }
-                Err(_) => Arc::from([]),
+                Err(_) => Box::from([]),
             };
-            let hidden = text_after_nul(module, target, bytes.len()).map(Arc::from);
+            let hidden = text_after_nul(module, target, bytes.len()).map(Box::from);
             let parsed = Parsed {
                 parse_error: format.err(),
                 bytes: bytes.into(),
