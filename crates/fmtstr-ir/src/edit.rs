@@ -560,6 +560,7 @@ impl Module {
                 .unwrap_or((d.ops, d.ops_len))
         } else {
             // Copy on write: the source operands stay, for the printer to compare against.
+            self.mark_ops_dead(d.ops, d.ops_len);
             let start = self.ops.len() as u32;
             let copy: Vec<PackedOp> = self.inst_ops(inst).to_vec();
             self.ops.extend(copy);
@@ -735,8 +736,28 @@ impl Module {
         {
             self.funcs[f.index()].state |= RENUMBER;
         }
+        let (start, len) = self.inst_ops_range(inst);
+        self.mark_ops_dead(start, len);
         self.insts[inst.index()].flags |= REMOVED;
         self.funcs[f.index()].state |= BODY_EDITED;
+    }
+
+    /// Notes that no live instruction reads the `len` operand slots from `start`.
+    fn mark_ops_dead(&mut self, start: u32, len: u32) {
+        let (start, end) = (start as usize, start as usize + len as usize);
+        let words = end.div_ceil(64);
+        if self.dead_ops.len() < words {
+            self.dead_ops.resize(words, 0);
+        }
+        for k in start..end {
+            self.dead_ops[k / 64] |= 1 << (k % 64);
+        }
+    }
+
+    fn op_is_dead(&self, k: usize) -> bool {
+        self.dead_ops
+            .get(k / 64)
+            .is_some_and(|w| w >> (k % 64) & 1 != 0)
     }
 
     /// Whether a value after `inst` in `f` takes its number silently (an instruction without
@@ -893,25 +914,8 @@ impl Module {
         let target = PackedValue::pack(Value::Global(g));
         let mut seen = FxHashSet::default();
         let mut count = 0;
-        // Only the global itself or a constant that is not a literal can name it: other
-        // operands (most of them) are ruled out without a call.
-        let may_mention = |op: &PackedOp| {
-            op.value == target
-                || matches!(op.value.unpack(), Value::Const(c) if !self.const_data(c).kind.is_literal())
-        };
-        for f in self.functions() {
-            for &block in &self.funcs[f.id().index()].blocks {
-                for &inst in self.block_inst_ids(block) {
-                    // Removed instructions use nothing; opaque ones have no operands.
-                    if self.insts[inst.index()].flags & (REMOVED | OPAQUE) == 0
-                        && self.inst_ops(inst).iter().any(|op| {
-                            may_mention(op) && self.op_mentions(*op, target, &mut seen, 0)
-                        })
-                    {
-                        count += 1;
-                    }
-                }
-            }
+        if self.live_operand_may_name(target) {
+            count += self.instructions_naming(target, &mut seen);
         }
         for (i, global) in self.globals.iter().enumerate() {
             if global.removed || i == g.index() {
@@ -925,6 +929,47 @@ impl Module {
             if let Some(op) = op {
                 if self.op_mentions(op, target, &mut seen, 0) {
                     count += 1;
+                }
+            }
+        }
+        count
+    }
+
+    /// Whether an operand slot that a live instruction may read names `target`, itself or
+    /// through a constant: one pass over the operand arena in order, where counting walks
+    /// every instruction of every function, block by block. `false` proves that no
+    /// instruction uses `target` (a constant's own operands, which share the arena, only
+    /// make it say `true`).
+    fn live_operand_may_name(&self, target: PackedValue) -> bool {
+        let mut seen = FxHashSet::default();
+        self.ops.iter().enumerate().any(|(k, op)| {
+            (op.value == target || self.may_be_expression(*op))
+                && !self.op_is_dead(k)
+                && self.op_mentions(*op, target, &mut seen, 0)
+        })
+    }
+
+    /// Whether an operand is a constant that is not a literal: only such a constant, or the
+    /// global itself, can name a global.
+    fn may_be_expression(&self, op: PackedOp) -> bool {
+        matches!(op.value.unpack(), Value::Const(c) if !self.const_data(c).kind.is_literal())
+    }
+
+    /// How many live instructions name `target` in their operands.
+    fn instructions_naming(&self, target: PackedValue, seen: &mut FxHashSet<u32>) -> usize {
+        let mut count = 0;
+        for f in self.functions() {
+            for &block in &self.funcs[f.id().index()].blocks {
+                for &inst in self.block_inst_ids(block) {
+                    // Removed instructions use nothing; opaque ones have no operands.
+                    if self.insts[inst.index()].flags & (REMOVED | OPAQUE) == 0
+                        && self.inst_ops(inst).iter().any(|op| {
+                            (op.value == target || self.may_be_expression(*op))
+                                && self.op_mentions(*op, target, seen, 0)
+                        })
+                    {
+                        count += 1;
+                    }
                 }
             }
         }

@@ -701,6 +701,10 @@ pub struct Module {
     pub(crate) sites: Vec<u32>,
     /// Current operands of instructions whose operands an edit replaced.
     pub(crate) edited_ops: FxHashMap<InstId, (u32, u32)>,
+    /// A bit per slot of `ops` that no live instruction reads: a removed instruction's
+    /// operands, and the source operands an edit copied before rewriting them (kept for the
+    /// printer). [`Module::global_uses`] passes over them.
+    pub(crate) dead_ops: Vec<u64>,
     /// The first instruction an edit made (`u32::MAX` before any): edits append theirs to the
     /// arena, so an instruction before it is known to be parsed without reading its flags.
     pub(crate) first_new_inst: u32,
@@ -854,17 +858,22 @@ impl Module {
         }
     }
 
-    /// The operands an instruction has now (after edits).
-    pub(crate) fn inst_ops(&self, id: InstId) -> &[PackedOp] {
+    /// Where in `ops` an instruction's operands are now (after edits): (start, length).
+    pub(crate) fn inst_ops_range(&self, id: InstId) -> (u32, u32) {
         let data = &self.insts[id.index()];
-        let (start, len) = if data.flags & crate::inst::OPS_EDITED != 0 {
+        if data.flags & crate::inst::OPS_EDITED != 0 {
             self.edited_ops
                 .get(&id)
                 .copied()
                 .unwrap_or((data.ops, data.ops_len))
         } else {
             (data.ops, data.ops_len)
-        };
+        }
+    }
+
+    /// The operands an instruction has now (after edits).
+    pub(crate) fn inst_ops(&self, id: InstId) -> &[PackedOp] {
+        let (start, len) = self.inst_ops_range(id);
         self.ops
             .get(start as usize..(start as usize).saturating_add(len as usize))
             .unwrap_or(&[])

@@ -218,6 +218,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         md_attach: Vec::new(),
         sites: Vec::new(),
         edited_ops: FxHashMap::default(),
+        dead_ops: Vec::new(),
         first_new_inst: u32::MAX,
         new_names: crate::module::NewNames::default(),
         new_blocks: Default::default(),

@@ -458,3 +458,71 @@ fn blockaddress_of_a_numbered_function_and_named_blocks() {
         );
     }
 }
+
+// ---- globals ------------------------------------------------------------------------------
+
+const GLOBAL_USERS: &str = r#"@table = global ptr @target
+
+declare void @target(ptr)
+
+define void @f(ptr %p) {
+entry:
+  %x = getelementptr i8, ptr %p, i64 1
+  call void @target(ptr %x)
+  call void @target(ptr %p)
+  ret void
+}
+"#;
+
+/// A global's uses are counted right through every kind of edit: an instruction whose other
+/// operand was replaced still names it (through its rewritten copy), a new instruction names
+/// it, and removed instructions no longer do.
+#[test]
+fn global_uses_follow_rewrites_insertions_and_removals() {
+    let mut m = Module::parse("uses.ll", GLOBAL_USERS).unwrap();
+    let target = m.global_by_name("target").unwrap();
+    let f = m.function_by_name("f").unwrap();
+    let insts: Vec<_> = m.function(f).instructions().map(|i| i.id()).collect();
+    let (x, rewritten, other) = (insts[0], insts[1], insts[2]);
+    // The initializer and the two calls.
+    assert_eq!(m.global_uses(target), 3);
+    // The first call's operands are copied and rewritten; the copy still names @target.
+    let p = m.function(f).param(0).unwrap().operand();
+    m.replace_inst(x, p).unwrap();
+    assert_eq!(m.global_uses(target), 3);
+    // A new call names it too.
+    let target_fn = m.function_by_name("target").unwrap();
+    let mut b = m.builder(Position::Before(other)).unwrap();
+    let added = b.call(target_fn, &[(p, &[])], "").unwrap();
+    drop(b);
+    assert_eq!(m.global_uses(target), 4);
+    // The rewritten call goes last: then it is the only instruction that names @target.
+    for (inst, left) in [(other, 3), (added, 2), (rewritten, 1)] {
+        m.remove_inst(inst).unwrap();
+        assert_eq!(m.global_uses(target), left);
+    }
+    assert_eq!(still_used(m.remove_global(target)), ("@target".into(), 1));
+    let table = m.global_by_name("table").unwrap();
+    m.remove_global(table).unwrap();
+    assert_eq!(m.global_uses(target), 0);
+    m.remove_global(target).unwrap();
+    let out = print(&m);
+    assert_eq!(out, "\ndefine void @f(ptr %p) {\nentry:\n  ret void\n}\n");
+    assert_llvm_accepts(&out);
+}
+
+/// A use through a constant expression counts, and stops counting with its instruction.
+#[test]
+fn global_uses_through_a_constant_expression() {
+    let text = "declare void @target(ptr)\n\ndefine void @f() {\n  call void @g(ptr getelementptr (i8, ptr @target, i64 4))\n  ret void\n}\n\ndeclare void @g(ptr)\n";
+    let mut m = Module::parse("constant.ll", text).unwrap();
+    let target = m.global_by_name("target").unwrap();
+    assert_eq!(m.global_uses(target), 1);
+    let call = m.calls_to("g")[0];
+    m.remove_inst(call).unwrap();
+    assert_eq!(m.global_uses(target), 0);
+    m.remove_global(target).unwrap();
+    let out = print(&m);
+    assert!(!out.contains("@target"), "{out}");
+    assert_llvm_accepts(&out);
+}
