@@ -1061,7 +1061,8 @@ impl Module {
 
     /// Removes the declaration of the function `name` from every shard when no shard uses
     /// it (a definition stays); returns whether it went. Each shard is searched once, on its
-    /// own thread: only its instructions can use it, and the declaration is every shard's.
+    /// own thread (the first on this one): only its instructions can use it, and the
+    /// declaration is every shard's.
     pub fn remove_unused_declaration_in_shards(shards: &mut [crate::Shard], name: &str) -> bool {
         let declared = |m: &Module| {
             let f = m.function_by_name(name)?;
@@ -1069,19 +1070,18 @@ impl Module {
                 .is_declaration()
                 .then(|| m.function(f).global().id())
         };
+        let unused_in = |m: &Module| declared(m).is_some_and(|g| m.global_uses(g) == 0);
         let unused = std::thread::scope(|scope| {
+            // The first shard is searched on this thread.
             let searches: Vec<_> = shards
                 .iter()
-                .map(|shard| {
-                    scope.spawn(move || {
-                        let m = &shard.module;
-                        declared(m).is_some_and(|g| m.global_uses(g) == 0)
-                    })
-                })
+                .skip(1)
+                .map(|shard| scope.spawn(move || unused_in(&shard.module)))
                 .collect();
-            searches
-                .into_iter()
-                .all(|s| s.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            let mine = shards.first().is_none_or(|shard| unused_in(&shard.module));
+            searches.into_iter().fold(mine, |all, s| {
+                s.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) && all
+            })
         });
         if !unused {
             return false;

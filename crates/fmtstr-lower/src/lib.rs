@@ -519,15 +519,23 @@ fn failure(diagnostics: Vec<Diagnostic>, werror: bool) -> Result<Lowered, Failed
 /// `work` on every shard (and its index), one thread each; the results in shard order.
 fn on_each<T: Send>(shards: &mut [Shard], work: impl Fn(&mut Shard, usize) -> T + Sync) -> Vec<T> {
     let work = &work;
+    let Some((first, rest)) = shards.split_first_mut() else {
+        return Vec::new();
+    };
+    // The first shard's work is this thread's: a thread fewer to start and wait for.
     std::thread::scope(|scope| {
-        let handles: Vec<_> = shards
+        let handles: Vec<_> = rest
             .iter_mut()
             .enumerate()
-            .map(|(k, shard)| scope.spawn(move || work(shard, k)))
+            .map(|(k, shard)| scope.spawn(move || work(shard, k + 1)))
             .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        let mine = work(first, 0);
+        std::iter::once(mine)
+            .chain(
+                handles
+                    .into_iter()
+                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
+            )
             .collect()
     })
 }
