@@ -156,11 +156,12 @@ impl PrintfCall {
 
     /// The variadic operands as the call has them now: rewriting an earlier call replaces its
     /// result in later calls (`printf("%d", printf(...))`), so a back end reads them here
-    /// rather than from [`Argument::operand`].
-    pub fn current_variadic(&self, module: &Module) -> Vec<Operand> {
-        let Some(call) = module.inst(self.inst).as_call() else {
-            return Vec::new();
-        };
-        call.arg_operands().skip(self.fixed_operands()).collect()
+    /// rather than from [`Argument::operand`]. They replace what `operands` held, so that a
+    /// back end can keep one list for all its calls.
+    pub fn current_variadic(&self, module: &Module, operands: &mut Vec<Operand>) {
+        operands.clear();
+        if let Some(call) = module.inst(self.inst).as_call() {
+            operands.extend(call.arg_operands().skip(self.fixed_operands()));
+        }
     }
 }

@@ -36,7 +36,7 @@
 //! byte, its last byte (offset 31), is set. Seed 000's worked example `("x=%d y=%f", i, f)`
 //! gives a 64-byte buffer with the `double` at 32. It is not what the CUDA driver reads.
 
-use fmtstr_ir::{EditError, FuncId, Module, Opcode, Operand, Position, TypeId};
+use fmtstr_ir::{EditError, FuncId, InstId, Module, Opcode, Operand, Position, TypeId};
 
 use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
@@ -275,6 +275,7 @@ pub(crate) fn apply(
 ) -> Result<(), EditError> {
     let layouts = &plan.layouts;
     let mut vprintf = None;
+    let mut scratch = Scratch::default();
     let mut start = 0;
     while start < calls.len() {
         let function = calls[start].function;
@@ -290,10 +291,22 @@ pub(crate) fn apply(
             &layouts[start..end],
             plan,
             &mut vprintf,
+            &mut scratch,
         )?;
         start = end;
     }
     Ok(())
+}
+
+/// Lists [`lower_function`] fills and empties, kept from one function to the next.
+#[derive(Default)]
+struct Scratch {
+    /// A call's variadic operands.
+    current: Vec<Operand>,
+    /// The old calls, with the results that take their place.
+    replaced: Vec<(InstId, Option<Operand>)>,
+    /// The old calls nothing uses.
+    unused: Vec<InstId>,
 }
 
 fn lower_function(
@@ -303,7 +316,13 @@ fn lower_function(
     layouts: &[CallLayout],
     plan: &Plan,
     vprintf: &mut Option<FuncId>,
+    scratch: &mut Scratch,
 ) -> Result<(), EditError> {
+    let Scratch {
+        current,
+        replaced,
+        unused,
+    } = scratch;
     // The one buffer: aligned for the widest field (at least 8), sized for the largest call.
     let needs_buffer =
         |(c, l): &(&PrintfCall, &CallLayout)| c.form == Form::Varargs && !l.has_no_fields();
@@ -333,7 +352,7 @@ fn lower_function(
     let zero = module.const_int(TypeId::I64, 0);
     let flag = module.const_int(TypeId::I8, i64::from(INDIRECT as i8));
     let null = module.const_null(TypeId::PTR);
-    let mut replaced = Vec::with_capacity(calls.len());
+    replaced.clear();
     for (call, layout) in calls.iter().zip(layouts) {
         let fields = plan.fields(layout);
         let callee = match *vprintf {
@@ -367,7 +386,7 @@ fn lower_function(
                 Ok(Some((slot, align)))
             })
             .collect::<Result<_, _>>()?;
-        let current = call.current_variadic(module);
+        call.current_variadic(module, current);
         let mut b = module.builder(Position::Before(call.inst))?;
         b.debug_loc_from(call.inst);
         let fmt = generic(&mut b, call.format.operand, "fmt")?;
@@ -424,14 +443,14 @@ fn lower_function(
     }
     // The old calls go last, those nothing uses all at once: one scan of the function
     // checks them, where removing each would index every use in it.
-    let mut unused = Vec::with_capacity(replaced.len());
-    for (old, result) in replaced {
+    unused.clear();
+    for &(old, result) in replaced.iter() {
         match result {
             Some(result) => module.replace_inst(old, result)?,
             None => unused.push(old),
         }
     }
-    module.remove_insts(&unused)
+    module.remove_insts(unused)
 }
 
 /// The pointer as a generic (`addrspace(0)`) one.

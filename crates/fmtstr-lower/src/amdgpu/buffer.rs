@@ -405,7 +405,8 @@ pub(crate) fn apply(
             dword += i64::from(dwords);
         }
         let zero = module.const_int(TypeId::I32, 0);
-        let current = call.current_variadic(module);
+        let mut current = Vec::new();
+        call.current_variadic(module, &mut current);
 
         let mut b = module.builder(Position::Before(call.inst))?;
         b.debug_loc_from(call.inst);
