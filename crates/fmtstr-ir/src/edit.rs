@@ -1518,8 +1518,8 @@ impl Module {
 
     /// An integer constant of type `ty`.
     pub fn const_int(&mut self, ty: TypeId, value: i64) -> Operand {
-        let c = match self.new_ints.get(&value) {
-            Some(&c) => c,
+        let c = match self.new_ints.get(value) {
+            Some(c) => c,
             None => {
                 let c = self.new_const(ConstKind::Int(value));
                 self.new_ints.insert(value, c);

@@ -291,6 +291,39 @@ pub(crate) struct AttrGroup {
     pub words: Box<[Text]>,
 }
 
+/// The integer constants made by edits, by value. Most are small and not negative (offsets
+/// into a buffer, field indices): those are found by index, the rest by hashing.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct NewInts {
+    small: Vec<Option<ConstId>>,
+    other: FxHashMap<i64, ConstId>,
+}
+
+impl NewInts {
+    /// Values below this are kept by index.
+    const SMALL: i64 = 1024;
+
+    pub fn get(&self, value: i64) -> Option<ConstId> {
+        if (0..Self::SMALL).contains(&value) {
+            self.small.get(value as usize).copied().flatten()
+        } else {
+            self.other.get(&value).copied()
+        }
+    }
+
+    pub fn insert(&mut self, value: i64, c: ConstId) {
+        if (0..Self::SMALL).contains(&value) {
+            let k = value as usize;
+            if self.small.len() <= k {
+                self.small.resize(k + 1, None);
+            }
+            self.small[k] = Some(c);
+        } else {
+            self.other.insert(value, c);
+        }
+    }
+}
+
 /// A function's indexes for edits, built on the first edit that needs them.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct FuncIndex {
@@ -333,9 +366,10 @@ impl FuncIndex {
 
     /// The slot of a name hint in `next_suffix`.
     pub fn hint_slot(&self, hint: &[u8]) -> Option<usize> {
-        self.next_suffix
-            .iter()
-            .position(|&(from, to, _, _)| &self.hints[from as usize..to as usize] == hint)
+        // Lengths first: a function's few hints seldom share one.
+        self.next_suffix.iter().position(|&(from, to, _, _)| {
+            (to - from) as usize == hint.len() && &self.hints[from as usize..to as usize] == hint
+        })
     }
 
     /// Whether `hint` and a hint there already could share a candidate: one is a prefix of
@@ -713,7 +747,7 @@ pub struct Module {
     /// Blocks made by edits ([`Module::split_block_before`], [`Module::add_block`]).
     pub(crate) new_blocks: NewBlocks,
     /// The integer constants made by edits, by value: one each, however many uses.
-    pub(crate) new_ints: FxHashMap<i64, ConstId>,
+    pub(crate) new_ints: NewInts,
     /// Contents of string globals made by edits.
     pub(crate) byte_strings: Vec<Box<[u8]>>,
     pub(crate) line_starts: OnceLock<Vec<u32>>,

@@ -717,6 +717,11 @@ pub(crate) fn push_fmt(out: &mut Vec<u8>, args: fmt::Arguments<'_>) {
 /// Appends the decimal digits of `n` (what `format!("{n}")` gives, without the formatter).
 #[inline]
 pub(crate) fn push_u64(out: &mut Vec<u8>, mut n: u64) {
+    // One digit (most suffixes and small numbers) is one byte pushed.
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
