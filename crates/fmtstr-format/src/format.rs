@@ -5,7 +5,7 @@ use std::str::FromStr;
 
 use crate::parse::{parse_pieces, ParseError};
 use crate::render::{render_format, Arg, RenderError};
-use crate::spec::{Count, Spec};
+use crate::spec::{ArgClass, Count, Spec};
 
 /// One piece of a format.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -50,6 +50,22 @@ impl Format {
             bytes: bytes.into(),
             pieces,
         })
+    }
+
+    /// The class of each argument `bytes` consumes as a format, in the order of
+    /// [`Format::arguments`] (a `*` reads an `int`, [`ArgClass::Signed`]); refused where
+    /// [`Format::parse`] refuses. For a caller that needs only the classes: nothing else is
+    /// kept.
+    pub fn argument_classes(bytes: &[u8]) -> Result<Vec<ArgClass>, ParseError> {
+        let pieces = parse_pieces(before_nul(bytes))?;
+        let mut classes = Vec::with_capacity(pieces.len());
+        for piece in &pieces {
+            if let Piece::Spec(spec) = piece {
+                classes.extend(std::iter::repeat_n(ArgClass::Signed, spec.star_args()));
+                classes.push(spec.class());
+            }
+        }
+        Ok(classes)
     }
 
     /// The format's bytes.

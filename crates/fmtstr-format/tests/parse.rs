@@ -206,6 +206,24 @@ fn arguments_in_call_order() {
     assert_eq!(Format::parse(b"plain").unwrap().argument_count(), 0);
 }
 
+/// C reads a `*` as an `int`, then the value as its conversion says; a vector is one
+/// argument. The classes end at the format's NUL, as printf's reading does.
+#[test]
+fn argument_classes_in_call_order() {
+    use ArgClass::{Char, Float, Pointer, Signed, String, Unsigned};
+    assert_eq!(
+        Format::argument_classes(b"%*.*d %v4f %% %s %.*e %lu %c %p %#X\0%d").unwrap(),
+        vec![
+            Signed, Signed, Signed, Float, String, Signed, Float, Unsigned, Char, Pointer, Unsigned
+        ]
+    );
+    assert_eq!(Format::argument_classes(b"plain").unwrap(), vec![]);
+    assert_eq!(
+        Format::argument_classes(b"%1$d").unwrap_err(),
+        Format::parse(b"%1$d").unwrap_err()
+    );
+}
+
 #[test]
 fn parse_once_compare_and_from_str() {
     let a: Format = "%5.2f|%s".parse().unwrap();

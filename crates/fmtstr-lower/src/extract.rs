@@ -17,9 +17,7 @@
 use foldhash::HashMap;
 use std::sync::Arc;
 
-use fmtstr_format::{
-    check_format, ArgClass, ArgSlot, ArgType, Dialect, FindingKind, Format, ScalarType,
-};
+use fmtstr_format::{check_format, ArgClass, ArgType, Dialect, FindingKind, Format, ScalarType};
 use fmtstr_ir::{Attr, Constant, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
 
 use crate::diag::{self, Diagnostic, Location};
@@ -526,24 +524,13 @@ fn resolve_format(
                 diagnostics.push(location().error(not_a_string));
                 return None;
             };
-            let format = Format::parse(&bytes);
-            let classes = match &format {
-                Ok(format) => {
-                    let specs: Vec<_> = format.specs().collect();
-                    format
-                        .arguments()
-                        .iter()
-                        .map(|slot| match *slot {
-                            ArgSlot::Star { .. } => ArgClass::Signed,
-                            ArgSlot::Value { spec } => specs[spec].class(),
-                        })
-                        .collect()
-                }
-                Err(_) => Box::from([]),
+            let (classes, parse_error) = match Format::argument_classes(&bytes) {
+                Ok(classes) => (classes.into(), None),
+                Err(error) => (Box::from([]), Some(error)),
             };
             let hidden = text_after_nul(module, target, bytes.len()).map(Box::from);
             let parsed = Parsed {
-                parse_error: format.err(),
+                parse_error,
                 bytes: bytes.into(),
                 hidden,
                 classes,
