@@ -925,8 +925,8 @@ impl Checker<'_> {
                 Some("remove the precision".to_string()),
             );
         }
-        if self.rules.vvl {
-            // VVL takes only the `0` flag: `vvl_limits` reports the others.
+        // VVL takes only the `0` flag: `vvl_limits` reports the others.
+        if self.rules.vvl || spec.flags.is_empty() {
             return;
         }
         let f = spec.flags;

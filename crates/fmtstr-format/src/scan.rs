@@ -80,6 +80,22 @@ pub(crate) struct FlagsAt {
     pub thousands: Option<usize>,
 }
 
+impl FlagsAt {
+    /// Whether no flag is written (most specifications).
+    pub fn is_empty(&self) -> bool {
+        [
+            self.left,
+            self.plus,
+            self.space,
+            self.alt,
+            self.zero,
+            self.thousands,
+        ]
+        .iter()
+        .all(Option::is_none)
+    }
+}
+
 /// One conversion specification, valid or not.
 #[derive(Clone, Debug)]
 pub(crate) struct RawSpec {

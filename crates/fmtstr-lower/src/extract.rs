@@ -294,7 +294,7 @@ fn model_args<'m>(
         types.clear();
         let typed = arguments
             .iter()
-            .all(|a| match arg_type(module, a.operand.ty) {
+            .all(|a| match formats.arg_type(module, a.operand.ty) {
                 Some(ty) => {
                     types.push(ty);
                     true
@@ -446,6 +446,21 @@ struct Formats<'m> {
     types: Vec<ArgType>,
     /// The arguments of the call being modelled (reused).
     args: Vec<fmtstr_ir::CallArg<'m>>,
+    /// The checker's view of each IR type met so far: a module's printf arguments come in a
+    /// handful of types.
+    arg_types: Vec<(TypeId, Option<ArgType>)>,
+}
+
+impl Formats<'_> {
+    /// [`arg_type`], remembered.
+    fn arg_type(&mut self, module: &Module, ty: TypeId) -> Option<ArgType> {
+        if let Some(&(_, known)) = self.arg_types.iter().find(|(t, _)| *t == ty) {
+            return known;
+        }
+        let found = arg_type(module, ty);
+        self.arg_types.push((ty, found));
+        found
+    }
 }
 
 /// A format string's bytes and what parsing them gave.
