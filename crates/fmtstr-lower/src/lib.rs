@@ -51,12 +51,13 @@ pub mod only;
 pub mod prefix;
 pub mod promote;
 pub mod report;
+mod shards;
 pub mod strip;
 
 use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Shard, Value};
+use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Value};
 use fmtstr_meta::Table;
 
 pub use amdgpu::{LgcForm, Stage};
@@ -67,6 +68,7 @@ pub use nvptx::Layout;
 pub use only::{Condition, ConditionError};
 pub use prefix::{Prefix, PrefixError, PrefixKind};
 pub use report::{CallReport, FunctionReport};
+pub use shards::lower_shards;
 pub use strip::{strip, Stripped};
 
 /// What to lower for.
@@ -320,158 +322,6 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
     }
 }
 
-/// [`lower`] on a module parsed in shards ([`Module::parse_shards`]), one thread per shard:
-/// the same edits, diagnostics and printed text as lowering the whole module.
-///
-/// Each shard's calls are extracted, planned and rewritten on its own thread; what is
-/// module-wide is done the same in every shard: `vprintf` is declared in all of them, and
-/// `printf`'s declaration goes from all of them when no shard uses it any more. Only the
-/// NVPTX back end runs on shards (the AMD buffer stage keeps a module-wide table): other
-/// targets need one shard.
-pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, Failed> {
-    if let [shard] = shards {
-        return lower(&mut shard.module, options);
-    }
-    let Target::Nvptx { layout } = options.target else {
-        let whole = Location {
-            file: shards
-                .first()
-                .map_or(String::new(), |s| s.module.file_name().to_owned()),
-            line: 0,
-            column: 0,
-            text: String::new(),
-            source: None,
-        };
-        return Err(Failed {
-            diagnostics: vec![
-                whole.error("only the NVPTX back end lowers a module in shards: parse it whole")
-            ],
-        });
-    };
-    if options.prefix.is_some() || options.only.is_some() {
-        return Err(Failed {
-            diagnostics: vec![Location {
-                file: shards[0].module.file_name().to_owned(),
-                line: 0,
-                column: 0,
-                text: String::new(),
-                source: None,
-            }
-            .error(
-                "--prefix and --only rewrite the calls before lowering: parse the module whole",
-            )],
-        });
-    }
-    let fail = |diagnostics: Vec<Diagnostic>| failure(diagnostics, options.werror);
-    let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
-    // Extract and plan on every shard at once. The diagnostics in the order lower gives
-    // them: every extraction's, the declaration's, every plan's.
-    type Planned = (
-        Vec<PrintfCall>,
-        Vec<Diagnostic>,
-        Vec<Diagnostic>,
-        nvptx::Plan,
-    );
-    let timed: Vec<(Planned, Phases)> = on_each(shards, |shard, _| {
-        let module = &shard.module;
-        let started = Instant::now();
-        let Extraction { calls, diagnostics } = extract(module, false);
-        let extracted = Instant::now();
-        let mut planning = Vec::new();
-        let plans = nvptx::plan(module, &calls, layout, &mut planning);
-        let phases = Phases {
-            extract: extracted - started,
-            plan: extracted.elapsed(),
-            apply: Duration::ZERO,
-        };
-        ((calls, diagnostics, planning, plans), phases)
-    });
-    let mut phases = Phases::default();
-    for (_, shard) in &timed {
-        phases.extract = phases.extract.max(shard.extract);
-        phases.plan = phases.plan.max(shard.plan);
-    }
-    let planned: Vec<Planned> = timed.into_iter().map(|(p, _)| p).collect();
-    let mut diagnostics: Vec<Diagnostic> = planned
-        .iter()
-        .flat_map(|(_, extracted, _, _)| extracted.iter().cloned())
-        .collect();
-    let first = planned
-        .iter()
-        .zip(shards.iter())
-        .find_map(|((calls, _, _, _), shard)| calls.first().map(|c| (c, &shard.module)));
-    if let Some((call, module)) = first {
-        nvptx::check_declaration(module, call, &mut diagnostics);
-    }
-    for (_, _, planning, _) in &planned {
-        diagnostics.extend(planning.iter().cloned());
-    }
-    let calls: usize = planned.iter().map(|(c, _, _, _)| c.len()).sum();
-    let report: Vec<CallReport> = planned
-        .iter()
-        .filter(|_| options.report)
-        .zip(shards.iter())
-        .flat_map(|((calls, _, _, plan), shard)| report::nvptx(&shard.module, calls, &plan.layouts))
-        .collect();
-    if stop(&diagnostics) {
-        return fail(diagnostics);
-    }
-    if calls == 0 {
-        return Ok(Lowered {
-            warnings: diagnostics,
-            phases,
-            ..Lowered::default()
-        });
-    }
-    // Where a failed edit is reported: the first call.
-    let first_call = planned
-        .iter()
-        .enumerate()
-        .find_map(|(k, (calls, _, _, _))| calls.first().map(|c| (k, c.inst)));
-    // Each shard's plan goes to its thread, which also frees it: 100,000 calls' models take
-    // a while to free, and no longer on this thread alone.
-    let planned: Vec<std::sync::Mutex<Option<Planned>>> = planned
-        .into_iter()
-        .map(|p| std::sync::Mutex::new(Some(p)))
-        .collect();
-    // Edit: the same declaration everywhere first, then each shard's calls.
-    let applying = Instant::now();
-    let applied: Result<(), EditError> = (|| {
-        for shard in shards.iter_mut() {
-            nvptx::declare_vprintf(&mut shard.module)?;
-        }
-        // Each shard's calls; then printf goes, if no shard uses it any more.
-        on_each(shards, |shard, k| {
-            let plan = planned[k].lock().ok().and_then(|mut p| p.take());
-            match plan {
-                Some((calls, _, _, plans)) => nvptx::apply(&mut shard.module, &calls, &plans),
-                None => Ok(()),
-            }
-        })
-        .into_iter()
-        .collect::<Result<(), _>>()?;
-        Module::remove_unused_declaration_in_shards(shards, extract::PRINTF);
-        Ok(())
-    })();
-    phases.apply = applying.elapsed();
-    match applied {
-        Ok(()) => Ok(Lowered {
-            calls,
-            warnings: diagnostics,
-            strings: None,
-            report,
-            phases,
-        }),
-        Err(error) => {
-            if let Some((k, inst)) = first_call {
-                let first = Location::of(&shards[k].module, inst);
-                diagnostics.push(first.error(format!("cannot rewrite the module: {error}")));
-            }
-            fail(diagnostics)
-        }
-    }
-}
-
 /// `--only`: every call that will be lowered goes behind a branch on the condition, after
 /// every check passed (so that a failure leaves the module as it was) and before the back end
 /// rewrites it (so that its whole lowering is inside the branch). Disabled calls (an older
@@ -514,30 +364,6 @@ fn failure(diagnostics: Vec<Diagnostic>, werror: bool) -> Result<Lowered, Failed
         .map(|d| if werror { d.promote() } else { d })
         .collect();
     Err(Failed { diagnostics })
-}
-
-/// `work` on every shard (and its index), one thread each; the results in shard order.
-fn on_each<T: Send>(shards: &mut [Shard], work: impl Fn(&mut Shard, usize) -> T + Sync) -> Vec<T> {
-    let work = &work;
-    let Some((first, rest)) = shards.split_first_mut() else {
-        return Vec::new();
-    };
-    // The first shard's work is this thread's: a thread fewer to start and wait for.
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = rest
-            .iter_mut()
-            .enumerate()
-            .map(|(k, shard)| scope.spawn(move || work(shard, k + 1)))
-            .collect();
-        let mine = work(first, 0);
-        std::iter::once(mine)
-            .chain(
-                handles
-                    .into_iter()
-                    .map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e))),
-            )
-            .collect()
-    })
 }
 
 /// Removes the `printf` declaration once nothing refers to it (a definition stays).
