@@ -114,6 +114,20 @@ impl Drop for Builder<'_> {
     }
 }
 
+/// A function declaration nothing in its module uses ([`Module::unused_declaration`]).
+#[derive(Debug)]
+pub struct UnusedDeclaration<'m> {
+    module: &'m mut Module,
+    global: GlobalId,
+}
+
+impl UnusedDeclaration<'_> {
+    /// Removes the declaration.
+    pub fn remove(self) {
+        self.module.remove_unused_global(self.global);
+    }
+}
+
 fn invalid<T>(message: impl Into<String>) -> Result<T, EditError> {
     Err(EditError::Invalid(message.into()))
 }
@@ -1059,39 +1073,22 @@ impl Module {
         Ok(())
     }
 
-    /// Removes the declaration of the function `name` from every shard when no shard uses
-    /// it (a definition stays); returns whether it went. Each shard is searched once, on its
-    /// own thread (the first on this one): only its instructions can use it, and the
-    /// declaration is every shard's.
-    pub fn remove_unused_declaration_in_shards(shards: &mut [crate::Shard], name: &str) -> bool {
-        let declared = |m: &Module| {
-            let f = m.function_by_name(name)?;
-            m.function(f)
-                .is_declaration()
-                .then(|| m.function(f).global().id())
-        };
-        let unused_in = |m: &Module| declared(m).is_some_and(|g| m.global_uses(g) == 0);
-        let unused = std::thread::scope(|scope| {
-            // The first shard is searched on this thread.
-            let searches: Vec<_> = shards
-                .iter()
-                .skip(1)
-                .map(|shard| scope.spawn(move || unused_in(&shard.module)))
-                .collect();
-            let mine = shards.first().is_none_or(|shard| unused_in(&shard.module));
-            searches.into_iter().fold(mine, |all, s| {
-                s.join().unwrap_or_else(|e| std::panic::resume_unwind(e)) && all
-            })
-        });
-        if !unused {
-            return false;
-        }
-        for shard in shards.iter_mut() {
-            if let Some(g) = declared(&shard.module) {
-                shard.module.remove_unused_global(g);
-            }
-        }
-        true
+    /// The declaration of the function `name` when nothing in the module uses it; `None` for
+    /// a definition, a declaration something uses, or no such function. The answer holds the
+    /// module, so that nothing can come to use the declaration before
+    /// [`UnusedDeclaration::remove`]. A module parsed in shards ([`Module::parse_shards`])
+    /// asks every shard, each on its own thread, and removes the declaration from all of them
+    /// only when every one found it unused: only a shard's own instructions can use it, and
+    /// the declaration is every shard's.
+    pub fn unused_declaration(&mut self, name: &str) -> Option<UnusedDeclaration<'_>> {
+        let f = self.function_by_name(name)?;
+        let global = self.function(f).global().id();
+        (self.function(f).is_declaration() && self.global_uses(global) == 0).then_some(
+            UnusedDeclaration {
+                module: self,
+                global,
+            },
+        )
     }
 
     /// Removes a global nothing uses (the caller counted).

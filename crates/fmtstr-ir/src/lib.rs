@@ -130,7 +130,9 @@ mod view;
 
 pub use constant::Constant;
 pub use datalayout::{DataLayout, DataLayoutError, LayoutError, PointerSpec, StructLayout};
-pub use edit::{Builder, Guard, GuardItem, GuardNames, MdInput, Ordering, Position, RmwOp};
+pub use edit::{
+    Builder, Guard, GuardItem, GuardNames, MdInput, Ordering, Position, RmwOp, UnusedDeclaration,
+};
 pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};

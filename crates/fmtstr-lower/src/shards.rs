@@ -6,10 +6,11 @@
 //! Each shard has one thread from start to end (the first shard this one). It extracts and
 //! plans its calls, tells this thread what it found, and waits for the verdict: every shard's
 //! checks passed, or the lowering stops before any edit. It then declares `vprintf`, rewrites
-//! its calls and frees its models. A thread started per step cost a start and a join each
-//! time, and freed models another thread had allocated, which the allocator does more slowly.
-//! What is module-wide is done the same in every shard: `vprintf` is declared in all of them,
-//! and `printf`'s declaration goes from all of them when no shard uses it any more.
+//! its calls, frees its models, and tells whether anything in its shard still uses `printf`.
+//! A thread started per step cost a start and a join each time, and freed models another
+//! thread had allocated, which the allocator does more slowly. What is module-wide is done
+//! the same in every shard: `vprintf` is declared in all of them, and `printf`'s declaration
+//! goes from all of them when no shard uses it any more.
 
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -65,7 +66,7 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
         calls,
         first_call,
         report,
-        mut phases,
+        phases,
     } = std::thread::scope(|scope| crew.run(scope, shards, options.werror));
     if !verdict {
         return failure(diagnostics, options.werror);
@@ -77,11 +78,6 @@ pub fn lower_shards(shards: &mut [Shard], options: &Options) -> Result<Lowered, 
             ..Lowered::default()
         });
     }
-    let removing = Instant::now();
-    if applied.is_ok() {
-        Module::remove_unused_declaration_in_shards(shards, extract::PRINTF);
-    }
-    phases.apply += removing.elapsed();
     match applied {
         Ok(()) => Ok(Lowered {
             calls,
@@ -149,28 +145,44 @@ impl Crew {
         shards: &'scope mut [Shard],
         werror: bool,
     ) -> Outcome {
+        // Each thread tells once what it planned, and once whether printf is unused in its
+        // shard after the edits; this thread answers each time: edit or stop, then remove
+        // printf's declaration or keep it. Last, a thread sends how its edits went. A sender
+        // goes once it has sent: a thread that died is then heard of as one that never did.
         let (tell, told) = mpsc::channel::<(usize, Planned)>();
+        let (answer, answers) = mpsc::channel::<bool>();
+        let (finish, finished) = mpsc::channel::<Result<(), EditError>>();
         let mut workers = Vec::new();
         let Some((first, rest)) = shards.split_first_mut() else {
             return self.outcome(Vec::new(), werror);
         };
         for (k, shard) in rest.iter_mut().enumerate() {
-            let (go, verdict) = mpsc::channel::<bool>();
-            let tell = tell.clone();
+            let (go, verdicts) = mpsc::channel::<bool>();
+            let (tell, answer, finish) = (tell.clone(), answer.clone(), finish.clone());
             let handle = scope.spawn(move || {
                 let (planned, models) = self.plan(&shard.module);
-                // Told, the sender goes: once every thread has told or died, the listener's
-                // loop ends.
                 let _ = tell.send((k + 1, planned));
                 drop(tell);
-                match verdict.recv() {
-                    Ok(true) => self.apply(&mut shard.module, models),
-                    _ => Ok(()),
+                if verdicts.recv() != Ok(true) {
+                    return;
                 }
+                let applied = self.apply(&mut shard.module, models);
+                let unused = applied
+                    .is_ok()
+                    .then(|| shard.module.unused_declaration(extract::PRINTF))
+                    .flatten();
+                let _ = answer.send(unused.is_some());
+                drop(answer);
+                if let (Ok(true), Some(unused)) = (verdicts.recv(), unused) {
+                    unused.remove();
+                }
+                // Sent rather than joined: the thread's exit (its allocator's heap handed
+                // back, the thread's own teardown) need not be waited for.
+                let _ = finish.send(applied);
             });
             workers.push((go, handle));
         }
-        drop(tell);
+        drop((tell, answer, finish));
         let (mine, my_models) = self.plan(&first.module);
         let mut planned: Vec<Option<Planned>> = std::iter::once(Some(mine))
             .chain(rest_slots(workers.len()))
@@ -193,7 +205,9 @@ impl Crew {
             // Dropping the senders tells every thread to stop.
             for (go, handle) in workers {
                 drop(go);
-                join(handle).ok();
+                if let Err(panic) = handle.join() {
+                    std::panic::resume_unwind(panic);
+                }
             }
             return outcome;
         }
@@ -202,8 +216,23 @@ impl Crew {
             let _ = go.send(true);
         }
         let mut applied = self.apply(&mut first.module, my_models);
-        for (_, handle) in workers {
-            applied = applied.and(join(handle));
+        let unused = applied
+            .is_ok()
+            .then(|| first.module.unused_declaration(extract::PRINTF))
+            .flatten();
+        let heard = answers
+            .iter()
+            .fold((0, true), |(n, all), unused| (n + 1, all && unused));
+        let everywhere = unused.is_some() && heard == (workers.len(), true);
+        for (go, _) in &workers {
+            let _ = go.send(everywhere);
+        }
+        if let (true, Some(unused)) = (everywhere, unused) {
+            unused.remove();
+        }
+        // A thread that died sends nothing: the scope's end goes on with its panic.
+        for result in finished {
+            applied = applied.and(result);
         }
         outcome.applied = applied;
         outcome.phases.apply = applying.elapsed();
@@ -287,11 +316,4 @@ impl Crew {
 /// Empty places for the other shards' reports.
 fn rest_slots(n: usize) -> impl Iterator<Item = Option<Planned>> {
     (0..n).map(|_| None)
-}
-
-/// A shard's thread's result; its panic goes on here.
-fn join(handle: std::thread::ScopedJoinHandle<'_, Result<(), EditError>>) -> Result<(), EditError> {
-    handle
-        .join()
-        .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
 }
