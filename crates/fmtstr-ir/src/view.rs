@@ -1001,11 +1001,13 @@ impl Module {
     /// [`Module::resolve_global`]), without the NUL; `None` when it is not a constant string.
     pub fn c_string_at(&self, op: Operand) -> Option<Vec<u8>> {
         let target = self.resolve_global(op)?;
-        let bytes = self.global_bytes(target.global)?;
+        let mut bytes = self.global_bytes(target.global)?;
         let start = usize::try_from(target.offset).ok()?;
-        let rest = bytes.get(start..)?;
-        let end = rest.iter().position(|&b| b == 0)?;
-        Some(rest[..end].to_vec())
+        let end = start + bytes.get(start..)?.iter().position(|&b| b == 0)?;
+        // The initializer's own bytes, cut to the string: most strings start the global.
+        bytes.truncate(end);
+        bytes.drain(..start);
+        Some(bytes)
     }
 }
 

@@ -470,8 +470,9 @@ struct Parsed {
     hidden: Option<Box<[u8]>>,
     /// Why the renderer's grammar refuses the format, if it does.
     parse_error: Option<fmtstr_format::ParseError>,
-    /// What each argument the format consumes reads, in order (`*` reads an int).
-    classes: Box<[ArgClass]>,
+    /// What each argument the format consumes reads, in order (`*` reads an int). Kept as
+    /// the parse made it: a boxed slice would be copied to its exact size.
+    classes: Vec<ArgClass>,
 }
 
 impl Parsed {
@@ -540,8 +541,8 @@ fn resolve_format(
                 return None;
             };
             let (classes, parse_error) = match Format::argument_classes(&bytes) {
-                Ok(classes) => (classes.into(), None),
-                Err(error) => (Box::from([]), Some(error)),
+                Ok(classes) => (classes, None),
+                Err(error) => (Vec::new(), Some(error)),
             };
             let hidden = text_after_nul(module, target, bytes.len()).map(Box::from);
             let parsed = Parsed {
