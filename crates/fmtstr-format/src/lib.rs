@@ -48,7 +48,8 @@ mod spec;
 pub mod typed_args;
 
 pub use check::{
-    check, check_format, ArgType, Finding, FindingKind, GpuLimit, ScalarType, Severity, VvlLimit,
+    check, check_format, ArgType, CleanChecks, Finding, FindingKind, GpuLimit, ScalarType,
+    Severity, VvlLimit,
 };
 pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
 pub use format::{before_nul, ArgSlot, Format, Piece};

@@ -136,6 +136,77 @@ pub(crate) enum Event {
     Nul { at: usize },
 }
 
+impl Event {
+    /// Appends what the checker judges of this event to a key: everything but where it is in
+    /// the format (the checker reads places only to say where a finding is), and each flag
+    /// written or not. Fixed widths after a tag byte: different judgements never give the
+    /// same bytes.
+    pub(crate) fn push_judged(&self, key: &mut Vec<u8>) {
+        match self {
+            Event::Spec(spec) => {
+                let f = spec.flags;
+                let flags = [f.left, f.plus, f.space, f.alt, f.zero, f.thousands]
+                    .iter()
+                    .enumerate()
+                    .fold(0, |bits, (k, at)| bits | u8::from(at.is_some()) << k);
+                key.extend_from_slice(&[0x10, flags, spec.conversion, u8::from(spec.ul_alias)]);
+                push_option(key, spec.position);
+                push_amount(key, spec.width);
+                push_amount(key, spec.precision);
+                push_option(key, spec.vector);
+                push_length(key, spec.length);
+            }
+            Event::Incomplete { .. } => key.push(0x11),
+            Event::ZeroPosition { .. } => key.push(0x12),
+            Event::InvalidPosition { precision, .. } => {
+                key.extend_from_slice(&[0x13, u8::from(*precision)]);
+            }
+            Event::Nul { .. } => key.push(0x14),
+        }
+    }
+}
+
+fn push_option(key: &mut Vec<u8>, n: Option<u32>) {
+    key.push(u8::from(n.is_some()));
+    key.extend_from_slice(&n.unwrap_or(0).to_le_bytes());
+}
+
+fn push_amount(key: &mut Vec<u8>, amount: Option<Amount>) {
+    let (tag, n) = match amount {
+        None => (0, 0),
+        Some(Amount::Fixed(n)) => (1, n),
+        Some(Amount::Star(None)) => (2, 0),
+        Some(Amount::Star(Some(n))) => (3, n),
+        Some(Amount::Empty) => (4, 0),
+    };
+    key.push(tag);
+    key.extend_from_slice(&n.to_le_bytes());
+}
+
+fn push_length(key: &mut Vec<u8>, length: Len) {
+    let (tag, n) = match length {
+        Len::None => (0, 0),
+        Len::Hh => (1, 0),
+        Len::H => (2, 0),
+        Len::Hl => (3, 0),
+        Len::L => (4, 0),
+        Len::Ll => (5, 0),
+        Len::Q => (6, 0),
+        Len::J => (7, 0),
+        Len::Z => (8, 0),
+        Len::T => (9, 0),
+        Len::BigL => (10, 0),
+        Len::I => (11, 0),
+        Len::I32 => (12, 0),
+        Len::I64 => (13, 0),
+        Len::W => (14, 0),
+        Len::WidthN(n) => (15, n),
+        Len::FastN(n) => (16, n),
+    };
+    key.push(tag);
+    key.extend_from_slice(&n.to_le_bytes());
+}
+
 /// Scans `bytes` clang's way; `rules` says whether the vector modifier and C23 lengths exist.
 pub(crate) fn scan(bytes: &[u8], rules: &Rules) -> Vec<Event> {
     let mut events = Vec::with_capacity(percent_signs(bytes));

@@ -4,7 +4,8 @@
 //! OpenCL C, and `gpu` adds what GPU printf cannot print.
 
 use fmtstr_format::{
-    check_format, ArgType, Dialect, Finding, FindingKind, GpuLimit, ScalarType, Severity,
+    check_format, ArgType, CleanChecks, Dialect, Finding, FindingKind, GpuLimit, ScalarType,
+    Severity,
 };
 
 const I32: ArgType = ArgType::Scalar(ScalarType::Int(32));
@@ -370,4 +371,88 @@ fn any_format_and_arguments_are_judged_without_panicking() {
             }
         }
     }
+}
+
+/// Remembering clean checks by their formats' conversions changes no finding: formats made of
+/// a few conversions, each with flags, widths, precisions and lengths drawn at random, between
+/// literal text drawn at random, so that the same conversions come back around other text,
+/// checked one after another through one `CleanChecks` and each alone.
+#[test]
+fn remembered_clean_checks_find_what_checking_finds() {
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+    let pick = |rng: &mut SmallRng, from: &[&'static str]| from[rng.gen_range(0..from.len())];
+    let types = [
+        I32,
+        I64,
+        DOUBLE,
+        PTR,
+        FLOAT4,
+        ArgType::Scalar(ScalarType::Int(8)),
+    ];
+    let mut rng = SmallRng::seed_from_u64(24);
+    let mut checks = CleanChecks::default();
+    let (mut clean, mut found) = (0, 0);
+    for _ in 0..20_000 {
+        // Mostly the arguments the conversions want, sometimes another.
+        let mut format = String::new();
+        let mut args = Vec::new();
+        let mut arg = |rng: &mut SmallRng, wanted: ArgType| {
+            args.push(if rng.gen_bool(0.9) {
+                wanted
+            } else {
+                types[rng.gen_range(0..types.len())]
+            });
+        };
+        for _ in 0..rng.gen_range(0..4) {
+            format.push_str(pick(&mut rng, &["", "x=", "a b ", "%%", "\n", "\0"]));
+            format.push('%');
+            format.push_str(pick(
+                &mut rng,
+                &["", "", "", "", "1$", "-", "+", " ", "#", "0", "'"],
+            ));
+            let width = pick(&mut rng, &["", "", "", "5", "*", "12"]);
+            let precision = pick(&mut rng, &["", "", "", ".", ".3", ".*"]);
+            let stars = [width, precision]
+                .iter()
+                .filter(|t| t.contains('*'))
+                .count();
+            for _ in 0..stars {
+                arg(&mut rng, I32);
+            }
+            format.push_str(width);
+            format.push_str(precision);
+            let length = pick(&mut rng, &["", "", "", "", "v4", "l", "ll", "h", "hh", "z"]);
+            format.push_str(length);
+            let conversion = pick(
+                &mut rng,
+                &["d", "d", "i", "u", "x", "f", "g", "s", "p", "c", "n"],
+            );
+            format.push_str(conversion);
+            let wanted = match (conversion, length) {
+                ("f" | "g", "v4") => FLOAT4,
+                ("f" | "g", _) => DOUBLE,
+                ("s" | "p" | "n", _) => PTR,
+                (_, "l" | "ll" | "z") => I64,
+                _ => I32,
+            };
+            arg(&mut rng, wanted);
+        }
+        format.push_str(pick(&mut rng, &["", "!", "%", "end\n"]));
+        for dialect in Dialect::ALL {
+            let expected = check_format(format.as_bytes(), &args, dialect);
+            let got = checks.check(format.as_bytes(), &args, dialect);
+            assert_eq!(got, expected, "{format:?} {args:?} {dialect:?}");
+            if expected.is_empty() {
+                clean += 1;
+            } else {
+                found += 1;
+            }
+        }
+    }
+    // Both kinds of judgement were met often enough to mean something.
+    assert!(
+        clean > 10_000 && found > 10_000,
+        "{clean} clean, {found} with findings"
+    );
 }

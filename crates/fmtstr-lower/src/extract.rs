@@ -17,7 +17,7 @@
 use foldhash::HashMap;
 use std::sync::Arc;
 
-use fmtstr_format::{check_format, ArgClass, ArgType, Dialect, FindingKind, Format, ScalarType};
+use fmtstr_format::{ArgClass, ArgType, CleanChecks, Dialect, FindingKind, Format, ScalarType};
 use fmtstr_ir::{Attr, Constant, GlobalId, InstId, Module, Opcode, Type, TypeId, Value};
 
 use crate::diag::{self, Diagnostic, Location};
@@ -230,7 +230,7 @@ fn model_args<'m>(
     };
     let ResolvedFormat {
         format,
-        seen,
+        seen: seen_at,
         parse_error,
     } = resolve_format(
         module,
@@ -273,7 +273,7 @@ fn model_args<'m>(
     let mut checker_found = false;
     if form != Form::PrePacked {
         for (index, arg) in variadic.iter().enumerate() {
-            let class = formats.seen[seen].0.classes.get(index).copied();
+            let class = formats.seen[seen_at].0.classes.get(index).copied();
             let extend = if arg.has(Attr::SignExt) {
                 Extend::Sign
             } else if arg.has(Attr::ZeroExt) || class == Some(ArgClass::Unsigned) {
@@ -302,10 +302,12 @@ fn model_args<'m>(
                 None => false,
             });
         if typed {
-            let (parsed, clean) = &mut formats.seen[seen];
+            let Formats { seen, checks, .. } = &mut *formats;
+            let (parsed, clean) = &mut seen[seen_at];
             // A remembered pair is clean: the checker has nothing to say about it.
             if !clean.iter().any(|c| **c == *types) {
-                let found = check_arguments(&parsed.as_written(), &types, &location, diagnostics);
+                let found =
+                    check_arguments(checks, &parsed.as_written(), &types, &location, diagnostics);
                 // The checker's findings name what the renderer's grammar refuses, in its own
                 // words; the parse error is said only when the checker has nothing to say.
                 checker_found = found;
@@ -449,6 +451,8 @@ struct Formats<'m> {
     /// The checker's view of each IR type met so far: a module's printf arguments come in a
     /// handful of types.
     arg_types: Vec<(TypeId, Option<ArgType>)>,
+    /// The checks that found nothing, by the shape of their formats.
+    checks: CleanChecks,
 }
 
 impl Formats<'_> {
@@ -585,12 +589,13 @@ fn resolve_format(
 /// clang's `-Wformat` on the IR argument types, with the GPU dialect's own warnings; whether it
 /// found anything. Every finding is a `-Wformat` warning (`--Werror` makes them errors).
 fn check_arguments(
+    checks: &mut CleanChecks,
     format: &[u8],
     types: &[ArgType],
     location: &dyn Fn() -> Location,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> bool {
-    let findings = check_format(format, types, Dialect::Gpu);
+    let findings = checks.check(format, types, Dialect::Gpu);
     let found = !findings.is_empty();
     for finding in findings {
         let message = match (finding.kind, finding.arg_index) {
