@@ -149,12 +149,34 @@ impl Event {
                     .iter()
                     .enumerate()
                     .fold(0, |bits, (k, at)| bits | u8::from(at.is_some()) << k);
-                key.extend_from_slice(&[0x10, flags, spec.conversion, u8::from(spec.ul_alias)]);
-                push_option(key, spec.position);
-                push_amount(key, spec.width);
-                push_amount(key, spec.precision);
-                push_option(key, spec.vector);
-                push_length(key, spec.length);
+                let amount = |amount: Option<Amount>| match amount {
+                    None => (0, 0),
+                    Some(Amount::Fixed(n)) => (1, n),
+                    Some(Amount::Star(None)) => (2, 0),
+                    Some(Amount::Star(Some(n))) => (3, n),
+                    Some(Amount::Empty) => (4, 0),
+                };
+                let (width, width_n) = amount(spec.width);
+                let (precision, precision_n) = amount(spec.precision);
+                let (length, length_n) = length_code(spec.length);
+                let mut bytes = [0u8; 28];
+                bytes[..8].copy_from_slice(&[
+                    0x10,
+                    flags,
+                    spec.conversion,
+                    u8::from(spec.ul_alias),
+                    u8::from(spec.position.is_some()),
+                    u8::from(spec.vector.is_some()),
+                    width,
+                    precision,
+                ]);
+                bytes[8..12].copy_from_slice(&spec.position.unwrap_or(0).to_le_bytes());
+                bytes[12..16].copy_from_slice(&spec.vector.unwrap_or(0).to_le_bytes());
+                bytes[16..20].copy_from_slice(&width_n.to_le_bytes());
+                bytes[20..24].copy_from_slice(&precision_n.to_le_bytes());
+                bytes[24] = length;
+                bytes[25..27].copy_from_slice(&length_n.to_le_bytes());
+                key.extend_from_slice(&bytes);
             }
             Event::Incomplete { .. } => key.push(0x11),
             Event::ZeroPosition { .. } => key.push(0x12),
@@ -166,25 +188,9 @@ impl Event {
     }
 }
 
-fn push_option(key: &mut Vec<u8>, n: Option<u32>) {
-    key.push(u8::from(n.is_some()));
-    key.extend_from_slice(&n.unwrap_or(0).to_le_bytes());
-}
-
-fn push_amount(key: &mut Vec<u8>, amount: Option<Amount>) {
-    let (tag, n) = match amount {
-        None => (0, 0),
-        Some(Amount::Fixed(n)) => (1, n),
-        Some(Amount::Star(None)) => (2, 0),
-        Some(Amount::Star(Some(n))) => (3, n),
-        Some(Amount::Empty) => (4, 0),
-    };
-    key.push(tag);
-    key.extend_from_slice(&n.to_le_bytes());
-}
-
-fn push_length(key: &mut Vec<u8>, length: Len) {
-    let (tag, n) = match length {
+/// A length modifier as a tag and its number (`wN`, `wfN`).
+fn length_code(length: Len) -> (u8, u16) {
+    match length {
         Len::None => (0, 0),
         Len::Hh => (1, 0),
         Len::H => (2, 0),
@@ -202,9 +208,7 @@ fn push_length(key: &mut Vec<u8>, length: Len) {
         Len::W => (14, 0),
         Len::WidthN(n) => (15, n),
         Len::FastN(n) => (16, n),
-    };
-    key.push(tag);
-    key.extend_from_slice(&n.to_le_bytes());
+    }
 }
 
 /// Scans `bytes` clang's way; `rules` says whether the vector modifier and C23 lengths exist.
