@@ -503,7 +503,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__lower)
-            opts="-o -h --output --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --prefix --only --report --report-json --Werror --color --help"
+            opts="-o -h --output --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --prefix --only --report --report-json --time-phases --Werror --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

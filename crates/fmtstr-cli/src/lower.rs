@@ -4,9 +4,11 @@
 //! `fmtstr_lower`, prints every diagnostic on stderr and writes the module (stdout, or a file
 //! replaced atomically). A module without printf calls is written back byte for byte.
 
+use std::fmt::Write as _;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
@@ -53,6 +55,7 @@ use crate::Outcome;
   fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
   fmtstr lower --target nvptx --only 'block==0,0,0' k.ll           only block 0,0,0 prints
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
+  fmtstr lower --target nvptx --time-phases k.ll -o k.out.ll        where the time went
   fmtstr lower --pass strip k.ll -o k.release.ll                    printf compiled out (any target)
   fmtstr lower --pass struct-args k.ll -o k.sa.ll                   byval structs read in place
   fmtstr abi k.sa.ll                                                the .param plan llc will follow
@@ -136,6 +139,13 @@ pub struct Args {
     /// The same report as JSON in FILE (schemas/lower-report.schema.json).
     #[arg(long, value_name = "FILE")]
     report_json: Option<PathBuf>,
+    /// Print on stderr, once the output is written, how long each phase took (wall clock), as
+    /// LLVM's -time-passes does: read, parse, extract (finding and modelling the calls), plan
+    /// (checking and laying out every call), apply (the edits), print+write (the module is
+    /// printed straight into OUT). A large nvptx module is lowered in shards, one thread each:
+    /// extract and plan are then the slowest shard's.
+    #[arg(long)]
+    time_phases: bool,
     /// Treat warnings as errors.
     #[arg(long = "Werror")]
     werror: bool,
@@ -186,7 +196,9 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         PassArg::Printf => {}
     }
     let target = target(&args)?;
+    let reading = Instant::now();
     let (name, text) = read_input(&args.input)?;
+    let read = reading.elapsed();
     let prefix = match &args.prefix {
         Some(text) => Some(fmtstr_lower::Prefix::parse(text)?),
         None => None,
@@ -210,6 +222,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
+    let parsing = Instant::now();
     let mut shards =
         if matches!(target, Target::Nvptx { .. }) && prefix.is_none() && only.is_none() {
             // Only the calls to printf and what uses their results are parsed; the rest is
@@ -226,6 +239,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             })
         }
         .map_err(|error| anyhow::anyhow!("{error}"))?;
+    let parse = parsing.elapsed();
     let lowered = match lower_shards(&mut shards, &options) {
         Ok(lowered) => lowered,
         Err(failed) => return report_failure(&failed),
@@ -261,6 +275,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let expected = source
         .len()
         .saturating_add(lowered.calls.saturating_mul(MAX_TEXT_PER_CALL));
+    let writing = Instant::now();
     if lowered.calls == 0 {
         // Nothing to lower: the module as it came.
         write_output(args.output.as_deref(), source.len(), |w| {
@@ -271,9 +286,99 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             Module::write_shards(&shards, &mut w)
         })?;
     }
+    if args.time_phases {
+        let times = PhaseTimes {
+            read,
+            parse,
+            lowering: lowered.phases,
+            print_write: writing.elapsed(),
+        };
+        let _ = write!(crate::diagnostics::stderr(), "{}", times.table(&name));
+    }
     // The process ends here: freeing a large module piece by piece would only cost time.
     std::mem::forget(shards);
     Ok(Outcome::Clean)
+}
+
+/// `--time-phases`: where one lowering's time went (wall clock).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhaseTimes {
+    pub read: Duration,
+    pub parse: Duration,
+    /// Extract, plan and apply (the slowest shard's extract and plan).
+    pub lowering: fmtstr_lower::Phases,
+    /// Printing the module into the output, and writing it.
+    pub print_write: Duration,
+}
+
+impl PhaseTimes {
+    fn rows(&self) -> [(&'static str, Duration); 6] {
+        [
+            ("read", self.read),
+            ("parse", self.parse),
+            ("extract", self.lowering.extract),
+            ("plan", self.lowering.plan),
+            ("apply", self.lowering.apply),
+            ("print+write", self.print_write),
+        ]
+    }
+
+    /// What `--time-phases` prints: a heading that names the module, then `  NAME  MS ms`
+    /// per phase, and the total.
+    pub fn table(&self, name: &str) -> String {
+        let rows = self.rows();
+        let total: Duration = rows.iter().map(|&(_, time)| time).sum();
+        let mut table = format!("fmtstr lower: phase times for {name} (wall clock)\n");
+        for (phase, time) in rows.into_iter().chain([("total", total)]) {
+            let _ = writeln!(table, "  {phase:<12}{:>10.2} ms", time.as_secs_f64() * 1e3);
+        }
+        table
+    }
+
+    /// The times from [`PhaseTimes::table`]'s text (other lines around it are skipped).
+    pub fn from_table(text: &str) -> Option<PhaseTimes> {
+        let ms = |name: &str| {
+            text.lines().find_map(|line| {
+                let mut words = line.split_whitespace();
+                if words.next()? != name {
+                    return None;
+                }
+                let value: f64 = words.next()?.parse().ok()?;
+                (words.next()? == "ms" && value >= 0.0)
+                    .then(|| Duration::from_secs_f64(value / 1e3))
+            })
+        };
+        Some(PhaseTimes {
+            read: ms("read")?,
+            parse: ms("parse")?,
+            lowering: fmtstr_lower::Phases {
+                extract: ms("extract")?,
+                plan: ms("plan")?,
+                apply: ms("apply")?,
+            },
+            print_write: ms("print+write")?,
+        })
+    }
+
+    /// Extract, plan and apply together, per parse time.
+    pub fn lowering_per_parse(&self) -> f64 {
+        let lowering = self.lowering.extract + self.lowering.plan + self.lowering.apply;
+        lowering.as_secs_f64() / self.parse.as_secs_f64().max(1e-9)
+    }
+
+    /// Each phase's faster of `self` and `other`.
+    pub fn fastest(self, other: PhaseTimes) -> PhaseTimes {
+        PhaseTimes {
+            read: self.read.min(other.read),
+            parse: self.parse.min(other.parse),
+            lowering: fmtstr_lower::Phases {
+                extract: self.lowering.extract.min(other.lowering.extract),
+                plan: self.lowering.plan.min(other.lowering.plan),
+                apply: self.lowering.apply.min(other.lowering.apply),
+            },
+            print_write: self.print_write.min(other.print_write),
+        }
+    }
 }
 
 /// Where a reported call is: the program source's file:line (from `!dbg`), else the .ll's.
@@ -381,6 +486,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
         (args.only.is_some(), "--only"),
+        (args.time_phases, "--time-phases"),
     ] {
         if given {
             bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
@@ -436,6 +542,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
         (args.only.is_some(), "--only"),
+        (args.time_phases, "--time-phases"),
     ] {
         if given {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");

@@ -521,3 +521,86 @@ pub(crate) fn written_and_reported<'a>(
     };
     (written, lines.map(|l| dwords(l)).sum())
 }
+
+/// `--time-phases` prints every phase's time on stderr after the output is written, in the
+/// table `cargo xtask bench lower` reads back, and changes nothing in the output; other
+/// passes refuse it (exit 2).
+#[test]
+fn time_phases_reports_each_phase_and_changes_no_output() {
+    let dir = scratch();
+    let input = dir.path().join("k.ll");
+    std::fs::write(&input, USED_RESULT).unwrap();
+    let lower = |out: &Path, timed: bool| {
+        let mut args = vec![
+            "lower".as_ref(),
+            "--target".as_ref(),
+            "nvptx".as_ref(),
+            input.as_os_str(),
+            "-o".as_ref(),
+            out.as_os_str(),
+        ];
+        if timed {
+            args.push("--time-phases".as_ref());
+        }
+        run(args).expect_code(0)
+    };
+    let (plain, timed) = (dir.path().join("plain.ll"), dir.path().join("timed.ll"));
+    let untimed = lower(&plain, false);
+    assert!(!untimed.stderr.contains("phase times"), "{}", untimed.stderr);
+    let report = lower(&timed, true).stderr;
+    assert_eq!(
+        std::fs::read(&timed).unwrap(),
+        std::fs::read(&plain).unwrap()
+    );
+    assert!(
+        report.starts_with(&format!(
+            "fmtstr lower: phase times for {} (wall clock)\n",
+            input.display()
+        )),
+        "{report}"
+    );
+    let rows: Vec<&str> = report
+        .lines()
+        .skip(1)
+        .filter_map(|line| line.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        rows,
+        ["read", "parse", "extract", "plan", "apply", "print+write", "total"]
+    );
+    let times = fmtstr_cli::phases::PhaseTimes::from_table(&report).expect("a phase table");
+    let total: f64 = report
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("total"))
+        .and_then(|rest| rest.trim().strip_suffix(" ms"))
+        .and_then(|ms| ms.trim().parse().ok())
+        .expect("a total row");
+    let sum = [
+        times.read,
+        times.parse,
+        times.lowering.extract,
+        times.lowering.plan,
+        times.lowering.apply,
+        times.print_write,
+    ]
+    .iter()
+    .map(|d| d.as_secs_f64() * 1e3)
+    .sum::<f64>();
+    // Each row is rounded to 0.01 ms.
+    assert!((total - sum).abs() <= 0.04, "total {total} ms, rows {sum} ms");
+    assert!(times.parse > std::time::Duration::ZERO);
+
+    let refused = run([
+        "lower".as_ref(),
+        "--pass".as_ref(),
+        "strip".as_ref(),
+        "--time-phases".as_ref(),
+        input.as_os_str(),
+    ])
+    .expect_code(2);
+    assert!(
+        refused.stderr.contains("--time-phases applies to --pass printf"),
+        "{}",
+        refused.stderr
+    );
+}
