@@ -280,7 +280,7 @@ fn bench_shape(
         .map_or(String::new(), |limit| format!(" (target <= {limit}x)"));
     println!(
         "fmtstr's phases as it runs (`fmtstr lower --time-phases`, each the fastest of {PHASE_RUNS} runs):\n{}\n  lowering (extract + plan + apply) = {ratio:.2}x parse{target}",
-        as_run_line(&as_run)
+        phases_line(&as_run.rows())
     );
     let _ = write!(line, "; lowering {ratio:.2}x parse{target}");
     if let Some(limit) = shape.lowering_per_parse.filter(|&limit| ratio > limit) {
@@ -297,19 +297,13 @@ fn bench_shape(
     Ok(line)
 }
 
-/// `--time-phases`' figures on one line.
-fn as_run_line(times: &PhaseTimes) -> String {
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    format!(
-        "  read {:.1} ms, parse {:.1} ms, extract {:.1} ms, plan {:.1} ms, apply {:.1} ms, \
-         print+write {:.1} ms",
-        ms(times.read),
-        ms(times.parse),
-        ms(times.lowering.extract),
-        ms(times.lowering.plan),
-        ms(times.lowering.apply),
-        ms(times.print_write),
-    )
+/// Phases on one line, `  read 1.7 ms, parse 20.8 ms, ...`, as [`Split::parse`] reads them.
+fn phases_line(rows: &[(&str, Duration)]) -> String {
+    let parts: Vec<String> = rows
+        .iter()
+        .map(|(name, time)| format!("{name} {:.1} ms", time.as_secs_f64() * 1000.0))
+        .collect();
+    format!("  {}", parts.join(", "))
 }
 
 /// Each phase's fastest of `runs` runs of `fmtstr lower --time-phases`: each a new process,
@@ -390,20 +384,17 @@ impl Split {
 }
 
 impl Split {
-    /// The phases on one line, as [`Split::parse`] reads them.
+    /// The phases on one line.
     fn phases_line(&self) -> String {
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        format!(
-            "  read {:.1} ms, parse {:.1} ms, extract {:.1} ms, plan {:.1} ms, apply {:.1} ms, \
-             print {:.1} ms, write {:.1} ms",
-            ms(self.read),
-            ms(self.parse),
-            ms(self.lowering.extract),
-            ms(self.lowering.plan),
-            ms(self.lowering.apply),
-            ms(self.print),
-            ms(self.write),
-        )
+        phases_line(&[
+            ("read", self.read),
+            ("parse", self.parse),
+            ("extract", self.lowering.extract),
+            ("plan", self.lowering.plan),
+            ("apply", self.lowering.apply),
+            ("print", self.print),
+            ("write", self.write),
+        ])
     }
 
     fn lowering_per_parse(&self) -> f64 {

@@ -312,7 +312,8 @@ pub struct PhaseTimes {
 }
 
 impl PhaseTimes {
-    fn rows(&self) -> [(&'static str, Duration); 6] {
+    /// Each phase's name and time, in the order they run.
+    pub fn rows(&self) -> [(&'static str, Duration); 6] {
         [
             ("read", self.read),
             ("parse", self.parse),

@@ -546,7 +546,11 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
     };
     let (plain, timed) = (dir.path().join("plain.ll"), dir.path().join("timed.ll"));
     let untimed = lower(&plain, false);
-    assert!(!untimed.stderr.contains("phase times"), "{}", untimed.stderr);
+    assert!(
+        !untimed.stderr.contains("phase times"),
+        "{}",
+        untimed.stderr
+    );
     let report = lower(&timed, true).stderr;
     assert_eq!(
         std::fs::read(&timed).unwrap(),
@@ -566,7 +570,15 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
         .collect();
     assert_eq!(
         rows,
-        ["read", "parse", "extract", "plan", "apply", "print+write", "total"]
+        [
+            "read",
+            "parse",
+            "extract",
+            "plan",
+            "apply",
+            "print+write",
+            "total"
+        ]
     );
     let times = fmtstr_cli::phases::PhaseTimes::from_table(&report).expect("a phase table");
     let total: f64 = report
@@ -587,7 +599,10 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
     .map(|d| d.as_secs_f64() * 1e3)
     .sum::<f64>();
     // Each row is rounded to 0.01 ms.
-    assert!((total - sum).abs() <= 0.04, "total {total} ms, rows {sum} ms");
+    assert!(
+        (total - sum).abs() <= 0.04,
+        "total {total} ms, rows {sum} ms"
+    );
     assert!(times.parse > std::time::Duration::ZERO);
 
     let refused = run([
@@ -599,7 +614,9 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
     ])
     .expect_code(2);
     assert!(
-        refused.stderr.contains("--time-phases applies to --pass printf"),
+        refused
+            .stderr
+            .contains("--time-phases applies to --pass printf"),
         "{}",
         refused.stderr
     );
