@@ -183,12 +183,7 @@ fn bench_shape(
     let run_ours = || {
         // Each run writes a new file, as opt does: replacing the last run's output would add
         // the kernel's freeing of it to fmtstr's time alone.
-        match std::fs::remove_file(&ours_out) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
-            _ => {}
-        }
-        // Nor should the writeback of the input or of the last output land in a timing.
-        measure::sync_disks();
+        clear_for_run(&ours_out)?;
         run_measured(
             Command::new(fmtstr)
                 .args(["lower", "--target", "nvptx"])
@@ -267,11 +262,7 @@ fn bench_shape(
     if let Some(limit) = shape.against_cp {
         let copy = dir.join("cp.ll");
         let (cp_time, _) = best_of(FMTSTR_RUNS, || {
-            match std::fs::remove_file(&copy) {
-                Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
-                _ => {}
-            }
-            measure::sync_disks();
+            clear_for_run(&copy)?;
             run_measured(Command::new("cp").arg(input).arg(&copy))
         })?;
         let times = ours_time.as_secs_f64() / cp_time.as_secs_f64();
@@ -326,6 +317,18 @@ fn bench_shape(
     Ok(line)
 }
 
+/// Removes a run's output file if there is one, so that replacing it does not land in the
+/// run's time, and syncs the disks, so that no writeback of the input or of the last output
+/// does either.
+fn clear_for_run(output: &Path) -> anyhow::Result<()> {
+    match std::fs::remove_file(output) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+        _ => {}
+    }
+    measure::sync_disks();
+    Ok(())
+}
+
 /// How long the machine is left idle before each run of [`idle_runs`]: a guest that reports
 /// free memory to its host does so 2 s after it is freed (Linux's page reporting delay).
 const IDLE: Duration = Duration::from_secs(3);
@@ -341,11 +344,7 @@ fn idle_runs(
 ) -> anyhow::Result<Duration> {
     let mut times = Vec::with_capacity(IDLE_RUNS);
     for _ in 0..IDLE_RUNS {
-        match std::fs::remove_file(output) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
-            _ => {}
-        }
-        measure::sync_disks();
+        clear_for_run(output)?;
         std::thread::sleep(IDLE);
         let mut command = Command::new(fmtstr);
         command
@@ -381,11 +380,7 @@ fn cli_phases(
 ) -> anyhow::Result<PhaseTimes> {
     let mut best: Option<PhaseTimes> = None;
     for _ in 0..runs.max(1) {
-        match std::fs::remove_file(output) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
-            _ => {}
-        }
-        measure::sync_disks();
+        clear_for_run(output)?;
         let ran = Command::new(fmtstr)
             .args(["lower", "--target", "nvptx", "--time-phases"])
             .arg(input)
