@@ -260,7 +260,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         }
     }
     if let Some(path) = &args.report_json {
-        let mut json = serde_json::to_vec_pretty(&report_json(target, &lowered.report))?;
+        let json = report_json(target, &lowered.report, args.only.as_deref());
+        let mut json = serde_json::to_vec_pretty(&json)?;
         json.push(b'\n');
         write_atomically(path, &json)?;
     }
@@ -438,7 +439,12 @@ fn report_text(target: Target, calls: &[fmtstr_lower::CallReport]) -> String {
 }
 
 /// `--report-json`: schemas/lower-report.schema.json.
-fn report_json(target: Target, calls: &[fmtstr_lower::CallReport]) -> serde_json::Value {
+/// `only`: the `--only` condition as given, whose matching threads alone write the bytes.
+fn report_json(
+    target: Target,
+    calls: &[fmtstr_lower::CallReport],
+    only: Option<&str>,
+) -> serde_json::Value {
     let amd = matches!(target, Target::Amdgpu { .. });
     let calls_json: Vec<serde_json::Value> = calls
         .iter()
@@ -467,11 +473,15 @@ fn report_json(target: Target, calls: &[fmtstr_lower::CallReport]) -> serde_json
             })
         })
         .collect();
-    serde_json::json!({
+    let mut report = serde_json::json!({
         "target": target_name(target),
         "calls": calls_json,
         "functions": functions,
-    })
+    });
+    if let Some(condition) = only {
+        report["only"] = serde_json::json!(condition);
+    }
+    report
 }
 
 /// `--pass strip`: every printf and lgc.debug.printf call removed.

@@ -7,7 +7,7 @@ use fmtstr_oracles::{require, Tool};
 
 use crate::decode_commands::{build_host_run, by_thread, checked, HARNESS_C, WORK_C};
 use crate::lower_options::HOST_IDS_C;
-use crate::util::run;
+use crate::util::{assert_matches_schema, run};
 
 fn scratch() -> tempfile::TempDir {
     tempfile::Builder::new()
@@ -83,6 +83,11 @@ fn only_the_matching_host_threads_print_and_take_buffer_space() {
         "work.buffer.ll",
     )
     .expect_code(0);
+    // The JSON report says whose bytes it counts, as the text report does.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    assert_eq!(json["only"], CONDITION);
+    assert_matches_schema("lower-report.schema.json", &json);
     // The PAL path of the same module: llc-19 compiles it for gfx1100.
     lower(&["--only", CONDITION], "work.pal.ll").expect_code(0);
     if let Some(llc) = require(Tool::Llc) {

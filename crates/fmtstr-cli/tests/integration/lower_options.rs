@@ -212,6 +212,7 @@ fn report_matches_clangs_own_vprintf_buffers() {
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json_path).unwrap()).unwrap();
     assert_matches_schema("lower-report.schema.json", &report);
+    assert!(report.get("only").is_none(), "no --only, no condition");
 
     // clang's vprintf calls in order, each with its struct type (or none: a null buffer).
     let text = std::fs::read_to_string(&clangs).unwrap();
