@@ -388,22 +388,26 @@ impl Module {
             return Vec::new();
         };
         let packed = PackedValue::pack(value);
-        if self.is_new_inst(value) {
-            // The index leaves out the uses of new values (the lowerings make many and remove
-            // none): scan the function for those.
-            let mut found = Vec::new();
+        let new = self.is_new_inst(value);
+        if new && self.func_index(f).new_users.is_none() {
+            let mut sorted: Vec<u64> = Vec::new();
             for &block in &self.funcs[f.index()].blocks {
                 for &inst in self.block_inst_ids(block) {
-                    if self.insts[inst.index()].flags & REMOVED == 0
-                        && self.inst_ops(inst).iter().any(|op| op.value == packed)
-                    {
-                        found.push(inst);
+                    for op in self.inst_ops(inst) {
+                        if self.is_new_inst(op.value.unpack()) {
+                            sorted.push(crate::module::use_key(op.value.0, inst));
+                        }
                     }
                 }
             }
-            return found;
+            sorted.sort_unstable();
+            sorted.dedup();
+            self.func_index(f).new_users = Some(crate::module::UserIndex {
+                sorted,
+                extra: Vec::new(),
+            });
         }
-        if self.func_index(f).users.is_none() {
+        if !new && self.func_index(f).users.is_none() {
             let mut sorted: Vec<u64> = Vec::new();
             for &block in &self.funcs[f.index()].blocks {
                 for &inst in self.block_inst_ids(block) {
@@ -425,7 +429,7 @@ impl Module {
         let mut found: Vec<InstId> = self.funcs[f.index()]
             .names
             .as_ref()
-            .and_then(|i| i.users.as_ref())
+            .and_then(|i| if new { &i.new_users } else { &i.users }.as_ref())
             .map(|u| u.candidates(packed.0).collect())
             .unwrap_or_default();
         found.sort_unstable();
@@ -448,7 +452,17 @@ impl Module {
     /// as a source instruction a new one uses.
     fn note_use(&mut self, f: FuncId, inst: InstId, value: PackedValue) {
         let value_ = value.unpack();
-        if !value_.is_local() || self.is_new_inst(value_) {
+        if !value_.is_local() {
+            return;
+        }
+        if self.is_new_inst(value_) {
+            if let Some(users) = self.funcs[f.index()]
+                .names
+                .as_mut()
+                .and_then(|i| i.new_users.as_mut())
+            {
+                users.note(value.0, inst);
+            }
             return;
         }
         if let Value::Inst(used) = value_ {
@@ -520,14 +534,7 @@ impl Module {
         }
         // Debug records are text: log the replacement for the printer.
         let data = &mut self.funcs[f.index()];
-        for entry in data.record_subst.iter_mut() {
-            if entry.1 == old {
-                entry.1 = new.value;
-            }
-        }
-        if !data.record_subst.iter().any(|e| e.0 == old) && old != new.value {
-            data.record_subst.push((old, new.value));
-        }
+        data.record_subst.record(old, new.value);
         data.state |= BODY_EDITED;
         Ok(users.len())
     }
@@ -725,24 +732,53 @@ impl Module {
                 }
             }
         }
+        if any_new {
+            // New instructions leave their blocks' lists in one pass per block: a search and a
+            // shift for each would be quadratic in a long block (`--prefix` makes a new call
+            // for each printf call; the lowering removes them all at once).
+            let mut new_ids: Vec<u32> = Vec::new();
+            let mut blocks: Vec<u32> = Vec::new();
+            for &inst in insts {
+                let d = &self.insts[inst.index()];
+                if d.flags & NEW != 0 {
+                    new_ids.push(inst.0);
+                    blocks.push(d.block);
+                }
+            }
+            new_ids.sort_unstable();
+            blocks.sort_unstable();
+            blocks.dedup();
+            for block in blocks {
+                self.block_inst_ids_mut(BlockId(block))
+                    .retain(|i| new_ids.binary_search(&i.0).is_err());
+            }
+        }
         for &inst in insts {
             let d = *self.live_inst(inst)?;
-            self.mark_removed(inst, d);
+            self.mark_unlinked_removed(inst, d);
         }
         Ok(())
     }
 
     fn mark_removed(&mut self, inst: InstId, d: InstData) {
+        if d.flags & NEW != 0 {
+            // Found from where the last builder inserted: what an edit takes back is usually
+            // what it just added (a block's new terminator) or built in front of (a call
+            // `--prefix` made, which the AMD lowering replaces).
+            if let Some(at) = self.position_in_block(BlockId(d.block), inst) {
+                self.block_inst_ids_mut(BlockId(d.block)).remove(at);
+            }
+        }
+        self.mark_unlinked_removed(inst, d);
+    }
+
+    /// [`Module::mark_removed`] once a new instruction is out of its block's list (a source
+    /// instruction stays there, for the printer to skip its text).
+    fn mark_unlinked_removed(&mut self, inst: InstId, d: InstData) {
         let block = d.block as usize;
         let f = self.blocks[block].func;
-        if d.flags & NEW != 0 {
-            // Searched from the end: what an edit takes back is usually what it just added
-            // (a block's new terminator).
-            let list = self.block_inst_ids_mut(BlockId(block as u32));
-            if let Some(at) = list.iter().rposition(|&i| i == inst) {
-                list.remove(at);
-            }
-        } else if self.funcs[f.index()].state & RENUMBER == 0
+        if d.flags & NEW == 0
+            && self.funcs[f.index()].state & RENUMBER == 0
             // Asked first: usually answered without reading the source text.
             && self.implicit_number_follows(f, inst)
             && (d.flags & IMPLICIT_NUM != 0
@@ -875,7 +911,7 @@ impl Module {
             implicit_numbers: false,
             has_opaque: false,
             state: 0,
-            record_subst: Vec::new(),
+            record_subst: Default::default(),
             names: None,
         });
         self.globals[g.index()].item = item;
@@ -1043,6 +1079,109 @@ impl Module {
         let ops: Vec<PackedOp> = self.const_ops(c).to_vec();
         ops.into_iter()
             .any(|op| self.op_mentions(op, target, seen, depth + 1))
+    }
+
+    /// Removes those of `globals` that no live instruction, initializer or alias refers to
+    /// (itself or through constants; a global's own initializer does not count), and returns
+    /// how many went. One pass over the module answers for all of them, where
+    /// [`Module::remove_global`] scans it for each: dropping the thousand format strings of a
+    /// lowered module took seconds that way.
+    pub fn remove_unused_globals(&mut self, globals: &[GlobalId]) -> Result<usize, EditError> {
+        let mut targets: Vec<u32> = Vec::with_capacity(globals.len());
+        for &g in globals {
+            match self.globals.get(g.index()) {
+                None => return invalid("no such global"),
+                Some(data) if data.removed => {}
+                Some(_) => targets.push(PackedValue::pack(Value::Global(g)).0),
+            }
+        }
+        targets.sort_unstable();
+        targets.dedup();
+        if targets.is_empty() {
+            return Ok(0);
+        }
+        let mut used = FxHashSet::default();
+        let mut seen = FxHashSet::default();
+        for f in self.functions() {
+            for &block in &self.funcs[f.id().index()].blocks {
+                for &inst in self.block_inst_ids(block) {
+                    // Removed instructions use nothing; opaque ones have no operands.
+                    if self.insts[inst.index()].flags & (REMOVED | OPAQUE) == 0 {
+                        for &op in self.inst_ops(inst) {
+                            self.targets_named(op, &targets, &mut used, &mut seen, 0);
+                        }
+                    }
+                }
+            }
+        }
+        for (i, global) in self.globals.iter().enumerate() {
+            let op = match global.kind {
+                _ if global.removed => None,
+                GlobalKindData::Var(v) => self.vars.get(v as usize).and_then(|v| v.init),
+                GlobalKindData::Alias(a) => self.aliases.get(a as usize).map(|a| a.aliasee),
+                _ => None,
+            };
+            if let Some(op) = op {
+                // Apart from the instructions' walk: a constant seen here, where the global's
+                // own name does not count, must still count when an instruction names it.
+                let mut here = FxHashSet::default();
+                self.targets_named(op, &targets, &mut here, &mut FxHashSet::default(), 0);
+                let own = PackedValue::pack(Value::Global(GlobalId(i as u32))).0;
+                used.extend(here.into_iter().filter(|&t| t != own));
+            }
+        }
+        let mut removed = 0;
+        for target in targets {
+            if let (false, Value::Global(g)) =
+                (used.contains(&target), PackedValue(target).unpack())
+            {
+                self.remove_unused_global(g);
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
+    /// Adds to `found` each of `targets` (packed globals, sorted) that `op` names, itself or
+    /// through constants, as [`Module::op_mentions`] asks for one.
+    fn targets_named(
+        &self,
+        op: PackedOp,
+        targets: &[u32],
+        found: &mut FxHashSet<u32>,
+        seen: &mut FxHashSet<u32>,
+        depth: u32,
+    ) {
+        if targets.binary_search(&op.value.0).is_ok() {
+            found.insert(op.value.0);
+            return;
+        }
+        let Value::Const(c) = op.value.unpack() else {
+            return;
+        };
+        let kind = self.const_data(c).kind;
+        if kind != ConstKind::Opaque && self.const_ops(c).is_empty() || depth > 64 {
+            return;
+        }
+        if kind == ConstKind::Opaque {
+            // Text-only constants (blockaddress, dso_local_equivalent) are rare: each target
+            // is looked for in the text.
+            for &target in targets {
+                if !found.contains(&target)
+                    && self.op_mentions(op, PackedValue(target), &mut FxHashSet::default(), depth)
+                {
+                    found.insert(target);
+                }
+            }
+            return;
+        }
+        if !seen.insert(c.0) {
+            return;
+        }
+        for k in 0..self.const_ops(c).len() {
+            let op = self.const_ops(c)[k];
+            self.targets_named(op, targets, found, seen, depth + 1);
+        }
     }
 
     /// Removes a function (declaration or definition). Refused while anything refers to it.

@@ -276,9 +276,55 @@ pub(crate) struct FuncData {
     pub has_opaque: bool,
     pub state: u8,
     /// Substitutions applied to debug records (which are text, not instructions): the RAUW log.
-    pub record_subst: Vec<(Value, Value)>,
+    pub record_subst: RecordSubst,
     /// Indexes built on demand by edits (fresh names, users of values).
     pub names: Option<Box<FuncIndex>>,
+}
+
+/// The values a function's edits replaced, each with what now stands for it: the debug
+/// records are text, and print the replacement where they name a replaced value. A value
+/// replaced twice keeps its first replacement; the values replaced by one that is itself
+/// replaced follow it. Both maps keep a replacement O(1) amortized, where a list searched
+/// per replacement made a function with many (one per printf call whose result is used,
+/// or per call `--prefix` rewrites) quadratic.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RecordSubst {
+    to: FxHashMap<Value, Value>,
+    /// For each replacement, the values that now print as it.
+    from: FxHashMap<Value, Vec<Value>>,
+}
+
+impl RecordSubst {
+    pub fn is_empty(&self) -> bool {
+        self.to.is_empty()
+    }
+
+    /// Each replaced value and what prints in its place.
+    pub fn replacements(&self) -> &FxHashMap<Value, Value> {
+        &self.to
+    }
+
+    /// Notes that `new` replaced `old`.
+    pub fn record(&mut self, old: Value, new: Value) {
+        if old == new {
+            return;
+        }
+        if let Some(mut moved) = self.from.remove(&old) {
+            for value in &moved {
+                self.to.insert(*value, new);
+            }
+            // The shorter list joins the longer: each value moves O(log n) times.
+            let into = self.from.entry(new).or_default();
+            if into.len() < moved.len() {
+                std::mem::swap(into, &mut moved);
+            }
+            into.extend(moved);
+        }
+        if let std::collections::hash_map::Entry::Vacant(entry) = self.to.entry(old) {
+            entry.insert(new);
+            self.from.entry(new).or_default().push(old);
+        }
+    }
 }
 
 /// `attributes #n = { ... }`.
@@ -342,6 +388,12 @@ pub(crate) struct FuncIndex {
     pub hints: Vec<u8>,
     /// The instructions that use each local value, once a use query was made.
     pub users: Option<UserIndex>,
+    /// The same for the results of new instructions, once a query about one was made. Kept
+    /// apart: the lowerings make many new values and ask about few, so `users` is not
+    /// burdened with them; a pass that asks about one per call (`--prefix` replaces each
+    /// call, then the lowering removes the replacement) would otherwise scan the function
+    /// each time.
+    pub new_users: Option<UserIndex>,
     /// Where the last instruction was inserted: (block, index after it), a search hint.
     pub cursor: Option<(BlockId, usize)>,
     /// The source instructions that new instructions use (as their operands were given or
@@ -964,6 +1016,34 @@ fn unreachable_list() -> &'static mut Vec<InstId> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        /// `RecordSubst` against the log it replaced, a list searched at each replacement
+        /// (redirect the values replaced by `old`; add `old` unless already replaced), on
+        /// sequences over few values, so that chains, values replaced twice and cycles come.
+        #[test]
+        fn record_subst_matches_the_list_it_replaced(
+            steps in proptest::collection::vec((0u32..6, 0u32..6), 0..40)
+        ) {
+            let value = |n: u32| Value::Inst(InstId(n));
+            let mut list: Vec<(Value, Value)> = Vec::new();
+            let mut subst = RecordSubst::default();
+            for (old, new) in steps {
+                let (old, new) = (value(old), value(new));
+                for entry in list.iter_mut() {
+                    if entry.1 == old {
+                        entry.1 = new;
+                    }
+                }
+                if !list.iter().any(|e| e.0 == old) && old != new {
+                    list.push((old, new));
+                }
+                subst.record(old, new);
+                let expected: FxHashMap<Value, Value> = list.iter().copied().collect();
+                proptest::prop_assert_eq!(subst.replacements(), &expected);
+            }
+        }
+    }
 
     #[test]
     fn new_names_by_id_with_gaps_and_out_of_order() {

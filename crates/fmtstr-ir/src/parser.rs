@@ -1006,7 +1006,7 @@ impl<'s> Parser<'s> {
                 implicit_numbers: false,
                 has_opaque: false,
                 state: 0,
-                record_subst: Vec::new(),
+                record_subst: Default::default(),
                 names: None,
             });
             let addrspace = self.m.layout.program_addrspace();
@@ -1742,7 +1742,7 @@ impl<'s> Parser<'s> {
             implicit_numbers: false,
             has_opaque: false,
             state: 0,
-            record_subst: Vec::new(),
+            record_subst: Default::default(),
             names: None,
         });
         if is_def {

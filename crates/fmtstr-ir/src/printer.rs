@@ -753,7 +753,7 @@ impl Module {
         FnNames {
             func: f,
             tables: std::cell::OnceCell::new(),
-            record_subst: self.funcs[f.index()].record_subst.iter().copied().collect(),
+            record_subst: self.funcs[f.index()].record_subst.replacements().clone(),
         }
     }
 

@@ -739,6 +739,92 @@ fn uses_of_new_and_source_values_are_counted_after_edits() {
     assert!(!printed.contains("%x"));
 }
 
+/// The users of new values, once asked about, stay known through later edits: a user added
+/// after the first question is found, and one whose operand was replaced is not.
+#[test]
+fn users_of_new_values_stay_known_after_the_first_question() {
+    let text = "define i32 @f(i32 %a) {\nentry:\n  ret i32 %a\n}\n";
+    let mut module = Module::parse("m.ll", text).unwrap();
+    let f = module.function_by_name("f").unwrap();
+    let ret = module.function(f).instructions().last().unwrap().id();
+    let a = module.function(f).param(0).unwrap().operand();
+    let mut b = module.builder(Position::Before(ret)).unwrap();
+    let t = b.binary(Opcode::Add, a, a, "t").unwrap();
+    let u = b.binary(Opcode::Mul, t, t, "u").unwrap();
+    drop(b);
+    let (Value::Inst(t_inst), Value::Inst(u_inst)) = (t.value, u.value) else {
+        panic!("not instructions")
+    };
+    // The first question about a new value indexes the function's new users.
+    assert!(matches!(
+        module.remove_inst(t_inst),
+        Err(EditError::StillUsed { uses: 1, .. })
+    ));
+    // A user made after it, and one old user moved off %t.
+    let v = module
+        .builder(Position::Before(ret))
+        .unwrap()
+        .binary(Opcode::Sub, t, a, "v")
+        .unwrap();
+    assert_eq!(module.replace_uses_in(u_inst, t.value, a).unwrap(), 2);
+    // %v alone uses %t now.
+    assert!(matches!(
+        module.remove_inst(t_inst),
+        Err(EditError::StillUsed { uses: 1, .. })
+    ));
+    let Value::Inst(v_inst) = v.value else {
+        panic!("not an instruction")
+    };
+    module.remove_inst(v_inst).unwrap();
+    module.remove_inst(t_inst).unwrap();
+    let printed = String::from_utf8(module.print()).unwrap();
+    assert!(
+        printed.contains("  %u = mul i32 %a, %a\n  ret i32 %a\n"),
+        "{printed}"
+    );
+}
+
+/// `remove_unused_globals` gives each global the verdict `remove_global` gives it alone: one
+/// an instruction, another global's initializer (through an expression) or an alias names
+/// stays; one only its own initializer names goes.
+#[test]
+fn unused_globals_go_together_as_each_would_alone() {
+    let text = r#"@a = private constant [2 x i8] c"a\00"
+@b = private constant [2 x i8] c"b\00"
+@c = global ptr @c
+@d = private constant [2 x i8] c"d\00"
+@e = global ptr getelementptr (i8, ptr @d, i64 1)
+@x = private constant [2 x i8] c"x\00"
+@al = alias i8, ptr @b
+
+define ptr @f() {
+entry:
+  ret ptr @a
+}
+"#;
+    let names = ["a", "b", "c", "d", "x"];
+    let ids = |m: &Module| -> Vec<fmtstr_ir::GlobalId> {
+        names.iter().map(|n| m.global_by_name(n).unwrap()).collect()
+    };
+    let mut alone = Module::parse("g.ll", text).unwrap();
+    let verdicts: Vec<bool> = ids(&alone)
+        .into_iter()
+        .map(|g| alone.remove_global(g).is_ok())
+        .collect();
+    assert_eq!(verdicts, [false, false, true, false, true]);
+    let mut together = Module::parse("g.ll", text).unwrap();
+    let candidates = ids(&together);
+    assert_eq!(together.remove_unused_globals(&candidates).unwrap(), 2);
+    assert_eq!(together.print(), alone.print());
+    let printed = String::from_utf8(together.print()).unwrap();
+    assert!(
+        !printed.contains("@c =") && !printed.contains("@x ="),
+        "{printed}"
+    );
+    // Gone already: nothing more to remove.
+    assert_eq!(together.remove_unused_globals(&candidates).unwrap(), 0);
+}
+
 #[test]
 fn fresh_names_avoid_source_names_spelled_plainly_or_with_escapes() {
     let text = r#"define void @f(ptr %slot) {

@@ -54,10 +54,9 @@ pub mod report;
 mod shards;
 pub mod strip;
 
-use std::collections::HashSet;
 use std::time::{Duration, Instant};
 
-use fmtstr_ir::{Constant, EditError, GlobalId, Module, Operand, Value};
+use fmtstr_ir::{EditError, GlobalId, Module};
 use fmtstr_meta::Table;
 
 pub use amdgpu::{LgcForm, Stage};
@@ -388,69 +387,12 @@ pub(crate) fn remove_declaration_if_unused(
     Ok(())
 }
 
-/// Removes those of `candidates` (globals) that nothing refers to any more.
-///
-/// One pass over the module finds what instructions, initializers and aliases refer to
-/// (through constant expressions too), rather than one pass per candidate.
+/// Removes those of `candidates` (globals) that nothing refers to any more (one pass over the
+/// module for all of them: [`Module::remove_unused_globals`]).
 pub(crate) fn remove_globals_if_unused(
     module: &mut Module,
     candidates: &[GlobalId],
 ) -> Result<(), EditError> {
-    let mut candidates: Vec<GlobalId> = candidates.to_vec();
-    candidates.sort_unstable();
-    candidates.dedup();
-    if candidates.is_empty() {
-        return Ok(());
-    }
-    let (referenced, opaque) = referenced_globals(module);
-    for g in candidates {
-        let unused = if opaque {
-            module.global_uses(g) == 0
-        } else {
-            !referenced.contains(&g)
-        };
-        if unused {
-            match module.remove_global(g) {
-                // Something the scan does not see (an alias) still refers to it: keep it.
-                Err(EditError::StillUsed { .. }) => {}
-                other => other?,
-            }
-        }
-    }
+    module.remove_unused_globals(candidates)?;
     Ok(())
-}
-
-/// Every global that an instruction, initializer or alias refers to; and whether some constant
-/// is kept as text only (then the set may be incomplete).
-fn referenced_globals(module: &Module) -> (HashSet<GlobalId>, bool) {
-    let mut found = HashSet::new();
-    let mut seen = HashSet::new();
-    let mut opaque = false;
-    let mut stack: Vec<Operand> = Vec::new();
-    for function in module.functions() {
-        for inst in function.instructions() {
-            stack.extend(inst.operands());
-        }
-    }
-    for global in module.globals() {
-        stack.extend(global.initializer());
-    }
-    while let Some(op) = stack.pop() {
-        match op.value {
-            Value::Global(g) => {
-                found.insert(g);
-            }
-            Value::Const(c) if seen.insert(c) => match module.constant(c) {
-                Constant::Struct(ops) | Constant::Array(ops) | Constant::Vector(ops) => {
-                    stack.extend(ops)
-                }
-                Constant::Expr { operands, .. } => stack.extend(operands),
-                Constant::Splat(op) => stack.push(op),
-                Constant::Other(_) => opaque = true,
-                _ => {}
-            },
-            _ => {}
-        }
-    }
-    (found, opaque)
 }

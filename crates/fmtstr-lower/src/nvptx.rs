@@ -441,14 +441,14 @@ fn lower_function(
         };
         replaced.push((call.inst, result));
     }
-    // The old calls go last, those nothing uses all at once: one scan of the function
-    // checks them, where removing each would index every use in it.
+    // The old calls go last, all at once once their results are replaced: one scan of the
+    // function checks them, where removing each would look up each in its block.
     unused.clear();
     for &(old, result) in replaced.iter() {
-        match result {
-            Some(result) => module.replace_inst(old, result)?,
-            None => unused.push(old),
+        if let Some(result) = result {
+            module.replace_all_uses(fmtstr_ir::Value::Inst(old), result)?;
         }
+        unused.push(old);
     }
     module.remove_insts(unused)
 }
