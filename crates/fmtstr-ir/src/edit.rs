@@ -389,42 +389,21 @@ impl Module {
         };
         let packed = PackedValue::pack(value);
         let new = self.is_new_inst(value);
-        if new && self.func_index(f).new_users.is_none() {
-            let mut sorted: Vec<u64> = Vec::new();
-            for &block in &self.funcs[f.index()].blocks {
-                for &inst in self.block_inst_ids(block) {
-                    for op in self.inst_ops(inst) {
-                        if self.is_new_inst(op.value.unpack()) {
-                            sorted.push(crate::module::use_key(op.value.0, inst));
-                        }
-                    }
-                }
-            }
-            sorted.sort_unstable();
-            sorted.dedup();
-            self.func_index(f).new_users = Some(crate::module::UserIndex {
-                sorted,
-                extra: Vec::new(),
-            });
-        }
-        if !new && self.func_index(f).users.is_none() {
-            let mut sorted: Vec<u64> = Vec::new();
-            for &block in &self.funcs[f.index()].blocks {
-                for &inst in self.block_inst_ids(block) {
-                    for op in self.inst_ops(inst) {
-                        let v = op.value.unpack();
-                        if v.is_local() && !self.is_new_inst(v) {
-                            sorted.push(crate::module::use_key(op.value.0, inst));
-                        }
-                    }
-                }
-            }
-            sorted.sort_unstable();
-            sorted.dedup();
-            self.func_index(f).users = Some(crate::module::UserIndex {
-                sorted,
-                extra: Vec::new(),
-            });
+        let index = self.func_index(f);
+        let missing = if new {
+            index.new_users.is_none()
+        } else {
+            index.users.is_none()
+        };
+        if missing {
+            let built = self.user_index(f, new);
+            let index = self.func_index(f);
+            let slot = if new {
+                &mut index.new_users
+            } else {
+                &mut index.users
+            };
+            *slot = Some(built);
         }
         let mut found: Vec<InstId> = self.funcs[f.index()]
             .names
@@ -439,6 +418,28 @@ impl Module {
                 && self.inst_ops(i).iter().any(|op| op.value == packed)
         });
         found
+    }
+
+    /// The (value, user) pairs of `f`'s local values: the new instructions' results if
+    /// `new`, else the source values (parameters included).
+    fn user_index(&self, f: FuncId, new: bool) -> crate::module::UserIndex {
+        let mut sorted: Vec<u64> = Vec::new();
+        for &block in &self.funcs[f.index()].blocks {
+            for &inst in self.block_inst_ids(block) {
+                for op in self.inst_ops(inst) {
+                    let v = op.value.unpack();
+                    if v.is_local() && self.is_new_inst(v) == new {
+                        sorted.push(crate::module::use_key(op.value.0, inst));
+                    }
+                }
+            }
+        }
+        sorted.sort_unstable();
+        sorted.dedup();
+        crate::module::UserIndex {
+            sorted,
+            extra: Vec::new(),
+        }
     }
 
     fn is_new_inst(&self, value: Value) -> bool {
