@@ -1629,10 +1629,15 @@ impl Module {
         text.extend_from_slice(b"\", align 1\n");
         let item = self.push_item(ItemKind::Global(g), Some(text));
         self.globals[g.index()].item = item;
-        // After the last global variable, else before the first function.
-        let after = self.order.iter().rposition(|&i| {
-            matches!(self.items[i as usize].kind, ItemKind::Global(_)) && i != item
-        });
+        // After the last global variable, else before the first function. Edits add no
+        // other global item: the last string placed stays the last global while it is where
+        // it was put.
+        let after = match self.last_new_string {
+            Some((at, last)) if self.order.get(at) == Some(&last) => Some(at),
+            _ => self.order.iter().rposition(|&i| {
+                matches!(self.items[i as usize].kind, ItemKind::Global(_)) && i != item
+            }),
+        };
         let after = after.or_else(|| {
             self.order
                 .iter()
@@ -1640,6 +1645,8 @@ impl Module {
                 .and_then(|p| p.checked_sub(1))
         });
         self.place_item(item, after);
+        let at = after.map_or(self.order.len() - 1, |p| p + 1);
+        self.last_new_string = Some((at, item));
         g
     }
 

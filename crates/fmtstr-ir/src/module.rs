@@ -761,6 +761,10 @@ pub struct Module {
     /// The functions' suffixes, copied as the header is parsed (see `FuncData::suffix_copy`).
     pub(crate) suffix_copies: Vec<u8>,
     pub(crate) order: Vec<u32>,
+    /// Where in `order` the last string `add_string_global` placed is, and its item: the
+    /// next goes right after it (checked, else searched for), where a search from the end
+    /// passed every function and, with debug info, 150,000 metadata items per string.
+    pub(crate) last_new_string: Option<(usize, u32)>,
     pub(crate) globals: Vec<GlobalData>,
     /// Globals by decoded name, and numbered ones (`@0`) by number.
     pub(crate) global_map: FxHashMap<Box<[u8]>, GlobalId>,

@@ -198,6 +198,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         items: Vec::new(),
         suffix_copies: Vec::new(),
         order: Vec::new(),
+        last_new_string: None,
         globals: Vec::new(),
         global_map: FxHashMap::default(),
         global_numbered: FxHashMap::default(),

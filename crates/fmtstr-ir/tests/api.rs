@@ -489,6 +489,31 @@ fn new_globals_and_declarations_land_where_llvm_puts_them() {
     );
 }
 
+/// A global after the functions: a new declaration goes in before it, moving it, and the
+/// next string still lands after the last global (the previous string).
+#[test]
+fn new_strings_follow_the_last_global_when_a_declaration_moves_it() {
+    let text = "define void @f() {\n  ret void\n}\n\n@a = global i32 1\n";
+    let mut m = Module::parse("g.ll", text).unwrap();
+    m.add_string_global("s", b"1\0", 0);
+    let ty = m.types_mut().function(TypeId::VOID, &[], false);
+    m.declare_function("h", ty).unwrap();
+    m.add_string_global("t", b"2\0", 0);
+    let printed = String::from_utf8(m.print()).unwrap();
+    let at = |what: &str| {
+        printed
+            .find(what)
+            .unwrap_or_else(|| panic!("{what}: {printed}"))
+    };
+    assert!(
+        at("define void @f()") < at("declare void @h()"),
+        "{printed}"
+    );
+    assert!(at("declare void @h()") < at("@a = global"), "{printed}");
+    assert!(at("@a = global") < at("@s = private"), "{printed}");
+    assert!(at("@s = private") < at("@t = private"), "{printed}");
+}
+
 #[test]
 fn quoted_names_and_named_blocks() {
     let text = "define void @\"a b\"(i32 %\"x y\") {\n\"entry block\":\n  %\"sum 1\" = add i32 %\"x y\", 1\n  br label %\"next\"\nnext:\n  ret void\n}\n";
