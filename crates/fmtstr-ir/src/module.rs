@@ -284,9 +284,9 @@ pub(crate) struct FuncData {
 /// The values a function's edits replaced, each with what now stands for it: the debug
 /// records are text, and print the replacement where they name a replaced value. A value
 /// replaced twice keeps its first replacement; the values replaced by one that is itself
-/// replaced follow it. Both maps keep a replacement O(1) amortized, where a list searched
-/// per replacement made a function with many (one per printf call whose result is used,
-/// or per call `--prefix` rewrites) quadratic.
+/// replaced follow it. With both maps a replacement costs O(log n) amortized, where a list
+/// searched per replacement made a function with many (one per printf call whose result is
+/// used, or per call `--prefix` rewrites) quadratic.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct RecordSubst {
     to: FxHashMap<Value, Value>,

@@ -56,7 +56,7 @@ pub mod strip;
 
 use std::time::{Duration, Instant};
 
-use fmtstr_ir::{EditError, GlobalId, Module};
+use fmtstr_ir::{EditError, Module};
 use fmtstr_meta::Table;
 
 pub use amdgpu::{LgcForm, Stage};
@@ -384,15 +384,5 @@ pub(crate) fn remove_declaration_if_unused(
             }
         }
     }
-    Ok(())
-}
-
-/// Removes those of `candidates` (globals) that nothing refers to any more (one pass over the
-/// module for all of them: [`Module::remove_unused_globals`]).
-pub(crate) fn remove_globals_if_unused(
-    module: &mut Module,
-    candidates: &[GlobalId],
-) -> Result<(), EditError> {
-    module.remove_unused_globals(candidates)?;
     Ok(())
 }

@@ -227,5 +227,6 @@ pub(crate) fn apply(
     }
     // The old formats go where nothing else refers to them.
     let old: Vec<GlobalId> = globals.keys().map(|&(g, _, _)| g).collect();
-    crate::remove_globals_if_unused(module, &old)
+    module.remove_unused_globals(&old)?;
+    Ok(())
 }

@@ -446,7 +446,7 @@ pub(crate) fn apply(
     }
     crate::remove_printf_if_unused(module)?;
     crate::remove_declaration_if_unused(module, crate::extract::LGC_DEBUG_PRINTF)?;
-    crate::remove_globals_if_unused(module, &old_globals)?;
+    module.remove_unused_globals(&old_globals)?;
 
     // The PAL metadata: the document with its table replaced, or a new one (none when every
     // call was disabled and the module had none: LLPC writes none then either).

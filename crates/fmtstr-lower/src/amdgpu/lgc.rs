@@ -193,7 +193,8 @@ pub(crate) fn apply(
         retire(module, call, zero)?;
     }
     crate::remove_printf_if_unused(module)?;
-    crate::remove_globals_if_unused(module, &old_globals)
+    module.remove_unused_globals(&old_globals)?;
+    Ok(())
 }
 
 /// Removes the original call; uses of its result become `zero`.
