@@ -2,7 +2,6 @@
 //! the PTX llc wrote.
 
 use std::fmt::Write as _;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
@@ -12,7 +11,7 @@ use fmtstr_nvptx::ptx;
 use serde::Serialize;
 
 use crate::nvptx_config::NvptxArgs;
-use crate::output::print_json;
+use crate::output::{print, print_json};
 use crate::Outcome;
 
 /// Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module.
@@ -141,7 +140,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.json {
         print_json(&Report { plan: &plan, check })?;
     } else {
-        print!("{}", render(&plan, check.as_ref()));
+        print(render(&plan, check.as_ref()))?;
     }
     Ok(if clean {
         Outcome::Clean
@@ -151,20 +150,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 }
 
 fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
-    if path.as_os_str() == "-" {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read the module from stdin")?;
-        return Ok(("<stdin>".to_owned(), bytes));
-    }
-    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-    Ok((path.display().to_string(), bytes))
+    let bytes = fmtstr_fs::Input::read(path)?.into_bytes();
+    Ok((fmtstr_fs::input::name_of(path), bytes))
 }
 
 fn check(plan: &Plan, path: &Path, filtered: bool) -> anyhow::Result<CheckReport> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let bytes = fmtstr_fs::Input::read(path)?.into_bytes();
+    let text = String::from_utf8(bytes)
+        .with_context(|| format!("{} is not PTX: it is not UTF-8 text", path.display()))?;
     let functions = ptx::read(&text);
     // A module of globals alone compiles to PTX without functions, and its empty plan agrees;
     // a file without a `.target` directive is not PTX at all.

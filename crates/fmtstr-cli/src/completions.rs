@@ -1,8 +1,5 @@
 //! `fmtstr completions SHELL`: the shell's completion script on stdout.
 
-use std::io::Write;
-
-use anyhow::Context;
 use clap_complete::Shell;
 
 use crate::Outcome;
@@ -31,9 +28,6 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut crate::command(), "fmtstr", &mut script);
-    std::io::stdout()
-        .lock()
-        .write_all(&script)
-        .context("cannot write to stdout")?;
+    crate::output::print(script)?;
     Ok(Outcome::Clean)
 }

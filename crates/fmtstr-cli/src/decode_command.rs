@@ -170,7 +170,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
 fn vprintf(format: &str, raw: bool, path: &Path) -> anyhow::Result<Outcome> {
     let bytes = diagnostics::format_bytes(format, raw)?;
     let format = Format::parse(&bytes).map_err(|error| diagnostics::parse_error(&bytes, &error))?;
-    let buffer = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let buffer = fmtstr_fs::Input::read(path)?.into_bytes();
     let mut text = Vec::new();
     fmtstr_decode::vprintf::render_vprintf(&format, &buffer, &mut text)
         .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;

@@ -3,7 +3,7 @@
 use fmtstr_meta::{escape, FormatId};
 use serde::Serialize;
 
-use crate::output::print_json;
+use crate::output::{print, print_json};
 use crate::Outcome;
 
 /// Print the 48-bit format-string ID of each STRING.
@@ -50,9 +50,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.json {
         print_json(&hashed)?;
     } else {
+        let mut text = String::new();
         for entry in &hashed {
-            println!("{}  {:>15}  \"{}\"", entry.hex, entry.id, entry.string);
+            text.push_str(&format!(
+                "{}  {:>15}  \"{}\"\n",
+                entry.hex, entry.id, entry.string
+            ));
         }
+        print(text)?;
     }
     Ok(Outcome::Clean)
 }

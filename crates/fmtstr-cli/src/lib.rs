@@ -176,6 +176,8 @@ pub fn main() -> ExitCode {
     match result {
         Ok(Outcome::Clean) => ExitCode::SUCCESS,
         Ok(Outcome::Findings) => ExitCode::from(1),
+        // A reader that stopped early (`| head`): not a failure of this command.
+        Err(error) if output::stdout_closed(&error) => ExitCode::SUCCESS,
         Err(error) => {
             output::report_error(&error);
             ExitCode::from(2)

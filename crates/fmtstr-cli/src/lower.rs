@@ -5,7 +5,7 @@
 //! replaced atomically). A module without printf calls is written back byte for byte.
 
 use std::fmt::Write as _;
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
@@ -16,8 +16,9 @@ use fmtstr_ir::{Module, Shard, SourceText};
 use fmtstr_lower::{lower_shards, Failed, Layout, LgcForm, Options, Stage, Target};
 
 use crate::nvptx_config::NvptxArgs;
-use crate::output::{write_atomically, write_atomically_sized};
 use crate::Outcome;
+use fmtstr_fs::input::Owned;
+use fmtstr_fs::Outputs;
 
 /// Lower the printf calls of an LLVM IR module for a GPU target.
 ///
@@ -68,9 +69,14 @@ pub struct Args {
     /// The module to lower: .ll text, or .bc bitcode (needs llvm-dis); `-` reads stdin.
     #[arg(value_name = "IN")]
     input: PathBuf,
-    /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically.
+    /// Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically,
+    /// together with --emit-strings and --report-json: all are written, or none.
     #[arg(short, long, value_name = "OUT")]
     output: Option<PathBuf>,
+    /// Replace output files that you may not write (say, mode 444) when their directory
+    /// allows it; without --force such a file is left as it is (exit 2).
+    #[arg(long)]
+    force: bool,
     /// The pass to run.
     #[arg(long, value_enum, default_value_t = PassArg::Printf)]
     pass: PassArg,
@@ -189,6 +195,16 @@ enum LayoutArg {
     Slot32,
 }
 
+impl Args {
+    fn replace(&self) -> fmtstr_fs::Replace {
+        if self.force {
+            fmtstr_fs::Replace::Force
+        } else {
+            fmtstr_fs::Replace::IfWritable
+        }
+    }
+}
+
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
     match args.pass {
         PassArg::StructArgs => return run_struct_args(&args),
@@ -197,7 +213,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let target = target(&args)?;
     let reading = Instant::now();
-    let (name, text) = read_input(&args.input)?;
+    let (name, text, input) = read_input(&args.input)?;
     let read = reading.elapsed();
     let prefix = match &args.prefix {
         Some(text) => Some(fmtstr_lower::Prefix::parse(text)?),
@@ -259,17 +275,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             );
         }
     }
+    // The side outputs wait for the module: all are written, or none.
+    let mut outputs = Outputs::new();
     if let Some(path) = &args.report_json {
         let json = report_json(target, &lowered.report, args.only.as_deref());
-        let mut json = serde_json::to_vec_pretty(&json)?;
-        json.push(b'\n');
-        write_atomically(path, &json)?;
+        stage_json(&mut outputs, &args, path, &json)?;
     }
     if let Some(path) = &args.emit_strings {
         let table = lowered.strings.unwrap_or_default();
-        let mut json = serde_json::to_vec_pretty(&table.to_json())?;
-        json.push(b'\n');
-        write_atomically(path, &json)?;
+        stage_json(&mut outputs, &args, path, &table.to_json())?;
     }
     // The output is about as long as the module, and each lowered call adds some text.
     let source = shards.first().map_or(&[][..], |s| s.module.source());
@@ -279,11 +293,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let writing = Instant::now();
     if lowered.calls == 0 {
         // Nothing to lower: the module as it came.
-        write_output(args.output.as_deref(), source.len(), |w| {
+        write_output(&args, outputs, &input, source.len(), |w| {
             w.write_all(source)
         })?;
     } else {
-        write_output(args.output.as_deref(), expected, |mut w| {
+        write_output(&args, outputs, &input, expected, |mut w| {
             Module::write_shards(&shards, &mut w)
         })?;
     }
@@ -503,7 +517,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
             bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
         }
     }
-    let (name, text) = read_input(&args.input)?;
+    let (name, text, input) = read_input(&args.input)?;
     let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
     let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
         anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
@@ -529,13 +543,17 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         return Ok(Outcome::Findings);
     }
     if stripped.calls == 0 {
-        write_output(args.output.as_deref(), module.source().len(), |w| {
+        write_output(args, Outputs::new(), &input, module.source().len(), |w| {
             w.write_all(module.source())
         })?;
     } else {
-        write_output(args.output.as_deref(), module.source().len(), |mut w| {
-            module.write_to(&mut w)
-        })?;
+        write_output(
+            args,
+            Outputs::new(),
+            &input,
+            module.source().len(),
+            |mut w| module.write_to(&mut w),
+        )?;
     }
     Ok(Outcome::Clean)
 }
@@ -559,7 +577,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
             bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");
         }
     }
-    let (name, text) = read_input(&args.input)?;
+    let (name, text, input) = read_input(&args.input)?;
     let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
     let report = fmtstr_nvptx::struct_args::run(&mut module, &args.nvptx.config())
         .map_err(|error| anyhow::anyhow!("{error}\nnothing was written"))?;
@@ -569,11 +587,15 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
     }
     drop(stderr);
     if report.changed() {
-        write_output(args.output.as_deref(), module.source().len(), |mut w| {
-            module.write_to(&mut w)
-        })?;
+        write_output(
+            args,
+            Outputs::new(),
+            &input,
+            module.source().len(),
+            |mut w| module.write_to(&mut w),
+        )?;
     } else {
-        write_output(args.output.as_deref(), module.source().len(), |w| {
+        write_output(args, Outputs::new(), &input, module.source().len(), |w| {
             w.write_all(module.source())
         })?;
     }
@@ -677,21 +699,13 @@ fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
 }
 
 /// The module's name for diagnostics and its text (bitcode goes through llvm-dis).
-fn read_input(path: &Path) -> anyhow::Result<(String, SourceText)> {
-    let stdin = path.as_os_str() == "-";
-    let (name, bytes) = if stdin {
-        let mut bytes = Vec::new();
-        std::io::stdin()
-            .read_to_end(&mut bytes)
-            .context("cannot read the module from stdin")?;
-        ("<stdin>".to_owned(), SourceText::from(bytes))
-    } else {
-        let bytes = read_file(path).with_context(|| format!("cannot read {}", path.display()))?;
-        (path.display().to_string(), bytes)
-    };
+fn read_input(path: &Path) -> anyhow::Result<(String, SourceText, Owned)> {
+    let stdin = fmtstr_fs::input::is_stdin(path);
+    let name = fmtstr_fs::input::name_of(path);
+    let (bytes, input) = read_watched(path)?;
     let bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(b"\xDE\xC0\x17\x0B");
     if !bitcode {
-        return Ok((name, bytes));
+        return Ok((name, bytes, input));
     }
     let Some(llvm_dis) = find_llvm_dis() else {
         bail!(
@@ -727,31 +741,23 @@ fn read_input(path: &Path) -> anyhow::Result<(String, SourceText)> {
             String::from_utf8_lossy(&output.stderr).trim_end()
         );
     }
-    Ok((name, output.stdout.into()))
+    Ok((name, output.stdout.into(), input))
 }
 
-/// A file's bytes. A large one is mapped, not read: copying 40 MB out of the page cache
-/// into fresh memory cost fmtstr more than the whole of `cp` (the kernel zeroes each fresh
-/// page first), and the lowering keeps most of the input as it is.
-pub fn read_file(path: &Path) -> std::io::Result<SourceText> {
+/// A file's bytes (`-`: stdin). A large one is mapped, not read: copying 40 MB out of the
+/// page cache into fresh memory cost fmtstr more than the whole of `cp` (the kernel zeroes
+/// each fresh page first), and the lowering keeps most of the input as it is. The map is
+/// guarded: a file truncated while it is lowered is an error when the output is written.
+pub fn read_file(path: &Path) -> anyhow::Result<SourceText> {
+    Ok(read_watched(path)?.0)
+}
+
+/// [`read_file`], and the input, which tells once the module is lowered whether its file
+/// shrank underneath.
+fn read_watched(path: &Path) -> anyhow::Result<(SourceText, Owned)> {
     const MAP_FROM: u64 = 8 << 20;
-    let file = std::fs::File::open(path)?;
-    let metadata = file.metadata()?;
-    if !metadata.is_file() || metadata.len() < MAP_FROM {
-        return std::fs::read(path).map(SourceText::from);
-    }
-    map_file(&file)
-}
-
-/// The file's pages as they are in the page cache, read-only and shared.
-#[allow(unsafe_code)]
-fn map_file(file: &std::fs::File) -> std::io::Result<SourceText> {
-    // SAFETY: the map is read-only, and the module reads it as bytes only. What mapping
-    // cannot rule out, LLVM's tools (which map their inputs too) cannot either: another
-    // process that truncates the file while fmtstr reads it ends fmtstr with SIGBUS; one
-    // that rewrites it in place can make the output mix old and new text.
-    let map = unsafe { memmap2::MmapOptions::new().populate().map(file)? };
-    Ok(SourceText::new(map))
+    let input = fmtstr_fs::Input::map_from(path, MAP_FROM, true)?.into_owned();
+    Ok((SourceText::new(input.clone()), input))
 }
 
 /// llvm-dis of LLVM 19: in `$FMTSTR_LLVM_BINDIR` when that is set (and only there), else on
@@ -778,23 +784,42 @@ fn find_llvm_dis() -> Option<PathBuf> {
 /// An estimate too large costs nothing: the file is cut to what was written.
 const MAX_TEXT_PER_CALL: usize = 1024;
 
-/// Writes the output to `path` (stdout for none or `-`); `expected`: about how many bytes.
+/// Writes the module to `args.output` (stdout for none or `-`; `expected`: about how many
+/// bytes), then puts it and the side outputs staged in `outputs` in place, all or none, once
+/// the input is known not to have shrunk while it was lowered.
 fn write_output(
-    path: Option<&Path>,
+    args: &Args,
+    mut outputs: Outputs,
+    input: &Owned,
     expected: usize,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
 ) -> anyhow::Result<()> {
-    match path {
+    match args.output.as_deref() {
         Some(path) if path.as_os_str() != "-" => {
-            write_atomically_sized(path, expected as u64, write)
+            outputs.stage(path, args.replace(), expected as u64, write)?;
         }
         _ => {
-            let mut stdout = std::io::BufWriter::with_capacity(1 << 20, std::io::stdout().lock());
-            write(&mut stdout)
-                .and_then(|()| stdout.flush())
-                .context("cannot write the module to stdout")
+            let written = fmtstr_fs::stdout::write_with(write);
+            crate::output::unread_is_fine(written).context("cannot write the module to stdout")?;
         }
     }
+    input.check_unchanged()?;
+    crate::output::commit(outputs)
+}
+
+/// Stages a side output (`--report-json`, `--emit-strings`): JSON and a newline.
+fn stage_json(
+    outputs: &mut Outputs,
+    args: &Args,
+    path: &Path,
+    json: &serde_json::Value,
+) -> anyhow::Result<()> {
+    let mut bytes = serde_json::to_vec_pretty(json)?;
+    bytes.push(b'\n');
+    outputs.stage(path, args.replace(), bytes.len() as u64, |w| {
+        w.write_all(&bytes)
+    })?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! The `fmtstr` binary: the commands live in the library (src/lib.rs), which `cargo xtask man`
 //! also reads to write the man pages.
 
+use std::alloc::GlobalAlloc;
 use std::process::ExitCode;
 
 // mimalloc, not glibc's malloc: on this program's work, the first touch of fresh memory costs
@@ -11,7 +12,39 @@ use std::process::ExitCode;
 // bench's shapes, for 1.5-1.9x the peak memory (113 -> 195 MB on that module). glibc with a
 // single arena was 1.44x slower: its threads wait on each other.
 #[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+static ALLOCATOR: ExitWhenOutOfMemory = ExitWhenOutOfMemory(mimalloc::MiMalloc);
+
+/// mimalloc, and when it has no memory left, exit 2 with a message naming the input and the
+/// size, removing temporary outputs first: Rust's default is an abort (SIGABRT), which a
+/// shell or a build system reports as a crash and which leaves temporary files behind.
+struct ExitWhenOutOfMemory(mimalloc::MiMalloc);
+
+// SAFETY: every call is mimalloc's; a null result, instead of being returned, ends the process.
+#[allow(unsafe_code)]
+unsafe impl GlobalAlloc for ExitWhenOutOfMemory {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        checked(self.0.alloc(layout), layout.size())
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: std::alloc::Layout) -> *mut u8 {
+        checked(self.0.alloc_zeroed(layout), layout.size())
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        self.0.dealloc(ptr, layout)
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        checked(self.0.realloc(ptr, layout, new_size), new_size)
+    }
+}
+
+fn checked(ptr: *mut u8, size: usize) -> *mut u8 {
+    if ptr.is_null() {
+        fmtstr_fs::cleanup::out_of_memory(size);
+    }
+    ptr
+}
 
 fn main() -> ExitCode {
     fmtstr_cli::main()

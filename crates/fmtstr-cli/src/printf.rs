@@ -1,7 +1,6 @@
 //! `fmtstr printf`: render a format with typed arguments exactly as C's printf would.
 
 use std::ffi::OsString;
-use std::io::Write;
 
 use anyhow::{bail, Context};
 use fmtstr_format::{check, Arg, ArgSlot, Format};
@@ -132,9 +131,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     format
         .render(&values, &mut rendered)
         .map_err(|error| anyhow::anyhow!("cannot render FORMAT: {error}"))?;
-    std::io::stdout()
-        .lock()
-        .write_all(&rendered)
-        .context("cannot write to stdout")?;
+    crate::output::print(rendered)?;
     Ok(Outcome::Clean)
 }

@@ -28,8 +28,7 @@ pub fn check(
     json: bool,
 ) -> anyhow::Result<crate::Outcome> {
     use fmtstr_format::Severity;
-    let bytes = std::fs::read(path)
-        .map_err(|error| anyhow::anyhow!("cannot read {}: {error}", path.display()))?;
+    let bytes = fmtstr_fs::Input::read(path)?.into_bytes();
     let module = read(&path.display().to_string(), &bytes)?;
     let mut reports = Vec::with_capacity(module.calls.len());
     let mut with_findings = 0;

@@ -70,7 +70,7 @@
 //! size. [`stream::run_bounded`] cuts the written area into entry-aligned windows (ending by
 //! size and by their formats' text bounds, since 3 dwords can print 64 KiB) and renders them
 //! on a thread pool, handing text back in buffer order with a bounded number of windows in
-//! flight. [`Mapped`] maps a file and gives decoded pages back to the kernel.
+//! flight (the caller can give each decoded window's pages back to the kernel).
 
 mod buffer;
 mod decoder;
@@ -78,7 +78,6 @@ pub mod encode;
 mod formats;
 pub mod hsa;
 pub mod lines;
-mod map;
 mod plan;
 pub mod stream;
 pub mod vprintf;
@@ -89,5 +88,4 @@ pub use buffer::{
 };
 pub use decoder::{Decoder, Interpreted, Problem, ProblemKind, STRING_PLACEHOLDER};
 pub use formats::{quoted, Compiled, FormatNote, Formats, Known};
-pub use map::Mapped;
 pub use stream::{decode_text, decode_to_vec, Options, TextChunk};

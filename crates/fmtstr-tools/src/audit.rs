@@ -380,6 +380,7 @@ fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
     BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         buffer.clear();
+        fmtstr_fs::cleanup::set_input(input.path.as_os_str().as_encoded_bytes());
         let read =
             std::fs::File::open(&input.path).and_then(|mut opened| opened.read_to_end(&mut buffer));
         match read {

@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use std::sync::Mutex;
 
 use fmtstr_decode::stream::{self, Options as StreamOptions, Stats};
-use fmtstr_decode::{Buffer, Formats, Mapped, Problem, ProblemKind};
+use fmtstr_decode::{Buffer, Formats, Problem, ProblemKind};
 use fmtstr_meta::Table;
 
 use crate::{Error, Source};
@@ -90,6 +90,12 @@ pub fn decode(
     out: &mut dyn Write,
     warnings: &mut dyn Write,
 ) -> Result<Summary, Error> {
+    // Each table is read once: a pipe (`--elf <(...)`) cannot be read twice, and the tables
+    // are looked at once for HSA entries and once for PAL ones.
+    let elf_bytes = read_all(elfs)?;
+    let string_bytes = read_all(strings)?;
+    let elfs = &in_memory(&elf_bytes);
+    let strings = &in_memory(&string_bytes);
     let stats = matches!(options.output, Output::Stats | Output::StatsJson);
     if elfs.is_empty() && strings.is_empty() && !stats {
         return Err(Error::input(
@@ -192,28 +198,42 @@ pub fn decode(
         }
     };
     written.and_then(|()| out.flush()).map_err(Error::Write)?;
+    opened.check_unchanged()?;
     warnings.finish()?;
     Ok(Summary {
         warnings: warnings.count,
     })
 }
 
+/// Every source's name and bytes.
+fn read_all(sources: &[Source<'_>]) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    sources
+        .iter()
+        .map(|source| Ok((source.name(), source.read()?.into_owned())))
+        .collect()
+}
+
+fn in_memory(read: &[(String, Vec<u8>)]) -> Vec<Source<'_>> {
+    read.iter()
+        .map(|(name, bytes)| Source::Bytes { name, bytes })
+        .collect()
+}
+
 /// The buffer's bytes: a file is mapped (and decoded pages given back to the kernel), bytes in
 /// memory are used as they are.
 enum OpenedBuffer<'a> {
-    Mapped(Mapped),
+    Mapped(fmtstr_fs::Input),
     Bytes(&'a [u8]),
 }
 
 impl<'a> OpenedBuffer<'a> {
     fn open(source: &Source<'a>) -> Result<OpenedBuffer<'a>, Error> {
         match source {
-            Source::Path(path) => Mapped::open(path)
-                .map(OpenedBuffer::Mapped)
-                .map_err(|source| Error::Read {
-                    path: path.display().to_string(),
-                    source,
-                }),
+            // Mapped from the first byte: a buffer is decoded in constant memory, whatever
+            // its size. A pipe or `-` is read.
+            Source::Path(path) => Ok(OpenedBuffer::Mapped(fmtstr_fs::Input::map_from(
+                path, 1, false,
+            )?)),
             Source::Bytes { bytes, .. } => Ok(OpenedBuffer::Bytes(bytes)),
         }
     }
@@ -228,6 +248,14 @@ impl<'a> OpenedBuffer<'a> {
     fn release(&self, range: std::ops::Range<usize>) {
         if let OpenedBuffer::Mapped(mapped) = self {
             mapped.release(range);
+        }
+    }
+
+    /// An error when the file shrank while it was decoded: what was printed of it is void.
+    fn check_unchanged(&self) -> Result<(), Error> {
+        match self {
+            OpenedBuffer::Mapped(mapped) => Ok(mapped.check_unchanged()?),
+            OpenedBuffer::Bytes(_) => Ok(()),
         }
     }
 }

@@ -39,14 +39,7 @@ impl<'a> Source<'a> {
     /// The whole input (a file is read; bytes are borrowed).
     pub fn read(&self) -> Result<Cow<'a, [u8]>, Error> {
         match self {
-            Source::Path(path) => {
-                std::fs::read(path)
-                    .map(Cow::Owned)
-                    .map_err(|source| Error::Read {
-                        path: path.display().to_string(),
-                        source,
-                    })
-            }
+            Source::Path(path) => Ok(Cow::Owned(fmtstr_fs::Input::read(path)?.into_bytes())),
             Source::Bytes { bytes, .. } => Ok(Cow::Borrowed(bytes)),
         }
     }
@@ -77,6 +70,9 @@ pub enum Error {
     /// Writing the output (or the warnings) failed.
     #[error("cannot write the output")]
     Write(#[source] std::io::Error),
+    /// Reading a file failed (its size, a pipe, a file that shrank while read).
+    #[error(transparent)]
+    Files(#[from] fmtstr_fs::Error),
 }
 
 impl Error {

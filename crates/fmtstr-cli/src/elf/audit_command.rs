@@ -3,12 +3,11 @@
 
 use std::io::{IsTerminal, Write};
 
-use anyhow::Context;
 use std::path::PathBuf;
 
 use fmtstr_tools::audit::{self, AuditError, Options, Report};
 
-use crate::output::print_json;
+use crate::output::{print, print_json};
 use crate::Outcome;
 
 /// Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes.
@@ -106,12 +105,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         // Findings read like diagnostics: colored as they are, when stdout is colored.
         Style::Text => {
             let mut stdout = anstream::stdout().lock();
-            for line in report.to_text().lines() {
-                writeln!(stdout, "{}", crate::diagnostics::paint_line(line))
-                    .context("cannot write to stdout")?;
-            }
+            let written = report
+                .to_text()
+                .lines()
+                .try_for_each(|line| writeln!(stdout, "{}", crate::diagnostics::paint_line(line)));
+            let written = written.and_then(|()| stdout.flush());
+            crate::output::unread_is_fine(written.map_err(fmtstr_fs::stdout::classify))?;
         }
-        Style::Github => print!("{}", report.to_github()),
+        Style::Github => print(report.to_github())?,
     }
     Ok(if report.clean {
         Outcome::Clean

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use fmtstr_tools::dump::{self, Dumped, Mode};
 use fmtstr_tools::Source;
 
-use crate::output::print_json;
+use crate::output::{print, print_json};
 use crate::Outcome;
 
 /// Print the amdpal.format_strings table of PAL ELF files (HSA code objects' amdhsa.printf, and
@@ -62,7 +62,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     };
     let inputs: Vec<Source<'_>> = args.files.iter().map(|p| Source::Path(p)).collect();
     match dump::dump(&inputs, mode)? {
-        Dumped::Text(text) => print!("{text}"),
+        Dumped::Text(text) => print(text)?,
         Dumped::Json(reports) => print_json(&reports)?,
     }
     Ok(Outcome::Clean)

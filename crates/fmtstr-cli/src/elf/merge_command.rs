@@ -33,7 +33,7 @@ use crate::Outcome;
 #[command(after_help = "Examples:
   ld.lld -shared vs.o ps.o -o pipeline.elf && fmtstr merge pipeline.elf --in-place
   fmtstr merge pipeline.elf vs.elf ps.elf -o pipeline.merged.elf
-  fmtstr merge pipeline.elf vs.elf ps.elf --in-place
+  fmtstr merge pipeline.elf vs.elf ps.elf      (no -o: pipeline.elf is replaced)
   fmtstr merge pipeline.elf a.elf b.elf --on-collision keep-first -o out.elf
 
 Findings name both sources:
@@ -88,6 +88,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         .chain(args.inputs.iter().map(PathBuf::as_path))
         .collect();
     let target = args.destination.target(&args.base, &paths)?;
+    let _lock = target.lock()?;
     let inputs: Vec<Source<'_>> = args.inputs.iter().map(|p| Source::Path(p)).collect();
     let merged = merge::merge(&Source::Path(&args.base), &inputs, &options)?;
     let mut stderr = crate::diagnostics::stderr();
@@ -98,6 +99,6 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let Some(image) = merged.image else {
         return Ok(Outcome::Findings);
     };
-    write_atomically(&target, &image)?;
+    write_atomically(&target.path, &image, target.replace)?;
     Ok(Outcome::Clean)
 }

@@ -356,7 +356,7 @@ fn merge_collisions_and_conflicts_write_nothing() {
 }
 
 #[test]
-fn in_place_is_the_only_way_to_modify_an_input() {
+fn an_input_changes_only_when_no_output_is_named() {
     let dir = scratch();
     let base = dir.path().join("base.elf");
     std::fs::copy(sample("compute.elf"), &base).expect("copy");
@@ -387,8 +387,20 @@ fn in_place_is_the_only_way_to_modify_an_input() {
         .map(|e| e.unwrap().file_name())
         .collect();
     assert_eq!(left.len(), 1, "{left:?}");
-    // Neither -o nor --in-place is a usage error.
-    run([Path::new("merge"), &base, &sample("graphics.elf")]).expect_code(2);
+    // Neither -o nor --in-place: the input is replaced, as llvm-objcopy does.
+    let before = std::fs::read(&base).expect("read");
+    run([Path::new("merge"), &base, &sample("graphics.elf")]).expect_code(0);
+    assert_eq!(
+        std::fs::read(&base).expect("read"),
+        before,
+        "merging again adds nothing"
+    );
+    run([Path::new("merge"), &base, &sample("collision.elf")]).expect_code(1);
+    assert_eq!(
+        std::fs::read(&base).expect("read"),
+        before,
+        "a collision writes nothing"
+    );
 }
 
 #[test]

@@ -6,6 +6,7 @@ mod cli_help;
 mod color;
 mod decode_commands;
 mod elf_commands;
+mod faults;
 mod format_commands;
 mod hsa_commands;
 mod linked_commands;

@@ -1,0 +1,241 @@
+//! Every output of a command, written completely or not at all.
+//!
+//! [`Outputs::stage`] writes one output into a temporary file in its target's directory and
+//! syncs it; [`Outputs::commit`] renames every staged file into place, then syncs the
+//! directories, so that no output appears unless all of them were written, and a crash after
+//! a command's exit 0 cannot leave an empty file. Dropping an `Outputs` that was not committed
+//! removes its temporary files (signals and out-of-memory exits do too: `cleanup`).
+//!
+//! What a replaced file keeps: its mode, owner and group (the owner only where this process
+//! may change it: a warning says when it could not); a symbolic link stays a link to the
+//! replaced file. A hard link is broken: the name gets a new file, as with `sed -i`. A file
+//! the caller may not write is not replaced unless [`Replace::Force`] says so. A new file gets
+//! the mode the umask gives (0666 less the umask). A device or a pipe (`/dev/null`, a FIFO)
+//! is written directly when staged, as there is nothing to rename over.
+
+use std::fs::{File, Metadata};
+use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::cleanup::{self, Registered};
+use crate::Error;
+
+/// Whether a file the caller may not write may be replaced.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Replace {
+    /// Refuse (exit 2 in the CLI), as editors do.
+    #[default]
+    IfWritable,
+    /// Replace it anyway (the directory's permissions decide), as `--force` asks.
+    Force,
+}
+
+/// Outputs staged and not yet in place.
+#[derive(Debug, Default)]
+pub struct Outputs {
+    staged: Vec<Staged>,
+    warnings: Vec<String>,
+}
+
+#[derive(Debug)]
+struct Staged {
+    temporary: tempfile::NamedTempFile,
+    target: PathBuf,
+    _registered: Registered,
+}
+
+/// Writes `bytes` to `path` completely or not at all (one output: see [`Outputs`]).
+pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<Vec<String>, Error> {
+    let mut outputs = Outputs::new();
+    outputs.stage(path, replace, bytes.len() as u64, |w| w.write_all(bytes))?;
+    outputs.commit()
+}
+
+impl Outputs {
+    pub fn new() -> Outputs {
+        Outputs::default()
+    }
+
+    /// Writes one output, of about `expected` bytes, through `write` into a temporary file
+    /// beside `path` (or straight into `path` when it is a device or a pipe).
+    pub fn stage(
+        &mut self,
+        path: &Path,
+        replace: Replace,
+        expected: u64,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<(), Error> {
+        let write_error = |source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        let existing = std::fs::metadata(path).ok();
+        if let Some(metadata) = existing.as_ref().filter(|m| !m.is_file()) {
+            if metadata.is_dir() {
+                return Err(write_error(io::Error::new(
+                    io::ErrorKind::IsADirectory,
+                    "it is a directory; name a file",
+                )));
+            }
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(path)
+                .map_err(write_error)?;
+            let mut writer = io::BufWriter::with_capacity(1 << 20, file);
+            return write(&mut writer)
+                .and_then(|()| writer.flush())
+                .map_err(write_error);
+        }
+        // A symbolic link stays one: its target is replaced.
+        let target = match &existing {
+            Some(_) if path.is_symlink() => {
+                std::fs::canonicalize(path).map_err(|source| Error::Replace {
+                    path: path.to_path_buf(),
+                    source,
+                })?
+            }
+            _ => path.to_path_buf(),
+        };
+        if let Some(metadata) = &existing {
+            if replace == Replace::IfWritable && !writable(&target) {
+                return Err(Error::NotWritable {
+                    path: path.to_path_buf(),
+                    mode: metadata.permissions().mode() & 0o7777,
+                });
+            }
+        }
+        let directory = match target.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+        cleanup::remove_stale(&directory);
+        let mut builder = tempfile::Builder::new();
+        let prefix = format!("{}{}-", cleanup::PREFIX, std::process::id());
+        builder.prefix(&prefix).suffix(cleanup::SUFFIX);
+        if existing.is_none() {
+            // Created with 0666: the kernel takes the umask off, as for any new file.
+            builder.permissions(std::fs::Permissions::from_mode(0o666));
+        }
+        let temporary =
+            builder
+                .tempfile_in(&directory)
+                .map_err(|source| Error::CreateTemporary {
+                    path: path.to_path_buf(),
+                    directory: directory.clone(),
+                    source,
+                })?;
+        let registered = cleanup::register(temporary.path());
+        let temporary_error = |source| Error::Write {
+            path: path.to_path_buf(),
+            source,
+        };
+        const ALLOCATE_FROM: u64 = 1 << 20;
+        // The blocks at once: on ext4, writing 42 MB into blocks not yet allocated took
+        // 12 ms, 9.5 ms into allocated ones (the allocation included).
+        let allocated = expected >= ALLOCATE_FROM
+            && rustix::fs::fallocate(
+                temporary.as_file(),
+                rustix::fs::FallocateFlags::empty(),
+                0,
+                expected,
+            )
+            .is_ok();
+        let mut writer = io::BufWriter::with_capacity(1 << 20, temporary);
+        write(&mut writer)
+            .and_then(|()| writer.flush())
+            .map_err(temporary_error)?;
+        let temporary = writer
+            .into_inner()
+            .map_err(|error| temporary_error(error.into_error()))?;
+        let file = temporary.as_file();
+        if allocated {
+            // Fewer bytes than allocated: the rest goes.
+            let written = io::Seek::stream_position(&mut &*file).map_err(temporary_error)?;
+            if written < expected {
+                file.set_len(written).map_err(temporary_error)?;
+            }
+        }
+        if let Some(metadata) = &existing {
+            if let Some(warning) = keep_owner_and_mode(file, metadata, path) {
+                self.warnings.push(warning);
+            }
+        }
+        file.sync_all().map_err(temporary_error)?;
+        self.staged.push(Staged {
+            temporary,
+            target,
+            _registered: registered,
+        });
+        Ok(())
+    }
+
+    /// Renames every staged output into place and syncs their directories; returns the
+    /// warnings about what a replaced file could not keep.
+    pub fn commit(self) -> Result<Vec<String>, Error> {
+        let mut directories: Vec<PathBuf> = Vec::new();
+        for staged in self.staged {
+            let target = staged.target;
+            staged
+                .temporary
+                .persist(&target)
+                .map_err(|error| Error::Replace {
+                    path: target.clone(),
+                    source: error.error,
+                })?;
+            let directory = match target.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+                _ => PathBuf::from("."),
+            };
+            if !directories.contains(&directory) {
+                directories.push(directory);
+            }
+        }
+        for directory in directories {
+            // A directory that cannot be opened for a sync (no read permission) still got
+            // its rename: the sync only hurries it to the disk.
+            if let Ok(handle) = File::open(&directory) {
+                let _ = handle.sync_all();
+            }
+        }
+        Ok(self.warnings)
+    }
+}
+
+/// Whether this process may write `path` (for root, always, as for editors).
+fn writable(path: &Path) -> bool {
+    rustix::fs::access(path, rustix::fs::Access::WRITE_OK).is_ok()
+}
+
+/// Gives the temporary file the replaced file's owner, group and mode; a warning when the
+/// owner or group could not be kept.
+fn keep_owner_and_mode(file: &File, old: &Metadata, path: &Path) -> Option<String> {
+    let mut warning = None;
+    let (uid, gid) = (old.uid(), old.gid());
+    let mine = file.metadata().ok();
+    let same = mine
+        .as_ref()
+        .is_some_and(|m| m.uid() == uid && m.gid() == gid);
+    if !same {
+        let owner = rustix::fs::Uid::from_raw(uid);
+        let group = rustix::fs::Gid::from_raw(gid);
+        if rustix::fs::fchown(file, Some(owner), Some(group)).is_err() {
+            // Not root: a group the caller belongs to can still be kept.
+            let group_kept = rustix::fs::fchown(file, None, Some(group)).is_ok();
+            warning = Some(format!(
+                "fmtstr: warning: {} belonged to uid {uid}{}; the new file belongs to you, as \
+                 only root may give a file away",
+                path.display(),
+                if group_kept {
+                    String::new()
+                } else {
+                    format!(" and gid {gid}")
+                }
+            ));
+        }
+    }
+    // After the owner: a change of owner clears the set-user-ID and set-group-ID bits.
+    let mode = old.permissions().mode() & 0o7777;
+    let _ = file.set_permissions(std::fs::Permissions::from_mode(mode));
+    warning
+}
