@@ -31,7 +31,9 @@
 //!   all, so nothing in the record says it was there: the reader takes the next argument's bytes
 //!   for it (rocclr does the same);
 //! - a format that is not a compile-time constant (bit 1 clear) is stored in the record instead
-//!   of the hash, as a `%s` string is, and the arguments follow it.
+//!   of the hash, as a `%s` string is, and the arguments follow it. clang cannot see its `%s`
+//!   conversions then, so their arguments are stored as 8-byte pointers: no reader can print
+//!   those strings (rocclr prints the pointer's bytes as text); fmtstr marks such a record.
 //!
 //! Every record is therefore 4 bytes more than a multiple of 8. `__printf_alloc` (ROCm device
 //! libraries, `ockl`) is the one the OpenCL path uses, over the same buffer: an 8-byte header
@@ -193,7 +195,7 @@ pub fn decode(bytes: &[u8], formats: &HipFormats) -> Result<HsaDecoded, HsaBuffe
                 break;
             };
             match parsed {
-                Ok(parsed) => render(parsed, &body[8..], &mut decoded.text),
+                Ok(parsed) => render(parsed, &body[8..], true, &mut decoded.text),
                 Err(error) => Err(format!("its format does not parse: {error}")),
             }
             .map_err(|message| {
@@ -221,7 +223,7 @@ pub fn decode(bytes: &[u8], formats: &HipFormats) -> Result<HsaDecoded, HsaBuffe
 fn inline_format(body: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     let (format, taken) = string(body).ok_or("the format's bytes have no NUL in the record")?;
     let parsed = Format::parse(format).map_err(|e| format!("its format does not parse: {e}"))?;
-    render(&parsed, &body[taken..], out)
+    render(&parsed, &body[taken..], false, out)
 }
 
 /// A `%s` string at the start of `bytes`: its bytes before the NUL, and the bytes it takes
@@ -231,8 +233,15 @@ fn string(bytes: &[u8]) -> Option<(&[u8], usize)> {
     Some((&bytes[..len], (len + 1).div_ceil(8) * 8))
 }
 
-/// Renders the arguments `args` (the record after its hash or format) with `parsed`.
-fn render(parsed: &Format, args: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
+/// Renders the arguments `args` (the record after its hash or format) with `parsed`; a `%s`
+/// argument is the string's bytes when `strings_inline` (the format was a constant), else the
+/// pointer clang stored for it.
+fn render(
+    parsed: &Format,
+    args: &[u8],
+    strings_inline: bool,
+    out: &mut Vec<u8>,
+) -> Result<(), String> {
     let specs: Vec<&Spec> = parsed.specs().collect();
     let mut values: Vec<Arg<'_>> = Vec::with_capacity(specs.len());
     let mut offset = 0usize;
@@ -249,7 +258,25 @@ fn render(parsed: &Format, args: &[u8], out: &mut Vec<u8>) -> Result<(), String>
                 index + 1
             ));
         }
-        if spec.is_some_and(|spec| spec.class() == ArgClass::String) {
+        let is_string = spec.is_some_and(|spec| spec.class() == ArgClass::String);
+        if is_string && !strings_inline {
+            let pointer = rest.get(..8).map_or_else(
+                || "no pointer".to_owned(),
+                |bytes| {
+                    format!(
+                        "{:#x}",
+                        u64::from_le_bytes(bytes.try_into().expect("8 bytes"))
+                    )
+                },
+            );
+            return Err(format!(
+                "argument {} is a %s of a format the compiler could not see, so clang stored the \
+                 string's address ({pointer}), not its characters: it cannot be printed (give \
+                 printf a constant format to have strings copied)",
+                index + 1
+            ));
+        }
+        if is_string {
             let Some((text, taken)) = string(rest) else {
                 return Err(format!(
                     "argument {} (a %s string) has no NUL in the {} bytes left in the record",
@@ -337,16 +364,12 @@ mod tests {
         let second = record(true, &[&slot(8)]);
         let third = record(
             false,
-            &[
-                b"t=%d %s\n\0\0\0\0\0\0\0\0",
-                &slot(42),
-                b"0123456789\0\0\0\0\0\0",
-            ],
+            &[b"t=%d %x\n\0\0\0\0\0\0\0\0", &slot(42), &slot(255)],
         );
         let decoded = decode(&buffer(&[&first, &second, &third]), &formats).expect("decodes");
         assert_eq!(
             String::from_utf8_lossy(&decoded.text),
-            "x=-7 u=255 l=-3 f=2.50 s=hello|   ab|\nnone\nt=42 0123456789\n"
+            "x=-7 u=255 l=-3 f=2.50 s=hello|   ab|\nnone\nt=42 ff\n"
         );
         assert_eq!(decoded.records, 3);
         assert!(decoded.problems.is_empty(), "{:?}", decoded.problems);
@@ -385,6 +408,16 @@ mod tests {
         let unterminated = record(true, &[&slot(5), b"abcdefgh"]);
         let decoded = decode(&buffer(&[&unterminated]), &formats).unwrap();
         assert!(decoded.problems[0].message.contains("no NUL"));
+        // A %s of a format the compiler could not see: a pointer, not characters.
+        let formats = HipFormats::new([]);
+        let pointer = record(false, &[b"%d %s\n\0\0", &slot(1), &slot(0x7fff_0000)]);
+        let decoded = decode(&buffer(&[&pointer, &pointer]), &formats).unwrap();
+        assert_eq!(decoded.records, 2);
+        assert!(
+            decoded.problems[1].message.contains("0x7fff0000"),
+            "{:?}",
+            decoded.problems
+        );
         // `used` beyond the file.
         let mut bytes = buffer(&[]);
         bytes[0..4].copy_from_slice(&1000u32.to_le_bytes());
