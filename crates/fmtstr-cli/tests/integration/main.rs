@@ -7,6 +7,7 @@ mod color;
 mod decode_commands;
 mod elf_commands;
 mod format_commands;
+mod hip_commands;
 mod hsa_commands;
 mod linked_commands;
 mod llvm;
