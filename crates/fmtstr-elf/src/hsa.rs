@@ -38,7 +38,9 @@
 //! - FORMAT is the format's bytes as they are: nothing is escaped (a `:`, a `,`, a newline or
 //!   a backslash is itself), so everything after the first `,` is the format;
 //! - one entry is written per call, so a format printed by two calls is listed twice, with the
-//!   same hash: that is not a collision;
+//!   same hash: that is not a collision (though the rocclr source read for this,
+//!   `populateFormatStringHashMap` in ROCm/clr's `rocclr/device/devhcprintf.cpp`, refuses any
+//!   hash seen twice and then prints nothing; fmtstr reads such tables);
 //! - a module whose only printf calls have formats the compiler cannot see gets the one
 //!   placeholder entry `0:0:ffffffff,"Non const format string"` ([`PLACEHOLDER`]); such calls
 //!   carry their format in the buffer.

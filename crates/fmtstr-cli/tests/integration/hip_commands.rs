@@ -477,6 +477,25 @@ fn a_host_run_of_clangs_buffered_printf_decodes_to_what_c_printf_prints() {
         "{}",
         failed.stderr
     );
+    // Records that all name a format whose arguments they do not hold: each is marked, and
+    // since nothing could be printed, the decode fails saying so.
+    let mut hollow = bytes[..8 + first].to_vec();
+    let short = 12u32;
+    hollow[0..4].copy_from_slice(&(2 * short).to_le_bytes());
+    hollow.truncate(8);
+    for _ in 0..2 {
+        hollow.extend_from_slice(&(short << 2 | 2).to_le_bytes());
+        hollow.extend_from_slice(&bytes[12..20]);
+    }
+    let failed = decode(&write("hollow.bin", &hollow)).expect_code(2);
+    assert!(
+        failed
+            .stderr
+            .contains("none of its 2 records could be printed"),
+        "{}",
+        failed.stderr
+    );
+    assert_eq!(failed.stdout_text().matches("<fmtstr: byte").count(), 2);
     // An empty buffer prints nothing, and that is no error.
     let empty = decode(&write("empty.bin", &[0, 0, 0, 0, 0, 0, 0x40, 0])).expect_code(0);
     assert!(empty.stdout.is_empty() && empty.stderr.is_empty());
