@@ -21,6 +21,11 @@
     printf("t%d i%d narrow %hd %hu %hhd %hhu %hhx\n", tid, i, (short)(i * -1000),                \
            (unsigned short)(i * 1000), (signed char)(i * 7), (unsigned char)(i * 9),             \
            (unsigned char)i);                                                                    \
+    printf("t%d i%d more %i %o %X %zu %zd %jd %td\n", tid, i, -i, i * 8, i * 48879u,             \
+           (__SIZE_TYPE__)i * 4096u, (__PTRDIFF_TYPE__)-i, (__INTMAX_TYPE__)i << 40,             \
+           (__PTRDIFF_TYPE__)i * -3);                                                            \
+    printf("t%d i%d upper %E %G %A %F %+.0e\n", tid, i, i * 1e-5, i * 123456.0, -i * 0.75,       \
+           i * 2.5, -1.0 / (i + 3));                                                             \
     printf("t%d i%d double %f %e %g %a %.3f\n", tid, i, i / 7.0, i * 1e10, 1.0 / (i + 1),        \
            i * 0.1, i * 0.25f);                                                                  \
     printf("t%d i%d width [%8d] [%-8d] [%08.3f] [%+d] [%5c] [%*d] [%.*f] 100%%\n", tid, i, i,    \

@@ -22,9 +22,11 @@
 //!   code object's `amdhsa.printf` entry `0:0:HASH,FORMAT` maps back to the format;
 //! - every argument that is not a `%s` string takes one 8-byte slot: integers narrower than 64
 //!   bits zero-extended (the conversion's length modifier reads its width back, as `va_arg`
-//!   would), `float` widened to `double`, pointers as their 8 bytes. A value wider than 8
-//!   bytes (a vector, an `__int128`) is stored whole in its own size, which no reader can tell
-//!   from the format: fmtstr reads the format's slots and says when they do not fill the record;
+//!   would), `float` widened to `double`, pointers as their 8 bytes. Any other value is stored
+//!   as it is, in its own size rounded up to 8: a `float2` vector as two floats in one slot, an
+//!   `int4` or an `__int128` in 16 bytes (clang 19 warns with -Wformat; `%v` is refused in HIP).
+//!   No reader can tell that from the format: fmtstr reads one slot per conversion, as rocclr
+//!   does;
 //! - a `%s` argument is its bytes, the NUL, and zeros up to a multiple of 8: a string constant
 //!   is stored word by word, a string the compiler cannot see is copied by a strlen loop and a
 //!   `memcpy` (the padding then is whatever the buffer held). A null pointer takes no bytes at

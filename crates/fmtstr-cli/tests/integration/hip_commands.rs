@@ -414,7 +414,7 @@ fn a_host_run_of_clangs_buffered_printf_decodes_to_what_c_printf_prints() {
     );
     assert!(decoded.stdout == expected);
     assert!(decoded.stderr.is_empty(), "{}", decoded.stderr);
-    assert_eq!(expected.iter().filter(|b| **b == b'\n').count(), 360);
+    assert_eq!(expected.iter().filter(|b| **b == b'\n').count(), 440);
 
     // Eight threads racing for the buffer: each thread's lines, in its order.
     let host = checked(Command::new(at("host")).args(["8", "200"]));
