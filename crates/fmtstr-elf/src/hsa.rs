@@ -310,6 +310,36 @@ fn parse_table(value: &Value) -> Result<PrintfTable, HsaError> {
     })
 }
 
+/// Whether the document is an HSA code object's (it has `amdhsa.version`).
+pub fn is_code_object(document: &Document<'_>) -> bool {
+    matches!(document.value_of("amdhsa.version"), Ok(Some(_)))
+}
+
+/// Whether a kernel of the code object takes a hostcall buffer (an argument whose
+/// `.value_kind` is `hidden_hostcall_buffer`). HIP's default printf (`-mprintf-kind=hostcall`)
+/// sends its calls through it to the runtime, which prints them as the kernel runs: it writes
+/// no `amdhsa.printf` table and leaves no buffer to decode. (A kernel compiled at -O0 takes the
+/// buffer whether or not it prints.)
+pub fn takes_hostcall_buffer(document: &Document<'_>) -> bool {
+    let Ok(Some(Value::Array(kernels))) = document.value_of("amdhsa.kernels") else {
+        return false;
+    };
+    let field = |map: &Value, name: &str| -> Option<Value> {
+        let Value::Map(pairs) = map else { return None };
+        pairs
+            .iter()
+            .find(|(key, _)| key.as_str() == Some(name))
+            .map(|(_, value)| value.clone())
+    };
+    kernels.iter().any(|kernel| match field(kernel, ".args") {
+        Some(Value::Array(args)) => args.iter().any(|arg| {
+            field(arg, ".value_kind").and_then(|kind| kind.as_str().map(str::to_owned))
+                == Some("hidden_hostcall_buffer".to_owned())
+        }),
+        _ => false,
+    })
+}
+
 /// Parses one `0:0:HASH,FORMAT` string (entry `index` of the array) of HIP's buffered printf.
 pub fn parse_buffered_entry(index: usize, bytes: &[u8]) -> Result<BufferedEntry, HsaError> {
     let raw = String::from_utf8_lossy(bytes).into_owned();

@@ -112,7 +112,7 @@ pub fn dump(inputs: &[Source<'_>], mode: Mode) -> Result<Dumped, Error> {
                 match &hsa {
                     Some(entries) if table.is_none() => describe_hsa(&mut text, &label, entries),
                     _ => {
-                        describe(&mut text, &label, document.is_some(), table);
+                        describe(&mut text, &label, document, table);
                         if let Some(entries) = &hsa {
                             describe_hsa(&mut text, &label, entries);
                         }
@@ -233,8 +233,28 @@ fn describe_buffered(text: &mut String, label: &str, entries: &[hsa::BufferedEnt
     }
 }
 
-fn describe(text: &mut String, file: &str, has_metadata: bool, table: Option<&Table<'_>>) {
+fn describe(
+    text: &mut String,
+    file: &str,
+    document: Option<&Document<'_>>,
+    table: Option<&Table<'_>>,
+) {
+    let has_metadata = document.is_some();
     let Some(table) = table else {
+        if let Some(document) = document.filter(|d| hsa::is_code_object(d)) {
+            let hostcall = if hsa::takes_hostcall_buffer(document) {
+                ": its kernels take a hostcall buffer, through which HIP's default printf \
+                 (-mprintf-kind=hostcall) is printed by the runtime as the kernel runs; build \
+                 with -mprintf-kind=buffered for a table and a buffer fmtstr reads"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                text,
+                "{file}: HSA code object without amdhsa.printf{hostcall}"
+            );
+            return;
+        }
         let why = if has_metadata {
             "PAL metadata without an amdpal.format_strings table"
         } else {

@@ -40,6 +40,17 @@ fn checked(command: &mut Command) -> Vec<u8> {
 /// (llc, as clang's own `-c` would, without the device link that needs ROCm's libraries) to a
 /// code object. Returns the IR's path and the object's.
 fn compile(clang: &Path, llc: &Path, source: &Path, dir: &Path) -> (PathBuf, PathBuf) {
+    compile_kind(clang, llc, source, dir, "buffered")
+}
+
+/// [`compile`] with `-mprintf-kind=KIND` (`buffered` or `hostcall`, HIP's default).
+fn compile_kind(
+    clang: &Path,
+    llc: &Path,
+    source: &Path,
+    dir: &Path,
+    kind: &str,
+) -> (PathBuf, PathBuf) {
     let ir = dir.join("work.ll");
     checked(
         Command::new(clang)
@@ -50,7 +61,7 @@ fn compile(clang: &Path, llc: &Path, source: &Path, dir: &Path) -> (PathBuf, Pat
                 "--cuda-device-only",
                 "-nogpuinc",
                 "-nogpulib",
-                "-mprintf-kind=buffered",
+                &format!("-mprintf-kind={kind}"),
                 "-O1",
                 "-emit-llvm",
                 "-S",
@@ -205,6 +216,31 @@ fn dump_and_audit_read_the_table_clang_writes_for_hip_buffered_printf() {
     assert_eq!(dumped[0]["amdhsa_printf"][0]["placeholder"], true);
     let report = audit_json(&[&dynamic, &object]);
     assert!(kinds(&report).is_empty(), "{report}");
+
+    // HIP's default, hostcall printf: no table, and nothing to decode; dump and decode say so.
+    let sub = dir.path().join("hostcall");
+    std::fs::create_dir(&sub).unwrap();
+    let (ir, hostcall) = compile_kind(&clang, &llc, &sample("work.hip"), &sub, "hostcall");
+    assert!(std::fs::read_to_string(ir)
+        .unwrap()
+        .contains("@__ockl_printf_begin"));
+    let listing = run([Path::new("dump"), &hostcall])
+        .expect_code(0)
+        .stdout_text();
+    assert!(
+        listing.contains("HSA code object without amdhsa.printf")
+            && listing.contains("hostcall buffer"),
+        "{listing}"
+    );
+    let buffer = sub.join("empty.bin");
+    std::fs::write(&buffer, [0; 8]).unwrap();
+    let failed = run([Path::new("decode"), Path::new("--elf"), &hostcall, &buffer]).expect_code(2);
+    assert!(
+        failed.stderr.contains("without amdhsa.printf")
+            && failed.stderr.contains("-mprintf-kind=buffered"),
+        "{}",
+        failed.stderr
+    );
 }
 
 #[test]

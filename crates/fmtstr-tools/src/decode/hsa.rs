@@ -34,6 +34,7 @@ pub fn formats(
     let mut buffered = Vec::new();
     let mut pal = None;
     let mut kinds: [Option<String>; 2] = [None, None];
+    let mut printless = None;
     for path in elfs {
         let bytes = path.read()?;
         let (_, documents) = crate::parse_linked(path, &bytes)?;
@@ -42,7 +43,11 @@ pub fn formats(
                 pal = Some(path);
             }
             let source = |index: usize| format!("{} amdhsa.printf[{index}]", path.name());
-            match hsa::printf_table(document) {
+            let table = hsa::printf_table(document);
+            if table.is_none() && hsa::is_code_object(document) {
+                printless = Some(path);
+            }
+            match table {
                 Some(Ok(PrintfTable::Numbered(entries))) => {
                     kinds[0] = Some(path.name());
                     numbered.extend(entries.into_iter().enumerate().map(|(index, entry)| {
@@ -90,6 +95,15 @@ pub fn formats(
         }
     }
     if kinds[0].is_none() && kinds[1].is_none() {
+        if let (Some(path), None) = (printless, pal) {
+            return Err(Error::input(format!(
+                "{}: an HSA code object without amdhsa.printf names no printf buffer's records: \
+                 HIP's default printf (-mprintf-kind=hostcall) is printed by the runtime as the \
+                 kernel runs, and leaves nothing to decode; build with -mprintf-kind=buffered \
+                 (or give the code object that has the table)",
+                path.name()
+            )));
+        }
         return Ok(None);
     }
     if !strings.is_empty() || options.output != Output::Text {
