@@ -225,7 +225,7 @@ pub fn decode(bytes: &[u8], formats: &HipFormats) -> Result<HsaDecoded, HsaBuffe
 fn inline_format(body: &[u8], out: &mut Vec<u8>) -> Result<(), String> {
     let (format, taken) = string(body).ok_or("the format's bytes have no NUL in the record")?;
     let parsed = Format::parse(format).map_err(|e| format!("its format does not parse: {e}"))?;
-    render(&parsed, &body[taken..], false, out)
+    render(&parsed, body.get(taken..).unwrap_or_default(), false, out)
 }
 
 /// A `%s` string at the start of `bytes`: its bytes before the NUL, and the bytes it takes
@@ -375,6 +375,28 @@ mod tests {
         );
         assert_eq!(decoded.records, 3);
         assert!(decoded.problems.is_empty(), "{:?}", decoded.problems);
+    }
+
+    #[test]
+    fn random_buffers_never_panic() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(19);
+        let formats = HipFormats::new([format(7, "%d %s %f %*d %c %p\n"), format(8, "%s%s%s")]);
+        for _ in 0..20_000 {
+            let len = rng.gen_range(0..96);
+            let mut bytes: Vec<u8> = (0..len).map(|_| rng.gen()).collect();
+            if bytes.len() >= 8 && rng.gen_bool(0.8) {
+                let used = rng.gen_range(0..=bytes.len() as u32);
+                bytes[0..4].copy_from_slice(&used.to_le_bytes());
+            }
+            if bytes.len() >= 20 && rng.gen_bool(0.5) {
+                let size = (rng.gen_range(1..=(bytes.len() as u32 - 8) / 8) * 8 + 4)
+                    .min(bytes.len() as u32 - 8);
+                bytes[8..12].copy_from_slice(&(size << 2 | 2).to_le_bytes());
+                bytes[12..20].copy_from_slice(&rng.gen_range(7u64..=8).to_le_bytes());
+            }
+            let _ = decode(&bytes, &formats);
+        }
     }
 
     #[test]
