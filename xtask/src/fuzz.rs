@@ -40,6 +40,7 @@ pub const TARGETS: &[&str] = &[
     "decode_amd",
     "decode_vprintf",
     "decode_hsa",
+    "decode_hip",
     "format_glibc",
     "typed_args",
     "spirv",
@@ -381,9 +382,8 @@ fn dictionary(target: &str) -> Option<&'static str> {
     Some(match target {
         "ir_roundtrip" | "ir_lower" => "llvm_ir.dict",
         "elf" | "msgpack" | "merge" => "msgpack.dict",
-        "format_glibc" | "typed_args" | "decode_vprintf" | "decode_amd" | "decode_hsa" => {
-            "printf.dict"
-        }
+        "format_glibc" | "typed_args" | "decode_vprintf" | "decode_amd" | "decode_hsa"
+        | "decode_hip" => "printf.dict",
         _ => return None,
     })
 }
@@ -457,6 +457,7 @@ fn write_seeds(root: &Path, dir: &Path, target: &str) -> anyhow::Result<()> {
             seeds
         }
         "decode_hsa" => vec![hsa_seed()],
+        "decode_hip" => vec![hip_seed()],
         "format_glibc" => printf_cases(&samples)?
             .into_iter()
             .map(|(format, _)| format)
@@ -636,6 +637,39 @@ fn hsa_seed() -> Vec<u8> {
     let mut seed = b"1:4:4:4:8:8:x=%d f=%f l=%ld s=%s|\\n\n2:1:16:v=%v4d\\n\n\n".to_vec();
     seed.extend_from_slice(&(records.len() as u32).to_le_bytes());
     seed.extend_from_slice(&1024u32.to_le_bytes());
+    seed.extend_from_slice(&records);
+    seed
+}
+
+/// Two `amdhsa.printf` entries of HIP's buffered printf, an empty line, and a buffer with a
+/// record of each and one whose format is inline (fmtstr-decode's HIP module: `used`, size,
+/// then per record a control dword `size << 2 | 2`, the format's hash, 8-byte slots).
+fn hip_seed() -> Vec<u8> {
+    let record = |constant: bool, parts: &[&[u8]]| -> Vec<u8> {
+        let body = parts.concat();
+        let control = (4 + body.len() as u32) << 2 | if constant { 2 } else { 0 };
+        [&control.to_le_bytes()[..], &body].concat()
+    };
+    let records = [
+        record(
+            true,
+            &[
+                &0x415b_92be_ca7d_5e27u64.to_le_bytes(),
+                &u64::from(-7i32 as u32).to_le_bytes(),
+                &2.5f64.to_bits().to_le_bytes(),
+                b"hi!\0\0\0\0\0",
+            ],
+        ),
+        record(true, &[&7u64.to_le_bytes()]),
+        record(
+            false,
+            &[b"%d|%x\n\0\0", &5u64.to_le_bytes(), &255u64.to_le_bytes()],
+        ),
+    ]
+    .concat();
+    let mut seed = b"0:0:415b92beca7d5e27,int %d f=%f %s|\n0:0:7,none\n\n".to_vec();
+    seed.extend_from_slice(&(records.len() as u32).to_le_bytes());
+    seed.extend_from_slice(&4096u32.to_le_bytes());
     seed.extend_from_slice(&records);
     seed
 }

@@ -29,6 +29,12 @@ use crate::{diagnostics, Outcome};
 /// record per call: the u32 ID and each argument in the number of bytes its amdhsa.printf
 /// entry gives (LLVM's AMDGPUPrintfRuntimeBinding writes them). An unknown ID or a record past
 /// the end stops decoding with a marker line.
+///
+/// When their entries are HIP's buffered printf (clang -mprintf-kind=buffered,
+/// `0:0:HASH,FORMAT`), each record of the same kind of buffer is a control dword (record size
+/// << 2 | 2), the format's 64-bit hash and one 8-byte slot per argument (a %s: its bytes, NUL
+/// and padding to 8). A control dword no record can have, a record past the header's `used` or
+/// a hash in no table stops decoding with a marker line and exits 2, naming the byte.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr decode printf.bin --elf pipeline.elf             the text, as printf prints it
@@ -37,7 +43,8 @@ use crate::{diagnostics, Outcome};
   fmtstr decode printf.bin --stats                        entries and dwords per format ID
   fmtstr decode printf.bin --elf p.elf --sort prefix      by who printed it (fmtstr lower --prefix)
   fmtstr decode printf.bin --elf p.elf --grep '^\\[block 0,0,0 thread 3,'   one thread's lines
-  fmtstr decode --elf k.o printf.bin                      an OpenCL/HIP (HSA) code object's buffer
+  fmtstr decode --elf k.o printf.bin                      an OpenCL/HIP (HSA) code object's buffer,
+                                                          HIP's -mprintf-kind=buffered included
   fmtstr decode --vprintf 'x=%d y=%f\\n' args.bin          one CUDA vprintf argument buffer
 
 --strings takes the table `fmtstr lower --emit-strings` writes (schemas/format-strings.schema.json).

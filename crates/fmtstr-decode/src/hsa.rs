@@ -1,4 +1,5 @@
-//! The printf buffer of HSA code objects (OpenCL, and HIP's non-hostcall printf on AMD).
+//! The printf buffer of HSA code objects written by OpenCL's printf (numbered records; HIP's
+//! buffered printf, which names formats by hash, is `crate::hip`).
 //!
 //! # Who writes what
 //!

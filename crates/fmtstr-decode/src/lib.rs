@@ -76,6 +76,7 @@ mod buffer;
 mod decoder;
 pub mod encode;
 mod formats;
+pub mod hip;
 pub mod hsa;
 pub mod lines;
 mod plan;

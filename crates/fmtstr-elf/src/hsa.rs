@@ -20,8 +20,39 @@
 //!   character: the runtime reads it that way too, and so does fmtstr.
 //!
 //! The buffer itself is described in `fmtstr_decode::hsa`.
+//!
+//! # HIP's buffered printf: `0:0:HASH,FORMAT`
+//!
+//! HIP code compiled with `-mprintf-kind=buffered` (clang 19 and 22; the IR then has the module
+//! flag `amdgpu_printf_kind` = `"buffered"`) does not go through that pass: clang's printf
+//! lowering (LLVM's `AMDGPUEmitPrintf.cpp`, its buffered path) writes each call's record itself
+//! and names the format by a hash, not by a call number:
+//!
+//! ```text
+//! 0:0:HASH,FORMAT        e.g.  0:0:415b92beca7d5e27,int %d<LF>
+//! ```
+//!
+//! - HASH is the low 64 bits of the MD5 of the format's bytes (without its NUL), that is the
+//!   first 8 bytes of the digest read as a little-endian integer, written in lowercase hex
+//!   *without leading zeros* (1 to 16 digits): [`format_hash`] computes it;
+//! - FORMAT is the format's bytes as they are: nothing is escaped (a `:`, a `,`, a newline or
+//!   a backslash is itself), so everything after the first `,` is the format;
+//! - one entry is written per call, so a format printed by two calls is listed twice, with the
+//!   same hash: that is not a collision (though the rocclr source read for this,
+//!   `populateFormatStringHashMap` in ROCm/clr's `rocclr/device/devhcprintf.cpp`, refuses any
+//!   hash seen twice and then prints nothing; fmtstr reads such tables);
+//! - a module whose only printf calls have formats the compiler cannot see gets the one
+//!   placeholder entry `0:0:ffffffff,"Non const format string"` ([`PLACEHOLDER`]); such calls
+//!   carry their format in the buffer.
+//!
+//! The reader is ROCm's runtime (rocclr: `Kernel::InitPrintf` keeps what follows `0:0:`,
+//! `populateFormatStringHashMap` splits it at the first `,` and reads the hash with
+//! `strtoull(.., 16)`). [`printf_table`] tells the two kinds apart: a table whose entries start
+//! with `0:0:` is HIP's (the pass numbers its calls from 1, so it never writes ID 0).
 
+use fmtstr_format::Format;
 use fmtstr_meta::escape;
+use md5::{Digest, Md5};
 use rmpv::Value;
 
 use crate::Document;
@@ -88,33 +119,260 @@ pub enum HsaError {
         sizes: usize,
         count: u32,
     },
+    #[error(
+        "`{KEY}`[{index}] \"{entry}\": `{text}` is not the hash of a HIP buffered printf entry: \
+         an entry is `0:0:HASH,FORMAT`, HASH 1 to 16 hex digits (the low 64 bits of the \
+         format's MD5, as clang -mprintf-kind=buffered writes it)"
+    )]
+    BadHash {
+        index: usize,
+        entry: String,
+        text: String,
+    },
+    #[error(
+        "`{KEY}`[{index}] \"{entry}\" is {found} entry, but `{KEY}`[0] is {first} one: a table \
+         holds the entries of one printf kind (`ID:N:SIZES:FORMAT` from OpenCL's \
+         AMDGPUPrintfRuntimeBinding, or `0:0:HASH,FORMAT` from HIP's buffered printf)"
+    )]
+    MixedKinds {
+        index: usize,
+        entry: String,
+        found: &'static str,
+        first: &'static str,
+    },
+    #[error(
+        "`{KEY}` holds HIP buffered printf entries (`0:0:HASH,FORMAT`), not numbered ones: read \
+         it with `printf_table`"
+    )]
+    Buffered,
 }
 
-/// The `amdhsa.printf` entries of a metadata document: `None` when the document has no such
-/// key, else every entry or the first one that does not parse.
+impl HsaError {
+    /// The position of the entry in the array, when one entry is at fault.
+    pub fn index(&self) -> Option<usize> {
+        match self {
+            HsaError::NotAnArray { .. } | HsaError::Buffered => None,
+            HsaError::NotAString { index, .. }
+            | HsaError::TooFewFields { index, .. }
+            | HsaError::NotANumber { index, .. }
+            | HsaError::TooManySizes { index, .. }
+            | HsaError::BadHash { index, .. }
+            | HsaError::MixedKinds { index, .. } => Some(*index),
+        }
+    }
+}
+
+/// The prefix of every HIP buffered printf entry.
+pub const BUFFERED_PREFIX: &str = "0:0:";
+
+/// The entry clang writes for a module whose printf formats are all unknown at compile time.
+pub const PLACEHOLDER: &str = "0:0:ffffffff,\"Non const format string\"";
+
+/// The hash HIP's buffered printf names `format` by: the low 64 bits of its MD5 (the first 8
+/// bytes of the digest, little-endian), as LLVM's `MD5Result::low` gives them.
+pub fn format_hash(format: &[u8]) -> u64 {
+    let digest = Md5::digest(format);
+    let mut low = [0u8; 8];
+    low.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(low)
+}
+
+/// One entry of HIP's buffered printf (`0:0:HASH,FORMAT`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferedEntry {
+    /// The hash the buffer's records carry (read from the entry, not computed).
+    pub hash: u64,
+    /// The format's bytes (nothing is escaped in this kind of entry).
+    pub format: Vec<u8>,
+    /// The arguments the format takes (each `*` counts one), `None` when it does not parse.
+    pub argument_count: Option<u32>,
+    /// The entry as written in the metadata.
+    pub raw: String,
+}
+
+impl BufferedEntry {
+    /// Whether this is clang's placeholder for formats unknown at compile time ([`PLACEHOLDER`]).
+    pub fn is_placeholder(&self) -> bool {
+        self.raw == PLACEHOLDER
+    }
+
+    /// Whether the hash is the one the format has ([`format_hash`]).
+    pub fn hash_matches(&self) -> bool {
+        format_hash(&self.format) == self.hash
+    }
+
+    /// The format string as a C literal body.
+    pub fn escaped_format(&self) -> String {
+        escape::escape(&self.format)
+    }
+}
+
+/// An `amdhsa.printf` array, by the printf that wrote it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PrintfTable {
+    /// OpenCL's (and HIP's older non-hostcall) printf: numbered `ID:N:SIZES:FORMAT` entries.
+    Numbered(Vec<PrintfEntry>),
+    /// HIP's buffered printf (`-mprintf-kind=buffered`): `0:0:HASH,FORMAT` entries.
+    Buffered(Vec<BufferedEntry>),
+}
+
+impl PrintfTable {
+    /// The name of the kind, as `fmtstr dump --json` gives it (`printf_kind`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            PrintfTable::Numbered(_) => "numbered",
+            PrintfTable::Buffered(_) => "buffered",
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        match self {
+            PrintfTable::Numbered(entries) => entries.len(),
+            PrintfTable::Buffered(entries) => entries.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// The numbered `amdhsa.printf` entries of a metadata document (OpenCL's kind): `None` when
+/// the document has no such key, else every entry or the first one that does not parse. A table
+/// of HIP's buffered printf is [`HsaError::Buffered`]: [`printf_table`] reads both kinds.
 pub fn printf_entries(document: &Document<'_>) -> Option<Result<Vec<PrintfEntry>, HsaError>> {
+    Some(match printf_table(document)? {
+        Ok(PrintfTable::Numbered(entries)) => Ok(entries),
+        Ok(PrintfTable::Buffered(_)) => Err(HsaError::Buffered),
+        Err(error) => Err(error),
+    })
+}
+
+/// The `amdhsa.printf` table of a metadata document, of either kind: `None` when the document
+/// has no such key, else every entry or the first one that does not parse.
+pub fn printf_table(document: &Document<'_>) -> Option<Result<PrintfTable, HsaError>> {
     // The document was checked when it was parsed, so reading one value cannot fail.
     let value = document.value_of(KEY).ok()??;
-    Some(parse_array(&value))
+    Some(parse_table(&value))
 }
 
-fn parse_array(value: &Value) -> Result<Vec<PrintfEntry>, HsaError> {
+fn parse_table(value: &Value) -> Result<PrintfTable, HsaError> {
     let Value::Array(items) = value else {
         return Err(HsaError::NotAnArray {
             found: value.to_string(),
         });
     };
-    items
+    let mut strings = Vec::with_capacity(items.len());
+    for (index, item) in items.iter().enumerate() {
+        match item {
+            Value::String(text) => strings.push(text.as_bytes()),
+            _ => {
+                return Err(HsaError::NotAString {
+                    index,
+                    found: item.to_string(),
+                })
+            }
+        }
+    }
+    let buffered = |bytes: &[u8]| bytes.starts_with(BUFFERED_PREFIX.as_bytes());
+    let first_is_buffered = strings.first().is_some_and(|bytes| buffered(bytes));
+    let kind = |is_buffered: bool| {
+        if is_buffered {
+            "a HIP buffered printf (`0:0:HASH,FORMAT`)"
+        } else {
+            "a numbered (`ID:N:SIZES:FORMAT`)"
+        }
+    };
+    if let Some(index) = strings
         .iter()
-        .enumerate()
-        .map(|(index, item)| match item {
-            Value::String(text) => parse_entry_bytes(index, text.as_bytes()),
-            _ => Err(HsaError::NotAString {
-                index,
-                found: item.to_string(),
-            }),
-        })
-        .collect()
+        .position(|b| buffered(b) != first_is_buffered)
+    {
+        return Err(HsaError::MixedKinds {
+            index,
+            entry: String::from_utf8_lossy(strings[index]).into_owned(),
+            found: kind(!first_is_buffered),
+            first: kind(first_is_buffered),
+        });
+    }
+    let entries = strings.into_iter().enumerate();
+    Ok(if first_is_buffered {
+        PrintfTable::Buffered(
+            entries
+                .map(|(index, bytes)| parse_buffered_entry(index, bytes))
+                .collect::<Result<_, _>>()?,
+        )
+    } else {
+        PrintfTable::Numbered(
+            entries
+                .map(|(index, bytes)| parse_entry_bytes(index, bytes))
+                .collect::<Result<_, _>>()?,
+        )
+    })
+}
+
+/// Whether the document is an HSA code object's (it has `amdhsa.version`).
+pub fn is_code_object(document: &Document<'_>) -> bool {
+    matches!(document.value_of("amdhsa.version"), Ok(Some(_)))
+}
+
+/// Whether a kernel of the code object takes a hostcall buffer (an argument whose
+/// `.value_kind` is `hidden_hostcall_buffer`). HIP's default printf (`-mprintf-kind=hostcall`)
+/// sends its calls through it to the runtime, which prints them as the kernel runs: it writes
+/// no `amdhsa.printf` table and leaves no buffer to decode. (A kernel compiled at -O0 takes the
+/// buffer whether or not it prints.)
+pub fn takes_hostcall_buffer(document: &Document<'_>) -> bool {
+    let Ok(Some(Value::Array(kernels))) = document.value_of("amdhsa.kernels") else {
+        return false;
+    };
+    let field = |map: &Value, name: &str| -> Option<Value> {
+        let Value::Map(pairs) = map else { return None };
+        pairs
+            .iter()
+            .find(|(key, _)| key.as_str() == Some(name))
+            .map(|(_, value)| value.clone())
+    };
+    kernels.iter().any(|kernel| match field(kernel, ".args") {
+        Some(Value::Array(args)) => args.iter().any(|arg| {
+            field(arg, ".value_kind").and_then(|kind| kind.as_str().map(str::to_owned))
+                == Some("hidden_hostcall_buffer".to_owned())
+        }),
+        _ => false,
+    })
+}
+
+/// Parses one `0:0:HASH,FORMAT` string (entry `index` of the array) of HIP's buffered printf.
+pub fn parse_buffered_entry(index: usize, bytes: &[u8]) -> Result<BufferedEntry, HsaError> {
+    let raw = String::from_utf8_lossy(bytes).into_owned();
+    let Some(rest) = bytes.strip_prefix(BUFFERED_PREFIX.as_bytes()) else {
+        return Err(HsaError::BadHash {
+            index,
+            text: raw.clone(),
+            entry: raw,
+        });
+    };
+    let comma = rest.iter().position(|b| *b == b',');
+    let hex = &rest[..comma.unwrap_or(rest.len())];
+    let hash = comma
+        .filter(|_| !hex.is_empty() && hex.len() <= 16 && hex.iter().all(u8::is_ascii_hexdigit))
+        .and_then(|_| std::str::from_utf8(hex).ok())
+        .and_then(|digits| u64::from_str_radix(digits, 16).ok());
+    let (Some(hash), Some(comma)) = (hash, comma) else {
+        return Err(HsaError::BadHash {
+            index,
+            entry: raw,
+            text: String::from_utf8_lossy(hex).into_owned(),
+        });
+    };
+    let format = rest[comma + 1..].to_vec();
+    let argument_count = Format::parse(&format)
+        .ok()
+        .and_then(|parsed| u32::try_from(parsed.argument_count()).ok());
+    Ok(BufferedEntry {
+        hash,
+        format,
+        argument_count,
+        raw,
+    })
 }
 
 /// Parses one `ID:N:SIZE1:...:SIZEk:FORMAT` string (entry `index` of the array).
@@ -249,5 +507,68 @@ mod tests {
         // A format that is not UTF-8 keeps its bytes.
         let latin1 = parse_entry_bytes(0, b"7:1:4:caf\xe9 %d").expect("parses");
         assert_eq!(latin1.format, b"caf\xe9 %d");
+    }
+
+    #[test]
+    fn buffered_entries_name_their_format_by_its_md5() {
+        // What clang 19 and 22 write for `printf("int %d\n", x)`.
+        let entry = parse_buffered_entry(0, b"0:0:415b92beca7d5e27,int %d\n").expect("parses");
+        assert_eq!(entry.hash, 0x415b_92be_ca7d_5e27);
+        assert_eq!(entry.format, b"int %d\n");
+        assert_eq!(entry.argument_count, Some(1));
+        assert!(entry.hash_matches());
+        assert_eq!(format_hash(b"none\n"), 0xdaf8_63cf_2f15_5b7e);
+        // Nothing is escaped: ':' ',' and a backslash are themselves.
+        let raw = parse_buffered_entry(1, b"0:0:1,a:b, c\\n %*d").expect("parses");
+        assert_eq!(raw.format, b"a:b, c\\n %*d");
+        assert_eq!(raw.argument_count, Some(2));
+        assert!(!raw.hash_matches());
+        let placeholder = parse_buffered_entry(0, PLACEHOLDER.as_bytes()).expect("parses");
+        assert!(placeholder.is_placeholder());
+        assert_eq!(placeholder.hash, 0xffff_ffff);
+        for broken in [
+            &b"0:0:415b92beca7d5e27"[..],
+            b"0:0:,x",
+            b"0:0:xyz,x",
+            b"0:0:10000000000000000,x",
+            b"0:0:-1,x",
+        ] {
+            assert!(
+                matches!(
+                    parse_buffered_entry(0, broken),
+                    Err(HsaError::BadHash { .. })
+                ),
+                "{}",
+                String::from_utf8_lossy(broken)
+            );
+        }
+    }
+
+    #[test]
+    fn a_table_is_of_one_kind() {
+        let table = |entries: &[&str]| {
+            parse_table(&Value::Array(
+                entries.iter().map(|e| Value::from(*e)).collect(),
+            ))
+        };
+        assert!(matches!(
+            table(&["0:0:1,a", "0:0:2,b"]),
+            Ok(PrintfTable::Buffered(entries)) if entries.len() == 2
+        ));
+        assert!(matches!(
+            table(&["1:0:a", "2:0:b"]),
+            Ok(PrintfTable::Numbered(entries)) if entries.len() == 2
+        ));
+        assert!(matches!(table(&[]), Ok(PrintfTable::Numbered(e)) if e.is_empty()));
+        let mixed = table(&["1:0:a", "0:0:1,b"]).unwrap_err();
+        assert!(
+            matches!(mixed, HsaError::MixedKinds { index: 1, .. }),
+            "{mixed}"
+        );
+        assert_eq!(mixed.index(), Some(1));
+        assert!(matches!(
+            table(&["0:0:1,a", "0:0:zz,b"]),
+            Err(HsaError::BadHash { index: 1, .. })
+        ));
     }
 }

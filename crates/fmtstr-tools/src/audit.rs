@@ -12,7 +12,9 @@
 //!   unfolded    a linked file with several metadata notes (one per linked object): the
 //!               post-link step `fmtstr merge FILE --in-place` has not run. Each note is
 //!               audited as a source of its own, named by its file offset.
-//!   id          (with [`Options::verify_ids`]) an ID that is not fmtstr's hash of its string
+//!   id          (with [`Options::verify_ids`]) an ID that is not fmtstr's hash of its string;
+//!               and, always, a HIP buffered printf entry (`0:0:HASH,FORMAT`) whose hash is
+//!               not the MD5 of its format (see `audit/hsa_entries.rs`)
 //!
 //! Shader-abort message entries (no .string) have no format string to check: only their own
 //! keys are (a valid .index, and .constants against .data_count and .constant_status, as
@@ -25,7 +27,8 @@
 //!
 //! HSA code objects (OpenCL/HIP) are audited with them: their amdhsa.printf entries' argument
 //! sizes against the format, and IDs given twice within one code object (IDs restart at 1 in
-//! every module, so equal IDs in two files are not collisions).
+//! every module, so equal IDs in two files are not collisions); for HIP's buffered printf, each
+//! entry's hash against its format and one hash given to two formats.
 
 use std::cell::RefCell;
 use std::io::Read;
@@ -475,9 +478,9 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
     }
     for (number, (note, document)) in linked.notes().iter().zip(&documents).enumerate() {
         let note_offset = several.then_some(note.note.start as u64);
-        if let Some(entries) = hsa::printf_entries(document) {
-            hsa_strings += entries.as_ref().map_or(0, Vec::len);
-            findings.extend(hsa_entries::audit(&input.path, note_offset, entries));
+        if let Some(table) = hsa::printf_table(document) {
+            hsa_strings += table.as_ref().map_or(0, hsa::PrintfTable::len);
+            findings.extend(hsa_entries::audit(&input.path, note_offset, table));
         }
         let Some(table) = document.format_strings() else {
             continue;

@@ -17,7 +17,11 @@
 //! the one ROCm's runtime reads: an 8-byte header (u32 bytes used, u32 capacity), then one
 //! record per call: the u32 ID and each argument in the number of bytes its amdhsa.printf
 //! entry gives (LLVM's AMDGPUPrintfRuntimeBinding writes them). An unknown ID or a record past
-//! the end stops decoding with a marker line.
+//! the end stops decoding with a marker line. When their amdhsa.printf entries are HIP's
+//! buffered printf (`0:0:HASH,FORMAT`, clang -mprintf-kind=buffered), the records are a control
+//! dword (size << 2 | 2), the format's 64-bit hash and 8-byte argument slots
+//! (`fmtstr_decode::hip`); a control dword no record has, a record past `used` or an unknown
+//! hash stops decoding with a marker line and an error (exit 2).
 
 use std::collections::HashSet;
 use std::io::{self, Write};

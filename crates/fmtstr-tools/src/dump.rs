@@ -5,7 +5,10 @@
 //! and format string (as a C literal); then the table's .user_data_offset and its shader-abort
 //! message entries. A linked image with one metadata note per linked object is shown note by
 //! note, each labelled by its file offset. HSA code objects (OpenCL/HIP) show their
-//! amdhsa.printf entries. An input that is not a readable ELF, or whose metadata is broken, is
+//! amdhsa.printf entries, of either kind (`printf_kind` in JSON): `numbered` (`ID:N:SIZES:FORMAT`,
+//! LLVM's AMDGPUPrintfRuntimeBinding: OpenCL) with each call's ID and argument sizes, or
+//! `buffered` (`0:0:HASH,FORMAT`, HIP's `-mprintf-kind=buffered`) with each format's 64-bit hash
+//! and whether it is the format's MD5. An input that is not a readable ELF, or whose metadata is broken, is
 //! an error.
 
 use std::fmt::Write as _;
@@ -63,12 +66,12 @@ pub fn dump(inputs: &[Source<'_>], mode: Mode) -> Result<Dumped, Error> {
         };
         for (note, document) in notes {
             let label = crate::note_name(path, note);
-            let hsa = match document.and_then(hsa::printf_entries) {
-                Some(Ok(entries)) => Some(entries),
+            let hsa = match document.and_then(hsa::printf_table) {
+                Some(Ok(table)) => Some(table),
                 Some(Err(error)) => {
                     return Err(Error::input(format!(
-                        "{label}: {error}; the entry is not what LLVM's \
-                         AMDGPUPrintfRuntimeBinding writes"
+                        "{label}: {error}; the entry is not what LLVM writes (OpenCL's \
+                         AMDGPUPrintfRuntimeBinding, or clang -mprintf-kind=buffered for HIP)"
                     )))
                 }
                 None => None,
@@ -100,15 +103,16 @@ pub fn dump(inputs: &[Source<'_>], mode: Mode) -> Result<Dumped, Error> {
                     "format_strings".into(),
                     table.map_or(Json::Null, Table::to_json),
                 );
-                if let Some(entries) = &hsa {
-                    report.insert("amdhsa_printf".into(), hsa_json(entries));
+                if let Some(table) = &hsa {
+                    report.insert("printf_kind".into(), json!(table.kind()));
+                    report.insert("amdhsa_printf".into(), hsa_json(table));
                 }
                 reports.push(Json::Object(report));
             } else {
                 match &hsa {
                     Some(entries) if table.is_none() => describe_hsa(&mut text, &label, entries),
                     _ => {
-                        describe(&mut text, &label, document.is_some(), table);
+                        describe(&mut text, &label, document, table);
                         if let Some(entries) = &hsa {
                             describe_hsa(&mut text, &label, entries);
                         }
@@ -124,7 +128,27 @@ pub fn dump(inputs: &[Source<'_>], mode: Mode) -> Result<Dumped, Error> {
 }
 
 /// `amdhsa.printf` entries as JSON (schemas/dump.schema.json, `amdhsa_printf`).
-fn hsa_json(entries: &[hsa::PrintfEntry]) -> Json {
+fn hsa_json(table: &hsa::PrintfTable) -> Json {
+    let entries = match table {
+        hsa::PrintfTable::Numbered(entries) => entries,
+        hsa::PrintfTable::Buffered(entries) => {
+            return Json::Array(
+                entries
+                    .iter()
+                    .map(|entry| {
+                        json!({
+                            "hash": format!("{:016x}", entry.hash),
+                            "hash_matches": entry.hash_matches(),
+                            "placeholder": entry.is_placeholder(),
+                            "argument_count": entry.argument_count,
+                            "format": String::from_utf8_lossy(&entry.format),
+                            "entry": entry.raw,
+                        })
+                    })
+                    .collect(),
+            )
+        }
+    };
     Json::Array(
         entries
             .iter()
@@ -141,8 +165,12 @@ fn hsa_json(entries: &[hsa::PrintfEntry]) -> Json {
     )
 }
 
-fn describe_hsa(text: &mut String, label: &str, entries: &[hsa::PrintfEntry]) {
-    let count = entries.len();
+fn describe_hsa(text: &mut String, label: &str, table: &hsa::PrintfTable) {
+    let count = table.len();
+    let entries = match table {
+        hsa::PrintfTable::Numbered(entries) => entries,
+        hsa::PrintfTable::Buffered(entries) => return describe_buffered(text, label, entries),
+    };
     let _ = writeln!(
         text,
         "{label}: {count} amdhsa.printf entr{}",
@@ -173,8 +201,60 @@ fn describe_hsa(text: &mut String, label: &str, entries: &[hsa::PrintfEntry]) {
     }
 }
 
-fn describe(text: &mut String, file: &str, has_metadata: bool, table: Option<&Table<'_>>) {
+/// A table of HIP's buffered printf: each entry's hash, argument count and format.
+fn describe_buffered(text: &mut String, label: &str, entries: &[hsa::BufferedEntry]) {
+    let count = entries.len();
+    let _ = writeln!(
+        text,
+        "{label}: {count} amdhsa.printf entr{} (HIP buffered printf: 0:0:HASH,FORMAT)",
+        if count == 1 { "y" } else { "ies" }
+    );
+    if count == 0 {
+        return;
+    }
+    let _ = writeln!(text, "  {:<16}  {:>4}  format", "hash", "args");
+    for entry in entries {
+        let note = if entry.is_placeholder() {
+            "  (clang's placeholder: these calls carry their format in the buffer)"
+        } else if !entry.hash_matches() {
+            "  (not the MD5 of the format: see fmtstr audit)"
+        } else {
+            ""
+        };
+        let _ = writeln!(
+            text,
+            "  {:016x}  {:>4}  \"{}\"{note}",
+            entry.hash,
+            entry
+                .argument_count
+                .map_or_else(|| "-".to_owned(), |n| n.to_string()),
+            entry.escaped_format()
+        );
+    }
+}
+
+fn describe(
+    text: &mut String,
+    file: &str,
+    document: Option<&Document<'_>>,
+    table: Option<&Table<'_>>,
+) {
+    let has_metadata = document.is_some();
     let Some(table) = table else {
+        if let Some(document) = document.filter(|d| hsa::is_code_object(d)) {
+            let hostcall = if hsa::takes_hostcall_buffer(document) {
+                ": its kernels take a hostcall buffer, through which HIP's default printf \
+                 (-mprintf-kind=hostcall) is printed by the runtime as the kernel runs; build \
+                 with -mprintf-kind=buffered for a table and a buffer fmtstr reads"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                text,
+                "{file}: HSA code object without amdhsa.printf{hostcall}"
+            );
+            return;
+        }
         let why = if has_metadata {
             "PAL metadata without an amdpal.format_strings table"
         } else {

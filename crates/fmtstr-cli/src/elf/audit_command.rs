@@ -19,12 +19,14 @@ use crate::Outcome;
 ///   arguments   an argument count or 64-bit mask that the format string contradicts, or a
 ///               format string that does not parse
 ///   malformed   a file whose ELF structure or PAL metadata cannot be read, an amdhsa.printf
-///               entry that is not `ID:N:SIZE1:...:SIZEN:FORMAT`, or a SPIR-V module that is
-///               damaged or whose DebugPrintf calls have no table entry
+///               entry that is not `ID:N:SIZE1:...:SIZEN:FORMAT` (OpenCL) or `0:0:HASH,FORMAT`
+///               (HIP's buffered printf), or a SPIR-V module that is damaged or whose
+///               DebugPrintf calls have no table entry
 ///   unfolded    a linked file with several metadata notes (one per linked object): the
 ///               post-link step `fmtstr merge FILE --in-place` has not run. Each note is
 ///               audited as a source of its own, named by its file offset.
-///   id          (with --verify-ids) an ID that is not fmtstr's hash of its string
+///   id          (with --verify-ids) an ID that is not fmtstr's hash of its string; and,
+///               always, a HIP buffered printf entry whose hash is not its format's MD5
 ///
 /// Shader-abort message entries (no .string) have no format string to check: only their own
 /// keys are (a valid .index, and .constants against .data_count and .constant_status, as
@@ -37,7 +39,10 @@ use crate::Outcome;
 ///
 /// HSA code objects (OpenCL/HIP) are audited with them: their amdhsa.printf entries' argument
 /// sizes against the format, and IDs given twice within one code object (IDs restart at 1 in
-/// every module, so equal IDs in two files are not collisions).
+/// every module, so equal IDs in two files are not collisions). HIP code built with clang
+/// -mprintf-kind=buffered names each format by the low 64 bits of its MD5 (`0:0:HASH,FORMAT`,
+/// one entry per call): a hash that is not its format's MD5 is an id finding, one hash given
+/// to two different formats a collision.
 ///
 /// A SPIR-V module's table is the one `fmtstr dump` shows for it: what `fmtstr lower --stage
 /// buffer` would write for its NonSemantic.DebugPrintf calls (one entry per format and argument

@@ -18,8 +18,11 @@ use crate::Outcome;
 /// table comes from the NT_AMDGPU_METADATA note (owner AMDGPU, type 32) in the file's SHT_NOTE
 /// sections. A linked file with one metadata note per linked object (before `fmtstr merge
 /// FILE --in-place` folded them) is shown note by note, each labelled by its file offset. HSA
-/// code objects (OpenCL/HIP) show their amdhsa.printf entries: ID, argument count, the bytes
-/// each argument takes in the printf buffer, and the format. A file that is not a readable
+/// code objects (OpenCL/HIP) show their amdhsa.printf entries: for OpenCL's numbered entries
+/// (`ID:N:SIZES:FORMAT`) the ID, argument count, the bytes each argument takes in the printf
+/// buffer, and the format; for HIP's buffered printf (clang -mprintf-kind=buffered,
+/// `0:0:HASH,FORMAT`) each format's 64-bit hash, argument count and format, and whether the
+/// hash is the format's MD5. JSON says which with `printf_kind` (numbered or buffered). A file that is not a readable
 /// ELF, or whose metadata is broken, is an error (exit 2).
 ///
 /// A SPIR-V module (recognised by its magic number, either byte order) gets the table that
@@ -31,7 +34,7 @@ use crate::Outcome;
   fmtstr dump shader.elf                 the table as text
   fmtstr dump --json a.elf b.elf         [{\"file\": ..., \"format_strings\": {...} or null}]
   fmtstr dump linked.elf                 one table per metadata note, \"(note at 0x630)\"
-  fmtstr dump k.o                        an OpenCL code object's amdhsa.printf entries
+  fmtstr dump k.o                        an OpenCL or HIP code object's amdhsa.printf entries
   fmtstr dump --all shader.elf           the whole PAL metadata document as JSON
   fmtstr dump shader.spv                 a Vulkan shader's DebugPrintf formats and call sites
   fmtstr dump --json a.elf | jq '.[0].format_strings' > t.json

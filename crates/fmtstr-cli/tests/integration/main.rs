@@ -8,6 +8,7 @@ mod decode_commands;
 mod elf_commands;
 mod faults;
 mod format_commands;
+mod hip_commands;
 mod hsa_commands;
 mod linked_commands;
 mod llvm;

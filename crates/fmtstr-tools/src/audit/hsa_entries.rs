@@ -13,10 +13,21 @@
 //!   constant string is stored inline); for an OpenCL vector `%vN...` the vector's alloc
 //!   size, with elements narrower than 4 bytes widened to 4 when the vector is not a multiple
 //!   of 4 bytes.
+//!
+//! A table of HIP's buffered printf (`0:0:HASH,FORMAT`, see `fmtstr_elf::hsa`) names formats by
+//! the low 64 bits of their MD5, and clang writes one entry per call, so one format printed
+//! twice is listed twice, alike. What is checked there:
+//! - an entry that does not parse as `0:0:HASH,FORMAT` (malformed);
+//! - one hash with two different formats (collision): the runtime cannot tell their records
+//!   apart;
+//! - a hash that is not the MD5 of its format (id): the records of that call carry the hash of
+//!   the format the compiler saw, so the runtime prints another format, or none; clang's
+//!   placeholder entry for formats unknown at compile time is exempt;
+//! - a format that does not parse (arguments).
 
 use std::path::Path;
 
-use fmtstr_elf::hsa::{HsaError, PrintfEntry};
+use fmtstr_elf::hsa::{BufferedEntry, HsaError, PrintfEntry, PrintfTable};
 use fmtstr_format::{ArgSlot, Conversion, Format};
 use fmtstr_meta::escape;
 
@@ -46,28 +57,28 @@ fn finding(kind: Kind, id: Option<u32>, message: String, locations: Vec<Location
     }
 }
 
-/// The findings of one note's `amdhsa.printf` array.
+/// The findings of one note's `amdhsa.printf` array, of either kind.
 pub(super) fn audit(
     file: &Path,
     note: Option<u64>,
-    entries: Result<Vec<PrintfEntry>, HsaError>,
+    table: Result<PrintfTable, HsaError>,
 ) -> Vec<Finding> {
-    let entries = match entries {
-        Ok(entries) => entries,
+    let entries = match table {
+        Ok(PrintfTable::Numbered(entries)) => entries,
+        Ok(PrintfTable::Buffered(entries)) => return audit_buffered(file, note, &entries),
         Err(error) => {
-            let index = match &error {
-                HsaError::NotAnArray { .. } => None,
-                HsaError::NotAString { index, .. }
-                | HsaError::TooFewFields { index, .. }
-                | HsaError::NotANumber { index, .. }
-                | HsaError::TooManySizes { index, .. } => Some(*index),
-            };
+            let index = error.index();
             let mut at = location(file, note, index.unwrap_or(0), None);
             at.index = index;
+            let writer = match error {
+                HsaError::BadHash { .. } => "clang's buffered printf (-mprintf-kind=buffered)",
+                HsaError::MixedKinds { .. } => "LLVM",
+                _ => "LLVM's AMDGPUPrintfRuntimeBinding",
+            };
             return vec![finding(
                 Kind::Malformed,
                 None,
-                format!("{error}; LLVM's AMDGPUPrintfRuntimeBinding never writes that"),
+                format!("{error}; {writer} never writes that"),
                 vec![at],
             )];
         }
@@ -115,6 +126,109 @@ pub(super) fn audit(
             vec![
                 location(file, note, first, Some(earlier)),
                 location(file, note, index, Some(entry)),
+            ],
+        ));
+    }
+    findings
+}
+
+fn buffered_location(
+    file: &Path,
+    note: Option<u64>,
+    index: usize,
+    entry: &BufferedEntry,
+) -> Location {
+    Location {
+        file: file.display().to_string(),
+        note,
+        table: Some(TABLE),
+        index: Some(index),
+        string: Some(String::from_utf8_lossy(&entry.format).into_owned()),
+        argument_count: entry.argument_count.map(u64::from),
+        mask: None,
+    }
+}
+
+fn buffered_finding(
+    kind: Kind,
+    entry: &BufferedEntry,
+    message: String,
+    locations: Vec<Location>,
+) -> Finding {
+    Finding {
+        kind,
+        id: Some(entry.hash),
+        hex: Some(format!("{:#018x}", entry.hash)),
+        message,
+        locations,
+    }
+}
+
+/// The findings of one note's table of HIP's buffered printf.
+fn audit_buffered(file: &Path, note: Option<u64>, entries: &[BufferedEntry]) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    for (index, entry) in entries.iter().enumerate() {
+        let at = || buffered_location(file, note, index, entry);
+        if !entry.is_placeholder() && !entry.hash_matches() {
+            findings.push(buffered_finding(
+                Kind::Id,
+                entry,
+                format!(
+                    "{TABLE}[{index}] \"{}\": its hash {:x} is not the low 64 bits of the MD5 of \
+                     its format ({:x}), so the runtime will not find this format for the records \
+                     of its call: rebuild the code object with clang -mprintf-kind=buffered, or \
+                     restore the entry",
+                    escape::escape(entry.raw.as_bytes()),
+                    entry.hash,
+                    fmtstr_elf::hsa::format_hash(&entry.format)
+                ),
+                vec![at()],
+            ));
+        }
+        if entry.argument_count.is_none() && !entry.is_placeholder() {
+            let error = Format::parse(&entry.format)
+                .err()
+                .map_or_else(String::new, |e| e.to_string());
+            findings.push(buffered_finding(
+                Kind::Arguments,
+                entry,
+                format!(
+                    "{TABLE}[{index}] (hash {:x}, \"{}\"): the format string does not parse: \
+                     {error}",
+                    entry.hash,
+                    entry.escaped_format()
+                ),
+                vec![at()],
+            ));
+        }
+        let Some(first) = entries[..index]
+            .iter()
+            .position(|e| e.hash == entry.hash && e.format != entry.format)
+        else {
+            continue;
+        };
+        // Report each colliding entry once: against the first entry with the hash.
+        if entries[first..index]
+            .iter()
+            .any(|e| e.hash == entry.hash && e.format == entry.format)
+        {
+            continue;
+        }
+        let earlier = &entries[first];
+        findings.push(buffered_finding(
+            Kind::Collision,
+            entry,
+            format!(
+                "{TABLE} hash {:x} is given to two different formats: [{first}] \"{}\" and \
+                 [{index}] \"{}\"; the runtime cannot tell their records apart: change one \
+                 format, or rebuild if the table was edited",
+                entry.hash,
+                earlier.escaped_format(),
+                entry.escaped_format()
+            ),
+            vec![
+                buffered_location(file, note, first, earlier),
+                buffered_location(file, note, index, entry),
             ],
         ));
     }
