@@ -33,7 +33,7 @@ pub fn run() -> anyhow::Result<()> {
     cli_docs::run(true)?;
     oracles::run()?;
     corpus::run()?;
-    corpus_llvm::run()?;
+    corpus_llvm::run(&fmtstr_oracles::Llvm::ALL)?;
     process::run(
         cargo()
             .args(["test", "--workspace", "--all-targets", "--locked"])
