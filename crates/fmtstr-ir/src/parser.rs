@@ -1606,12 +1606,7 @@ impl<'s> Parser<'s> {
             } else if LINKAGE_WORDS.contains(&w) {
                 self.bump();
             } else if is_cconv(w) {
-                let t = self.bump();
-                cconv = text(t);
-                if w == b"cc" {
-                    let n = self.expect(Tok::Int, "a calling convention number")?;
-                    cconv.end = n.end;
-                }
+                cconv = self.calling_conv()?;
             } else if !self.parse_one_attr()? {
                 return self.expected("a return type");
             }
@@ -2635,8 +2630,11 @@ impl<'s> Parser<'s> {
                 inst.ty = self.vector_like(a.ty, TypeId::I1);
             }
             Trunc | ZExt | SExt | FPToUI | FPToSI | UIToFP | SIToFP | FPTrunc | FPExt
-            | PtrToInt | IntToPtr | BitCast | AddrSpaceCast => {
+            | PtrToInt | PtrToAddr | IntToPtr | BitCast | AddrSpaceCast => {
+                // `trunc nuw nsw`, `zext nneg`, `uitofp nneg`; fast-math flags on `fptrunc` and
+                // `fpext` (LLVM 20 on). The flags stay in the instruction's text.
                 self.skip_words(&[b"nuw", b"nsw", b"nneg"]);
+                self.skip_fast_math();
                 self.push_typed()?;
                 self.expect_word("to")?;
                 inst.ty = self.parse_type()?;
@@ -2923,6 +2921,26 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
+    /// A calling convention, the current token being its word: `fastcc`, `cc 10`, or one with a
+    /// parameter in parentheses (LLVM 22's `riscv_vls_cc(128)`). Returns its text, parameter
+    /// included.
+    fn calling_conv(&mut self) -> PResult<Text> {
+        let t = self.bump();
+        let mut cconv = text(t);
+        if self.text(t) == b"cc" {
+            let n = self.expect(Tok::Int, "a calling convention number")?;
+            cconv.end = n.end;
+        } else if self.tok.kind == Tok::LParen {
+            // Nothing else can follow a convention's word with `(`: a return type or a return
+            // attribute comes first.
+            self.bump();
+            self.expect(Tok::Int, "a calling convention parameter")?;
+            let close = self.expect(Tok::RParen, "')'")?;
+            cconv.end = close.end;
+        }
+        Ok(cconv)
+    }
+
     fn call(&mut self, inst: &mut InstData) -> PResult<()> {
         let first = self.bump();
         let mut tail = NO_TEXT;
@@ -2933,12 +2951,7 @@ impl<'s> Parser<'s> {
         self.skip_fast_math();
         let mut cconv = NO_TEXT;
         if is_cconv(self.word()) {
-            let t = self.bump();
-            cconv = text(t);
-            if self.text(t) == b"cc" {
-                let n = self.expect(Tok::Int, "a calling convention number")?;
-                cconv.end = n.end;
-            }
+            cconv = self.calling_conv()?;
         }
         let ret_attrs_start = self.m.attrs.len() as u32;
         while !self.is_type_start() && !self.is_word(b"addrspace") {
@@ -3356,7 +3369,8 @@ impl<'s> Parser<'s> {
                 )
             }
             b"trunc" | b"zext" | b"sext" | b"fptrunc" | b"fpext" | b"fptoui" | b"fptosi"
-            | b"uitofp" | b"sitofp" | b"ptrtoint" | b"inttoptr" | b"bitcast" | b"addrspacecast" => {
+            | b"uitofp" | b"sitofp" | b"ptrtoint" | b"ptrtoaddr" | b"inttoptr" | b"bitcast"
+            | b"addrspacecast" => {
                 let opcode = Opcode::from_keyword(w).unwrap_or(Opcode::BitCast);
                 self.expect(Tok::LParen, "'('")?;
                 let mark = self.scratch.len();
