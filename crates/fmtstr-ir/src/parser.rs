@@ -310,6 +310,21 @@ const FAST_MATH: &[&[u8]] = &[
     b"reassoc",
 ];
 
+/// The flags a cast may carry: integer ones and fast-math ones.
+const CAST_FLAGS: &[&[u8]] = &[
+    b"nuw",
+    b"nsw",
+    b"nneg",
+    b"fast",
+    b"nnan",
+    b"ninf",
+    b"nsz",
+    b"arcp",
+    b"contract",
+    b"afn",
+    b"reassoc",
+];
+
 const TOP_LEVEL: &[&[u8]] = &[
     b"define",
     b"declare",
@@ -2442,6 +2457,20 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Skips a cast's flags ([`CAST_FLAGS`]); as for fast-math flags, a first byte no flag
+    /// starts with settles the usual case (a type) without compares.
+    #[inline]
+    fn skip_cast_flags(&mut self) {
+        if self.tok.kind == Tok::Ident
+            && matches!(
+                self.text(self.tok).first(),
+                Some(b'f' | b'n' | b'a' | b'c' | b'r')
+            )
+        {
+            self.skip_words(CAST_FLAGS);
+        }
+    }
+
     fn skip_words(&mut self, words: &[&[u8]]) {
         while self.tok.kind == Tok::Ident && words.contains(&self.text(self.tok)) {
             self.bump();
@@ -2632,9 +2661,9 @@ impl<'s> Parser<'s> {
             Trunc | ZExt | SExt | FPToUI | FPToSI | UIToFP | SIToFP | FPTrunc | FPExt
             | PtrToInt | PtrToAddr | IntToPtr | BitCast | AddrSpaceCast => {
                 // `trunc nuw nsw`, `zext nneg`, `uitofp nneg`; fast-math flags on `fptrunc` and
-                // `fpext` (LLVM 20 on). The flags stay in the instruction's text.
-                self.skip_words(&[b"nuw", b"nsw", b"nneg"]);
-                self.skip_fast_math();
+                // `fpext` (LLVM 20 on), in any order with the others (LLVM's own tests write
+                // `uitofp nsz nneg`). The flags stay in the instruction's text.
+                self.skip_cast_flags();
                 self.push_typed()?;
                 self.expect_word("to")?;
                 inst.ty = self.parse_type()?;

@@ -197,6 +197,7 @@ const FLAGS_SINCE_19: &str = r#"define double @widen(float %f, <2 x float> %v, d
   %e3 = fpext nnan ninf nsz arcp contract afn reassoc <2 x float> %v to <2 x double>
   %r1 = fptrunc ninf double %d to float
   %r2 = fptrunc afn reassoc double %d to float
+  %r3 = fptrunc contract nnan <2 x double> %e3 to <2 x float>
   %small = icmp samesign ult i32 %n, 7
   %sum = fadd double %e1, %e2
   ret double %sum
@@ -212,8 +213,8 @@ fn fast_math_flags_on_fp_casts_and_samesign() {
     assert_eq!(opcodes[0], (Opcode::FPExt, TypeId::DOUBLE));
     assert_eq!(opcodes[3], (Opcode::FPTrunc, TypeId::FLOAT));
     assert_eq!(opcodes[4], (Opcode::FPTrunc, TypeId::FLOAT));
-    assert_eq!(opcodes[5], (Opcode::ICmp, TypeId::I1));
-    assert_eq!(insts[5].predicate().unwrap().keyword(), "ult");
+    assert_eq!(opcodes[6], (Opcode::ICmp, TypeId::I1));
+    assert_eq!(insts[6].predicate().unwrap().keyword(), "ult");
 }
 
 /// The flags LLVM 19 already has: `nuw`/`nsw` on `trunc`, `nneg` on `zext` and `uitofp`,
@@ -323,6 +324,27 @@ fn other_grammar_of_llvm_20_to_22_round_trips() {
             Opcode::AtomicRmw,
             Opcode::Call,
             Opcode::Ret
+        ]
+    );
+}
+
+/// Casts' flags in any order and fast-math flags on `uitofp`/`sitofp`, as LLVM's tests after
+/// LLVM 22 write them (`uitofp nsz nneg`): LLVM 22 refuses them, fmtstr reads and keeps them.
+#[test]
+fn cast_flags_in_any_order_are_kept() {
+    let text = "define float @f(i32 %n) {\n  %a = uitofp nsz nneg i32 %n to float\n  %b = sitofp nnan nsz i32 %n to float\n  %c = zext nneg i32 %n to i64\n  %d = fadd float %a, %b\n  ret float %d\n}\n";
+    let module = Module::parse("order.ll", text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(module.print(), text.as_bytes());
+    let f = module.function_by_name("f").unwrap();
+    let types: Vec<_> = module.function(f).instructions().map(|i| i.ty()).collect();
+    assert_eq!(
+        types,
+        [
+            TypeId::FLOAT,
+            TypeId::FLOAT,
+            TypeId::I64,
+            TypeId::FLOAT,
+            TypeId::VOID
         ]
     );
 }
