@@ -46,6 +46,18 @@ pub fn ensure(llvm: Llvm) -> anyhow::Result<std::path::PathBuf> {
     if std::fs::read_to_string(dir.join(MARKER)).is_ok_and(|v| v.trim() == version) {
         return Ok(dir);
     }
+    if std::env::var_os(llvm.source_env()).is_some() && dir.join(MARKER).is_file() {
+        // A tree someone unpacked by hand (the archive may lack the source package): used as it
+        // is, never cleared or fetched again here.
+        if !dir.join("llvm/test").is_dir() {
+            bail!(
+                "{} names {}, which lacks llvm/test",
+                llvm.source_env(),
+                dir.display()
+            );
+        }
+        return Ok(dir);
+    }
     let cache = dir
         .parent()
         .context("the LLVM source directory has no parent")?
@@ -102,7 +114,15 @@ pub fn ensure(llvm: Llvm) -> anyhow::Result<std::path::PathBuf> {
             "--download-only",
             "-q",
             &format!("{package}={version}"),
-        ]))?;
+        ]))
+        .with_context(|| {
+            format!(
+                "{package} {version}'s source is not in the archive this machine's apt sources \
+                 name; unpack {llvm}'s llvm/test into a directory, put a {MARKER} file there \
+                 and set {} to that directory",
+                llvm.source_env()
+            )
+        })?;
     }
     if !tarball.is_file() {
         bail!(
