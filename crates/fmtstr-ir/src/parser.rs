@@ -1,7 +1,8 @@
-//! The parser: LLVM 19 assembly into the module model, in one pass.
+//! The parser: LLVM 19 assembly into the module model, in one pass, and what LLVM 22 added
+//! (`ptrtoaddr`, `riscv_vls_cc(N)`, fast-math flags on `fpext`/`fptrunc`, ...).
 //!
-//! It follows `LLParser`'s grammar closely enough to read everything LLVM 19 writes, and keeps
-//! what no pass needs (linkage, flags, function attributes, operand bundles, specialized
+//! It follows `LLParser`'s grammar closely enough to read everything LLVM 19 and 22 write, and
+//! keeps what no pass needs (linkage, flags, function attributes, operand bundles, specialized
 //! metadata fields) as source spans rather than modelling it. It checks what the model relies
 //! on: names resolve, numbered values come in order, brackets balance. It is not a verifier:
 //! types are not checked against each other (`llvm-as` does that).
