@@ -59,6 +59,11 @@ const PTRTOADDR: &str = r#"target datalayout = "p1:64:64:64:32"
 @counter = global i32 0
 @counter.address = global i64 ptrtoaddr (ptr @counter to i64)
 @counter.end = global i64 add (i64 ptrtoaddr (ptr @counter to i64), i64 4)
+@other = global i32 1
+@distance = global i64 sub nuw nsw (i64 ptrtoaddr (ptr @other to i64), i64 ptrtoaddr (ptr @counter to i64))
+@both = global <2 x i64> ptrtoaddr (<2 x ptr> <ptr @counter, ptr @other> to <2 x i64>)
+@far = global i32 ptrtoaddr (ptr addrspace(1) addrspacecast (ptr @other to ptr addrspace(1)) to i32)
+@step = global ptr getelementptr nusw nuw (i8, ptr @counter, i64 ptrtoaddr (ptr @other to i64))
 
 define i64 @addresses(ptr %p, ptr addrspace(1) %q, <2 x ptr> %v) {
 entry:
@@ -118,6 +123,31 @@ fn ptrtoaddr_instructions_and_constants() {
     assert_eq!(opcode, Opcode::PtrToAddr);
     assert_eq!(ty, Some(TypeId::I64));
     assert_eq!(operands[0].value, Value::Global(counter));
+
+    // Inside other constant expressions, the globals it names are operands like any other's.
+    let far = module.global_by_name("far").unwrap();
+    let Value::Const(c) = module.global(far).initializer().unwrap().value else {
+        panic!("@far: not a constant")
+    };
+    let Constant::Expr {
+        opcode, operands, ..
+    } = module.constant(c)
+    else {
+        panic!("@far: not a constant expression")
+    };
+    assert_eq!(opcode, Opcode::PtrToAddr);
+    let Value::Const(inner) = operands[0].value else {
+        panic!("@far: the addrspacecast is not a constant")
+    };
+    let Constant::Expr {
+        opcode, operands, ..
+    } = module.constant(inner)
+    else {
+        panic!("@far: the addrspacecast is not a constant expression")
+    };
+    assert_eq!(opcode, Opcode::AddrSpaceCast);
+    let other = module.global_by_name("other").unwrap();
+    assert_eq!(operands[0].value, Value::Global(other));
 }
 
 const VLS_CC: &str = r#"target triple = "riscv64-unknown-linux-gnu"
