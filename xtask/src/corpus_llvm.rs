@@ -1,10 +1,12 @@
-//! `cargo xtask corpus --llvm-tests`: LLVM 19's own test modules, judged by `llvm-as-19`.
+//! `cargo xtask corpus --llvm-tests`: LLVM's own test modules, each release's judged by its own
+//! `llvm-as` (19 and 22, or the one `--llvm N` names).
 //!
 //! The test tree `cargo xtask llvm-source` unpacks holds thousands of `.ll` files written by the
 //! people who know the grammar best, corner cases included. fmtstr-ir's corpus test parses and
-//! prints every one of them; the ones `llvm-as-19` accepts must print back byte-identical, the
+//! prints every one of them; the ones `llvm-as` accepts must print back byte-identical, the
 //! rest must give an error, never a panic. Running llvm-as on every file costs most of a minute,
-//! so its verdicts are cached in `target/corpus-llvm/verdicts.tsv`, one line per file:
+//! so its verdicts are cached in `target/corpus-llvm/verdicts.tsv` (LLVM 22's in
+//! `verdicts-22.tsv`, see `fmtstr_oracles::llvm_verdicts_file`), one line per file:
 //!
 //! ```text
 //! <xxh3-64 of the file, hex>\t<accepted|rejected>\t<path relative to llvm/test>
@@ -20,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use anyhow::{bail, Context};
-use fmtstr_oracles::Tool;
+use fmtstr_oracles::{find_llvm, llvm_verdicts_file, Llvm, Tool};
 
 use crate::{llvm_source, process};
 
@@ -41,17 +43,24 @@ const SAMPLED: [&str; 2] = ["CodeGen/AMDGPU", "Transforms"];
 /// The sampling stride for [`SAMPLED`].
 const SAMPLE_EVERY: usize = 8;
 
-/// Where the verdicts live, relative to the target directory.
-pub const VERDICTS: &str = "corpus-llvm/verdicts.tsv";
+pub fn run(llvms: &[Llvm]) -> anyhow::Result<()> {
+    for &llvm in llvms {
+        judge(llvm)?;
+    }
+    Ok(())
+}
 
-pub fn run() -> anyhow::Result<()> {
-    let source = llvm_source::ensure()?;
+/// Judges one release's test modules with its own llvm-as.
+fn judge(llvm: Llvm) -> anyhow::Result<()> {
+    let source = llvm_source::ensure(llvm)?;
     let tests = source.join("llvm/test");
-    let Some(_) = Tool::LlvmAs.command() else {
-        bail!("llvm-as-19 is needed: run `cargo xtask oracles` first");
+    let major = llvm.major();
+    let Some(llvm_as) = find_llvm(llvm, Tool::LlvmAs) else {
+        bail!("llvm-as-{major} is needed: run `cargo xtask oracles` first");
     };
     let files = select(&tests)?;
-    let out = process::target_dir().join(VERDICTS);
+    // The file the tests read (under the workspace's `target/`, whatever CARGO_TARGET_DIR says).
+    let out = llvm_verdicts_file(llvm);
     let cached = read_cache(&out);
 
     struct Entry {
@@ -76,7 +85,8 @@ pub fn run() -> anyhow::Result<()> {
         .collect();
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     eprintln!(
-        "{} LLVM test modules, {} verdicts cached, running llvm-as-19 on {} with {cores} jobs",
+        "{} {llvm} test modules, {} verdicts cached, running llvm-as-{major} on {} with {cores} \
+         jobs",
         entries.len(),
         entries.len() - todo.len(),
         todo.len()
@@ -89,7 +99,7 @@ pub fn run() -> anyhow::Result<()> {
             scope.spawn(|| loop {
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some(&index) = todo.get(i) else { break };
-                match accepts(&tests.join(&entries[index].relative)) {
+                match accepts(&llvm_as, &tests.join(&entries[index].relative)) {
                     Ok(ok) => results
                         .lock()
                         .map(|mut r| r.push((index, ok)))
@@ -104,7 +114,7 @@ pub fn run() -> anyhow::Result<()> {
     });
     let errors = errors.into_inner().unwrap_or_default();
     if !errors.is_empty() {
-        bail!("llvm-as-19 could not run:\n{}", errors.join("\n"));
+        bail!("llvm-as-{major} could not run:\n{}", errors.join("\n"));
     }
     for (index, ok) in results.into_inner().unwrap_or_default() {
         entries[index].verdict = Some(ok);
@@ -128,7 +138,7 @@ pub fn run() -> anyhow::Result<()> {
     std::fs::write(&partial, text)?;
     std::fs::rename(&partial, &out)?;
     eprintln!(
-        "llvm-as-19 accepts {accepted} of {} modules; verdicts in {}",
+        "llvm-as-{major} accepts {accepted} of {} modules; verdicts in {}",
         entries.len(),
         process::relative(&out)
     );
@@ -190,17 +200,14 @@ fn read_cache(path: &Path) -> HashMap<(u64, String), bool> {
         .collect()
 }
 
-/// Whether `llvm-as-19` accepts the file.
-fn accepts(path: &Path) -> anyhow::Result<bool> {
-    let Some(mut llvm_as) = Tool::LlvmAs.command() else {
-        bail!("llvm-as-19 is missing");
-    };
-    let status = llvm_as
+/// Whether `llvm_as` accepts the file.
+fn accepts(llvm_as: &Path, path: &Path) -> anyhow::Result<bool> {
+    let status = std::process::Command::new(llvm_as)
         .arg(path)
         .args(["-o", "/dev/null"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .status()
-        .with_context(|| format!("cannot start llvm-as-19 on {}", path.display()))?;
+        .with_context(|| format!("cannot start {} on {}", llvm_as.display(), path.display()))?;
     Ok(status.success())
 }

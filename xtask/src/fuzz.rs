@@ -549,15 +549,15 @@ fn encoded_tables(samples: &Path) -> anyhow::Result<Vec<Vec<u8>>> {
         .collect())
 }
 
-/// Every `.ll` of the samples, and where LLVM's test tree is present its assembler tests (the
-/// parser's corner cases, small ones) and its GPU printf tests.
+/// Every `.ll` of the samples, and where LLVM's test trees (19's, 22's) are present their
+/// assembler tests (the parser's corner cases, small ones) and their GPU printf tests.
 fn ir_seeds(samples: &Path) -> anyhow::Result<Vec<Vec<u8>>> {
     let mut seeds = Vec::new();
     for dir in ["abi", "lower", "pal"] {
         seeds.extend(read_all(&samples.join(dir), "ll")?);
     }
-    let tests = fmtstr_oracles::llvm_source_dir().join("llvm/test");
-    {
+    for llvm in fmtstr_oracles::Llvm::ALL {
+        let tests = fmtstr_oracles::llvm_source_dir_of(llvm).join("llvm/test");
         for path in files_in(&tests.join("Assembler")).unwrap_or_default() {
             let small = fs::metadata(&path).is_ok_and(|m| m.len() <= 4096);
             if small && path.extension().is_some_and(|e| e == "ll") {

@@ -3,6 +3,7 @@
 //! Each task is a module of its own; this file only parses the command line.
 
 use clap::{Parser, Subcommand};
+use fmtstr_oracles::Llvm;
 
 mod bench_decode;
 mod bench_elf;
@@ -36,7 +37,8 @@ struct Cli {
 enum Task {
     /// Set up (the oracles) and run the bundled sample end to end against C's printf.
     Demo,
-    /// Install LLVM 19 and NVIDIA's nvcc/ptxas wheels (idempotent), then prove each tool runs.
+    /// Install LLVM 19 and 22 and NVIDIA's nvcc/ptxas wheels (idempotent), then prove each tool
+    /// runs.
     Oracles,
     /// What CI runs: fmt check, clippy -D warnings, the oracles, every test (with CI=true).
     Ci,
@@ -44,10 +46,14 @@ enum Task {
     Samples,
     /// Build the IR corpus (clang-19 over samples/c at several targets and levels) into target/corpus.
     Corpus {
-        /// Also judge LLVM 19's own test modules with llvm-as-19 (verdicts cached in
-        /// target/corpus-llvm/verdicts.tsv); fetches the test tree first when it is missing.
+        /// Also judge LLVM's own test modules, each release's with its own llvm-as (verdicts
+        /// cached in target/corpus-llvm/verdicts.tsv, verdicts-22.tsv); fetches the test trees
+        /// first when they are missing.
         #[arg(long)]
         llvm_tests: bool,
+        /// The LLVM release whose tests --llvm-tests judges (19 or 22; default both).
+        #[arg(long, value_parser = parse_llvm, requires = "llvm_tests")]
+        llvm: Option<Llvm>,
     },
     /// Fuzz every reader and renderer with libFuzzer (nightly; installs cargo-fuzz if missing).
     Fuzz {
@@ -69,8 +75,13 @@ enum Task {
         /// Targets to run (default: all).
         targets: Vec<String>,
     },
-    /// Fetch LLVM 19's own test tree (Debian's llvm-toolchain-19 source package) into target/.
-    LlvmSource,
+    /// Fetch LLVM's own test trees (Debian's llvm-toolchain-19 and -22 source packages) into
+    /// target/.
+    LlvmSource {
+        /// Only this release's (19 or 22; default both).
+        #[arg(long, value_parser = parse_llvm)]
+        llvm: Option<Llvm>,
+    },
     /// Benchmarks, each against a real peer in the same invocation.
     Bench {
         #[command(subcommand)]
@@ -146,6 +157,19 @@ enum Bench {
 }
 
 // The fmtstr binary's allocator: `bench lower` times fmtstr's phases in this process.
+/// `--llvm N`: a release fmtstr knows.
+fn parse_llvm(text: &str) -> Result<Llvm, String> {
+    text.parse().ok().and_then(Llvm::from_major).ok_or_else(|| {
+        let known: Vec<String> = Llvm::ALL.iter().map(|l| l.major().to_string()).collect();
+        format!("expected one of {}", known.join(", "))
+    })
+}
+
+/// The releases a task works on: the one named, else all.
+fn releases(llvm: Option<Llvm>) -> Vec<Llvm> {
+    llvm.map_or_else(|| Llvm::ALL.to_vec(), |llvm| vec![llvm])
+}
+
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
@@ -155,14 +179,14 @@ fn main() -> anyhow::Result<()> {
         Task::Oracles => oracles::run(),
         Task::Ci => ci::run(),
         Task::Samples => samples::run().and_then(|()| spirv_samples::run()),
-        Task::Corpus { llvm_tests } => {
+        Task::Corpus { llvm_tests, llvm } => {
             corpus::run()?;
             if llvm_tests {
-                corpus_llvm::run()?;
+                corpus_llvm::run(&releases(llvm))?;
             }
             Ok(())
         }
-        Task::LlvmSource => llvm_source::run(),
+        Task::LlvmSource { llvm } => llvm_source::run(&releases(llvm)),
         Task::Fuzz {
             seconds,
             runs,

@@ -1,7 +1,7 @@
 //! `cargo xtask oracles`: install the real tools that judge fmtstr, idempotently, without a GPU.
 //!
-//! LLVM 19 and the SPIR-V tools come from Debian (`apt-get install llvm-19 clang-19 lld-19
-//! glslang-tools spirv-tools`); nvcc and ptxas come
+//! LLVM 19, LLVM 22 and the SPIR-V tools come from Debian (`apt-get install llvm-19 clang-19
+//! lld-19 llvm-22 clang-22 lld-22 glslang-tools spirv-tools`); nvcc and ptxas come
 //! from NVIDIA's PyPI wheels, installed with `pip install --target target/oracles/cuda`. Where
 //! they land is decided by `fmtstr-oracles`, the same crate the tests ask.
 
@@ -9,19 +9,22 @@ use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context};
-use fmtstr_oracles::{cuda_dir, find, Tool};
+use fmtstr_oracles::{cuda_dir, find, find_llvm, llvm_tool_path, Llvm, Tool};
 
 use crate::{measure, process};
 
-/// LLVM 19, GNU time for the benchmarks' peak-memory figures, CMake for the post-link recipe's
+/// LLVM 19 and 22 (22 judges the IR grammar LLVM added since 19), GNU time for the benchmarks' peak-memory figures, CMake for the post-link recipe's
 /// test (samples/cmake), the SPIR-V tools (glslang's compiler, spirv-val, spirv-dis, spirv-opt)
 /// that judge the SPIR-V reader, Vulkan on the CPU (the loader, the validation layers' debug
 /// printf, Mesa's lavapipe) for its end-to-end test, and what the C library's tests use:
 /// g++, pkg-config and valgrind (`cargo xtask capi test`), python3-venv (`cargo xtask wheel`).
-const APT_PACKAGES: [&str; 14] = [
+const APT_PACKAGES: [&str; 17] = [
     "llvm-19",
     "clang-19",
     "lld-19",
+    "llvm-22",
+    "clang-22",
+    "lld-22",
     "time",
     "cmake",
     "glslang-tools",
@@ -54,21 +57,38 @@ fn missing(nvidia: bool) -> Vec<Tool> {
         .collect()
 }
 
+/// LLVM 22's tools that are missing (LLVM 19's are in [`missing`]).
+fn missing_llvm22() -> Vec<Tool> {
+    Tool::ALL
+        .into_iter()
+        .filter(|tool| tool.is_llvm() && find_llvm(Llvm::V22, *tool).is_none())
+        .collect()
+}
+
 fn install_llvm() -> anyhow::Result<()> {
     let missing = missing(false);
+    let missing22 = missing_llvm22();
     let runs = |tool: &str| Command::new(tool).arg("--version").output().is_ok();
     let others = ["cmake", "g++", "pkg-config", "valgrind"]
         .into_iter()
         .all(runs);
     let lavapipe = fmtstr_oracles::spirv::lavapipe_installed();
-    if missing.is_empty() && Path::new(measure::GNU_TIME).is_file() && others && lavapipe {
+    if missing.is_empty()
+        && missing22.is_empty()
+        && Path::new(measure::GNU_TIME).is_file()
+        && others
+        && lavapipe
+    {
         eprintln!(
-            "LLVM 19, GNU time, CMake, g++, pkg-config, valgrind, the SPIR-V tools and Vulkan on \
+            "LLVM 19 and 22, GNU time, CMake, g++, pkg-config, valgrind, the SPIR-V tools and Vulkan on \
              lavapipe: already installed"
         );
         return Ok(());
     }
-    eprintln!("Debian packages: missing {missing:?}; installing {APT_PACKAGES:?}");
+    eprintln!(
+        "Debian packages: missing {missing:?} and LLVM 22's {missing22:?}; installing \
+         {APT_PACKAGES:?}"
+    );
     let lists_empty = std::fs::read_dir("/var/lib/apt/lists")
         .map(|entries| {
             !entries
@@ -123,30 +143,44 @@ fn install_cuda() -> anyhow::Result<()> {
     process::run(&mut pip)
 }
 
-/// Every tool answers `--version`, and nvcc + ptxas compile a printf kernel end to end.
+/// Every tool answers `--version` (LLVM's of both releases), and nvcc + ptxas compile a printf
+/// kernel end to end.
 fn prove() -> anyhow::Result<()> {
     for tool in Tool::ALL {
-        let Some(mut command) = tool.command() else {
+        let Some(command) = tool.command() else {
             bail!("{tool} is still missing at {}", tool.path().display());
         };
-        let output = process::output(command.arg("--version"))?;
-        let text = String::from_utf8_lossy(&output.stdout);
-        let version = text
-            .lines()
-            .find(|line| line.contains("version") || line.contains("release"))
-            .or_else(|| text.lines().next())
-            .unwrap_or_default()
-            .trim();
-        println!(
-            "{:<13} {}  ({version})",
-            tool.file_name(),
-            tool.path().display()
-        );
+        prove_one(tool, command, &tool.path())?;
+    }
+    for tool in Tool::ALL.into_iter().filter(|tool| tool.is_llvm()) {
+        let path = llvm_tool_path(Llvm::V22, tool);
+        if find_llvm(Llvm::V22, tool).is_none() {
+            bail!(
+                "{} {tool} is still missing at {}",
+                Llvm::V22,
+                path.display()
+            );
+        }
+        prove_one(tool, Command::new(&path), &path)?;
     }
     let scratch = process::root().join("target/oracles/proof");
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;
     compile_cuda_kernel(&scratch)
+}
+
+/// Prints the tool's path and the line of `--version` that names it.
+fn prove_one(tool: Tool, mut command: Command, path: &Path) -> anyhow::Result<()> {
+    let output = process::output(command.arg("--version"))?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let version = text
+        .lines()
+        .find(|line| line.contains("version") || line.contains("release"))
+        .or_else(|| text.lines().next())
+        .unwrap_or_default()
+        .trim();
+    println!("{:<13} {}  ({version})", tool.file_name(), path.display());
+    Ok(())
 }
 
 fn compile_cuda_kernel(scratch: &Path) -> anyhow::Result<()> {

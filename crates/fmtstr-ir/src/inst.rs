@@ -2,7 +2,7 @@
 
 use crate::types::TypeId;
 
-/// An instruction's opcode, as LLVM 19 spells it.
+/// An instruction's opcode, as LLVM spells it (19's, and 22's `ptrtoaddr`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 #[allow(missing_docs)] // each variant is the LLVM keyword of the same name
@@ -54,6 +54,8 @@ pub enum Opcode {
     FPTrunc,
     FPExt,
     PtrToInt,
+    /// LLVM 22's `ptrtoaddr`: a pointer's address bits, without its provenance.
+    PtrToAddr,
     IntToPtr,
     BitCast,
     AddrSpaceCast,
@@ -74,7 +76,7 @@ pub enum Opcode {
     Freeze,
 }
 
-const OPCODES: [(Opcode, &str); 65] = [
+const OPCODES: [(Opcode, &str); 66] = [
     (Opcode::Ret, "ret"),
     (Opcode::Br, "br"),
     (Opcode::Switch, "switch"),
@@ -122,6 +124,7 @@ const OPCODES: [(Opcode, &str); 65] = [
     (Opcode::FPTrunc, "fptrunc"),
     (Opcode::FPExt, "fpext"),
     (Opcode::PtrToInt, "ptrtoint"),
+    (Opcode::PtrToAddr, "ptrtoaddr"),
     (Opcode::IntToPtr, "inttoptr"),
     (Opcode::BitCast, "bitcast"),
     (Opcode::AddrSpaceCast, "addrspacecast"),
@@ -200,6 +203,7 @@ impl Opcode {
             b"fptrunc" => Opcode::FPTrunc,
             b"fpext" => Opcode::FPExt,
             b"ptrtoint" => Opcode::PtrToInt,
+            b"ptrtoaddr" => Opcode::PtrToAddr,
             b"inttoptr" => Opcode::IntToPtr,
             b"bitcast" => Opcode::BitCast,
             b"addrspacecast" => Opcode::AddrSpaceCast,

@@ -1,6 +1,7 @@
 //! LLVM IR text: a lossless parser and printer, types, and DataLayout.
 //!
-//! [`Module::parse`] reads LLVM 19 assembly (`.ll`) into a [`Module`] that owns its text.
+//! [`Module::parse`] reads LLVM 19 assembly (`.ll`), and LLVM 22's, into a [`Module`] that owns
+//! its text.
 //! [`Module::print`] writes it back: byte-identical to the input wherever no edit reached,
 //! and in LLVM's own style where one did. In between, the module answers the questions the
 //! lowering passes ask and takes the edits they make.

@@ -1,7 +1,8 @@
-//! The parser: LLVM 19 assembly into the module model, in one pass.
+//! The parser: LLVM 19 assembly into the module model, in one pass, and what LLVM 22 added
+//! (`ptrtoaddr`, `riscv_vls_cc(N)`, fast-math flags on `fpext`/`fptrunc`, ...).
 //!
-//! It follows `LLParser`'s grammar closely enough to read everything LLVM 19 writes, and keeps
-//! what no pass needs (linkage, flags, function attributes, operand bundles, specialized
+//! It follows `LLParser`'s grammar closely enough to read everything LLVM 19 and 22 write, and
+//! keeps what no pass needs (linkage, flags, function attributes, operand bundles, specialized
 //! metadata fields) as source spans rather than modelling it. It checks what the model relies
 //! on: names resolve, numbered values come in order, brackets balance. It is not a verifier:
 //! types are not checked against each other (`llvm-as` does that).
@@ -300,6 +301,21 @@ const VALUE_WORDS: &[&[u8]] = &[
 ];
 
 const FAST_MATH: &[&[u8]] = &[
+    b"fast",
+    b"nnan",
+    b"ninf",
+    b"nsz",
+    b"arcp",
+    b"contract",
+    b"afn",
+    b"reassoc",
+];
+
+/// The flags a cast may carry: integer ones and fast-math ones.
+const CAST_FLAGS: &[&[u8]] = &[
+    b"nuw",
+    b"nsw",
+    b"nneg",
     b"fast",
     b"nnan",
     b"ninf",
@@ -1606,12 +1622,7 @@ impl<'s> Parser<'s> {
             } else if LINKAGE_WORDS.contains(&w) {
                 self.bump();
             } else if is_cconv(w) {
-                let t = self.bump();
-                cconv = text(t);
-                if w == b"cc" {
-                    let n = self.expect(Tok::Int, "a calling convention number")?;
-                    cconv.end = n.end;
-                }
+                cconv = self.calling_conv()?;
             } else if !self.parse_one_attr()? {
                 return self.expected("a return type");
             }
@@ -2447,6 +2458,20 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// Skips a cast's flags ([`CAST_FLAGS`]); as for fast-math flags, a first byte no flag
+    /// starts with settles the usual case (a type) without compares.
+    #[inline]
+    fn skip_cast_flags(&mut self) {
+        if self.tok.kind == Tok::Ident
+            && matches!(
+                self.text(self.tok).first(),
+                Some(b'f' | b'n' | b'a' | b'c' | b'r')
+            )
+        {
+            self.skip_words(CAST_FLAGS);
+        }
+    }
+
     fn skip_words(&mut self, words: &[&[u8]]) {
         while self.tok.kind == Tok::Ident && words.contains(&self.text(self.tok)) {
             self.bump();
@@ -2635,8 +2660,11 @@ impl<'s> Parser<'s> {
                 inst.ty = self.vector_like(a.ty, TypeId::I1);
             }
             Trunc | ZExt | SExt | FPToUI | FPToSI | UIToFP | SIToFP | FPTrunc | FPExt
-            | PtrToInt | IntToPtr | BitCast | AddrSpaceCast => {
-                self.skip_words(&[b"nuw", b"nsw", b"nneg"]);
+            | PtrToInt | PtrToAddr | IntToPtr | BitCast | AddrSpaceCast => {
+                // `trunc nuw nsw`, `zext nneg`, `uitofp nneg`; fast-math flags on `fptrunc` and
+                // `fpext` (LLVM 20 on), in any order with the others (LLVM's own tests write
+                // `uitofp nsz nneg`). The flags stay in the instruction's text.
+                self.skip_cast_flags();
                 self.push_typed()?;
                 self.expect_word("to")?;
                 inst.ty = self.parse_type()?;
@@ -2923,6 +2951,26 @@ impl<'s> Parser<'s> {
         Ok(())
     }
 
+    /// A calling convention, the current token being its word: `fastcc`, `cc 10`, or one with a
+    /// parameter in parentheses (LLVM 22's `riscv_vls_cc(128)`). Returns its text, parameter
+    /// included.
+    fn calling_conv(&mut self) -> PResult<Text> {
+        let t = self.bump();
+        let mut cconv = text(t);
+        if self.text(t) == b"cc" {
+            let n = self.expect(Tok::Int, "a calling convention number")?;
+            cconv.end = n.end;
+        } else if self.tok.kind == Tok::LParen {
+            // Nothing else can follow a convention's word with `(`: a return type or a return
+            // attribute comes first.
+            self.bump();
+            self.expect(Tok::Int, "a calling convention parameter")?;
+            let close = self.expect(Tok::RParen, "')'")?;
+            cconv.end = close.end;
+        }
+        Ok(cconv)
+    }
+
     fn call(&mut self, inst: &mut InstData) -> PResult<()> {
         let first = self.bump();
         let mut tail = NO_TEXT;
@@ -2933,12 +2981,7 @@ impl<'s> Parser<'s> {
         self.skip_fast_math();
         let mut cconv = NO_TEXT;
         if is_cconv(self.word()) {
-            let t = self.bump();
-            cconv = text(t);
-            if self.text(t) == b"cc" {
-                let n = self.expect(Tok::Int, "a calling convention number")?;
-                cconv.end = n.end;
-            }
+            cconv = self.calling_conv()?;
         }
         let ret_attrs_start = self.m.attrs.len() as u32;
         while !self.is_type_start() && !self.is_word(b"addrspace") {
@@ -3356,7 +3399,8 @@ impl<'s> Parser<'s> {
                 )
             }
             b"trunc" | b"zext" | b"sext" | b"fptrunc" | b"fpext" | b"fptoui" | b"fptosi"
-            | b"uitofp" | b"sitofp" | b"ptrtoint" | b"inttoptr" | b"bitcast" | b"addrspacecast" => {
+            | b"uitofp" | b"sitofp" | b"ptrtoint" | b"ptrtoaddr" | b"inttoptr" | b"bitcast"
+            | b"addrspacecast" => {
                 let opcode = Opcode::from_keyword(w).unwrap_or(Opcode::BitCast);
                 self.expect(Tok::LParen, "'('")?;
                 let mark = self.scratch.len();

@@ -1,8 +1,9 @@
-//! LLVM 19's own test modules (`cargo xtask corpus --llvm-tests` judges each with llvm-as-19 and
-//! caches the verdicts in `target/corpus-llvm/verdicts.tsv`): every module llvm-as accepts must
-//! print back byte-identical, and no module, accepted or not, may panic the parser.
+//! LLVM's own test modules, LLVM 19's and LLVM 22's (`cargo xtask corpus --llvm-tests` judges
+//! each release's with its own llvm-as and caches the verdicts in `target/corpus-llvm/`, see
+//! `fmtstr_oracles::llvm_verdicts_file`): every module llvm-as accepts must print back
+//! byte-identical, and no module, accepted or not, may panic the parser.
 //!
-//! The files are read from the test tree `cargo xtask llvm-source` unpacked; they are parsed on
+//! The files are read from the test trees `cargo xtask llvm-source` unpacked; they are parsed on
 //! every core.
 
 mod common;
@@ -13,10 +14,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use fmtstr_ir::Module;
+use fmtstr_oracles::Llvm;
 
-/// Accepted modules that may fail to round-trip, and why. Each entry is a path relative to
-/// `llvm/test`. Keep it empty unless a construct truly cannot be carried.
-const ALLOWED_FAILURES: &[(&str, &str)] = &[];
+/// Accepted modules that may fail to round-trip, and why, per release. Each entry is a path
+/// relative to `llvm/test`. Keep them empty unless a construct truly cannot be carried.
+const ALLOWED_FAILURES_19: &[(&str, &str)] = &[];
+const ALLOWED_FAILURES_22: &[(&str, &str)] = &[];
 
 struct Verdict {
     path: String,
@@ -24,15 +27,16 @@ struct Verdict {
     accepted: bool,
 }
 
-fn verdicts() -> Option<(PathBuf, Vec<Verdict>)> {
-    let source = fmtstr_oracles::require_llvm_source()?;
-    let file = fmtstr_oracles::workspace_root().join("target/corpus-llvm/verdicts.tsv");
+fn verdicts(llvm: Llvm) -> Option<(PathBuf, Vec<Verdict>)> {
+    let source = fmtstr_oracles::require_llvm_source_of(llvm)?;
+    let file = fmtstr_oracles::llvm_verdicts_file(llvm);
     let Ok(text) = std::fs::read_to_string(&file) else {
         let message = format!(
-            "no llvm-as verdicts in {}: run `cargo xtask corpus --llvm-tests`",
+            "no llvm-as-{} verdicts in {}: run `cargo xtask corpus --llvm-tests`",
+            llvm.major(),
             file.display()
         );
-        if fmtstr_oracles::in_ci() {
+        if fmtstr_oracles::in_ci() && llvm.test_tree_required_in_ci() {
             panic!("{message} (CI=true: the corpus tests must not skip)");
         }
         eprintln!("skipping: {message}");
@@ -136,10 +140,20 @@ fn group(path: &str) -> String {
 
 #[test]
 fn every_module_llvm_as_accepts_round_trips_byte_identical() {
-    // Quiet the default hook: a panic is reported as a failure with its file.
-    let Some((tests, verdicts)) = verdicts() else {
+    round_trips(Llvm::V19, ALLOWED_FAILURES_19);
+}
+
+#[test]
+fn every_module_llvm_as_22_accepts_round_trips_byte_identical() {
+    round_trips(Llvm::V22, ALLOWED_FAILURES_22);
+}
+
+/// The release's accepted modules round-trip byte-identical (but `allowed`), and none panics.
+fn round_trips(llvm: Llvm, allowed_failures: &[(&str, &str)]) {
+    let Some((tests, verdicts)) = verdicts(llvm) else {
         return;
     };
+    // Quiet the default hook: a panic is reported as a failure with its file.
     let hook = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
     let next = AtomicUsize::new(0);
@@ -172,7 +186,7 @@ fn every_module_llvm_as_accepts_round_trips_byte_identical() {
             continue;
         }
         let count = counts.entry(group(&verdict.path)).or_default();
-        let allowed = ALLOWED_FAILURES.iter().any(|(p, _)| *p == verdict.path);
+        let allowed = allowed_failures.iter().any(|(p, _)| *p == verdict.path);
         match outcome {
             Outcome::Panicked(message) => {
                 failures.push(format!("{}: PANIC: {message}", verdict.path))
@@ -195,12 +209,16 @@ fn every_module_llvm_as_accepts_round_trips_byte_identical() {
     }
     assert!(
         stale.is_empty(),
-        "the llvm-as verdicts are stale for {} files (first: {}): run `cargo xtask corpus --llvm-tests`",
+        "{llvm}: the llvm-as verdicts are stale for {} files (first: {}): run `cargo xtask corpus --llvm-tests`",
         stale.len(),
         stale[0]
     );
     let mut total = [0; 4];
-    eprintln!("directory: accepted by llvm-as, round-trip byte-identical; rejected by llvm-as, refused by fmtstr");
+    eprintln!(
+        "{llvm}: directory: accepted by llvm-as-{}, round-trip byte-identical; rejected by \
+         llvm-as, refused by fmtstr",
+        llvm.major()
+    );
     for (dir, count) in &counts {
         eprintln!(
             "  {dir}: {} accepted, {} identical; {} rejected, {} refused",
@@ -216,7 +234,7 @@ fn every_module_llvm_as_accepts_round_trips_byte_identical() {
     );
     assert!(
         failures.is_empty(),
-        "{} of {} accepted modules fail:\n{}",
+        "{llvm}: {} of {} accepted modules fail:\n{}",
         failures.len(),
         total[0],
         failures.join("\n")

@@ -1,16 +1,20 @@
 //! Test support: where the real tools that judge fmtstr's output live.
 //!
 //! fmtstr's truth comes from real toolchains: LLVM 19 (`llvm-as`, `llc`, `opt`, `clang`,
-//! `llvm-readobj`, ...) and NVIDIA's `nvcc` and `ptxas` from the PyPI wheels. `cargo xtask oracles`
-//! installs them; this crate is the one place that knows where they end up, shared by the tests
-//! and by xtask.
+//! `llvm-readobj`, ...), LLVM 22 beside it for the IR grammar it added, and NVIDIA's `nvcc` and
+//! `ptxas` from the PyPI wheels. `cargo xtask oracles` installs them; this crate is the one place
+//! that knows where they end up, shared by the tests and by xtask.
 //!
 //! A test asks with [`require`]: under `CI=true` a missing tool fails the test (an oracle test
 //! must never pass by skipping in CI); elsewhere the test is skipped with the install command.
+//! [`require`] gives LLVM 19's tools; [`require_llvm`] names the release.
 //!
 //! ```no_run
-//! use fmtstr_oracles::{require, Tool};
+//! use fmtstr_oracles::{require, require_llvm, Llvm, Tool};
 //! let Some(llc) = require(Tool::Llc) else { return };
+//! for llvm in Llvm::ALL {
+//!     let Some(llvm_as) = require_llvm(llvm, Tool::LlvmAs) else { return };
+//! }
 //! ```
 //!
 //! The renderer's and the decoder's differential tests judge by glibc itself: [`glibc`] calls its
@@ -106,7 +110,12 @@ impl Tool {
         )
     }
 
-    /// The directory the tool is looked up in.
+    /// Whether the tool is one of LLVM's (installed once per [`Llvm`] release).
+    pub fn is_llvm(self) -> bool {
+        !self.is_nvidia() && !self.is_spirv()
+    }
+
+    /// The directory the tool is looked up in (LLVM's tools: LLVM 19's).
     pub fn directory(self) -> PathBuf {
         if self.is_nvidia() {
             cuda_dir().join("nvidia/cu13/bin")
@@ -137,6 +146,84 @@ impl Tool {
     }
 }
 
+/// An LLVM release fmtstr is judged by. LLVM 19 is the default of every function that does not
+/// name one ([`require`], [`llvm_bindir`], [`Tool::path`], ...); LLVM 22 judges the IR grammar
+/// LLVM added since (`ptrtoaddr`, calling conventions with a parameter, ...).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Llvm {
+    V19,
+    V22,
+}
+
+impl Llvm {
+    /// Every release, oldest first, in the order `cargo xtask oracles` installs and reports them.
+    pub const ALL: [Llvm; 2] = [Llvm::V19, Llvm::V22];
+
+    /// The release the functions without an [`Llvm`] argument use.
+    pub const DEFAULT: Llvm = Llvm::V19;
+
+    /// The major version: 19, 22.
+    pub fn major(self) -> u32 {
+        match self {
+            Llvm::V19 => 19,
+            Llvm::V22 => 22,
+        }
+    }
+
+    /// The release with that major version.
+    pub fn from_major(major: u32) -> Option<Llvm> {
+        Llvm::ALL.into_iter().find(|llvm| llvm.major() == major)
+    }
+
+    /// The environment variable that overrides where its tools live.
+    pub fn bindir_env(self) -> &'static str {
+        match self {
+            Llvm::V19 => "FMTSTR_LLVM_BINDIR",
+            Llvm::V22 => "FMTSTR_LLVM22_BINDIR",
+        }
+    }
+
+    /// The environment variable that overrides where its test tree is unpacked.
+    pub fn source_env(self) -> &'static str {
+        match self {
+            Llvm::V19 => "FMTSTR_LLVM_SOURCE",
+            Llvm::V22 => "FMTSTR_LLVM22_SOURCE",
+        }
+    }
+
+    /// Debian's binary packages that install it: `llvm-22`, `clang-22`, `lld-22`.
+    pub fn apt_packages(self) -> [String; 3] {
+        let major = self.major();
+        [
+            format!("llvm-{major}"),
+            format!("clang-{major}"),
+            format!("lld-{major}"),
+        ]
+    }
+
+    /// Whether CI must judge this release's own test tree (`cargo xtask llvm-source`, `corpus
+    /// --llvm-tests`), so that a missing tree fails there. LLVM 19's source package is in
+    /// Debian's archive beside its binaries. LLVM 22's binaries come from bookworm-security,
+    /// whose archive may lack the source package's files (the mirror this project's machines
+    /// use answers 404 for its `.dsc` and orig tarball): CI judges its tree where it can be
+    /// fetched and says so where not, and the tests that read it skip without it.
+    pub fn test_tree_required_in_ci(self) -> bool {
+        self == Llvm::V19
+    }
+
+    /// Debian's source package, whose test tree `cargo xtask llvm-source` unpacks:
+    /// `llvm-toolchain-22`.
+    pub fn source_package(self) -> String {
+        format!("llvm-toolchain-{}", self.major())
+    }
+}
+
+impl fmt::Display for Llvm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LLVM {}", self.major())
+    }
+}
+
 impl fmt::Display for Tool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.file_name())
@@ -157,9 +244,52 @@ pub fn workspace_root() -> PathBuf {
 
 /// Where LLVM 19's tools live: `$FMTSTR_LLVM_BINDIR`, else Debian's `/usr/lib/llvm-19/bin`.
 pub fn llvm_bindir() -> PathBuf {
-    std::env::var_os("FMTSTR_LLVM_BINDIR")
+    llvm_bindir_of(Llvm::V19)
+}
+
+/// Where a release's tools live: its [`Llvm::bindir_env`] (`$FMTSTR_LLVM_BINDIR` for 19,
+/// `$FMTSTR_LLVM22_BINDIR` for 22), else Debian's `/usr/lib/llvm-N/bin`.
+pub fn llvm_bindir_of(llvm: Llvm) -> PathBuf {
+    std::env::var_os(llvm.bindir_env())
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/usr/lib/llvm-19/bin"))
+        .unwrap_or_else(|| PathBuf::from(format!("/usr/lib/llvm-{}/bin", llvm.major())))
+}
+
+/// The path an LLVM tool of that release has once installed (it may not exist).
+///
+/// # Panics
+///
+/// When `tool` is not one of LLVM's (see [`Tool::is_llvm`]).
+pub fn llvm_tool_path(llvm: Llvm, tool: Tool) -> PathBuf {
+    assert!(tool.is_llvm(), "{tool} is not one of LLVM's tools");
+    llvm_bindir_of(llvm).join(tool.file_name())
+}
+
+/// The LLVM tool's path when that release is installed.
+///
+/// # Panics
+///
+/// When `tool` is not one of LLVM's.
+pub fn find_llvm(llvm: Llvm, tool: Tool) -> Option<PathBuf> {
+    let path = llvm_tool_path(llvm, tool);
+    path.is_file().then_some(path)
+}
+
+/// The LLVM tool's path for an oracle test, as [`require`] but for the named release: when the
+/// tool is missing this panics under `CI=true` and otherwise prints how to install it and
+/// returns `None`. `require_llvm(Llvm::V19, tool)` is `require(tool)`.
+///
+/// # Panics
+///
+/// Under `CI=true` when the tool is missing, and when `tool` is not one of LLVM's.
+pub fn require_llvm(llvm: Llvm, tool: Tool) -> Option<PathBuf> {
+    find_llvm(llvm, tool).or_else(|| missing_at(tool, &llvm_tool_path(llvm, tool), in_ci()))
+}
+
+/// A command for the LLVM tool of that release (see [`require_llvm`] for what happens when it
+/// is missing).
+pub fn require_llvm_command(llvm: Llvm, tool: Tool) -> Option<Command> {
+    require_llvm(llvm, tool).map(Command::new)
 }
 
 /// Where glslang-tools and spirv-tools live: `$FMTSTR_SPIRV_BINDIR`, else Debian's `/usr/bin`.
@@ -180,23 +310,54 @@ pub fn cuda_dir() -> PathBuf {
 /// `clang/test/Sema`): `$FMTSTR_LLVM_SOURCE`, else `target/llvm-source/llvm-toolchain-19`.
 /// `cargo xtask llvm-source` fetches it from Debian's source package of the installed release.
 pub fn llvm_source_dir() -> PathBuf {
-    std::env::var_os("FMTSTR_LLVM_SOURCE")
+    llvm_source_dir_of(Llvm::V19)
+}
+
+/// Where a release's test tree is unpacked: its [`Llvm::source_env`] (`$FMTSTR_LLVM_SOURCE`,
+/// `$FMTSTR_LLVM22_SOURCE`), else `target/llvm-source/llvm-toolchain-N`.
+pub fn llvm_source_dir_of(llvm: Llvm) -> PathBuf {
+    std::env::var_os(llvm.source_env())
         .map(PathBuf::from)
-        .unwrap_or_else(|| workspace_root().join("target/llvm-source/llvm-toolchain-19"))
+        .unwrap_or_else(|| {
+            workspace_root()
+                .join("target/llvm-source")
+                .join(llvm.source_package())
+        })
+}
+
+/// Where `cargo xtask corpus --llvm-tests` keeps a release's llvm-as verdicts on its test
+/// modules: `target/corpus-llvm/verdicts.tsv` for 19, `target/corpus-llvm/verdicts-22.tsv`
+/// for 22.
+pub fn llvm_verdicts_file(llvm: Llvm) -> PathBuf {
+    let name = match llvm {
+        Llvm::V19 => "verdicts.tsv".to_owned(),
+        other => format!("verdicts-{}.tsv", other.major()),
+    };
+    workspace_root().join("target/corpus-llvm").join(name)
 }
 
 /// LLVM 19's test tree for a test that reads it: its root when unpacked; otherwise a failure
 /// under `CI=true` and a skip (with the fetch command) elsewhere, as for a missing tool.
 pub fn require_llvm_source() -> Option<PathBuf> {
-    let dir = llvm_source_dir();
+    require_llvm_source_of(Llvm::V19)
+}
+
+/// A release's test tree, as [`require_llvm_source`] does for LLVM 19 (under `CI=true` a
+/// missing tree fails only where [`Llvm::test_tree_required_in_ci`]).
+pub fn require_llvm_source_of(llvm: Llvm) -> Option<PathBuf> {
+    let dir = llvm_source_dir_of(llvm);
     if dir.join(".fmtstr-complete").is_file() {
         return Some(dir);
     }
+    let fetch = match llvm {
+        Llvm::V19 => "cargo xtask llvm-source".to_owned(),
+        other => format!("cargo xtask llvm-source --llvm {}", other.major()),
+    };
     let message = format!(
-        "LLVM 19's test tree not found at {}; fetch it with `cargo xtask llvm-source`",
+        "{llvm}'s test tree not found at {}; fetch it with `{fetch}`",
         dir.display()
     );
-    if in_ci() {
+    if in_ci() && llvm.test_tree_required_in_ci() {
         panic!("{message} (CI=true: an oracle test must not skip)");
     }
     eprintln!("skipping: {message}");
@@ -223,9 +384,13 @@ pub fn require(tool: Tool) -> Option<PathBuf> {
 /// What a test gets for a missing tool: a failure in CI, a skip with the install command
 /// elsewhere.
 fn missing(tool: Tool, ci: bool) -> Option<PathBuf> {
+    missing_at(tool, &tool.path(), ci)
+}
+
+fn missing_at(tool: Tool, path: &Path, ci: bool) -> Option<PathBuf> {
     let message = format!(
         "oracle `{tool}` not found at {}; install the oracles with `{INSTALL_COMMAND}`",
-        tool.path().display()
+        path.display()
     );
     if ci {
         panic!("{message} (CI=true: an oracle test must not skip)");
@@ -261,5 +426,40 @@ mod tests {
         assert!(Tool::Llc.path().ends_with("llc"));
         assert!(Tool::SpirvDis.path().ends_with("spirv-dis"));
         assert!(workspace_root().join("Cargo.toml").is_file());
+    }
+
+    #[test]
+    fn each_llvm_release_has_its_own_place() {
+        assert_eq!(Llvm::ALL.map(Llvm::major), [19, 22]);
+        assert_eq!(Llvm::from_major(22), Some(Llvm::V22));
+        assert_eq!(Llvm::from_major(20), None);
+        assert_eq!(Llvm::V22.to_string(), "LLVM 22");
+        assert_eq!(Llvm::V22.apt_packages(), ["llvm-22", "clang-22", "lld-22"]);
+        assert_eq!(Llvm::V22.source_package(), "llvm-toolchain-22");
+        // The overrides are read per release; without them Debian's directories are used.
+        for llvm in Llvm::ALL {
+            if std::env::var_os(llvm.bindir_env()).is_none() {
+                let expected = format!("/usr/lib/llvm-{}/bin/llvm-as", llvm.major());
+                assert_eq!(llvm_tool_path(llvm, Tool::LlvmAs), PathBuf::from(expected));
+            }
+        }
+        assert_eq!(llvm_tool_path(Llvm::V19, Tool::Llc), Tool::Llc.path());
+        assert_ne!(llvm_verdicts_file(Llvm::V19), llvm_verdicts_file(Llvm::V22));
+        assert!(
+            llvm_source_dir_of(Llvm::V22).ends_with("llvm-toolchain-22")
+                || std::env::var_os(Llvm::V22.source_env()).is_some()
+        );
+    }
+
+    #[test]
+    #[should_panic(expected = "not one of LLVM's tools")]
+    fn an_llvm_release_has_no_nvidia_tools() {
+        llvm_tool_path(Llvm::V22, Tool::Ptxas);
+    }
+
+    #[test]
+    #[should_panic(expected = "CI=true: an oracle test must not skip")]
+    fn a_missing_llvm_22_tool_fails_in_ci() {
+        missing_at(Tool::LlvmAs, Path::new("/nonexistent/llvm-as"), true);
     }
 }

@@ -13,6 +13,7 @@ mod hsa_commands;
 mod linked_commands;
 mod llvm;
 mod lower_commands;
+mod lower_llvm22;
 mod lower_only;
 mod lower_options;
 mod spirv_commands;
