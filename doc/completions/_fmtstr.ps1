@@ -75,10 +75,11 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
         }
         'fmtstr;embed' {
             [CompletionResult]::new('--strings', '--strings', [CompletionResultType]::ParameterName, 'The JSON table to embed')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
-            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file itself (the only way fmtstr modifies an input)')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file itself: what happens without -o too (say it in scripts, for the reader). The new file keeps the old one''s mode, owner and group; a symbolic link is followed and stays a link; a hard link is broken (the name gets a new file, as with `sed -i`). Two runs on one file take turns (an advisory lock, waited for 30 s at most)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace a file that you may not write (say, mode 444) when its directory allows it; without --force such a file is left as it is (exit 2)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -86,10 +87,11 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
         'fmtstr;merge' {
             [CompletionResult]::new('--on-collision', '--on-collision', [CompletionResultType]::ParameterName, 'What to do when one ID has two different strings')
             [CompletionResult]::new('--on-key-difference', '--on-key-difference', [CompletionResultType]::ParameterName, 'What to do when BASE''s metadata notes disagree on a top-level key other than amdpal.format_strings (amdpal.pipelines, amdpal.version, ...)')
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename)')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
-            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file itself (the only way fmtstr modifies an input)')
+            [CompletionResult]::new('--in-place', '--in-place', [CompletionResultType]::ParameterName, 'Replace the input file itself: what happens without -o too (say it in scripts, for the reader). The new file keeps the old one''s mode, owner and group; a symbolic link is followed and stays a link; a hard link is broken (the name gets a new file, as with `sed -i`). Two runs on one file take turns (an advisory lock, waited for 30 s at most)')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace a file that you may not write (say, mode 444) when its directory allows it; without --force such a file is left as it is (exit 2)')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
@@ -103,8 +105,8 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             break
         }
         'fmtstr;lower' {
-            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically')
-            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically')
+            [CompletionResult]::new('-o', '-o', [CompletionResultType]::ParameterName, 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically, together with --emit-strings and --report-json: all are written, or none')
+            [CompletionResult]::new('--output', '--output', [CompletionResultType]::ParameterName, 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically, together with --emit-strings and --report-json: all are written, or none')
             [CompletionResult]::new('--pass', '--pass', [CompletionResultType]::ParameterName, 'The pass to run')
             [CompletionResult]::new('--target', '--target', [CompletionResultType]::ParameterName, 'The GPU to lower printf for (struct-args is NVPTX only and needs none)')
             [CompletionResult]::new('--sm', '--sm', [CompletionResultType]::ParameterName, 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)')
@@ -118,6 +120,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only the threads this condition matches print: each call goes behind a branch on the ids, so the others run none of it (nvptx: no vprintf; amdgpu: no buffer space taken, nothing stored). Comparisons joined by &&: NAME.AXIS OP N (AXIS x, y or z; OP ==, !=, <, <=, >, >=, unsigned) or NAME==X,Y,Z / NAME!=X,Y,Z (all three axes), NAME as for --prefix: block (or workgroup), thread (or local). E.g. `thread.x==0`, `block==0,0,0`, `workgroup.y!=2 && local.x<4`. The arguments are still computed by every thread; --report counts the bytes of a matching thread')
             [CompletionResult]::new('--report-json', '--report-json', [CompletionResultType]::ParameterName, 'The same report as JSON in FILE (schemas/lower-report.schema.json)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--force', '--force', [CompletionResultType]::ParameterName, 'Replace output files that you may not write (say, mode 444) when their directory allows it; without --force such a file is left as it is (exit 2)')
             [CompletionResult]::new('--no-opt-byval', '--no-opt-byval', [CompletionResultType]::ParameterName, 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory')
             [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'Print on stderr, for every lowered call, its file:line (the program source''s, from !dbg, else the .ll''s), its format and its payload (nvptx: the vprintf argument buffer''s bytes; amdgpu: the entry''s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by')
             [CompletionResult]::new('--time-phases', '--time-phases', [CompletionResultType]::ParameterName, 'Print on stderr, once the output is written, how long each phase took (wall clock), as LLVM''s -time-passes does: read, parse, extract (finding and modelling the calls), plan (checking and laying out every call), apply (the edits), print+write (the module is printed straight into OUT). A large nvptx module is lowered in shards, one thread each: extract and plan are then the slowest shard''s')

@@ -273,7 +273,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__embed)
-            opts="-o -h --strings --output --in-place --color --help"
+            opts="-o -h --strings --output --in-place --force --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -503,7 +503,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__lower)
-            opts="-o -h --output --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --prefix --only --report --report-json --time-phases --Werror --color --help"
+            opts="-o -h --output --force --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --prefix --only --report --report-json --time-phases --Werror --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -577,7 +577,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__merge)
-            opts="-o -h --on-collision --on-key-difference --output --in-place --color --help"
+            opts="-o -h --on-collision --on-key-difference --output --in-place --force --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

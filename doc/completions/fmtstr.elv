@@ -67,20 +67,22 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
         }
         &'fmtstr;embed'= {
             cand --strings 'The JSON table to embed'
-            cand -o 'Write the result to OUT (through a temporary file and a rename)'
-            cand --output 'Write the result to OUT (through a temporary file and a rename)'
+            cand -o 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced'
+            cand --output 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced'
             cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
-            cand --in-place 'Replace the input file itself (the only way fmtstr modifies an input)'
+            cand --in-place 'Replace the input file itself: what happens without -o too (say it in scripts, for the reader). The new file keeps the old one''s mode, owner and group; a symbolic link is followed and stays a link; a hard link is broken (the name gets a new file, as with `sed -i`). Two runs on one file take turns (an advisory lock, waited for 30 s at most)'
+            cand --force 'Replace a file that you may not write (say, mode 444) when its directory allows it; without --force such a file is left as it is (exit 2)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
         &'fmtstr;merge'= {
             cand --on-collision 'What to do when one ID has two different strings'
             cand --on-key-difference 'What to do when BASE''s metadata notes disagree on a top-level key other than amdpal.format_strings (amdpal.pipelines, amdpal.version, ...)'
-            cand -o 'Write the result to OUT (through a temporary file and a rename)'
-            cand --output 'Write the result to OUT (through a temporary file and a rename)'
+            cand -o 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced'
+            cand --output 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced'
             cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
-            cand --in-place 'Replace the input file itself (the only way fmtstr modifies an input)'
+            cand --in-place 'Replace the input file itself: what happens without -o too (say it in scripts, for the reader). The new file keeps the old one''s mode, owner and group; a symbolic link is followed and stays a link; a hard link is broken (the name gets a new file, as with `sed -i`). Two runs on one file take turns (an advisory lock, waited for 30 s at most)'
+            cand --force 'Replace a file that you may not write (say, mode 444) when its directory allows it; without --force such a file is left as it is (exit 2)'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }
@@ -92,8 +94,8 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --help 'Print help (see more with ''--help'')'
         }
         &'fmtstr;lower'= {
-            cand -o 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically'
-            cand --output 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically'
+            cand -o 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically, together with --emit-strings and --report-json: all are written, or none'
+            cand --output 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically, together with --emit-strings and --report-json: all are written, or none'
             cand --pass 'The pass to run'
             cand --target 'The GPU to lower printf for (struct-args is NVPTX only and needs none)'
             cand --sm 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter''s address can be taken in place (sm_70 and later)'
@@ -107,6 +109,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --only 'Only the threads this condition matches print: each call goes behind a branch on the ids, so the others run none of it (nvptx: no vprintf; amdgpu: no buffer space taken, nothing stored). Comparisons joined by &&: NAME.AXIS OP N (AXIS x, y or z; OP ==, !=, <, <=, >, >=, unsigned) or NAME==X,Y,Z / NAME!=X,Y,Z (all three axes), NAME as for --prefix: block (or workgroup), thread (or local). E.g. `thread.x==0`, `block==0,0,0`, `workgroup.y!=2 && local.x<4`. The arguments are still computed by every thread; --report counts the bytes of a matching thread'
             cand --report-json 'The same report as JSON in FILE (schemas/lower-report.schema.json)'
             cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
+            cand --force 'Replace output files that you may not write (say, mode 444) when their directory allows it; without --force such a file is left as it is (exit 2)'
             cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
             cand --report 'Print on stderr, for every lowered call, its file:line (the program source''s, from !dbg, else the .ll''s), its format and its payload (nvptx: the vprintf argument buffer''s bytes; amdgpu: the entry''s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by'
             cand --time-phases 'Print on stderr, once the output is written, how long each phase took (wall clock), as LLVM''s -time-passes does: read, parse, extract (finding and modelling the calls), plan (checking and laying out every call), apply (the edits), print+write (the module is printed straight into OUT). A large nvptx module is lowered in shards, one thread each: extract and plan are then the slowest shard''s'

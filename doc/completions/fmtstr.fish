@@ -67,21 +67,23 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -l json -d 'Print JS
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -l all -d 'Print the whole PAL metadata document of each file as JSON (msgpack values that JSON cannot hold are written as {"$bin": ...}, {"$ext": ...}, {"$map": [[key, value], ...]})'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l strings -d 'The JSON table to embed' -r -F
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -s o -l output -d 'Write the result to OUT (through a temporary file and a rename)' -r -F
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -s o -l output -d 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced' -r -F
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l in-place -d 'Replace the input file itself (the only way fmtstr modifies an input)'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l in-place -d 'Replace the input file itself: what happens without -o too (say it in scripts, for the reader). The new file keeps the old one\'s mode, owner and group; a symbolic link is followed and stays a link; a hard link is broken (the name gets a new file, as with `sed -i`). Two runs on one file take turns (an advisory lock, waited for 30 s at most)'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -l force -d 'Replace a file that you may not write (say, mode 444) when its directory allows it; without --force such a file is left as it is (exit 2)'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand embed" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l on-collision -d 'What to do when one ID has two different strings' -r -f -a "error\t'Report the collision and write nothing (exit 1)'
 keep-first\t'Keep the entry seen first (BASE before the inputs) and warn'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l on-key-difference -d 'What to do when BASE\'s metadata notes disagree on a top-level key other than amdpal.format_strings (amdpal.pipelines, amdpal.version, ...)' -r -f -a "error\t'Name the key and both notes, and write nothing (exit 2)'
 keep-base\t'Keep the first note\'s value (or lack of the key) and warn'"
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -s o -l output -d 'Write the result to OUT (through a temporary file and a rename)' -r -F
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -s o -l output -d 'Write the result to OUT (through a temporary file and a rename) and leave the input as it is. Without -o, the input is replaced' -r -F
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l in-place -d 'Replace the input file itself (the only way fmtstr modifies an input)'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l in-place -d 'Replace the input file itself: what happens without -o too (say it in scripts, for the reader). The new file keeps the old one\'s mode, owner and group; a symbolic link is followed and stays a link; a hard link is broken (the name gets a new file, as with `sed -i`). Two runs on one file take turns (an advisory lock, waited for 30 s at most)'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l force -d 'Replace a file that you may not write (say, mode 444) when its directory allows it; without --force such a file is left as it is (exit 2)'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l format -d 'How to print findings' -r -f -a "text\t'`FILE: error: KIND: message`, then a summary line'
 json\t'One JSON report (schemas/audit.schema.json)'
@@ -91,7 +93,7 @@ always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l verify-ids -d 'Also report IDs that are not fmtstr\'s 48-bit XXH3 hash of their string (IDs written by LLPC are opaque, so use this only for files fmtstr produced)'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -s o -l output -d 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically' -r -F
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -s o -l output -d 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically, together with --emit-strings and --report-json: all are written, or none' -r -F
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l pass -d 'The pass to run' -r -f -a "printf\t'printf calls lowered for --target'
 strip\t'every printf and lgc.debug.printf call removed, for a release build: a used result becomes 0 with a warning, argument side effects stay, printf\'s declaration goes when unused, every other line is kept; needs no --target'
 struct-args\t'NVPTX byval aggregate parameters read in place from the parameter space (seed 002)'"
@@ -113,6 +115,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l report-json -d '
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l force -d 'Replace output files that you may not write (say, mode 444) when their directory allows it; without --force such a file is left as it is (exit 2)'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l no-opt-byval -d 'Seed 002\'s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l report -d 'Print on stderr, for every lowered call, its file:line (the program source\'s, from !dbg, else the .ll\'s), its format and its payload (nvptx: the vprintf argument buffer\'s bytes; amdgpu: the entry\'s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l time-phases -d 'Print on stderr, once the output is written, how long each phase took (wall clock), as LLVM\'s -time-passes does: read, parse, extract (finding and modelling the calls), plan (checking and laying out every call), apply (the edits), print+write (the module is printed straight into OUT). A large nvptx module is lowered in shards, one thread each: extract and plan are then the slowest shard\'s'

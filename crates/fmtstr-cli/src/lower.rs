@@ -709,8 +709,8 @@ fn read_input(path: &Path) -> anyhow::Result<(String, SourceText, Owned)> {
     }
     let Some(llvm_dis) = find_llvm_dis() else {
         bail!(
-            "{name} is LLVM bitcode, and reading bitcode needs llvm-dis (LLVM 19), which is not \
-             installed: install it (`apt-get install llvm-19`, or set FMTSTR_LLVM_BINDIR), or \
+            "{name} is LLVM bitcode, and reading bitcode needs llvm-dis (LLVM 22 or 19), which is not \
+             installed: install it (`apt-get install llvm-22`, or set FMTSTR_LLVM_BINDIR), or \
              disassemble first with `llvm-dis {name} -o module.ll`"
         );
     };
@@ -760,20 +760,27 @@ fn read_watched(path: &Path) -> anyhow::Result<(SourceText, Owned)> {
     Ok((SourceText::new(input.clone()), input))
 }
 
-/// llvm-dis of LLVM 19: in `$FMTSTR_LLVM_BINDIR` when that is set (and only there), else on
-/// PATH (`llvm-dis-19`, `llvm-dis`), else Debian's `/usr/lib/llvm-19/bin`.
+/// llvm-dis: in `$FMTSTR_LLVM_BINDIR` when that is set (and only there), else LLVM 22's or
+/// LLVM 19's (on PATH as `llvm-dis-22`/`-19`, or in Debian's `/usr/lib/llvm-N/bin`), else
+/// `llvm-dis` on PATH.
 fn find_llvm_dis() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os("FMTSTR_LLVM_BINDIR") {
         return Some(PathBuf::from(dir).join("llvm-dis")).filter(|p| p.is_file());
     }
+    // The newest first: an llvm-dis reads the bitcode of its own and every older release,
+    // and fmtstr reads the text of LLVM 19 and 22 alike.
     let mut candidates = Vec::new();
     if let Some(path) = std::env::var_os("PATH") {
         for dir in std::env::split_paths(&path) {
+            candidates.push(dir.join("llvm-dis-22"));
             candidates.push(dir.join("llvm-dis-19"));
-            candidates.push(dir.join("llvm-dis"));
         }
     }
+    candidates.push(PathBuf::from("/usr/lib/llvm-22/bin/llvm-dis"));
     candidates.push(PathBuf::from("/usr/lib/llvm-19/bin/llvm-dis"));
+    if let Some(path) = std::env::var_os("PATH") {
+        candidates.extend(std::env::split_paths(&path).map(|dir| dir.join("llvm-dis")));
+    }
     candidates.into_iter().find(|p| p.is_file())
 }
 
