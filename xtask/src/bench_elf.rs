@@ -11,6 +11,11 @@
 //! 2. Two ELFs with 1,000,000 strings each (10% of them shared) are merged with `fmtstr merge`;
 //!    the wall time and the peak resident memory of the process (from wait4's rusage) are
 //!    reported against the input size.
+//! 3. One table of 100,000 and one of 1,000,000 strings go through every command that reads
+//!    or writes a table: `embed` (from JSON), `merge` (into a new file), `dump`, `audit`, and
+//!    `decode` loading the table for an empty buffer; `llvm-readobj --notes` of the same file
+//!    is the peer. Each time is printed for both sizes with the growth factor: linear work
+//!    grows about 10x.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -147,7 +152,113 @@ pub fn run() -> anyhow::Result<()> {
         peak as f64 / (1 << 20) as f64,
         peak as f64 / input_size as f64
     );
+
+    // 3. every command over one large table, at two sizes.
+    let small = table_times(&fmtstr, &readobj, &template, dir.path(), 100_000)?;
+    let large = table_times(&fmtstr, &readobj, &template, dir.path(), 1_000_000)?;
+    println!("one table through every command (wall time; linear work grows about 10x):");
+    println!(
+        "  {:<34} {:>10} {:>10} {:>7}",
+        "", "100,000", "1,000,000", "growth"
+    );
+    for ((name, a), (_, b)) in small.iter().zip(&large) {
+        println!(
+            "  {name:<34} {:>8.3} s {:>8.3} s {:>6.1}x",
+            a.as_secs_f64(),
+            b.as_secs_f64(),
+            b.as_secs_f64() / a.as_secs_f64().max(1e-6)
+        );
+    }
     Ok(())
+}
+
+/// Times each command over one PAL ELF of `count` strings (made by `fmtstr embed`).
+fn table_times(
+    fmtstr: &Path,
+    readobj: &Path,
+    template: &[u8],
+    dir: &Path,
+    count: usize,
+) -> anyhow::Result<Vec<(&'static str, Duration)>> {
+    let mut rng = SmallRng::seed_from_u64(0x7ab1e + count as u64);
+    let mut ids = HashSet::new();
+    let mut table = Table::new();
+    let mut serial = 0u64;
+    while table.entries.len() < count {
+        serial += 1;
+        let (text, argc, mask) = random_format(&mut rng, serial);
+        let entry = Entry::for_format(text, argc, mask);
+        if ids.insert(entry.id()) {
+            table.entries.push(entry);
+        }
+    }
+    let json = dir.join(format!("table-{count}.json"));
+    std::fs::write(&json, serde_json::to_vec(&table.to_json())?)?;
+    let base = dir.join("template.elf");
+    std::fs::write(&base, template)?;
+    let elf = dir.join(format!("table-{count}.elf"));
+    let merged = dir.join(format!("merged-{count}.elf"));
+    let buffer = dir.join("empty.bin");
+    // A PAL printf buffer header with no entries.
+    std::fs::write(&buffer, [0u8; 16])?;
+    let quiet =
+        |command: &mut Command| -> anyhow::Result<Duration> { Ok(run_measured(command)?.0) };
+    let times = vec![
+        (
+            "fmtstr embed (JSON -> ELF)",
+            quiet(
+                Command::new(fmtstr)
+                    .args(["embed", "--strings"])
+                    .arg(&json)
+                    .arg(&base)
+                    .arg("-o")
+                    .arg(&elf),
+            )?,
+        ),
+        (
+            "fmtstr merge (into a new file)",
+            quiet(
+                Command::new(fmtstr)
+                    .arg("merge")
+                    .arg(&elf)
+                    .arg("-o")
+                    .arg(&merged),
+            )?,
+        ),
+        (
+            "fmtstr dump",
+            quiet(Command::new(fmtstr).arg("dump").arg(&elf))?,
+        ),
+        (
+            "fmtstr audit",
+            quiet(Command::new(fmtstr).arg("audit").arg(&elf))?,
+        ),
+        (
+            "fmtstr decode (loading the table)",
+            quiet(
+                Command::new(fmtstr)
+                    .arg("decode")
+                    .arg(&buffer)
+                    .arg("--elf")
+                    .arg(&elf),
+            )?,
+        ),
+        (
+            "llvm-readobj --notes (the peer)",
+            quiet(Command::new(readobj).arg("--notes").arg(&elf))?,
+        ),
+    ];
+    let merged_bytes = std::fs::read(&merged)?;
+    let dumped = PalElf::parse(&merged_bytes)?
+        .format_strings()?
+        .context("the merged file has no table")?;
+    if dumped.entries.len() != count {
+        bail!(
+            "the merged table has {} entries, expected {count}",
+            dumped.entries.len()
+        );
+    }
+    Ok(times)
 }
 
 fn file_name(index: usize) -> String {
