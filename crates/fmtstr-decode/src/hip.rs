@@ -64,7 +64,7 @@ use std::io::Write as _;
 
 use fmtstr_format::{Arg, ArgClass, ArgSlot, Format, Spec};
 
-use crate::hsa::{HsaBufferError, HsaDecoded, HsaProblem, HEADER_BYTES};
+use crate::hsa::{records_end, HsaBufferError, HsaDecoded, HsaProblem, HEADER_BYTES};
 
 /// Bit 1 of the control dword: the record names its format by hash.
 pub const CONSTANT_FORMAT: u32 = 2;
@@ -121,27 +121,9 @@ impl HipFormats {
 
 /// Decodes a whole buffer of HIP's buffered printf (header included).
 pub fn decode(bytes: &[u8], formats: &HipFormats) -> Result<HsaDecoded, HsaBufferError> {
-    if bytes.len() < HEADER_BYTES {
-        return Err(HsaBufferError::TooShort { len: bytes.len() });
-    }
+    let (mut decoded, end) = records_end(bytes)?;
     let word =
         |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
-    let used = u64::from(word(0));
-    let available = (bytes.len() - HEADER_BYTES) as u64;
-    let mut decoded = HsaDecoded::default();
-    if used > available {
-        decoded.lost = used - available;
-        decoded.problems.push(HsaProblem {
-            offset: 0,
-            message: format!(
-                "the header says {used} bytes of records were written but the buffer holds \
-                 {available} after its header: {} bytes are missing (a truncated dump?)",
-                used - available
-            ),
-            stopped: false,
-        });
-    }
-    let end = HEADER_BYTES + used.min(available) as usize;
     let mut at = HEADER_BYTES;
     while at < end {
         let mark = |decoded: &mut HsaDecoded, message: String, stopped: bool| {

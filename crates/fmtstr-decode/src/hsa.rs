@@ -152,8 +152,9 @@ pub struct HsaDecoded {
     pub lost: u64,
 }
 
-/// Decodes a whole HSA printf buffer (header included).
-pub fn decode(bytes: &[u8], formats: &HsaFormats) -> Result<HsaDecoded, HsaBufferError> {
+/// The 8-byte header both kinds of buffer share (`used`, capacity): where the records end,
+/// and the bytes lost when `used` runs past the file (a problem of its own, not a stop).
+pub(crate) fn records_end(bytes: &[u8]) -> Result<(HsaDecoded, usize), HsaBufferError> {
     if bytes.len() < HEADER_BYTES {
         return Err(HsaBufferError::TooShort { len: bytes.len() });
     }
@@ -175,6 +176,14 @@ pub fn decode(bytes: &[u8], formats: &HsaFormats) -> Result<HsaDecoded, HsaBuffe
         });
     }
     let end = HEADER_BYTES + used.min(available) as usize;
+    Ok((decoded, end))
+}
+
+/// Decodes a whole HSA printf buffer (header included).
+pub fn decode(bytes: &[u8], formats: &HsaFormats) -> Result<HsaDecoded, HsaBufferError> {
+    let (mut decoded, end) = records_end(bytes)?;
+    let word =
+        |at: usize| u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]]);
     let mut at = HEADER_BYTES;
     while at < end {
         let stop = |decoded: &mut HsaDecoded, message: String| {

@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 use serde_json::Value as Json;
 
 use crate::util::{assert_matches_schema, root, run};
@@ -123,12 +123,20 @@ fn kinds(report: &Json) -> Vec<String> {
         .collect()
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn dump_and_audit_read_the_table_clang_writes_for_hip_buffered_printf() {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        dump_and_audit_read_the_table_clang_writes_for_hip_buffered_printf_with(llvm);
+    }
+}
+
+fn dump_and_audit_read_the_table_clang_writes_for_hip_buffered_printf_with(llvm: Llvm) {
     let (Some(clang), Some(llc), Some(readobj)) = (
-        require(Tool::Clang),
-        require(Tool::Llc),
-        require(Tool::LlvmReadobj),
+        require_llvm(llvm, Tool::Clang),
+        require_llvm(llvm, Tool::Llc),
+        require_llvm(llvm, Tool::LlvmReadobj),
     ) else {
         return;
     };
@@ -243,12 +251,20 @@ fn dump_and_audit_read_the_table_clang_writes_for_hip_buffered_printf() {
     );
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn damaged_hip_tables_are_findings_or_errors() {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        damaged_hip_tables_are_findings_or_errors_with(llvm);
+    }
+}
+
+fn damaged_hip_tables_are_findings_or_errors_with(llvm: Llvm) {
     let (Some(clang), Some(llc), Some(readobj)) = (
-        require(Tool::Clang),
-        require(Tool::Llc),
-        require(Tool::LlvmReadobj),
+        require_llvm(llvm, Tool::Clang),
+        require_llvm(llvm, Tool::Llc),
+        require_llvm(llvm, Tool::LlvmReadobj),
     ) else {
         return;
     };
@@ -393,9 +409,20 @@ fn by_thread(text: &str) -> BTreeMap<String, Vec<String>> {
     threads
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn a_host_run_of_clangs_buffered_printf_decodes_to_what_c_printf_prints() {
-    let (Some(clang), Some(llc)) = (require(Tool::Clang), require(Tool::Llc)) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        a_host_run_of_clangs_buffered_printf_decodes_to_what_c_printf_prints_with(llvm);
+    }
+}
+
+fn a_host_run_of_clangs_buffered_printf_decodes_to_what_c_printf_prints_with(llvm: Llvm) {
+    let (Some(clang), Some(llc)) = (
+        require_llvm(llvm, Tool::Clang),
+        require_llvm(llvm, Tool::Llc),
+    ) else {
         return;
     };
     let dir = scratch();
