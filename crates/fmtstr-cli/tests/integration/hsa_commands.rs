@@ -140,8 +140,8 @@ fn dump_json_agrees_with_llvm_readobj_on_every_amdhsa_printf_entry_with(llvm: Ll
             );
             total += 1;
         }
-        // What clang writes is clean, except the '*' call of KERNELS: LLVM 19 stores sizes for
-        // its first 2 of 4 arguments only.
+        // What clang writes is clean, except the '*' call of KERNELS: LLVM 19 and LLVM 22 alike
+        // store sizes for its first 2 of 4 arguments only.
         let report: Json = serde_json::from_slice(
             &run([
                 Path::new("audit"),
