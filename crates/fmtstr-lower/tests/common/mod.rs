@@ -2,6 +2,12 @@
 //!
 //! Every module a test lowers goes through [`lower_ok`], which also hands it to `llvm-as`: the
 //! issue's first oracle rule, "every output of every test is accepted by llvm-as".
+//!
+//! The helpers without a release in their name ([`assert_llvm_as`], [`llc_ptx`],
+//! [`llc_amdpal`]) judge under LLVM 19 and LLVM 22 alike: llvm-as of both must accept the text,
+//! and llc-22 must compile what llc-19 compiles (its PTX through ptxas too, where ptxas is
+//! installed); what they return (PTX, an object, assembly) is llc-19's, which the tests read.
+//! The `_with` forms name one release.
 
 #![allow(dead_code)] // each test binary uses a different part
 
@@ -70,10 +76,12 @@ pub fn show(diagnostics: &[Diagnostic]) -> String {
         .join("\n")
 }
 
-/// llvm-as-19 must accept the text (skipped without the tool outside CI).
+/// llvm-as-19 and llvm-as-22 must accept the text (skipped without the tools outside CI).
 #[track_caller]
 pub fn assert_llvm_as(name: &str, text: &str) {
-    assert_llvm_as_with(Llvm::V19, name, text);
+    for llvm in Llvm::ALL {
+        assert_llvm_as_with(llvm, name, text);
+    }
 }
 
 /// That release's llvm-as must accept the text (skipped without the tool outside CI).
@@ -149,10 +157,17 @@ pub fn clang_ir_with(llvm: Llvm, source: &Path, triple: &str) -> Option<String> 
     Some(String::from_utf8(run_ok(&mut command)).unwrap())
 }
 
-/// `llc-19 -march=nvptx64 -mcpu=sm_90` of a module: its PTX.
+/// `llc-19 -march=nvptx64 -mcpu=sm_90` of a module: its PTX. llc-22 must compile the module
+/// too, and ptxas (where installed) assemble llc-22's PTX.
 #[track_caller]
 pub fn llc_ptx(name: &str, text: &str) -> Option<String> {
-    llc_ptx_with(Llvm::V19, name, text)
+    let ptx = llc_ptx_with(Llvm::V19, name, text)?;
+    if let Some(newer) = llc_ptx_with(Llvm::V22, name, text) {
+        if fmtstr_oracles::find(Tool::Ptxas).is_some() {
+            assert_ptxas(&format!("{name} (llc-22)"), &newer);
+        }
+    }
+    Some(ptx)
 }
 
 /// [`llc_ptx`] with that release's llc.
@@ -192,10 +207,13 @@ pub fn assert_ptxas(name: &str, ptx: &str) {
     );
 }
 
-/// llc-19 for AMD PAL (gfx1100): the object file, or with `asm` the assembly.
+/// llc-19 for AMD PAL (gfx1100): the object file, or with `asm` the assembly. llc-22 must
+/// compile the module too.
 #[track_caller]
 pub fn llc_amdpal(name: &str, text: &str, asm: bool) -> Option<Vec<u8>> {
-    llc_amdpal_with(Llvm::V19, name, text, asm)
+    let out = llc_amdpal_with(Llvm::V19, name, text, asm)?;
+    llc_amdpal_with(Llvm::V22, name, text, asm);
+    Some(out)
 }
 
 /// [`llc_amdpal`] with that release's llc.
