@@ -1,16 +1,18 @@
-//! `LinkedElf` on a real `ld.lld-19 -r` link of two bundled PAL ELFs: the fold keeps every
-//! other section's bytes and gives the union table, and no corruption of the note section makes
-//! parse, the key comparison or the fold panic, or write a file that does not parse.
+//! `LinkedElf` on a real `ld.lld -r` link of two bundled PAL ELFs, by ld.lld-19 and by
+//! ld.lld-22: the fold keeps every other section's bytes and gives the union table, and no
+//! corruption of the note section makes parse, the key comparison or the fold panic, or write a
+//! file that does not parse.
 
 use std::path::Path;
 use std::process::Command;
 
 use fmtstr_elf::{LinkedElf, PalElf};
 use fmtstr_meta::Merger;
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 
-fn linked() -> Option<Vec<u8>> {
-    let lld = require(Tool::Lld)?;
+/// The two samples linked by that release's `ld.lld -r`.
+fn linked(llvm: Llvm) -> Option<Vec<u8>> {
+    let lld = require_llvm(llvm, Tool::Lld)?;
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/pal");
     let dir = tempfile_dir();
     let out = dir.join("linked.o");
@@ -57,9 +59,17 @@ fn fold(bytes: &[u8]) -> Result<Vec<u8>, String> {
         .map_err(|e| e.to_string())
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn the_fold_keeps_other_sections_and_gives_the_union() {
-    let Some(bytes) = linked() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        the_fold_keeps_other_sections_and_gives_the_union_with(llvm);
+    }
+}
+
+fn the_fold_keeps_other_sections_and_gives_the_union_with(llvm: Llvm) {
+    let Some(bytes) = linked(llvm) else { return };
     let elf = LinkedElf::parse(&bytes).expect("parses");
     assert_eq!(elf.notes().len(), 2);
     assert!(elf.single().is_none());
@@ -103,9 +113,17 @@ fn the_fold_keeps_other_sections_and_gives_the_union() {
     assert!(compared >= 5, "{compared}");
 }
 
+/// Under LLVM 19 and LLVM 22 alike (3,000 rounds each: the fold is in process, milliseconds).
 #[test]
 fn no_corruption_of_the_notes_panics_or_writes_a_broken_file() {
-    let Some(bytes) = linked() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        no_corruption_of_the_notes_panics_or_writes_a_broken_file_with(llvm);
+    }
+}
+
+fn no_corruption_of_the_notes_panics_or_writes_a_broken_file_with(llvm: Llvm) {
+    let Some(bytes) = linked(llvm) else { return };
     let elf = LinkedElf::parse(&bytes).expect("parses");
     let start = elf.notes()[0].note.start - 0x30;
     let end = elf.notes()[1].note.end;

@@ -4,14 +4,15 @@
 mod common;
 
 use common::{
-    assert_llvm_as, assert_ptxas, clang_ir, llc_amdpal, llc_ptx, lower_err, lower_ok, sample,
-    sample_text, show,
+    assert_llvm_as, assert_ptxas, clang_ir, clang_ir_with, llc_amdpal, llc_amdpal_with, llc_ptx,
+    lower_err, lower_ok, sample, sample_text, show,
 };
 use fmtstr_elf::Document;
 use fmtstr_ir::Module;
 use fmtstr_lower::amdgpu::buffer::PAL_METADATA;
 use fmtstr_lower::{LgcForm, Options, Stage, Target};
 use fmtstr_meta::{FormatId, Mask};
+use fmtstr_oracles::Llvm;
 
 const AMD_DL: &str = "target datalayout = \"e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9\"\ntarget triple = \"amdgcn--amdpal\"\n";
 
@@ -373,8 +374,8 @@ fn a_plain_global_buffer_runs_the_protocol_on_nvidia() {
 
 /// `llvm-readobj --notes` of a PAL ELF: the keys of its `amdpal.format_strings` map (the YAML
 /// lines indented once under it) and the whole text.
-fn readobj_table_keys(name: &str, elf: &[u8]) -> Option<(Vec<String>, String)> {
-    let readobj = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmReadobj)?;
+fn readobj_table_keys(llvm: Llvm, name: &str, elf: &[u8]) -> Option<(Vec<String>, String)> {
+    let readobj = fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmReadobj)?;
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(format!("{name}.elf"));
     std::fs::write(&path, elf).unwrap();
@@ -456,18 +457,21 @@ fn llpc_todays_form_lowers_as_llpc_checks_it() {
         ]
     );
     assert_eq!(table.user_data_offset, Some(0));
-    let Some(elf) = llc_amdpal("llpc-today.ll", &out, false) else {
-        return;
-    };
-    if let Some((keys, notes)) = readobj_table_keys("llpc-today", &elf) {
-        let mut keys = keys;
-        keys.sort();
-        assert_eq!(
-            keys,
-            [".strings", ".user_data_offset", ".version"],
-            "{notes}"
-        );
-        assert!(notes.contains(".user_data_offset: 0"), "{notes}");
+    // llc and llvm-readobj of LLVM 19 and of LLVM 22.
+    for llvm in Llvm::ALL {
+        let Some(elf) = llc_amdpal_with(llvm, "llpc-today.ll", &out, false) else {
+            continue;
+        };
+        if let Some((keys, notes)) = readobj_table_keys(llvm, "llpc-today", &elf) {
+            let mut keys = keys;
+            keys.sort();
+            assert_eq!(
+                keys,
+                [".strings", ".user_data_offset", ".version"],
+                "{llvm}: {notes}"
+            );
+            assert!(notes.contains(".user_data_offset: 0"), "{llvm}: {notes}");
+        }
     }
 }
 
@@ -615,11 +619,18 @@ fn bad_lgc_debug_printf_calls_are_errors_with_positions() {
     }
 }
 
-/// Text after an embedded NUL is never printed: lowering warns with clang's words (clang-19 on
-/// the same C source is the oracle) and tables carry only the text before the NUL.
+/// Text after an embedded NUL is never printed: lowering warns with clang's words (clang-19 and
+/// clang-22 on the same C source are the oracle) and tables carry only the text before the NUL.
 #[test]
 fn text_after_an_embedded_nul_is_warned_about_like_clang() {
-    let Some(clang) = fmtstr_oracles::require(fmtstr_oracles::Tool::Clang) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        text_after_an_embedded_nul_is_warned_about_like_clang_with(llvm);
+    }
+}
+
+fn text_after_an_embedded_nul_is_warned_about_like_clang_with(llvm: Llvm) {
+    let Some(clang) = fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::Clang) else {
         return;
     };
     let dir = tempfile::tempdir().unwrap();
@@ -637,7 +648,7 @@ fn text_after_an_embedded_nul_is_warned_about_like_clang() {
     let theirs = String::from_utf8_lossy(&syntax.stderr).into_owned();
     let words = "format string contains '\\0' within the string body";
     assert!(theirs.contains(words), "clang says: {theirs}");
-    let Some(ir) = clang_ir(&source, "amdgcn-amd-amdpal") else {
+    let Some(ir) = clang_ir_with(llvm, &source, "amdgcn-amd-amdpal") else {
         return;
     };
     let (_, lowered) = lower_ok("nul.c.ll", &ir, buffer());

@@ -3,9 +3,11 @@
 //! (`target/corpus-rust`), built by `cargo xtask corpus`.
 //!
 //! A module without printf calls must come back byte for byte. A module with them must lower
-//! to text that llvm-as-19 accepts (when it accepts the input: rustc's LLVM is newer) and that
-//! llc-19 compiles for the module's own target (PTX through ptxas for nvptx64), or be refused
-//! with one of the diagnostics of [`KNOWN_REFUSALS`], leaving the module unchanged.
+//! to text that llvm-as accepts (when it accepts the input: rustc's LLVM may be newer) and that
+//! llc compiles for the module's own target (PTX through ptxas for nvptx64), or be refused
+//! with one of the diagnostics of [`KNOWN_REFUSALS`], leaving the module unchanged. Each
+//! lowered module is judged by LLVM 19 and by LLVM 22 (the corpus is a few dozen modules, so
+//! both judge all of them); LLVM 22 also reads the modules of a rustc newer than 19.
 
 mod common;
 
@@ -14,7 +16,7 @@ use std::process::Command;
 
 use fmtstr_ir::Module;
 use fmtstr_lower::{lower, Options, Target};
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 
 /// Refusals that real modules meet, and why they are right.
 const KNOWN_REFUSALS: &[(&str, &str)] = &[
@@ -64,15 +66,15 @@ fn short(path: &Path) -> String {
     )
 }
 
-fn llvm_as_accepts(text: &str) -> Option<bool> {
-    let llvm_as = require(Tool::LlvmAs)?;
+fn llvm_as_accepts(llvm: Llvm, text: &str) -> Option<bool> {
+    let llvm_as = require_llvm(llvm, Tool::LlvmAs)?;
     let output = common::run_with_input(Command::new(llvm_as).args(["-", "-o", "/dev/null"]), text);
     Some(output.status.success())
 }
 
-/// llc-19 for the module's own triple must compile it.
-fn assert_llc_host(name: &str, text: &str) {
-    let Some(llc) = require(Tool::Llc) else {
+/// That release's llc for the module's own triple must compile it.
+fn assert_llc_host(llvm: Llvm, name: &str, text: &str) {
+    let Some(llc) = require_llvm(llvm, Tool::Llc) else {
         return;
     };
     let output = common::run_with_input(
@@ -81,7 +83,7 @@ fn assert_llc_host(name: &str, text: &str) {
     );
     assert!(
         output.status.success(),
-        "llc-19 rejects the lowered {name}:\n{}",
+        "llc of {llvm} rejects the lowered {name}:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -92,6 +94,8 @@ fn cpp_and_rust_modules_lower_or_are_refused_clearly() {
         return;
     };
     let (mut unchanged, mut lowered, mut refused) = (0, 0, 0);
+    // How many lowered modules each release judged (LLVM 19, LLVM 22).
+    let mut judged = [0; Llvm::ALL.len()];
     for path in &files {
         let name = short(path);
         let text = std::fs::read_to_string(path).unwrap();
@@ -104,15 +108,19 @@ fn cpp_and_rust_modules_lower_or_are_refused_clearly() {
             Ok(_) => {
                 let out = String::from_utf8(module.print()).unwrap();
                 assert!(out.contains("@vprintf("), "{name}: no vprintf call");
-                if llvm_as_accepts(&text) == Some(true) {
-                    common::assert_llvm_as(&name, &out);
+                for (llvm, judged) in Llvm::ALL.into_iter().zip(&mut judged) {
+                    if llvm_as_accepts(llvm, &text) != Some(true) {
+                        continue;
+                    }
+                    common::assert_llvm_as_with(llvm, &name, &out);
                     if text.contains("target triple = \"nvptx64") {
-                        if let Some(ptx) = common::llc_ptx(&name, &out) {
+                        if let Some(ptx) = common::llc_ptx_with(llvm, &name, &out) {
                             common::assert_ptxas(&name, &ptx);
                         }
                     } else {
-                        assert_llc_host(&name, &out);
+                        assert_llc_host(llvm, &name, &out);
                     }
+                    *judged += 1;
                 }
                 lowered += 1;
             }
@@ -137,6 +145,9 @@ fn cpp_and_rust_modules_lower_or_are_refused_clearly() {
         "{} modules: {unchanged} without printf unchanged, {lowered} lowered, {refused} refused",
         files.len()
     );
+    for (llvm, judged) in Llvm::ALL.into_iter().zip(judged) {
+        eprintln!("{llvm} judged {judged} lowered modules");
+    }
     assert!(
         unchanged > 0 && lowered > 0,
         "the corpus lacks a kind of module"

@@ -852,13 +852,23 @@ pub(crate) fn build_host_run(clang: &Path, dir: &Path, lowered: &str) {
     );
 }
 
-/// C printf calls compiled by clang-19 for AMDGPU, lowered by `fmtstr lower --stage buffer`
-/// into the printf-buffer protocol, retargeted and compiled for x86_64, and run by 8 threads
-/// writing one buffer: `fmtstr decode` prints exactly what the host's printf prints for the
-/// same calls (thread by thread), and an overflowing buffer loses exactly what did not fit.
+/// C printf calls compiled by clang for AMDGPU, lowered by `fmtstr lower --stage buffer` into
+/// the printf-buffer protocol, retargeted and compiled for x86_64, and run by 8 threads writing
+/// one buffer: `fmtstr decode` prints exactly what the host's printf prints for the same calls
+/// (thread by thread), and an overflowing buffer loses exactly what did not fit. Under clang-19
+/// and clang-22 alike.
 #[test]
 fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text() {
-    let Some(clang) = fmtstr_oracles::require(fmtstr_oracles::Tool::Clang) else {
+    for llvm in fmtstr_oracles::Llvm::ALL {
+        eprintln!("{llvm}");
+        lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text_with(llvm);
+    }
+}
+
+fn lowered_printf_on_8_host_threads_decodes_to_the_host_printf_text_with(
+    llvm: fmtstr_oracles::Llvm,
+) {
+    let Some(clang) = fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::Clang) else {
         return;
     };
     let dir = scratch();

@@ -1,12 +1,12 @@
 //! `fmtstr dump`, `embed`, `merge` and `audit` on the PAL ELFs of samples/pal, judged by
 //! LLVM's own readers: `llvm-readobj --notes` must read back what fmtstr meant to write,
 //! `llvm-readelf -S` must show every other section with the same bytes, and `llvm-objcopy` must
-//! copy the output without complaint.
+//! copy the output without complaint. The readers of LLVM 19 and of LLVM 22 judge each test.
 
 use std::path::{Path, PathBuf};
 
 use fmtstr_meta::msgpack;
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 use serde_json::{json, Value as Json};
 
 use crate::llvm::{self, canonical};
@@ -47,11 +47,12 @@ struct Oracles {
     objcopy: PathBuf,
 }
 
-fn oracles() -> Option<Oracles> {
+/// That release's readers.
+fn oracles(llvm: Llvm) -> Option<Oracles> {
     Some(Oracles {
-        readobj: require(Tool::LlvmReadobj)?,
-        readelf: require(Tool::LlvmReadelf)?,
-        objcopy: require(Tool::LlvmObjcopy)?,
+        readobj: require_llvm(llvm, Tool::LlvmReadobj)?,
+        readelf: require_llvm(llvm, Tool::LlvmReadelf)?,
+        objcopy: require_llvm(llvm, Tool::LlvmObjcopy)?,
     })
 }
 
@@ -163,9 +164,17 @@ fn dump_json_and_all_match_the_sources_and_schemas() {
     }
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn embed_is_read_back_by_llvm_and_changes_nothing_else() {
-    let Some(oracles) = oracles() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        embed_is_read_back_by_llvm_and_changes_nothing_else_with(llvm);
+    }
+}
+
+fn embed_is_read_back_by_llvm_and_changes_nothing_else_with(llvm: Llvm) {
+    let Some(oracles) = oracles(llvm) else { return };
     let dir = scratch();
     let strings = json!({".version": 1, ".strings": [
         {".index": "0x123456789abc", ".string": "quote \" back \\ tab\t nl\n é ✓ %d", ".argument_count": 1,
@@ -251,9 +260,17 @@ fn embed_round_trips_what_dump_prints() {
     assert_eq!(canonical(&dumped_table(&output)), canonical(&table));
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn merge_combines_tables_and_llvm_agrees() {
-    let Some(oracles) = oracles() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        merge_combines_tables_and_llvm_agrees_with(llvm);
+    }
+}
+
+fn merge_combines_tables_and_llvm_agrees_with(llvm: Llvm) {
+    let Some(oracles) = oracles(llvm) else { return };
     let dir = scratch();
     let output = dir.path().join("merged.elf");
     for base in ["compute.elf", "compute-linked.elf"] {
@@ -673,13 +690,21 @@ fn bad_inputs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
     inputs
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn the_hand_built_elf_is_good_before_it_is_broken() {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        the_hand_built_elf_is_good_before_it_is_broken_with(llvm);
+    }
+}
+
+fn the_hand_built_elf_is_good_before_it_is_broken_with(llvm: Llvm) {
     let dir = scratch();
     let path = dir.path().join("good.elf");
     std::fs::write(&path, elf_with_document(&document_with(1, &good_entry()))).expect("write");
     assert_eq!(dumped_table(&path)[".strings"][0][".string"], "fine");
-    if let Some(oracles) = oracles() {
+    if let Some(oracles) = oracles(llvm) {
         assert_eq!(
             llvm::table(&oracles.readobj, &path)[".strings"][0][".string"],
             "fine"
@@ -793,8 +818,16 @@ fn bad_inputs_fail_cleanly_and_touch_nothing() {
 /// .user_data_offset, a shader-abort entry between two printf entries) is readable end to end:
 /// dump lists the abort entry, embed and merge keep it where it stood (llvm-readobj agrees),
 /// merge refuses tables whose .user_data_offset differ, and audit names what it skips.
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn llpc_tables_with_abort_entries_and_user_data_offsets_survive_every_command() {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        llpc_tables_with_abort_entries_and_user_data_offsets_survive_every_command_with(llvm);
+    }
+}
+
+fn llpc_tables_with_abort_entries_and_user_data_offsets_survive_every_command_with(llvm: Llvm) {
     let llpc = sample("llpc.elf");
     let text = run([Path::new("dump"), &llpc]).expect_code(0).stdout_text();
     assert!(text.contains("llpc.elf: 2 format strings"), "{text}");
@@ -809,7 +842,7 @@ fn llpc_tables_with_abort_entries_and_user_data_offsets_survive_every_command() 
     assert_eq!(canonical(&table), canonical(&expected));
     assert_eq!(table[".user_data_offset"], 0);
 
-    let Some(oracles) = oracles() else {
+    let Some(oracles) = oracles(llvm) else {
         return;
     };
     assert_eq!(

@@ -1,13 +1,14 @@
-//! HSA code objects (OpenCL on AMD): `amdhsa.printf` as clang-19 writes it, judged by
-//! llvm-readobj-19; and the HSA printf buffer, built by following the stores LLVM 19's
-//! AMDGPUPrintfRuntimeBinding pass writes (opt-19 runs the pass), decoded by `fmtstr decode
-//! --elf` and compared with what the host's C printf prints for the same calls.
+//! HSA code objects (OpenCL on AMD): `amdhsa.printf` as clang writes it, judged by
+//! llvm-readobj; and the HSA printf buffer, built by following the stores LLVM's
+//! AMDGPUPrintfRuntimeBinding pass writes (opt runs the pass), decoded by `fmtstr decode
+//! --elf` and compared with what the host's C printf prints for the same calls. Every test runs
+//! under LLVM 19 (clang-19, opt-19, llc-19, llvm-readobj-19) and under LLVM 22.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 use serde_json::Value as Json;
 
 use crate::util::{assert_matches_schema, root, run};
@@ -33,7 +34,7 @@ fn checked(command: &mut Command) -> Vec<u8> {
     output.stdout
 }
 
-/// `clang-19 -x cl -cl-std=CL2.0 -nogpulib --target=amdgcn-amd-amdhsa -mcpu=gfx1100` on a
+/// `clang -x cl -cl-std=CL2.0 -nogpulib --target=amdgcn-amd-amdhsa -mcpu=gfx1100` on a
 /// kernel, with `extra` arguments (`-c`, or `-S -emit-llvm -O1`).
 fn opencl(clang: &Path, source: &Path, extra: &[&str], out: &Path) {
     checked(
@@ -79,9 +80,20 @@ __kernel void widths(__global int *out, long l, float f, double d, char c, short
 }
 "#;
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn dump_json_agrees_with_llvm_readobj_on_every_amdhsa_printf_entry() {
-    let (Some(clang), Some(readobj)) = (require(Tool::Clang), require(Tool::LlvmReadobj)) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        dump_json_agrees_with_llvm_readobj_on_every_amdhsa_printf_entry_with(llvm);
+    }
+}
+
+fn dump_json_agrees_with_llvm_readobj_on_every_amdhsa_printf_entry_with(llvm: Llvm) {
+    let (Some(clang), Some(readobj)) = (
+        require_llvm(llvm, Tool::Clang),
+        require_llvm(llvm, Tool::LlvmReadobj),
+    ) else {
         return;
     };
     let dir = scratch();
@@ -128,8 +140,8 @@ fn dump_json_agrees_with_llvm_readobj_on_every_amdhsa_printf_entry() {
             );
             total += 1;
         }
-        // What clang writes is clean, except the '*' call of KERNELS: LLVM 19 stores sizes for
-        // its first 2 of 4 arguments only.
+        // What clang writes is clean, except the '*' call of KERNELS: LLVM 19 and LLVM 22 alike
+        // store sizes for its first 2 of 4 arguments only.
         let report: Json = serde_json::from_slice(
             &run([
                 Path::new("audit"),
@@ -178,9 +190,20 @@ fn dump_json_agrees_with_llvm_readobj_on_every_amdhsa_printf_entry() {
     assert!(total >= 12, "{total}");
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn broken_amdhsa_printf_entries_fail_cleanly() {
-    let (Some(clang), Some(_)) = (require(Tool::Clang), require(Tool::LlvmReadobj)) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        broken_amdhsa_printf_entries_fail_cleanly_with(llvm);
+    }
+}
+
+fn broken_amdhsa_printf_entries_fail_cleanly_with(llvm: Llvm) {
+    let (Some(clang), Some(_)) = (
+        require_llvm(llvm, Tool::Clang),
+        require_llvm(llvm, Tool::LlvmReadobj),
+    ) else {
         return;
     };
     let dir = scratch();
@@ -319,12 +342,28 @@ fn constant_bytes(ty: &str, value: &str) -> Vec<u8> {
 /// Runs the printf stores of the pass's output (straight-line constant stores, as at -O1) and
 /// returns the buffer `__printf_alloc` would have filled: the 8-byte header (bytes used,
 /// capacity), then each allocation in program order.
+///
+/// Only the kernels' bodies run (`define ... amdgpu_kernel`), as a launch runs them: clang-22
+/// also writes each OpenCL kernel as a callable function, `__clang_ocl_kern_imp_NAME` (so that
+/// a kernel may call another), with the same printf calls, which clang-19 does not. A launch
+/// does not run it.
 fn buffer_from_writer_ir(ir: &str) -> Vec<u8> {
     let mut body: Vec<u8> = Vec::new();
     // SSA name -> byte offset in `body`.
     let mut pointers: HashMap<String, usize> = HashMap::new();
     let mut allocations = 0;
+    let mut in_kernel = false;
     for line in ir.lines().map(str::trim) {
+        if line.starts_with("define ") {
+            in_kernel = line.contains(" amdgpu_kernel ");
+            continue;
+        }
+        if line == "}" {
+            in_kernel = false;
+        }
+        if !in_kernel {
+            continue;
+        }
         if let Some((name, call)) = line.split_once(" = ") {
             if let Some(size) = call
                 .split_once("@__printf_alloc(i32 ")
@@ -367,11 +406,21 @@ fn buffer_from_writer_ir(ir: &str) -> Vec<u8> {
     buffer
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn a_buffer_built_as_the_writer_writes_decodes_to_what_c_printf_prints() {
-    let (Some(clang), Some(opt), Some(llc)) =
-        (require(Tool::Clang), require(Tool::Opt), require(Tool::Llc))
-    else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        a_buffer_built_as_the_writer_writes_decodes_to_what_c_printf_prints_with(llvm);
+    }
+}
+
+fn a_buffer_built_as_the_writer_writes_decodes_to_what_c_printf_prints_with(llvm: Llvm) {
+    let (Some(clang), Some(opt), Some(llc)) = (
+        require_llvm(llvm, Tool::Clang),
+        require_llvm(llvm, Tool::Opt),
+        require_llvm(llvm, Tool::Llc),
+    ) else {
         return;
     };
     let dir = scratch();

@@ -1,15 +1,16 @@
-//! The post-link step on what real linkers write: PAL objects from llc-19, linked with
-//! `ld.lld-19 -r` and `-shared` (which keep one NT_AMDGPU_METADATA note per input), then
+//! The post-link step on what real linkers write: PAL objects from llc, linked with
+//! `ld.lld -r` and `-shared` (which keep one NT_AMDGPU_METADATA note per input), then
 //! `fmtstr dump`, `audit` and `merge LINKED --in-place`. LLVM's readers judge the result: after
 //! the fold `llvm-readobj --notes` shows one note with the union table and the first note's
 //! other keys, `llvm-readelf -S` shows every other section with its bytes, and `llvm-objcopy`
-//! copies the file.
+//! copies the file. Every test runs under LLVM 19 (llc-19, ld.lld-19 and its readers) and under
+//! LLVM 22 (llc-22, ld.lld-22 and its readers).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use fmtstr_meta::{msgpack, FormatId};
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 use serde_json::{json, Value as Json};
 
 use crate::llvm::{self, canonical};
@@ -23,13 +24,14 @@ struct Tools {
     objcopy: PathBuf,
 }
 
-fn tools() -> Option<Tools> {
+/// That release's llc, ld.lld and readers.
+fn tools(llvm: Llvm) -> Option<Tools> {
     Some(Tools {
-        llc: require(Tool::Llc)?,
-        lld: require(Tool::Lld)?,
-        readobj: require(Tool::LlvmReadobj)?,
-        readelf: require(Tool::LlvmReadelf)?,
-        objcopy: require(Tool::LlvmObjcopy)?,
+        llc: require_llvm(llvm, Tool::Llc)?,
+        lld: require_llvm(llvm, Tool::Lld)?,
+        readobj: require_llvm(llvm, Tool::LlvmReadobj)?,
+        readelf: require_llvm(llvm, Tool::LlvmReadelf)?,
+        objcopy: require_llvm(llvm, Tool::LlvmObjcopy)?,
     })
 }
 
@@ -81,7 +83,7 @@ fn ll_string(bytes: &[u8]) -> String {
         .collect()
 }
 
-/// A PAL object made by llc-19: a compute shader entry point named `function` when `shader`,
+/// A PAL object made by llc: a compute shader entry point named `function` when `shader`,
 /// else a plain function (a printf-using helper library), with `entries` as its table.
 fn pal_object(
     tools: &Tools,
@@ -250,9 +252,17 @@ fn lib_c() -> Vec<Spec> {
     vec![entry("z=%lld and %d\n", 2, 1)]
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn two_and_three_object_links_fold_to_one_note_with_the_union_table() {
-    let Some(tools) = tools() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        two_and_three_object_links_fold_to_one_note_with_the_union_table_with(llvm);
+    }
+}
+
+fn two_and_three_object_links_fold_to_one_note_with_the_union_table_with(llvm: Llvm) {
+    let Some(tools) = tools(llvm) else { return };
     let dir = scratch();
     let tables = [lib_a(), lib_b(), lib_c()];
     let objects: Vec<PathBuf> = ["helper_a", "helper_b", "helper_c"]
@@ -361,9 +371,17 @@ fn two_and_three_object_links_fold_to_one_note_with_the_union_table() {
     }
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn a_shader_linked_with_helper_libraries_keeps_its_pipeline() {
-    let Some(tools) = tools() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        a_shader_linked_with_helper_libraries_keeps_its_pipeline_with(llvm);
+    }
+}
+
+fn a_shader_linked_with_helper_libraries_keeps_its_pipeline_with(llvm: Llvm) {
+    let Some(tools) = tools(llvm) else { return };
     let dir = scratch();
     let shader_table = vec![entry("main says %d\n", 1, 0)];
     let shader = pal_object(&tools, dir.path(), "main", true, &shader_table);
@@ -395,9 +413,17 @@ fn a_shader_linked_with_helper_libraries_keeps_its_pipeline() {
     );
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn notes_that_disagree_on_a_key_are_refused_unless_the_base_is_kept() {
-    let Some(tools) = tools() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        notes_that_disagree_on_a_key_are_refused_unless_the_base_is_kept_with(llvm);
+    }
+}
+
+fn notes_that_disagree_on_a_key_are_refused_unless_the_base_is_kept_with(llvm: Llvm) {
+    let Some(tools) = tools(llvm) else { return };
     let dir = scratch();
     let first = pal_object(&tools, dir.path(), "first", true, &lib_a());
     let second = pal_object(&tools, dir.path(), "second", true, &lib_b());
@@ -427,14 +453,32 @@ fn notes_that_disagree_on_a_key_are_refused_unless_the_base_is_kept() {
     let folded = llvm::metadata_notes(&tools.readobj, &linked);
     assert_eq!(folded.len(), 1);
     assert_eq!(without_table(&folded[0]), without_table(&notes[0]));
-    let entry_point = &folded[0]["amdpal.pipelines"][0][".hardware_stages"][".cs"][".entry_point"];
-    assert_eq!(entry_point.as_str(), Some("first"));
+    // The base note is the first shader's: its compute stage names the function `first`.
+    // llc-19 writes the function's name as the stage's `.entry_point`; llc-22 writes the
+    // stage's fixed name there (`_amdgpu_cs_main`) and the function's as `.entry_point_symbol`.
+    let cs = &folded[0]["amdpal.pipelines"][0][".hardware_stages"][".cs"];
+    let (key, expected) = match llvm {
+        Llvm::V19 => (".entry_point", "first"),
+        Llvm::V22 => (".entry_point_symbol", "first"),
+    };
+    assert_eq!(cs[key].as_str(), Some(expected), "{llvm}: {cs:?}");
+    if llvm == Llvm::V22 {
+        assert_eq!(cs[".entry_point"].as_str(), Some("_amdgpu_cs_main"));
+    }
     llvm::objcopy_accepts(&tools.objcopy, &linked, dir.path());
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn a_collision_between_linked_objects_names_both_notes_and_writes_nothing() {
-    let Some(tools) = tools() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        a_collision_between_linked_objects_names_both_notes_and_writes_nothing_with(llvm);
+    }
+}
+
+fn a_collision_between_linked_objects_names_both_notes_and_writes_nothing_with(llvm: Llvm) {
+    let Some(tools) = tools(llvm) else { return };
     let dir = scratch();
     let a = pal_object(&tools, dir.path(), "helper_a", false, &lib_a());
     let mut impostor = entry("not x at all %d\n", 1, 0);
@@ -478,9 +522,17 @@ fn a_collision_between_linked_objects_names_both_notes_and_writes_nothing() {
     assert_ne!(notes[0], notes[1]);
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn a_truncated_second_note_fails_cleanly() {
-    let Some(tools) = tools() else { return };
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        a_truncated_second_note_fails_cleanly_with(llvm);
+    }
+}
+
+fn a_truncated_second_note_fails_cleanly_with(llvm: Llvm) {
+    let Some(tools) = tools(llvm) else { return };
     let dir = scratch();
     let a = pal_object(&tools, dir.path(), "helper_a", false, &lib_a());
     let b = pal_object(&tools, dir.path(), "helper_b", false, &lib_b());
@@ -539,10 +591,21 @@ fn require_cmake() -> Option<PathBuf> {
 
 /// README's CMake recipe (samples/cmake): clang links the PAL objects with ld.lld -shared and
 /// the POST_BUILD command folds the notes.
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn the_cmake_post_build_recipe_folds_the_link() {
-    let (Some(tools), Some(cmake), Some(clang)) = (tools(), require_cmake(), require(Tool::Clang))
-    else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        the_cmake_post_build_recipe_folds_the_link_with(llvm);
+    }
+}
+
+fn the_cmake_post_build_recipe_folds_the_link_with(llvm: Llvm) {
+    let (Some(tools), Some(cmake), Some(clang)) = (
+        tools(llvm),
+        require_cmake(),
+        require_llvm(llvm, Tool::Clang),
+    ) else {
         return;
     };
     let dir = scratch();

@@ -2,12 +2,13 @@
 //! stdout, bitcode, atomic and byte-identical writes), exit codes and diagnostics, and the AMD
 //! buffer stage end to end: lower, compile with llc into a PAL ELF, and read the table back with
 //! `fmtstr dump` and `llvm-readobj --notes`, which must both show exactly the expected table.
+//! Every test that runs LLVM's tools runs under LLVM 19 and under LLVM 22.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use fmtstr_meta::FormatId;
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{llvm_bindir_of, require_llvm, Llvm, Tool};
 use serde_json::{json, Value as Json};
 
 use crate::llvm::{self, canonical};
@@ -38,8 +39,21 @@ fn lower_nvptx(input: &Path, out: &Path) -> crate::util::Run {
 
 /// Runs `fmtstr` with `input` on stdin.
 fn run_stdin(args: &[&str], input: &[u8]) -> crate::util::Run {
+    run_stdin_env(args, input, None)
+}
+
+/// [`run_stdin`], with `$FMTSTR_LLVM_BINDIR` set to `llvm_bindir` when given.
+fn run_stdin_env(
+    args: &[&str],
+    input: &[u8],
+    llvm_bindir: Option<&std::ffi::OsStr>,
+) -> crate::util::Run {
     use std::io::Write;
-    let mut child = fmtstr()
+    let mut command = fmtstr();
+    if let Some(dir) = llvm_bindir {
+        command.env("FMTSTR_LLVM_BINDIR", dir);
+    }
+    let mut child = command
         .args(args)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
@@ -60,9 +74,16 @@ fn run_stdin(args: &[&str], input: &[u8]) -> crate::util::Run {
     }
 }
 
-/// llvm-as accepts the text.
+/// llvm-as-19 and llvm-as-22 accept the text.
 fn assert_llvm_as(text: &[u8]) {
-    let Some(llvm_as) = require(Tool::LlvmAs) else {
+    for llvm in Llvm::ALL {
+        assert_llvm_as_with(llvm, text);
+    }
+}
+
+/// That release's llvm-as accepts the text.
+fn assert_llvm_as_with(llvm: Llvm, text: &[u8]) {
+    let Some(llvm_as) = require_llvm(llvm, Tool::LlvmAs) else {
         return;
     };
     let dir = scratch();
@@ -75,7 +96,7 @@ fn assert_llvm_as(text: &[u8]) {
         .expect("llvm-as runs");
     assert!(
         output.status.success(),
-        "llvm-as rejects the output:\n{}",
+        "llvm-as of {llvm} rejects the output:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -279,9 +300,17 @@ fn usage_errors_say_which_option_goes_with_which_target() {
     }
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn bitcode_goes_through_llvm_dis() {
-    let Some(llvm_as) = require(Tool::LlvmAs) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        bitcode_goes_through_llvm_dis_with(llvm);
+    }
+}
+
+fn bitcode_goes_through_llvm_dis_with(llvm: Llvm) {
+    let Some(llvm_as) = require_llvm(llvm, Tool::LlvmAs) else {
         return;
     };
     let dir = scratch();
@@ -293,18 +322,34 @@ fn bitcode_goes_through_llvm_dis() {
         .status()
         .expect("llvm-as runs");
     assert!(status.success());
-    let out = run([
-        Path::new("lower"),
-        Path::new("--target"),
-        Path::new("nvptx"),
-        &bc,
-    ])
+    // The release's own llvm-dis reads its bitcode (llvm-dis-19 cannot read llvm-as-22's).
+    let bindir = llvm_bindir_of(llvm);
+    let out = run_command(
+        fmtstr()
+            .env("FMTSTR_LLVM_BINDIR", &bindir)
+            .args(["lower", "--target", "nvptx"])
+            .arg(&bc),
+    )
     .expect_code(0);
     assert!(out.stdout_text().contains("@vprintf(ptr @.varargs"));
-    assert_llvm_as(&out.stdout);
+    assert_llvm_as_with(llvm, &out.stdout);
+    // fmtstr's own choice of llvm-dis (the newest installed) reads it too.
+    let chosen = run_command(
+        fmtstr()
+            .env_remove("FMTSTR_LLVM_BINDIR")
+            .args(["lower", "--target", "nvptx"])
+            .arg(&bc),
+    )
+    .expect_code(0);
+    assert_eq!(chosen.stdout, out.stdout);
     // From stdin too (llvm-dis names the module `<stdin>` there).
     let bytes = std::fs::read(&bc).expect("bc");
-    let piped = run_stdin(&["lower", "--target", "nvptx", "-"], &bytes).expect_code(0);
+    let piped = run_stdin_env(
+        &["lower", "--target", "nvptx", "-"],
+        &bytes,
+        Some(bindir.as_os_str()),
+    )
+    .expect_code(0);
     let body = |text: String| text.split_once('\n').map(|(_, rest)| rest.to_owned());
     assert_eq!(body(piped.stdout_text()), body(out.stdout_text()));
     // Without llvm-dis: a clear error.
@@ -323,9 +368,17 @@ fn bitcode_goes_through_llvm_dis() {
     assert!(missing.stderr.contains("llvm-dis"), "{}", missing.stderr);
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn strings_are_a_clear_error_for_the_amd_buffer() {
-    let Some(clang) = require(Tool::Clang) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        strings_are_a_clear_error_for_the_amd_buffer_with(llvm);
+    }
+}
+
+fn strings_are_a_clear_error_for_the_amd_buffer_with(llvm: Llvm) {
+    let Some(clang) = require_llvm(llvm, Tool::Clang) else {
         return;
     };
     let ir = Command::new(clang)
@@ -359,9 +412,20 @@ fn strings_are_a_clear_error_for_the_amd_buffer() {
     );
 }
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn buffer_stage_elf_carries_exactly_the_expected_table() {
-    let (Some(llc), Some(readobj)) = (require(Tool::Llc), require(Tool::LlvmReadobj)) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        buffer_stage_elf_carries_exactly_the_expected_table_with(llvm);
+    }
+}
+
+fn buffer_stage_elf_carries_exactly_the_expected_table_with(llvm: Llvm) {
+    let (Some(llc), Some(readobj)) = (
+        require_llvm(llvm, Tool::Llc),
+        require_llvm(llvm, Tool::LlvmReadobj),
+    ) else {
         return;
     };
     let dir = scratch();
@@ -461,12 +525,20 @@ fn buffer_stage_elf_carries_exactly_the_expected_table() {
 /// LLPC's two lgc.debug.printf forms through the binary: today's by default at --stage lgc, the
 /// older behind --lgc-form buffer-first; --stage buffer reads what either wrote, and
 /// --user-data-offset lands in the ELF's table as llvm-readobj shows it.
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn lgc_forms_round_trip_and_the_user_data_offset_reaches_the_elf() {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        lgc_forms_round_trip_and_the_user_data_offset_reaches_the_elf_with(llvm);
+    }
+}
+
+fn lgc_forms_round_trip_and_the_user_data_offset_reaches_the_elf_with(llvm: Llvm) {
     let (Some(clang), Some(llc), Some(readobj)) = (
-        require(Tool::Clang),
-        require(Tool::Llc),
-        require(Tool::LlvmReadobj),
+        require_llvm(llvm, Tool::Clang),
+        require_llvm(llvm, Tool::Llc),
+        require_llvm(llvm, Tool::LlvmReadobj),
     ) else {
         return;
     };

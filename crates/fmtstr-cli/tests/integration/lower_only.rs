@@ -1,9 +1,10 @@
 //! `fmtstr lower --only CONDITION` end to end: the host run of the decoder's test (the AMD
 //! protocol with `--buffer-addrspace 1`, retargeted to x86_64, 8 pthreads as 2 workgroups of 4
 //! work-items) prints, through `fmtstr decode`, exactly what the host's own printf prints for
-//! the matching threads, and the others take no buffer space; bad conditions exit 2.
+//! the matching threads, and the others take no buffer space; bad conditions exit 2. The host
+//! run is built by clang-19 and by clang-22 (and the PAL module compiled by llc-19 and llc-22).
 
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 
 use crate::decode_commands::{build_host_run, by_thread, checked, HARNESS_C, WORK_C};
 use crate::lower_options::HOST_IDS_C;
@@ -36,9 +37,17 @@ int only_printf(const char *format, ...) {
 }
 "#;
 
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn only_the_matching_host_threads_print_and_take_buffer_space() {
-    let Some(clang) = require(Tool::Clang) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        only_the_matching_host_threads_print_and_take_buffer_space_with(llvm);
+    }
+}
+
+fn only_the_matching_host_threads_print_and_take_buffer_space_with(llvm: Llvm) {
+    let Some(clang) = require_llvm(llvm, Tool::Clang) else {
         return;
     };
     let dir = scratch();
@@ -88,9 +97,9 @@ fn only_the_matching_host_threads_print_and_take_buffer_space() {
         serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
     assert_eq!(json["only"], CONDITION);
     assert_matches_schema("lower-report.schema.json", &json);
-    // The PAL path of the same module: llc-19 compiles it for gfx1100.
+    // The PAL path of the same module: llc compiles it for gfx1100.
     lower(&["--only", CONDITION], "work.pal.ll").expect_code(0);
-    if let Some(llc) = require(Tool::Llc) {
+    if let Some(llc) = require_llvm(llvm, Tool::Llc) {
         checked(
             std::process::Command::new(llc)
                 .args([

@@ -1,9 +1,10 @@
 //! `fmtstr lower`'s options for what no GPU printf offers: `--pass strip` (printf compiled
-//! out) and `--report` (the bytes a launch writes, before launching).
+//! out) and `--report` (the bytes a launch writes, before launching). Every test that runs
+//! LLVM's tools runs under LLVM 19 and under LLVM 22.
 
 use std::path::Path;
 
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require_llvm, Llvm, Tool};
 
 use crate::util::{assert_matches_schema, root, run};
 
@@ -95,10 +96,18 @@ fn strip_removes_calls_and_warns_about_used_results() {
     );
 }
 
-/// llvm-as (LLVM 19) must accept the module.
+/// llvm-as of LLVM 19 and of LLVM 22 must accept the module.
 #[track_caller]
 pub fn assert_llvm_as_accepts(path: &Path) {
-    let Some(llvm_as) = require(Tool::LlvmAs) else {
+    for llvm in Llvm::ALL {
+        assert_llvm_as_accepts_with(llvm, path);
+    }
+}
+
+/// That release's llvm-as must accept the module.
+#[track_caller]
+pub fn assert_llvm_as_accepts_with(llvm: Llvm, path: &Path) {
+    let Some(llvm_as) = require_llvm(llvm, Tool::LlvmAs) else {
         return;
     };
     let output = std::process::Command::new(llvm_as)
@@ -108,16 +117,16 @@ pub fn assert_llvm_as_accepts(path: &Path) {
         .expect("llvm-as runs");
     assert!(
         output.status.success(),
-        "llvm-as rejects {}:\n{}",
+        "llvm-as of {llvm} rejects {}:\n{}",
         path.display(),
         String::from_utf8_lossy(&output.stderr)
     );
 }
 
-/// clang-19's IR of samples/lower/printf.c for `triple`; with `builtin`, clang lowers printf
-/// itself (to vprintf on NVPTX, one `%printf_args` struct per call).
-fn clang_ir(triple: &str, builtin: bool, out: &Path) -> Option<()> {
-    let clang = require(Tool::Clang)?;
+/// That release's clang's IR of samples/lower/printf.c for `triple`; with `builtin`, clang
+/// lowers printf itself (to vprintf on NVPTX, one `%printf_args` struct per call).
+fn clang_ir(llvm: Llvm, triple: &str, builtin: bool, out: &Path) -> Option<()> {
+    let clang = require_llvm(llvm, Tool::Clang)?;
     let mut command = std::process::Command::new(clang);
     command.arg(format!("--target={triple}"));
     if triple.starts_with("amdgcn") {
@@ -179,21 +188,29 @@ fn llvm_sizes(opt: &Path, module: &str, types: &[String]) -> Vec<u64> {
 }
 
 /// `--report-json` on NVPTX: every call's bytes equal the size of the `%printf_args` struct
-/// clang-19 builds for the same call when it lowers printf to vprintf itself (sizes from
+/// clang builds for the same call when it lowers printf to vprintf itself (sizes from
 /// LLVM's DataLayout), 0 for a call without arguments; the locations are the C source's
 /// lines (from -g); the per-function sums add up; the text report says the same.
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn report_matches_clangs_own_vprintf_buffers() {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        report_matches_clangs_own_vprintf_buffers_with(llvm);
+    }
+}
+
+fn report_matches_clangs_own_vprintf_buffers_with(llvm: Llvm) {
     let dir = scratch();
     let raw = dir.path().join("raw.ll");
     let clangs = dir.path().join("clang.ll");
     let (Some(()), Some(())) = (
-        clang_ir("nvptx64-nvidia-cuda", false, &raw),
-        clang_ir("nvptx64-nvidia-cuda", true, &clangs),
+        clang_ir(llvm, "nvptx64-nvidia-cuda", false, &raw),
+        clang_ir(llvm, "nvptx64-nvidia-cuda", true, &clangs),
     ) else {
         return;
     };
-    let Some(opt) = require(Tool::Opt) else {
+    let Some(opt) = require_llvm(llvm, Tool::Opt) else {
         return;
     };
     let json_path = dir.path().join("report.json");
@@ -288,10 +305,18 @@ unsigned fmtstr_host_workitem_id_z(void) { return 0; }
 /// write the AMD protocol (`--buffer-addrspace 1`, x86_64); `fmtstr decode --sort prefix`
 /// prints exactly the host printf's lines of thread 0, then 1, ... each with its prefix, and
 /// `--grep` keeps exactly one thread's; the reported dwords add up to bufferOffset.
+/// Under LLVM 19 and LLVM 22 alike.
 #[test]
 fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        prefixed_printf_on_host_threads_decodes_sorted_and_filtered_with(llvm);
+    }
+}
+
+fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered_with(llvm: Llvm) {
     use crate::decode_commands::{build_host_run, by_thread, checked, HARNESS_C, WORK_C};
-    let Some(clang) = require(Tool::Clang) else {
+    let Some(clang) = require_llvm(llvm, Tool::Clang) else {
         return;
     };
     let dir = scratch();
@@ -334,7 +359,7 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         at("work.buffer.ll").as_os_str(),
     ])
     .expect_code(0);
-    // The PAL path of the same module: llc-19 compiles it for gfx1100.
+    // The PAL path of the same module: llc compiles it for gfx1100.
     run([
         "lower".as_ref(),
         "--target".as_ref(),
@@ -348,7 +373,7 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
         at("work.pal.ll").as_os_str(),
     ])
     .expect_code(0);
-    if let Some(llc) = require(Tool::Llc) {
+    if let Some(llc) = require_llvm(llvm, Tool::Llc) {
         checked(
             std::process::Command::new(llc)
                 .args([

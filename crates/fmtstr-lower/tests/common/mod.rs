@@ -2,6 +2,12 @@
 //!
 //! Every module a test lowers goes through [`lower_ok`], which also hands it to `llvm-as`: the
 //! issue's first oracle rule, "every output of every test is accepted by llvm-as".
+//!
+//! The helpers without a release in their name ([`assert_llvm_as`], [`llc_ptx`],
+//! [`llc_amdpal`]) judge under LLVM 19 and LLVM 22 alike: llvm-as of both must accept the text,
+//! and llc-22 must compile what llc-19 compiles (its PTX through ptxas too, where ptxas is
+//! installed); what they return (PTX, an object, assembly) is llc-19's, which the tests read.
+//! The `_with` forms name one release.
 
 #![allow(dead_code)] // each test binary uses a different part
 
@@ -11,7 +17,7 @@ use std::process::{Command, Stdio};
 
 use fmtstr_ir::Module;
 use fmtstr_lower::{lower, Diagnostic, Failed, Lowered, Options, Target};
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require, require_llvm, Llvm, Tool};
 
 /// The workspace's `samples/lower/NAME`.
 pub fn sample(name: &str) -> PathBuf {
@@ -70,16 +76,24 @@ pub fn show(diagnostics: &[Diagnostic]) -> String {
         .join("\n")
 }
 
-/// llvm-as must accept the text (skipped without the tool outside CI).
+/// llvm-as-19 and llvm-as-22 must accept the text (skipped without the tools outside CI).
 #[track_caller]
 pub fn assert_llvm_as(name: &str, text: &str) {
-    let Some(llvm_as) = require(Tool::LlvmAs) else {
+    for llvm in Llvm::ALL {
+        assert_llvm_as_with(llvm, name, text);
+    }
+}
+
+/// That release's llvm-as must accept the text (skipped without the tool outside CI).
+#[track_caller]
+pub fn assert_llvm_as_with(llvm: Llvm, name: &str, text: &str) {
+    let Some(llvm_as) = require_llvm(llvm, Tool::LlvmAs) else {
         return;
     };
     let output = run_with_input(Command::new(llvm_as).args(["-", "-o", "/dev/null"]), text);
     assert!(
         output.status.success(),
-        "llvm-as rejects the output of {name}:\n{}\n{text}",
+        "llvm-as of {llvm} rejects the output of {name}:\n{}\n{text}",
         String::from_utf8_lossy(&output.stderr)
     );
 }
@@ -117,7 +131,12 @@ pub fn run_ok(command: &mut Command) -> Vec<u8> {
 /// `clang-19 -x c -O1 -fno-builtin-printf -S -emit-llvm` of a C file for a target triple
 /// (`nvptx64-nvidia-cuda`, `amdgcn-amd-amdpal`).
 pub fn clang_ir(source: &Path, triple: &str) -> Option<String> {
-    let clang = require(Tool::Clang)?;
+    clang_ir_with(Llvm::V19, source, triple)
+}
+
+/// [`clang_ir`] with that release's clang.
+pub fn clang_ir_with(llvm: Llvm, source: &Path, triple: &str) -> Option<String> {
+    let clang = require_llvm(llvm, Tool::Clang)?;
     let mut command = Command::new(clang);
     command.arg(format!("--target={triple}"));
     if triple.starts_with("amdgcn") {
@@ -138,17 +157,30 @@ pub fn clang_ir(source: &Path, triple: &str) -> Option<String> {
     Some(String::from_utf8(run_ok(&mut command)).unwrap())
 }
 
-/// `llc -march=nvptx64 -mcpu=sm_90` of a module: its PTX.
+/// `llc-19 -march=nvptx64 -mcpu=sm_90` of a module: its PTX. llc-22 must compile the module
+/// too, and ptxas (where installed) assemble llc-22's PTX.
 #[track_caller]
 pub fn llc_ptx(name: &str, text: &str) -> Option<String> {
-    let llc = require(Tool::Llc)?;
+    let ptx = llc_ptx_with(Llvm::V19, name, text)?;
+    if let Some(newer) = llc_ptx_with(Llvm::V22, name, text) {
+        if fmtstr_oracles::find(Tool::Ptxas).is_some() {
+            assert_ptxas(&format!("{name} (llc-22)"), &newer);
+        }
+    }
+    Some(ptx)
+}
+
+/// [`llc_ptx`] with that release's llc.
+#[track_caller]
+pub fn llc_ptx_with(llvm: Llvm, name: &str, text: &str) -> Option<String> {
+    let llc = require_llvm(llvm, Tool::Llc)?;
     let output = run_with_input(
         Command::new(llc).args(["-march=nvptx64", "-mcpu=sm_90", "-", "-o", "-"]),
         text,
     );
     assert!(
         output.status.success(),
-        "llc -march=nvptx64 rejects the output of {name}:\n{}",
+        "llc -march=nvptx64 of {llvm} rejects the output of {name}:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     Some(String::from_utf8(output.stdout).unwrap())
@@ -175,10 +207,19 @@ pub fn assert_ptxas(name: &str, ptx: &str) {
     );
 }
 
-/// llc for AMD PAL (gfx1100): the object file, or with `asm` the assembly.
+/// llc-19 for AMD PAL (gfx1100): the object file, or with `asm` the assembly. llc-22 must
+/// compile the module too.
 #[track_caller]
 pub fn llc_amdpal(name: &str, text: &str, asm: bool) -> Option<Vec<u8>> {
-    let llc = require(Tool::Llc)?;
+    let out = llc_amdpal_with(Llvm::V19, name, text, asm)?;
+    llc_amdpal_with(Llvm::V22, name, text, asm);
+    Some(out)
+}
+
+/// [`llc_amdpal`] with that release's llc.
+#[track_caller]
+pub fn llc_amdpal_with(llvm: Llvm, name: &str, text: &str, asm: bool) -> Option<Vec<u8>> {
+    let llc = require_llvm(llvm, Tool::Llc)?;
     let output = run_with_input(
         Command::new(llc)
             .args(["-mtriple=amdgcn--amdpal", "-mcpu=gfx1100"])
@@ -192,7 +233,7 @@ pub fn llc_amdpal(name: &str, text: &str, asm: bool) -> Option<Vec<u8>> {
     );
     assert!(
         output.status.success(),
-        "llc -mtriple=amdgcn--amdpal rejects the output of {name}:\n{}",
+        "llc -mtriple=amdgcn--amdpal of {llvm} rejects the output of {name}:\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
     Some(output.stdout)
@@ -222,7 +263,8 @@ pub mod ptx {
     ///
     /// A store counts when its address register was set from the stack pointer (`%SPL`
     /// local, or `%SP` generic) plus a constant: `add.u64 %rd3, %SPL, 16;` then
-    /// `st.local.v2.u32 [%rd3+8], {...}` is two 4-byte stores at 24 and 28.
+    /// `st.local.v2.u32 [%rd3+8], {...}` is two 4-byte stores at 24 and 28. It reads the PTX of
+    /// nvcc, llc-19 and llc-22 alike.
     pub fn functions(text: &str) -> BTreeMap<String, Function> {
         let mut functions = BTreeMap::new();
         let mut current: Option<String> = None;
@@ -250,9 +292,11 @@ pub mod ptx {
                 bases.insert(register, offset);
             } else if let Some(found) = store(line, &bases) {
                 stores.extend(found);
-            } else if line.starts_with("st.param.") && line.contains("[param1+0]") {
+            } else if line.starts_with("st.param.")
+                && (line.contains("[param1+0]") || line.contains("[param1]"))
+            {
                 null = words(line.trim_end_matches(';')).last() == Some(&"0");
-            } else if line == "vprintf," {
+            } else if is_vprintf_call(line) {
                 stores.sort_unstable();
                 function.calls.push(Call {
                     stores: std::mem::take(&mut stores),
@@ -261,6 +305,15 @@ pub mod ptx {
             }
         }
         functions
+    }
+
+    /// The line of a vprintf call that names the callee. llc-19 (and nvcc) write the call
+    /// over several lines, the callee alone on one (`vprintf, `); llc-22 writes it on one line
+    /// (`call.uni (retval0), vprintf, (param0, param1);`) and addresses a parameter as
+    /// `[param1]` where llc-19 wrote `[param1+0]`.
+    fn is_vprintf_call(line: &str) -> bool {
+        line == "vprintf,"
+            || (line.starts_with("call") && words(line.trim_end_matches(';')).contains(&"vprintf"))
     }
 
     fn words(line: &str) -> Vec<&str> {
