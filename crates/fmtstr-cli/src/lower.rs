@@ -54,6 +54,7 @@ use fmtstr_fs::Outputs;
   fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
 
   fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
+  fmtstr lower --target nvptx --prefix site k.ll                    ... and where: [k.cu:7:5] x=...
   fmtstr lower --target nvptx --only 'block==0,0,0' k.ll           only block 0,0,0 prints
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --target nvptx --time-phases k.ll -o k.out.ll        where the time went
@@ -122,8 +123,11 @@ pub struct Args {
     /// workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu
     /// llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group
     /// (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order
-    /// given. The prefix is part of the format string (and of the AMD table's entry), so any
-    /// printf runtime and decoder prints it.
+    /// given. site: where the call is, its !dbg `file:line:column` (the function's name
+    /// without debug information), written into the format when the module is lowered: no
+    /// argument, no buffer byte (`--prefix site,thread` prints `[k.cu:7:5 thread 5,0,0] `).
+    /// The prefix is part of the format string (and of the AMD table's entry), so any printf
+    /// runtime and decoder prints it.
     #[arg(long, value_name = "WHAT")]
     prefix: Option<String>,
     /// Only the threads this condition matches print: each call goes behind a branch on the

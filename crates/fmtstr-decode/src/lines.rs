@@ -15,7 +15,8 @@
 use regex::bytes::Regex;
 
 /// The values of the prefix a line starts with: `[word a,b,c word d,e,f] ` gives
-/// `[a, b, c, d, e, f]`; `None` when the line does not start with such a prefix.
+/// `[a, b, c, d, e, f]`; `None` when the line does not start with such a prefix. A call's site
+/// in the prefix (`--prefix site`: `k.cu:7:5`, or a function's name) is passed over.
 pub fn prefix_values(line: &[u8]) -> Option<Vec<u64>> {
     let rest = line.strip_prefix(b"[")?;
     let close = rest.iter().position(|&b| b == b']')?;
@@ -23,23 +24,34 @@ pub fn prefix_values(line: &[u8]) -> Option<Vec<u64>> {
         return None;
     }
     let inside = std::str::from_utf8(&rest[..close]).ok()?;
+    let tokens: Vec<&str> = inside.split(' ').collect();
     let mut values = Vec::new();
-    let mut words = inside.split(' ');
-    while let Some(word) = words.next() {
-        if word.is_empty() || !word.bytes().all(|b| b.is_ascii_lowercase()) {
-            return None;
-        }
-        let numbers = words.next()?;
-        let mut count = 0;
-        for n in numbers.split(',') {
-            values.push(n.parse().ok()?);
-            count += 1;
-        }
-        if count != 3 {
-            return None;
+    let mut sites = 0;
+    let mut at = 0;
+    while at < tokens.len() {
+        let word = tokens[at];
+        let numbers = tokens.get(at + 1).and_then(|t| triple(t));
+        match numbers {
+            Some(triple) if !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase()) => {
+                values.extend(triple);
+                at += 2;
+            }
+            // At most one site, and never empty.
+            _ if !word.is_empty() && sites == 0 => {
+                sites += 1;
+                at += 1;
+            }
+            _ => return None,
         }
     }
     (!values.is_empty()).then_some(values)
+}
+
+/// `a,b,c` as three numbers.
+fn triple(text: &str) -> Option<[u64; 3]> {
+    let mut numbers = text.split(',').map(|n| n.parse::<u64>().ok());
+    let triple = [numbers.next()??, numbers.next()??, numbers.next()??];
+    numbers.next().is_none().then_some(triple)
 }
 
 /// The text with its records stably sorted by their prefix values (see the module).
@@ -95,6 +107,17 @@ mod tests {
         assert_eq!(prefix_values(b"[block 1,0] x\n"), None);
         assert_eq!(prefix_values(b"[note] x\n"), None);
         assert_eq!(prefix_values(b"x=1\n"), None);
+        // --prefix site: a source location or a function name, passed over.
+        assert_eq!(
+            prefix_values(b"[k.cu:7:5 block 1,0,2] x\n"),
+            Some(vec![1, 0, 2])
+        );
+        assert_eq!(
+            prefix_values(b"[thread 5,0,0 kern] x\n"),
+            Some(vec![5, 0, 0])
+        );
+        assert_eq!(prefix_values(b"[a.cu:1:1 b.cu:2:2 t 1,0,0] x\n"), None);
+        assert_eq!(prefix_values(b"[k.cu:7:5] x\n"), None);
         let text = b"head\n[t 2,0,0] a\n[t 1,0,0] b\nmore of b\n[t 2,0,0] c\n[t 1,0,0] d";
         assert_eq!(
             sort_by_prefix(text),

@@ -8,7 +8,13 @@
 //! | `thread` or `local` | `llvm.nvvm.read.ptx.sreg.tid.{x,y,z}` (`%tid`) | `llvm.amdgcn.workitem.id.{x,y,z}` |
 //!
 //! The word printed is the name given, in the order given (`--prefix thread,block` prints
-//! `[thread 5,0,0 block 1,0,0] `). Because the prefix is part of the format string, CUDA's own
+//! `[thread 5,0,0 block 1,0,0] `).
+//!
+//! `site` prints where the call is: its `!dbg` location `file:line:column`, or, without debug
+//! information, the name of the function it is in. It is text of the format string itself,
+//! fixed when the module is lowered: it costs no argument and no buffer byte
+//! (`--prefix site,thread` prints `[k.cu:7:5 thread 5,0,0] `; a `%` in a file name is written
+//! `%%`). Because the prefix is part of the format string, CUDA's own
 //! printf and any decoder print it, and the AMD table holds the prefixed string with its
 //! argument count and mask; `fmtstr decode --sort prefix` sorts by these values.
 //!
@@ -20,6 +26,7 @@ use std::collections::HashMap;
 
 use fmtstr_ir::{Attr, EditError, GlobalId, InstId, Module, Operand, Position, TypeId};
 
+use crate::diag::Location;
 use crate::extract::{LGC_DEBUG_PRINTF, PRINTF};
 use crate::model::{Callee, PrintfCall};
 
@@ -41,11 +48,23 @@ pub struct PrefixItem {
     pub word: &'static str,
 }
 
-/// A prefix: up to one item of each kind, in the order given.
+/// A prefix: the call's site and up to one id of each kind, in the order given.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Prefix {
-    items: [Option<PrefixItem>; 2],
+    parts: [Option<Part>; 3],
 }
+
+/// One part of a prefix.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// Where the call is (`site`).
+    Site,
+    /// An id read when the call runs.
+    Id(PrefixItem),
+}
+
+/// The name of the prefix part that prints the call's site.
+pub const SITE: &str = "site";
 
 /// The names `--prefix` takes, with what they print.
 pub const PREFIX_NAMES: [(&str, PrefixKind); 4] = [
@@ -60,15 +79,17 @@ pub const PREFIX_NAMES: [(&str, PrefixKind); 4] = [
 pub enum PrefixError {
     /// A name that is not one of [`PREFIX_NAMES`].
     #[error(
-        "--prefix: unknown name `{0}`: use a comma-separated list of block (or workgroup) and \
-         thread (or local), e.g. --prefix block,thread"
+        "--prefix: unknown name `{0}`: use a comma-separated list of site, block (or workgroup) \
+         and thread (or local), e.g. --prefix site,block,thread"
     )]
     UnknownName(String),
-    /// The same id twice.
-    #[error("--prefix: `{0}` names an id already in the prefix: name each of block and thread at most once")]
+    /// The same part twice.
+    #[error("--prefix: `{0}` names a part already in the prefix: name each of site, block and thread at most once")]
     Repeated(String),
     /// Nothing.
-    #[error("--prefix: empty: give block, thread or both, e.g. --prefix block,thread")]
+    #[error(
+        "--prefix: empty: give site, block, thread or several, e.g. --prefix site,block,thread"
+    )]
     Empty,
 }
 
@@ -78,13 +99,23 @@ impl Prefix {
         let mut prefix = Prefix::default();
         let mut len = 0;
         for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-            let Some(&(word, kind)) = PREFIX_NAMES.iter().find(|(w, _)| *w == name) else {
-                return Err(PrefixError::UnknownName(name.to_owned()));
+            let part = if name == SITE {
+                Part::Site
+            } else {
+                let Some(&(word, kind)) = PREFIX_NAMES.iter().find(|(w, _)| *w == name) else {
+                    return Err(PrefixError::UnknownName(name.to_owned()));
+                };
+                Part::Id(PrefixItem { kind, word })
             };
-            if prefix.items().any(|item| item.kind == kind) {
+            let repeated = prefix.parts.iter().flatten().any(|old| match (old, &part) {
+                (Part::Site, Part::Site) => true,
+                (Part::Id(a), Part::Id(b)) => a.kind == b.kind,
+                _ => false,
+            });
+            if repeated {
                 return Err(PrefixError::Repeated(name.to_owned()));
             }
-            prefix.items[len] = Some(PrefixItem { kind, word });
+            prefix.parts[len] = Some(part);
             len += 1;
         }
         if len == 0 {
@@ -93,16 +124,35 @@ impl Prefix {
         Ok(prefix)
     }
 
-    /// The items, in order.
+    /// The ids it prints, in order.
     pub fn items(&self) -> impl Iterator<Item = PrefixItem> + '_ {
-        self.items.iter().flatten().copied()
+        self.parts.iter().flatten().filter_map(|part| match part {
+            Part::Id(item) => Some(*item),
+            Part::Site => None,
+        })
     }
 
-    /// The format text the prefix adds: `[block %u,%u,%u thread %u,%u,%u] `.
+    /// Whether it prints the call's site.
+    pub fn has_site(&self) -> bool {
+        self.parts.contains(&Some(Part::Site))
+    }
+
+    /// The format text the prefix adds: `[block %u,%u,%u thread %u,%u,%u] `, the site (when
+    /// the prefix has one) written as `site`.
     pub fn format(&self) -> String {
+        self.format_at(SITE)
+    }
+
+    /// The format text the prefix adds to a call at `site` (`file:line:column`).
+    pub fn format_at(&self, site: &str) -> String {
         let parts: Vec<String> = self
-            .items()
-            .map(|item| format!("{} %u,%u,%u", item.word))
+            .parts
+            .iter()
+            .flatten()
+            .map(|part| match part {
+                Part::Id(item) => format!("{} %u,%u,%u", item.word),
+                Part::Site => site.replace('%', "%%"),
+            })
             .collect();
         format!("[{}] ", parts.join(" "))
     }
@@ -151,9 +201,13 @@ pub(crate) fn apply(
     nvptx: bool,
     calls: &[PrintfCall],
 ) -> Result<(), EditError> {
-    let added = prefix.format().into_bytes();
-    let mut globals: HashMap<(GlobalId, i64, u32), GlobalId> = HashMap::new();
+    let mut globals: HashMap<(GlobalId, i64, u32, String), GlobalId> = HashMap::new();
     for call in calls {
+        let site = if prefix.has_site() {
+            site_of(module, call)
+        } else {
+            String::new()
+        };
         let inst = call.inst;
         let format_at = call.fixed_operands() - 1;
         let callee_name = match call.callee {
@@ -177,11 +231,11 @@ pub(crate) fn apply(
         };
         let addrspace = module.types().ptr_addrspace(format.ty).unwrap_or(0);
         // The new format: the prefix, then the old one's bytes.
-        let key = (call.format.global, call.format.offset, addrspace);
+        let key = (call.format.global, call.format.offset, addrspace, site);
         let new_global = match globals.get(&key) {
             Some(&g) => g,
             None => {
-                let mut bytes = added.clone();
+                let mut bytes = prefix.format_at(&key.3).into_bytes();
                 bytes.extend_from_slice(&call.format.bytes);
                 bytes.push(0);
                 let name = format!(
@@ -226,7 +280,14 @@ pub(crate) fn apply(
         }
     }
     // The old formats go where nothing else refers to them.
-    let old: Vec<GlobalId> = globals.keys().map(|&(g, _, _)| g).collect();
+    let old: Vec<GlobalId> = globals.keys().map(|key| key.0).collect();
     module.remove_unused_globals(&old)?;
     Ok(())
+}
+
+/// Where a call is, for `site`: its `!dbg` location, else the function it is in.
+fn site_of(module: &Module, call: &PrintfCall) -> String {
+    Location::of(module, call.inst)
+        .source
+        .unwrap_or_else(|| module.function(call.function).name_str().into_owned())
 }

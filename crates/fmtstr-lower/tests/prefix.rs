@@ -82,7 +82,11 @@ fn bad_prefixes_are_refused_with_the_fix() {
     );
     assert!(PrefixError::UnknownName("wave".into())
         .to_string()
-        .contains("e.g. --prefix block,thread"));
+        .contains("e.g. --prefix site,block,thread"));
+    assert_eq!(
+        Prefix::parse("site,thread,site"),
+        Err(PrefixError::Repeated("site".into()))
+    );
     assert_eq!(
         Prefix::parse("thread,local"),
         Err(PrefixError::Repeated("local".into()))
@@ -99,4 +103,90 @@ fn bad_prefixes_are_refused_with_the_fix() {
         declare i32 @printf(ptr, ...)\n!0 = !{i8 85}\n";
     let failed = lower_err("packed.ll", text, with_prefix(Target::nvptx(), "thread"));
     assert!(show(&failed.diagnostics).contains("--prefix cannot add arguments"));
+}
+
+/// clang's IR of samples/lower/printf.c with debug information (`-g`).
+fn clang_ir_debug(triple: &str) -> Option<String> {
+    let clang = fmtstr_oracles::require(fmtstr_oracles::Tool::Clang)?;
+    let mut command = std::process::Command::new(clang);
+    command.arg(format!("--target={triple}"));
+    if triple.starts_with("amdgcn") {
+        command.arg("-mcpu=gfx1100");
+    }
+    let output = command
+        .args([
+            "-x",
+            "c",
+            "-O1",
+            "-g",
+            "-fno-builtin-printf",
+            "-S",
+            "-emit-llvm",
+            "-o",
+            "-",
+        ])
+        .arg(sample("printf.c"))
+        .output()
+        .expect("clang runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    Some(String::from_utf8(output.stdout).unwrap())
+}
+
+/// `--prefix site`: the call's `!dbg` location as text of the format, no argument added; the
+/// function's name without debug information.
+#[test]
+fn site_is_the_calls_source_location_in_the_format() {
+    let Some(ir) = clang_ir_debug("nvptx64-nvidia-cuda") else {
+        return;
+    };
+    let (out, lowered) = lower_ok(
+        "printf.c.ll",
+        &ir,
+        with_prefix(Target::nvptx(), "site,thread"),
+    );
+    assert_eq!(lowered.calls, 9);
+    // printf("x=%d y=%f\n", i, f) is line 7, column 3 of printf.c (the file named as the
+    // DIFile names it: the path clang was given).
+    assert!(
+        out.contains(r#"printf.c:7:3 thread %u,%u,%u] x=%d y=%f\0A\00""#),
+        "{}",
+        out
+    );
+    // No argument for the site: 3 ids, x and y as before.
+    assert_eq!(lowered.report[0].bytes, Some(3 * 4 + 4 + 8));
+    let Some(ptx) = llc_ptx("printf.c.ll", &out) else {
+        return;
+    };
+    assert_ptxas("printf.c.ll", &ptx);
+    // The AMD table holds one entry per site: the same format at two lines is two entries.
+    let Some(amd) = clang_ir_debug("amdgcn-amd-amdpal") else {
+        return;
+    };
+    let (out, lowered) = lower_ok(
+        "printf.c.ll",
+        &amd,
+        with_prefix(Target::amdgpu(Stage::Buffer), "site"),
+    );
+    let table = lowered.strings.expect("a table");
+    let sites: Vec<_> = table
+        .entries
+        .iter()
+        .filter(|e| e.string().ends_with("printf.c:14:3] %d\n"))
+        .collect();
+    assert_eq!(sites.len(), 1, "the entry of line 14");
+    assert_eq!(sites[0].argument_count(), 1);
+    // Not compiled here: llc-19's lowering of buffer fat pointers (addrspace 7) breaks any
+    // module with debug information ("DICompileUnit not listed in llvm.dbg.cu"), with or
+    // without fmtstr; llc-22 compiles it. The code is the same as without -g.
+    assert!(out.contains("atomicrmw add ptr addrspace(7)"));
+    // Without debug information: the function's name.
+    let Some(plain) = clang_ir(&sample("printf.c"), "nvptx64-nvidia-cuda") else {
+        return;
+    };
+    let (out, _) = lower_ok("printf.c.ll", &plain, with_prefix(Target::nvptx(), "site"));
+    assert!(out.contains(r#"c"[reuse] printed %d\0A\00""#), "{out}");
 }

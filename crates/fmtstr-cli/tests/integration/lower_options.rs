@@ -518,7 +518,7 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered_with(llvm: Llvm) 
     .expect_code(2);
     assert!(
         bad.stderr.contains("--prefix: unknown name `wave`")
-            && bad.stderr.contains("e.g. --prefix block,thread"),
+            && bad.stderr.contains("e.g. --prefix site,block,thread"),
         "{}",
         bad.stderr
     );
