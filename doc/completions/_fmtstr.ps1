@@ -36,6 +36,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('lower', 'lower', [CompletionResultType]::ParameterValue, 'Lower the printf calls of an LLVM IR module for a GPU target')
             [CompletionResult]::new('abi', 'abi', [CompletionResultType]::ParameterValue, 'Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Decode a GPU printf buffer into exactly the text C''s printf would have printed')
+            [CompletionResult]::new('gaps', 'gaps', [CompletionResultType]::ParameterValue, 'Find the prints missing from the output of a run lowered with `fmtstr lower --prefix seq`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for SHELL on stdout (generated from fmtstr''s own options)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -116,7 +117,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--emit-strings', '--emit-strings', [CompletionResultType]::ParameterName, 'amdgpu --stage buffer: also write the format-string table as JSON, for `fmtstr embed --strings` (schemas/format-strings.schema.json)')
             [CompletionResult]::new('--lgc-form', '--lgc-form', [CompletionResultType]::ParameterName, 'amdgpu --stage lgc: which lgc.debug.printf to write. format-first (default) is today''s LLPC (since mid 2024), `(ptr @fmt, args...)`, which fetches the buffer itself; buffer-first is LLPC before mid 2024, `(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, args...)`')
             [CompletionResult]::new('--user-data-offset', '--user-data-offset', [CompletionResultType]::ParameterName, 'amdgpu --stage buffer: the table''s .user_data_offset, the printf buffer''s user-data offset in dwords (LLPC writes the offset of its descriptor node, 0 when none). Default: the module''s table''s, else LLPC''s from the module''s !lgc.user.data.nodes, else 0; another value than the module''s table has is an error')
-            [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Who printed it: prefix every call''s format with the ids named, e.g. `block,thread` prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block / workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order given. site: where the call is, its !dbg `file:line:column` (the function''s name without debug information), written into the format when the module is lowered: no argument, no buffer byte (`--prefix site,thread` prints `[k.cu:7:5 thread 5,0,0] `). The prefix is part of the format string (and of the AMD table''s entry), so any printf runtime and decoder prints it')
+            [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Who printed it: prefix every call''s format with the ids named, e.g. `block,thread` prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block / workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu llvm.amdgcn.workgroup.id.*); thread (or local): the thread / work-item id in its group (%tid, llvm.amdgcn.workitem.id.*). The word printed is the name given, in the order given. site: where the call is, its !dbg `file:line:column` (the function''s name without debug information), written into the format when the module is lowered: no argument, no buffer byte (`--prefix site,thread` prints `[k.cu:7:5 thread 5,0,0] `). seq: `#N`, the next number of one 64-bit counter, the module''s global `fmtstr_printf_seq` (addrspace 1, reset by the host through its name), taken by an atomic add right before the call: `fmtstr gaps LOG` then names the prints a run lost. The prefix is part of the format string (and of the AMD table''s entry), so any printf runtime and decoder prints it')
             [CompletionResult]::new('--only', '--only', [CompletionResultType]::ParameterName, 'Only the threads this condition matches print: each call goes behind a branch on the ids, so the others run none of it (nvptx: no vprintf; amdgpu: no buffer space taken, nothing stored). Comparisons joined by &&: NAME.AXIS OP N (AXIS x, y or z; OP ==, !=, <, <=, >, >=, unsigned) or NAME==X,Y,Z / NAME!=X,Y,Z (all three axes), NAME as for --prefix: block (or workgroup), thread (or local). E.g. `thread.x==0`, `block==0,0,0`, `workgroup.y!=2 && local.x<4`. The arguments are still computed by every thread; --report counts the bytes of a matching thread')
             [CompletionResult]::new('--report-json', '--report-json', [CompletionResultType]::ParameterName, 'The same report as JSON in FILE (schemas/lower-report.schema.json)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
@@ -157,6 +158,14 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break
         }
+        'fmtstr;gaps' {
+            [CompletionResult]::new('--report', '--report', [CompletionResultType]::ParameterName, 'The module''s report (`fmtstr lower --report-json`), to size CUDA''s printf FIFO')
+            [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print JSON (schemas/gaps.schema.json) instead of text')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            break
+        }
         'fmtstr;completions' {
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
@@ -174,6 +183,7 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             [CompletionResult]::new('lower', 'lower', [CompletionResultType]::ParameterValue, 'Lower the printf calls of an LLVM IR module for a GPU target')
             [CompletionResult]::new('abi', 'abi', [CompletionResultType]::ParameterValue, 'Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module')
             [CompletionResult]::new('decode', 'decode', [CompletionResultType]::ParameterValue, 'Decode a GPU printf buffer into exactly the text C''s printf would have printed')
+            [CompletionResult]::new('gaps', 'gaps', [CompletionResultType]::ParameterValue, 'Find the prints missing from the output of a run lowered with `fmtstr lower --prefix seq`')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a completion script for SHELL on stdout (generated from fmtstr''s own options)')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
@@ -206,6 +216,9 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
             break
         }
         'fmtstr;help;decode' {
+            break
+        }
+        'fmtstr;help;gaps' {
             break
         }
         'fmtstr;help;completions' {

@@ -37,6 +37,9 @@ _fmtstr() {
             fmtstr,embed)
                 cmd="fmtstr__subcmd__embed"
                 ;;
+            fmtstr,gaps)
+                cmd="fmtstr__subcmd__gaps"
+                ;;
             fmtstr,hash)
                 cmd="fmtstr__subcmd__hash"
                 ;;
@@ -73,6 +76,9 @@ _fmtstr() {
             fmtstr__subcmd__help,embed)
                 cmd="fmtstr__subcmd__help__subcmd__embed"
                 ;;
+            fmtstr__subcmd__help,gaps)
+                cmd="fmtstr__subcmd__help__subcmd__gaps"
+                ;;
             fmtstr__subcmd__help,hash)
                 cmd="fmtstr__subcmd__help__subcmd__hash"
                 ;;
@@ -95,7 +101,7 @@ _fmtstr() {
 
     case "${cmd}" in
         fmtstr)
-            opts="-h -V --color --help --version hash printf check dump embed merge audit lower abi decode completions help"
+            opts="-h -V --color --help --version hash printf check dump embed merge audit lower abi decode gaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -302,6 +308,28 @@ _fmtstr() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        fmtstr__subcmd__gaps)
+            opts="-h --report --json --color --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --report)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --color)
+                    COMPREPLY=($(compgen -W "auto always never" -- "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         fmtstr__subcmd__hash)
             opts="-h --raw --json --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -321,7 +349,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__help)
-            opts="hash printf check dump embed merge audit lower abi decode completions help"
+            opts="hash printf check dump embed merge audit lower abi decode gaps completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -419,6 +447,20 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__help__subcmd__embed)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        fmtstr__subcmd__help__subcmd__gaps)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )

@@ -15,6 +15,7 @@ mod completions;
 mod decode_command;
 mod diagnostics;
 mod elf;
+mod gaps;
 mod hash;
 mod lower;
 mod nvptx_config;
@@ -134,6 +135,7 @@ enum Command {
     Lower(lower::Args),
     Abi(abi::Args),
     Decode(decode_command::Args),
+    Gaps(gaps::Args),
     Completions(completions::Args),
 }
 
@@ -171,6 +173,7 @@ pub fn main() -> ExitCode {
         Command::Lower(args) => lower::run(args),
         Command::Abi(args) => abi::run(args),
         Command::Decode(args) => decode_command::run(args),
+        Command::Gaps(args) => gaps::run(args),
         Command::Completions(args) => completions::run(args),
     };
     match result {

@@ -55,6 +55,7 @@ use fmtstr_fs::Outputs;
 
   fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
   fmtstr lower --target nvptx --prefix site k.ll                    ... and where: [k.cu:7:5] x=...
+  fmtstr lower --target nvptx --prefix seq k.ll                     numbered: [#12] x=...
   fmtstr lower --target nvptx --only 'block==0,0,0' k.ll           only block 0,0,0 prints
   fmtstr lower --target nvptx --report k.ll -o k.out.ll             bytes per call and per function
   fmtstr lower --target nvptx --time-phases k.ll -o k.out.ll        where the time went
@@ -126,6 +127,9 @@ pub struct Args {
     /// given. site: where the call is, its !dbg `file:line:column` (the function's name
     /// without debug information), written into the format when the module is lowered: no
     /// argument, no buffer byte (`--prefix site,thread` prints `[k.cu:7:5 thread 5,0,0] `).
+    /// seq: `#N`, the next number of one 64-bit counter, the module's global
+    /// `fmtstr_printf_seq` (addrspace 1, reset by the host through its name), taken by an
+    /// atomic add right before the call: `fmtstr gaps LOG` then names the prints a run lost.
     /// The prefix is part of the format string (and of the AMD table's entry), so any printf
     /// runtime and decoder prints it.
     #[arg(long, value_name = "WHAT")]
@@ -227,6 +231,12 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Some(text) => Some(fmtstr_lower::Condition::parse(text)?),
         None => None,
     };
+    if prefix.is_some_and(|p| p.has_seq()) && only.is_some() {
+        bail!(
+            "--prefix seq with --only: the counter would count the prints that --only skips \
+             too, and `fmtstr gaps` would report them lost; drop seq or --only"
+        );
+    }
     let options = Options {
         target,
         werror: args.werror,

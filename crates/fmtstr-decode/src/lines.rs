@@ -16,7 +16,8 @@ use regex::bytes::Regex;
 
 /// The values of the prefix a line starts with: `[word a,b,c word d,e,f] ` gives
 /// `[a, b, c, d, e, f]`; `None` when the line does not start with such a prefix. A call's site
-/// in the prefix (`--prefix site`: `k.cu:7:5`, or a function's name) is passed over.
+/// in the prefix (`--prefix site`: `k.cu:7:5`, or a function's name) is passed over; a
+/// sequence number (`--prefix seq`: `#12`) is a value in its place.
 pub fn prefix_values(line: &[u8]) -> Option<Vec<u64>> {
     let rest = line.strip_prefix(b"[")?;
     let close = rest.iter().position(|&b| b == b']')?;
@@ -30,6 +31,12 @@ pub fn prefix_values(line: &[u8]) -> Option<Vec<u64>> {
     let mut at = 0;
     while at < tokens.len() {
         let word = tokens[at];
+        // `--prefix seq`'s number: a value of its own, in its place.
+        if let Some(seq) = word.strip_prefix('#').and_then(|n| n.parse::<u64>().ok()) {
+            values.push(seq);
+            at += 1;
+            continue;
+        }
         let numbers = tokens.get(at + 1).and_then(|t| triple(t));
         match numbers {
             Some(triple) if !word.is_empty() && word.bytes().all(|b| b.is_ascii_lowercase()) => {
@@ -118,6 +125,12 @@ mod tests {
         );
         assert_eq!(prefix_values(b"[a.cu:1:1 b.cu:2:2 t 1,0,0] x\n"), None);
         assert_eq!(prefix_values(b"[k.cu:7:5] x\n"), None);
+        // --prefix seq: the number is a value, in its place.
+        assert_eq!(
+            prefix_values(b"[#12 block 1,0,2] x\n"),
+            Some(vec![12, 1, 0, 2])
+        );
+        assert_eq!(prefix_values(b"[k.cu:7:5 #3] x\n"), Some(vec![3]));
         let text = b"head\n[t 2,0,0] a\n[t 1,0,0] b\nmore of b\n[t 2,0,0] c\n[t 1,0,0] d";
         assert_eq!(
             sort_by_prefix(text),

@@ -1627,11 +1627,43 @@ impl Module {
         text.extend_from_slice(b" c\"");
         crate::lexer::escape_into(bytes, &mut text);
         text.extend_from_slice(b"\", align 1\n");
+        self.place_new_global(g, text);
+        g
+    }
+
+    /// Adds `@name = [addrspace(N)] global i64 0, align 8`: a counter that a host finds by its
+    /// name (to read or reset it). A global of that name already in the module is returned as
+    /// it is (a module lowered twice keeps one counter).
+    pub fn add_counter_global(&mut self, name: &str, addrspace: u32) -> GlobalId {
+        if let Some(&g) = self.global_map.get(name.as_bytes()) {
+            return g;
+        }
+        let zero = self.const_int(TypeId::I64, 0);
+        let var = self.vars.len() as u32;
+        self.vars.push(VarData {
+            value_ty: TypeId::I64,
+            init: Some(PackedOp::new(zero)),
+            constant: false,
+        });
+        let g = self.new_global(name, GlobalKindData::Var(var), addrspace);
+        let mut text = Vec::new();
+        crate::types::write_name(b'@', name.as_bytes(), false, &mut text);
+        text.extend_from_slice(b" = ");
+        if addrspace != 0 {
+            text.extend_from_slice(format!("addrspace({addrspace}) ").as_bytes());
+        }
+        text.extend_from_slice(b"global i64 0, align 8\n");
+        self.place_new_global(g, text);
+        g
+    }
+
+    /// Puts a new global's line after the last global variable, else before the first
+    /// function.
+    fn place_new_global(&mut self, g: GlobalId, text: Vec<u8>) {
         let item = self.push_item(ItemKind::Global(g), Some(text));
         self.globals[g.index()].item = item;
-        // After the last global variable, else before the first function. Edits add no
-        // other global item: the last string placed stays the last global while it is where
-        // it was put.
+        // Edits add no other global item: the last global placed stays the last while it
+        // is where it was put.
         let after = match self.last_new_string {
             Some((at, last)) if self.order.get(at) == Some(&last) => Some(at),
             _ => self.order.iter().rposition(|&i| {
@@ -1647,7 +1679,6 @@ impl Module {
         self.place_item(item, after);
         let at = after.map_or(self.order.len() - 1, |p| p + 1);
         self.last_new_string = Some((at, item));
-        g
     }
 
     fn new_const(&mut self, kind: ConstKind) -> crate::module::ConstId {

@@ -14,7 +14,13 @@
 //! information, the name of the function it is in. It is text of the format string itself,
 //! fixed when the module is lowered: it costs no argument and no buffer byte
 //! (`--prefix site,thread` prints `[k.cu:7:5 thread 5,0,0] `; a `%` in a file name is written
-//! `%%`). Because the prefix is part of the format string, CUDA's own
+//! `%%`).
+//!
+//! `seq` prints a sequence number, `#N`, taken from one 64-bit counter for the whole module,
+//! the global [`SEQ_COUNTER`] (`addrspace(1) global i64 0`), by an `atomicrmw add` right before
+//! the call: every print that ran has its own number, so numbers missing from the output are
+//! prints that were lost (`fmtstr gaps`). A host resets the counter through its name
+//! (`cudaMemcpyToSymbol(fmtstr_printf_seq, ...)`, or the symbol's address in a code object). Because the prefix is part of the format string, CUDA's own
 //! printf and any decoder print it, and the AMD table holds the prefixed string with its
 //! argument count and mask; `fmtstr decode --sort prefix` sorts by these values.
 //!
@@ -24,7 +30,9 @@
 
 use std::collections::HashMap;
 
-use fmtstr_ir::{Attr, EditError, GlobalId, InstId, Module, Operand, Position, TypeId};
+use fmtstr_ir::{
+    Attr, EditError, GlobalId, InstId, Module, Operand, Ordering, Position, RmwOp, TypeId,
+};
 
 use crate::diag::Location;
 use crate::extract::{LGC_DEBUG_PRINTF, PRINTF};
@@ -59,12 +67,18 @@ pub struct Prefix {
 enum Part {
     /// Where the call is (`site`).
     Site,
+    /// A number from the module's print counter (`seq`).
+    Seq,
     /// An id read when the call runs.
     Id(PrefixItem),
 }
 
 /// The name of the prefix part that prints the call's site.
 pub const SITE: &str = "site";
+/// The name of the prefix part that prints a sequence number.
+pub const SEQ: &str = "seq";
+/// The module's print counter that `seq` reads and increments.
+pub const SEQ_COUNTER: &str = "fmtstr_printf_seq";
 
 /// The names `--prefix` takes, with what they print.
 pub const PREFIX_NAMES: [(&str, PrefixKind); 4] = [
@@ -101,6 +115,8 @@ impl Prefix {
         for name in text.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             let part = if name == SITE {
                 Part::Site
+            } else if name == SEQ {
+                Part::Seq
             } else {
                 let Some(&(word, kind)) = PREFIX_NAMES.iter().find(|(w, _)| *w == name) else {
                     return Err(PrefixError::UnknownName(name.to_owned()));
@@ -108,7 +124,7 @@ impl Prefix {
                 Part::Id(PrefixItem { kind, word })
             };
             let repeated = prefix.parts.iter().flatten().any(|old| match (old, &part) {
-                (Part::Site, Part::Site) => true,
+                (Part::Site, Part::Site) | (Part::Seq, Part::Seq) => true,
                 (Part::Id(a), Part::Id(b)) => a.kind == b.kind,
                 _ => false,
             });
@@ -128,8 +144,13 @@ impl Prefix {
     pub fn items(&self) -> impl Iterator<Item = PrefixItem> + '_ {
         self.parts.iter().flatten().filter_map(|part| match part {
             Part::Id(item) => Some(*item),
-            Part::Site => None,
+            Part::Site | Part::Seq => None,
         })
+    }
+
+    /// Whether it prints a sequence number.
+    pub fn has_seq(&self) -> bool {
+        self.parts.contains(&Some(Part::Seq))
     }
 
     /// Whether it prints the call's site.
@@ -152,6 +173,7 @@ impl Prefix {
             .map(|part| match part {
                 Part::Id(item) => format!("{} %u,%u,%u", item.word),
                 Part::Site => site.replace('%', "%%"),
+                Part::Seq => "#%llu".to_owned(),
             })
             .collect();
         format!("[{}] ", parts.join(" "))
@@ -159,7 +181,7 @@ impl Prefix {
 
     /// How many arguments it adds.
     pub fn arguments(&self) -> usize {
-        3 * self.items().count()
+        3 * self.items().count() + usize::from(self.has_seq())
     }
 }
 
@@ -251,11 +273,17 @@ pub(crate) fn apply(
             }
         };
         let new_format = module.global(new_global).operand();
-        // The ids, read right before the call.
+        // The values, in the prefix's order, read right before the call.
         let mut ids: Vec<Operand> = Vec::new();
-        for item in prefix.items() {
-            for axis in 0..3 {
-                ids.push(read_id(module, inst, nvptx, item.kind, axis, "")?);
+        for part in prefix.parts.iter().flatten() {
+            match part {
+                Part::Site => {}
+                Part::Seq => ids.push(next_seq(module, inst)?),
+                Part::Id(item) => {
+                    for axis in 0..3 {
+                        ids.push(read_id(module, inst, nvptx, item.kind, axis, "")?);
+                    }
+                }
             }
         }
         let mut new_args: Vec<(Operand, Vec<Attr>)> = Vec::new();
@@ -283,6 +311,17 @@ pub(crate) fn apply(
     let old: Vec<GlobalId> = globals.keys().map(|key| key.0).collect();
     module.remove_unused_globals(&old)?;
     Ok(())
+}
+
+/// The next number of the module's print counter (added on first use), taken right before
+/// `at`: `atomicrmw add ptr addrspace(1) @fmtstr_printf_seq, i64 1 monotonic`.
+fn next_seq(module: &mut Module, at: InstId) -> Result<Operand, EditError> {
+    let counter = module.add_counter_global(SEQ_COUNTER, 1);
+    let pointer = module.global(counter).operand();
+    let mut b = module.builder(Position::Before(at))?;
+    b.debug_loc_from(at);
+    let one = b.const_int(TypeId::I64, 1);
+    b.atomic_rmw(RmwOp::Add, pointer, one, Ordering::Monotonic, "seq")
 }
 
 /// Where a call is, for `site`: its `!dbg` location, else the function it is in.

@@ -190,3 +190,64 @@ fn site_is_the_calls_source_location_in_the_format() {
     let (out, _) = lower_ok("printf.c.ll", &plain, with_prefix(Target::nvptx(), "site"));
     assert!(out.contains(r#"c"[reuse] printed %d\0A\00""#), "{out}");
 }
+
+/// `--prefix seq`: one counter for the module, an atomic add before each call, the number as
+/// the first argument (`%llu`); the PTX increments the global with one atomic per print.
+#[test]
+fn seq_numbers_every_print_from_one_counter() {
+    let Some(ir) = clang_ir(&sample("printf.c"), "nvptx64-nvidia-cuda") else {
+        return;
+    };
+    let (out, lowered) = lower_ok(
+        "printf.c.ll",
+        &ir,
+        with_prefix(Target::nvptx(), "seq,thread"),
+    );
+    assert_eq!(lowered.calls, 9);
+    assert_eq!(
+        out.matches("@fmtstr_printf_seq = addrspace(1) global i64 0, align 8")
+            .count(),
+        1
+    );
+    assert_eq!(
+        out.matches("atomicrmw add ptr addrspace(1) @fmtstr_printf_seq, i64 1 monotonic")
+            .count(),
+        9
+    );
+    assert!(out.contains(r#"c"[#%llu thread %u,%u,%u] x=%d y=%f\0A\00""#));
+    // The number (8 bytes) and 3 ids, x and y: 8 + 12 + 4 + 8.
+    assert_eq!(lowered.report[0].bytes, Some(32));
+    let Some(ptx) = llc_ptx("printf.c.ll", &out) else {
+        return;
+    };
+    assert!(
+        ptx.contains("fmtstr_printf_seq"),
+        "the counter is not in the PTX"
+    );
+    assert!(
+        ptx.contains("atom.global.add.u64"),
+        "no 64-bit atomic add in the PTX"
+    );
+    assert_ptxas("printf.c.ll", &ptx);
+    // The AMD buffer stage: the number is a 64-bit argument of the entry.
+    let Some(amd) = clang_ir(&sample("printf.c"), "amdgcn-amd-amdpal") else {
+        return;
+    };
+    let (out, lowered) = lower_ok(
+        "printf.c.ll",
+        &amd,
+        with_prefix(Target::amdgpu(Stage::Buffer), "seq"),
+    );
+    let table = lowered.strings.expect("a table");
+    let wanted = "[#%llu] x=%d y=%f\n";
+    let entry = table
+        .get(fmtstr_meta::FormatId::of(wanted.as_bytes()))
+        .expect("the numbered entry");
+    assert_eq!(entry.argument_count(), 3);
+    assert_eq!(entry.mask().words(), &[0b101]);
+    llc_amdpal("printf.c.ll", &out, false);
+    assert_eq!(
+        Prefix::parse("seq,block,seq"),
+        Err(PrefixError::Repeated("seq".into()))
+    );
+}

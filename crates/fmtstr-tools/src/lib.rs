@@ -5,6 +5,7 @@
 //!
 //! - [`audit`]: walk files and directories, check each file's tables, cross-check all of them.
 //! - [`dump`]: the format-string tables of ELF images, as text or JSON.
+//! - [`gaps`]: the prints of a `--prefix seq` run that its captured output lacks.
 //! - [`merge`]: the post-link step (fold a linked image's notes) and table merges.
 //! - [`decode`]: a printf buffer and the tables of ELF images (PAL or HSA) and JSON files in,
 //!   the text (or JSON Lines, or statistics) out, warnings to a sink of their own.
@@ -17,6 +18,7 @@ use fmtstr_elf::{Document, LinkedElf};
 pub mod audit;
 pub mod decode;
 pub mod dump;
+pub mod gaps;
 pub mod merge;
 pub mod spirv;
 

@@ -5,7 +5,7 @@
 use crate::util::{fmtstr, root, run_command};
 
 /// Every command with a help of its own; "" is `fmtstr --help`.
-const COMMANDS: [&str; 12] = [
+const COMMANDS: [&str; 13] = [
     "",
     "hash",
     "printf",
@@ -17,6 +17,7 @@ const COMMANDS: [&str; 12] = [
     "lower",
     "abi",
     "decode",
+    "gaps",
     "completions",
 ];
 

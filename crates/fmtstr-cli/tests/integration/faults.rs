@@ -75,6 +75,7 @@ fn printing_commands(dir: &Path) -> Vec<(Vec<String>, i32)> {
         (v(&["printf", "%d|%s\\n", "7", "hi"]), 0),
         (v(&["check", "--json", "%d\\n", "--args", "i32"]), 0),
         (v(&["completions", "bash"]), 0),
+        (v(&["gaps", &s("decode/compute.txt")]), 0),
         (
             v(&[
                 "decode",

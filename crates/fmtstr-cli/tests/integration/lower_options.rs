@@ -647,3 +647,119 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
         refused.stderr
     );
 }
+
+/// `--prefix seq` on the host run of the AMD protocol (8 pthreads, x86_64): every decoded line
+/// carries its own number; `fmtstr gaps` finds none missing when the buffer holds everything,
+/// `decode --sort prefix` restores the order of the prints, and with a buffer too small the
+/// numbers the log lacks are exactly the prints the threads made but the buffer did not keep.
+#[test]
+fn sequence_numbers_make_lost_prints_visible() {
+    use crate::decode_commands::{build_host_run, by_thread, checked, HARNESS_C, WORK_C};
+    let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("work.c"), WORK_C).unwrap();
+    let harness = HARNESS_C
+        .replace(
+            "static unsigned char *buffer;",
+            &format!("static unsigned char *buffer;\n{HOST_IDS_C}"),
+        )
+        .replace(
+            "int tid = (int)(intptr_t)arg;",
+            "int tid = (int)(intptr_t)arg;\n    current_thread = tid;",
+        );
+    std::fs::write(at("harness.c"), harness).unwrap();
+    crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--buffer-addrspace".as_ref(),
+        "1".as_ref(),
+        "--prefix".as_ref(),
+        "seq,local".as_ref(),
+        "--emit-strings".as_ref(),
+        at("strings.json").as_os_str(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.buffer.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    assert!(lowered.contains("@fmtstr_printf_seq = addrspace(1) global i64 0, align 8"));
+    assert!(lowered.contains("atomicrmw add ptr addrspace(1) @fmtstr_printf_seq, i64 1 monotonic"));
+    let renamed = lowered
+        .replace("@llvm.amdgcn.workgroup.id.", "@fmtstr_host_workgroup_id_")
+        .replace("@llvm.amdgcn.workitem.id.", "@fmtstr_host_workitem_id_");
+    build_host_run(&clang, dir.path(), &renamed);
+    let calls = "200";
+    let host = checked(std::process::Command::new(at("host")).arg(calls));
+    let prints: usize = by_thread(&String::from_utf8(host.stdout).unwrap())
+        .values()
+        .map(Vec::len)
+        .sum();
+    let decode = |buffer: &str| {
+        run([
+            "decode".as_ref(),
+            at(buffer).as_os_str(),
+            "--strings".as_ref(),
+            at("strings.json").as_os_str(),
+            "--sort".as_ref(),
+            "prefix".as_ref(),
+        ])
+    };
+    let gaps = |log: &[u8]| -> (i32, serde_json::Value) {
+        std::fs::write(at("run.log"), log).unwrap();
+        let run = run([
+            "gaps".as_ref(),
+            "--json".as_ref(),
+            at("run.log").as_os_str(),
+        ]);
+        let json = serde_json::from_slice(&run.stdout).unwrap();
+        assert_matches_schema("gaps.schema.json", &json);
+        (run.code, json)
+    };
+    // A buffer that holds every print: numbers 0 .. prints-1, each once, in order once sorted.
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args([calls, &(1u64 << 22).to_string()])
+            .arg(at("all.bin")),
+    );
+    let all = decode("all.bin").expect_code(0);
+    let (code, json) = gaps(&all.stdout);
+    assert_eq!(code, 0, "{json}");
+    assert_eq!(json["numbered"], prints as u64);
+    assert_eq!(json["highest"], prints as u64 - 1);
+    assert_eq!(json["missing"], 0);
+    let numbers: Vec<u64> = all
+        .stdout_text()
+        .lines()
+        .filter_map(|line| fmtstr_tools::gaps::sequence_number(line.as_bytes()))
+        .collect();
+    assert!(
+        numbers.iter().enumerate().all(|(k, &n)| n == k as u64),
+        "not in order"
+    );
+    // A buffer for about a third: what the log lacks below its highest number are lost prints,
+    // and what it has plus what it lacks never exceeds what the threads printed.
+    let all_bytes = std::fs::read(at("all.bin")).unwrap();
+    let total_dwords = u64::from_le_bytes(all_bytes[..8].try_into().unwrap());
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args([calls, &(total_dwords / 3).to_string()])
+            .arg(at("small.bin")),
+    );
+    let small = decode("small.bin");
+    assert!(small.code == 0 || small.code == 1, "{}", small.stderr);
+    let (code, json) = gaps(&small.stdout);
+    let numbered = json["numbered"].as_u64().unwrap();
+    let missing = json["missing"].as_u64().unwrap();
+    assert!(numbered > 0 && (numbered as usize) < prints, "{json}");
+    assert!(numbered + missing <= prints as u64, "{json}");
+    assert_eq!(code, if missing > 0 { 1 } else { 0 });
+    assert!(json["repeated"].as_array().unwrap().is_empty());
+}
