@@ -5,6 +5,20 @@
 //! to `func_retval0`, every call block (`{ // callseq N, 0` ... `}`) with its declarations,
 //! stores, callee or prototype and result loads, and the `atom` mnemonics. Only the lines
 //! these need are read; anything else is skipped.
+//!
+//! llc 19 and llc 22 spell the same PTX differently, and both are read alike:
+//!
+//! - whitespace inside a declaration is any run of spaces and tabs (llc 22 writes
+//!   `.param .b32 \tparam0;` and `.param .align 8 .b8 \tretval0[8];`); declarations are
+//!   compared with every run of whitespace made one space;
+//! - a call is one statement however it is broken into lines: llc 19 writes the return list,
+//!   the callee, each argument list and the prototype on lines of their own
+//!   (`call.uni (retval0),` / `f,` / `(` / `param0` / `);`), llc 22 writes it on one line
+//!   (`call.uni (retval0), f, (param0);`); the statement is read to its `;` and its operands
+//!   split at the commas outside parentheses;
+//! - kernel pointer parameters carry `.ptr`, an optional state space and `.align N` under
+//!   llc 22 (`.param .u64 .ptr .global .align 16 k_param_0`) and under llc 19's OpenCL
+//!   triples; the qualifiers are kept, in llc's order, and the name is the last word.
 
 use std::collections::{HashMap, HashSet};
 
@@ -96,6 +110,55 @@ fn address(text: &str) -> Option<(String, u64)> {
     }
 }
 
+/// A declaration or prototype with every run of whitespace (spaces, tabs) made one space.
+fn normalize(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Splits `a, (b, c), d` at the commas outside parentheses.
+fn operands(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+/// The direct callee of a call statement (`call.uni (retval0), f, (param0);` read to its
+/// `;`, with whatever line breaks llc put in it): the first operand after the optional
+/// return list, unless it is a register (an indirect call through a prototype).
+fn callee_of(statement: &str) -> Option<String> {
+    let statement = statement.trim().trim_end_matches(';').trim();
+    let mnemonic_end = statement
+        .find(|c: char| c.is_whitespace())
+        .unwrap_or(statement.len());
+    let ops = operands(&statement[mnemonic_end..]);
+    let mut ops = ops.into_iter();
+    let mut first = ops.next()?;
+    if first.starts_with('(') {
+        // The return list; the callee follows.
+        first = ops.next()?;
+    }
+    let name = normalize(first);
+    if name.is_empty() || name.starts_with('%') || name.starts_with('(') {
+        return None;
+    }
+    Some(name)
+}
+
 fn parse_header(text: &str) -> Option<PtxFunction> {
     let text = text.trim().trim_end_matches(';').trim();
     let mut f = PtxFunction::default();
@@ -110,7 +173,7 @@ fn parse_header(text: &str) -> Option<PtxFunction> {
     let mut rest = text[directive_end..].trim_start();
     if rest.starts_with('(') {
         let close = rest.find(')')?;
-        f.return_declaration = Some(rest[1..close].trim().to_string());
+        f.return_declaration = Some(normalize(&rest[1..close]));
         rest = rest[close + 1..].trim_start();
     }
     let open = rest.find('(').unwrap_or(rest.len());
@@ -120,7 +183,7 @@ fn parse_header(text: &str) -> Option<PtxFunction> {
         let inner = &rest[open + 1..close];
         f.params = inner
             .split(',')
-            .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+            .map(normalize)
             .filter(|p| !p.is_empty())
             .collect();
     }
@@ -180,7 +243,8 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
         .map(|n| n.split('[').next().unwrap_or(n).to_string())
         .collect();
     let mut call: Option<PtxCall> = None;
-    let mut expect_callee = false;
+    // The call statement read so far, until its `;` (llc 19 breaks it over lines).
+    let mut statement: Option<String> = None;
     // Scopes that are not call blocks (`{` ... `}` around inline asm and the like).
     let mut scopes = 0usize;
     while i < lines.len() {
@@ -225,20 +289,22 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
             f.cvta_param += 1;
         }
         let first = l.split_whitespace().next().unwrap_or("");
-        if expect_callee {
-            expect_callee = false;
-            if let Some(c) = call.as_mut() {
-                let name = l.trim_end_matches(',').trim();
-                if !name.starts_with('%') {
-                    c.callee = Some(name.to_string());
+        if let Some(text) = statement.as_mut() {
+            text.push(' ');
+            text.push_str(l);
+            if l.ends_with(';') {
+                let done = statement.take().unwrap_or_default();
+                if let Some(c) = call.as_mut() {
+                    c.callee = callee_of(&done);
                 }
             }
             continue;
         }
         if let Some(c) = call.as_mut() {
             if l.starts_with(".param") {
-                let decl = l.trim_end_matches(';').trim().to_string();
-                if decl.ends_with("retval0") || decl.contains("retval0[") {
+                let decl = normalize(l.trim_end_matches(';'));
+                let name = decl.rsplit(' ').next().unwrap_or("");
+                if name == "retval0" || name.starts_with("retval0[") {
                     c.return_declaration = Some(decl);
                 } else {
                     c.params.push(decl);
@@ -246,11 +312,15 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
                 continue;
             }
             if l.starts_with("prototype_") {
-                c.prototype = Some(l.split_whitespace().collect::<Vec<_>>().join(" "));
+                c.prototype = Some(normalize(l));
                 continue;
             }
-            if first.starts_with("call") {
-                expect_callee = true;
+            if first == "call" || first.starts_with("call.") {
+                if l.ends_with(';') {
+                    c.callee = callee_of(l);
+                } else {
+                    statement = Some(l.to_string());
+                }
                 continue;
             }
         }
@@ -567,4 +637,198 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
         }
     }
     (errors, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn only(text: &str) -> PtxFunction {
+        let mut functions = read(text);
+        assert_eq!(functions.len(), 1, "{functions:?}");
+        functions.remove(0)
+    }
+
+    /// llc 19's spelling: spaces in declarations, a call broken over six lines.
+    const CALLER_19: &str = "
+.visible .func  (.param .b32 func_retval0) outer(
+\t.param .b32 outer_param_0,
+\t.param .align 8 .b8 outer_param_1[16]
+)
+{
+\t.reg .b32 \t%r<4>;
+\tld.param.u32 \t%r1, [outer_param_0];
+\t{ // callseq 3, 0
+\t.param .b32 param0;
+\tst.param.b32 \t[param0+0], %r1;
+\t.param .align 8 .b8 retval0[8];
+\tcall.uni (retval0), 
+\tinner, 
+\t(
+\tparam0
+\t);
+\tld.param.v2.b32 \t{%r2, %r3}, [retval0+0];
+\t} // callseq 3
+\tst.param.b32 \t[func_retval0+0], %r2;
+\tret;
+}
+";
+
+    /// The same function as llc 22 writes it: tabs after the type, one-line calls, no `+0`.
+    const CALLER_22: &str = "
+.visible .func  (.param .b32 func_retval0) outer(
+\t.param .b32 outer_param_0,
+\t.param .align 8 .b8 outer_param_1[16]
+)
+{
+\t.reg .b32 \t%r<4>;
+\tld.param.b32 \t%r1, [outer_param_0];
+\t{ // callseq 3, 0
+\t.param .b32 \tparam0;
+\t.param .align 8 .b8 \tretval0[8];
+\tst.param.b32 \t[param0], %r1;
+\tcall.uni (retval0), inner, (param0);
+\tld.param.v2.b32 \t{%r2, %r3}, [retval0];
+\t} // callseq 3
+\tst.param.b32 \t[func_retval0], %r2;
+\tret;
+}
+";
+
+    #[test]
+    fn a_call_reads_the_same_in_llc_19_and_llc_22_spelling() {
+        let a = only(CALLER_19);
+        let b = only(CALLER_22);
+        for f in [&a, &b] {
+            assert_eq!(f.calls.len(), 1);
+            let c = &f.calls[0];
+            assert_eq!(c.seq, 3);
+            assert_eq!(c.callee.as_deref(), Some("inner"));
+            assert_eq!(c.params, vec![".param .b32 param0".to_string()]);
+            assert_eq!(
+                c.return_declaration.as_deref(),
+                Some(".param .align 8 .b8 retval0[8]")
+            );
+            assert_eq!(
+                c.return_loads,
+                vec![AccessPlan {
+                    offset: 0,
+                    bits: 32,
+                    vector: 2
+                }]
+            );
+            assert_eq!(c.stores.len(), 1);
+            assert_eq!(f.return_stores.len(), 1);
+            assert_eq!(f.reads.len(), 1);
+        }
+        assert_eq!(a.calls, b.calls);
+    }
+
+    #[test]
+    fn one_line_calls_without_result_or_arguments_name_their_callee() {
+        let text = "
+.func quiet()
+{
+\t{ // callseq 0, 0
+\tcall.uni noisy, ();
+\t} // callseq 0
+\t{ // callseq 1, 0
+\t.param .b64 \tparam0;
+\tst.param.b64 \t[param0], %rd1;
+\tcall noisy2, (param0);
+\t} // callseq 1
+\tret;
+}
+";
+        let f = only(text);
+        let callees: Vec<_> = f.calls.iter().map(|c| c.callee.clone()).collect();
+        assert_eq!(callees, vec![Some("noisy".into()), Some("noisy2".into())]);
+        assert_eq!(f.calls[1].params, vec![".param .b64 param0".to_string()]);
+    }
+
+    #[test]
+    fn indirect_calls_have_no_callee_on_one_line_or_many() {
+        let many = "
+.func via_pointer()
+{
+\t{ // callseq 7, 0
+\t.param .b32 param0;
+\tst.param.b32 \t[param0+0], %r1;
+\t.param .b32 retval0;
+\tprototype_7 : .callprototype (.param .b32 _) _ (.param .b32 _);
+\tcall (retval0), 
+\t%rd1, 
+\t(
+\tparam0
+\t)
+\t, prototype_7;
+\tld.param.b32 \t%r2, [retval0+0];
+\t} // callseq 7
+\tret;
+}
+";
+        let one = "
+.func via_pointer()
+{
+\t{ // callseq 7, 0
+\t.param .b32 \tparam0;
+\t.param .b32 \tretval0;
+\tst.param.b32 \t[param0], %r1;
+\tprototype_7 : .callprototype (.param .b32 _) _ (.param .b32 _);
+\tcall (retval0), %rd1, (param0), prototype_7;
+\tld.param.b32 \t%r2, [retval0];
+\t} // callseq 7
+\tret;
+}
+";
+        let (a, b) = (only(many), only(one));
+        assert_eq!(a.calls, b.calls);
+        let c = &a.calls[0];
+        assert_eq!(c.callee, None);
+        assert_eq!(
+            c.prototype.as_deref(),
+            Some("prototype_7 : .callprototype (.param .b32 _) _ (.param .b32 _);")
+        );
+        assert_eq!(c.return_loads.len(), 1, "the load after the call is read");
+    }
+
+    #[test]
+    fn kernel_pointer_parameters_keep_ptr_space_and_align_whatever_the_whitespace() {
+        let text = "
+.visible .entry launch(
+\t.param .u64 .ptr .align 1 launch_param_0,
+\t.param .u64 .ptr .global .align 16 launch_param_1,
+\t.param .u64\t.ptr\t.shared\t.align 4\tlaunch_param_2,
+\t.param .u32 launch_param_3
+)
+{
+\tld.param.b64 \t%rd1, [launch_param_1];
+\tld.param.b64 \t%rd2, [launch_param_2];
+\tret;
+}
+";
+        let f = only(text);
+        assert_eq!(
+            f.params,
+            vec![
+                ".param .u64 .ptr .align 1 launch_param_0",
+                ".param .u64 .ptr .global .align 16 launch_param_1",
+                ".param .u64 .ptr .shared .align 4 launch_param_2",
+                ".param .u32 launch_param_3",
+            ]
+        );
+        let read: Vec<&str> = f.reads.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(read, vec!["launch_param_1", "launch_param_2"]);
+    }
+
+    #[test]
+    fn a_tab_in_the_return_declaration_of_a_header_is_whitespace() {
+        let f = only(".func  (.param .align 16 .b8\tfunc_retval0[16]) pair(\n\t.param .b64\tpair_param_0\n);\n");
+        assert!(!f.definition);
+        assert_eq!(
+            f.return_declaration.as_deref(),
+            Some(".param .align 16 .b8 func_retval0[16]")
+        );
+        assert_eq!(f.params, vec![".param .b64 pair_param_0"]);
+    }
 }
