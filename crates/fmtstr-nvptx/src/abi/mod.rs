@@ -69,7 +69,7 @@ pub use model::*;
 use crate::annotations::Annotations;
 use crate::parts::{self, Part};
 use crate::struct_args::{self, ByvalParam};
-use crate::Config;
+use crate::{Config, Llc};
 use symbols::Symbols;
 
 /// Seed 003's `NVPTXISD` numbers for the envelope nodes it names.
@@ -84,9 +84,15 @@ mod opcode {
     pub const CALL_ARG: u32 = 0x204;
 }
 
-/// Plans `m` as llc 19 compiles it after `struct_args::run(m, config)`.
+/// Plans `m` as `config.llc` compiles it after `struct_args::run(m, config)`.
 pub fn plan(m: &Module, config: &Config) -> Plan {
-    Planner::new(m, config).run()
+    plan_for_triple(m, config, None)
+}
+
+/// [`plan`] for llc run with `-mtriple=TRIPLE`, which replaces the module's `target triple`
+/// (`None`: the module's own, as `-march` keeps it).
+pub fn plan_for_triple(m: &Module, config: &Config, triple: Option<&str>) -> Plan {
+    Planner::new(m, config, triple).run()
 }
 
 struct Planner<'m> {
@@ -154,7 +160,8 @@ fn param_align_attr(attrs: &[Attr]) -> Option<u64> {
 }
 
 impl<'m> Planner<'m> {
-    fn new(m: &'m Module, config: &Config) -> Planner<'m> {
+    fn new(m: &'m Module, config: &Config, triple: Option<&str>) -> Planner<'m> {
+        let triple = triple.map(str::to_string).or_else(|| m.target_triple());
         let annotations = Annotations::read(m);
         let analysed = struct_args::analyze(m, &annotations);
         let pass_runs = config.opt_byval
@@ -187,7 +194,7 @@ impl<'m> Planner<'m> {
             .map(|p| ((p.func, p.index), p))
             .collect();
         let (mentioned, address_taken) = function_uses(m);
-        let symbols = Symbols::new(m, |f| local_linkage(m, f), &mentioned);
+        let symbols = Symbols::new(m, |f| local_linkage(m, f), &mentioned, triple.as_deref());
         Planner {
             symbols,
             attribute_groups: attribute_groups(m),
@@ -198,12 +205,12 @@ impl<'m> Planner<'m> {
             pass_runs,
             address_taken,
             mentioned,
-            expands_varargs: m.target_triple().is_some_and(|t| {
+            expands_varargs: triple.as_deref().is_some_and(|t| {
                 let arch = t.split('-').next().unwrap_or("");
                 arch == "nvptx" || arch == "nvptx64"
             }),
-            nvcl: m
-                .target_triple()
+            nvcl: triple
+                .as_deref()
                 .is_some_and(|t| t.split('-').nth(2).is_some_and(|os| os.starts_with("nvcl"))),
             pending_calls: Vec::new(),
             libcalls: std::collections::BTreeSet::new(),
@@ -223,6 +230,9 @@ impl<'m> Planner<'m> {
             functions.push(self.function(func.id()));
         }
         self.aliases(&mut functions);
+        if self.llc22() {
+            self.ctors_and_dtors();
+        }
         for name in std::mem::take(&mut self.libcalls) {
             functions.push(libcall_declaration(name, self.nvcl));
         }
@@ -231,6 +241,7 @@ impl<'m> Planner<'m> {
             config: ConfigEcho {
                 opt_byval: self.config.opt_byval,
                 sm: self.config.sm,
+                llc: self.config.llc.major(),
                 ptx_version: self.config.ptx_version(),
             },
             functions,
@@ -294,6 +305,33 @@ impl<'m> Planner<'m> {
         }
     }
 
+    /// llc 22 turns `@llvm.global_ctors` and `@llvm.global_dtors` into kernels of its own
+    /// (`nvptx$device$init`, `nvptx$device$fini`: NVPTXCtorDtorLowering, always on; llc 19
+    /// runs it only with `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has),
+    /// which the plan does not describe.
+    fn ctors_and_dtors(&mut self) {
+        let source = String::from_utf8_lossy(self.m.source()).into_owned();
+        for (name, kernel) in [
+            ("llvm.global_ctors", "nvptx$device$init"),
+            ("llvm.global_dtors", "nvptx$device$fini"),
+        ] {
+            let at = format!("@{name} =");
+            let Some(start) = source.find(&at) else {
+                continue;
+            };
+            let line = source[..start].matches('\n').count() as u32 + 1;
+            let column = (start - source[..start].rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
+            self.findings.push(Finding {
+                line,
+                column,
+                function: kernel.to_string(),
+                message: format!(
+                    "llc 22 lowers @{name} into a kernel {kernel} that calls each entry; not planned"
+                ),
+            });
+        }
+    }
+
     fn finding(&mut self, f: FuncId, inst: Option<InstId>, message: String) {
         // Without an instruction, the finding is about the function: its `define` line.
         let (line, column) = match inst.and_then(|i| self.m.inst(i).source_pos()) {
@@ -303,12 +341,24 @@ impl<'m> Planner<'m> {
                 line => (line, 1),
             },
         };
-        self.findings.push(Finding {
+        let finding = Finding {
             line,
             column,
             function: self.m.function(f).name_str().into_owned(),
             message,
-        });
+        };
+        // One finding per place and reason (a parameter and the return value of one type).
+        if !self.findings.iter().any(|x| {
+            (x.line, x.column, &x.function, &x.message)
+                == (
+                    finding.line,
+                    finding.column,
+                    &finding.function,
+                    &finding.message,
+                )
+        }) {
+            self.findings.push(finding);
+        }
     }
 
     fn is_local(&self, f: FuncId) -> bool {
@@ -377,7 +427,55 @@ impl<'m> Planner<'m> {
         })
     }
 
+    /// Whether the plan describes llc 22.
+    fn llc22(&self) -> bool {
+        self.config.llc == Llc::V22
+    }
+
+    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: integers of
+    /// widths PTX lacks (llc 22 loads an `i17` parameter as one `b32`, an `i2` as a byte at
+    /// another offset), and packed structs with a field of two or more bytes at an odd offset
+    /// inside a value aligned to 2 or more (llc 19 moves the field byte by byte, llc 22 joins
+    /// the bytes with their neighbours into wider loads and stores where the alignment
+    /// allows; a packed struct on its own, aligned to 1, moves alike).
+    fn llc22_unmeasured(&self, ty: TypeId, aligned: bool, depth: u32) -> Option<String> {
+        let types = self.m.types();
+        if depth > 16 {
+            return None;
+        }
+        match types.get(ty) {
+            Type::Int { bits } if !matches!(bits, 1 | 8 | 16 | 32 | 64 | 128) => Some(format!(
+                "llc 22 moves `i{bits}` (a width PTX lacks) through .param otherwise than llc 19 (one b32 load, or a byte at another offset); not measured"
+            )),
+            Type::Vector { elem, .. } | Type::Array { elem, .. } => {
+                self.llc22_unmeasured(elem, aligned, depth + 1)
+            }
+            Type::Struct(s) => {
+                let mut offset = 0u64;
+                for &field in s.fields {
+                    if let Some(why) = self.llc22_unmeasured(field, aligned, depth + 1) {
+                        return Some(why);
+                    }
+                    if aligned && s.packed && offset % 2 == 1 && self.alloc_size(field) > 1 {
+                        return Some(format!(
+                            "llc 22 joins the bytes llc 19 moves one by one for a field at an odd offset of the packed struct `{}` (byte {offset}) into wider loads and stores; not measured",
+                            types.display(ty)
+                        ));
+                    }
+                    offset += self.alloc_size(field);
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
     fn parts(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId) -> Vec<Part> {
+        if self.llc22() {
+            if let Some(why) = self.llc22_unmeasured(ty, self.abi_align(ty) > 1, 0) {
+                self.finding(f, at, why);
+            }
+        }
         match parts::value_parts(self.m, ty, 0) {
             Ok(p) => p,
             Err(parts::Unsupported(why)) => {
@@ -525,6 +623,14 @@ impl<'m> Planner<'m> {
     ) -> Option<ArgPlan> {
         let m = self.m;
         let rest = &call_args[fixed.min(call_args.len())..];
+        if self.llc22() {
+            self.finding(
+                f,
+                Some(inst),
+                "llc 22 does not expand `...` here either (the module's triple is not nvptx or nvptx64), but its array of variadic arguments is laid out at natural alignment and declared before the fixed arguments, unlike llc 19's packed one; not measured".to_string(),
+            );
+            return None;
+        }
         let unmeasured = |why: &str| {
             format!(
                 "llc 19 does not expand `...` here (the module's triple is not nvptx or nvptx64); its older lowering is not measured for {why}"
@@ -674,6 +780,12 @@ impl<'m> Planner<'m> {
                             None,
                             format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
                         );
+                    } else if self.llc22() {
+                        self.finding(
+                            f,
+                            None,
+                            format!("parameter {index} is an image or sampler of an OpenCL kernel, which llc 22 declares as `.param .{0}` or `.param .u64 .ptr .{0}` by rules not measured", handle.ptx_type()),
+                        );
                     }
                     params.push(ParamPlan {
                         index,
@@ -702,12 +814,15 @@ impl<'m> Planner<'m> {
                 )
             } else if kernel {
                 let t = self.kernel_scalar(ty).unwrap_or_else(|| "b0".into());
+                // llc 19 qualifies kernel pointer parameters under OpenCL's triples only;
+                // llc 22 under every triple, and names the local space too.
                 let pointer = match m.types().get(ty) {
-                    Type::Ptr { addrspace } if self.nvcl => {
+                    Type::Ptr { addrspace } if self.nvcl || self.llc22() => {
                         let space = match addrspace {
                             1 => ".global ",
                             3 => ".shared ",
                             4 => ".const ",
+                            5 if self.llc22() => ".local ",
                             _ => "",
                         };
                         format!(
@@ -1122,7 +1237,13 @@ impl<'m> Planner<'m> {
                     declaration: format!(".param .align {align} .b8 {pname}[{size}]"),
                     byval: true,
                     row: Row::DeviceByval,
-                    stores: access_plans(parts::accesses(&parts, align, 0)),
+                    // llc 22 copies a byval argument in pieces of its own choosing (two
+                    // `i32` fields as one b64 where the alignment allows): not predicted.
+                    stores: if self.llc22() {
+                        Vec::new()
+                    } else {
+                        access_plans(parts::accesses(&parts, align, 0))
+                    },
                     parts: part_plans(&parts),
                 });
                 continue;
@@ -1218,7 +1339,10 @@ impl<'m> Planner<'m> {
             });
         }
         // The result.
-        let (return_declaration, return_loads, proto_ret) = if ret == TypeId::VOID {
+        // llc 22 loads a call's result from retval0 only when something uses it; llc 19
+        // always does.
+        let result_used = !self.llc22() || !m.uses(Value::Inst(inst)).is_empty();
+        let (return_declaration, mut return_loads, proto_ret) = if ret == TypeId::VOID {
             (None, Vec::new(), "()".to_string())
             // llc writes `()_ (` for void and `(.param .b32 _) _ (` otherwise.
         } else {
@@ -1244,6 +1368,16 @@ impl<'m> Planner<'m> {
                 )
             }
         };
+        if !result_used {
+            return_loads.clear();
+        }
+        if self.llc22() && target.is_some() && direct.is_none() {
+            self.finding(
+                f,
+                Some(inst),
+                "llc 22 calls a function whose type differs from the call's through a .callprototype (mov.b64 of its address, then an indirect call), where llc 19 calls it directly; not measured".to_string(),
+            );
+        }
         let callee = match (target, alias_callee) {
             (Some(c), _) => CalleePlan {
                 kind: CalleeKind::Direct,
@@ -1432,6 +1566,14 @@ impl<'m> Planner<'m> {
         if bits <= 64 {
             return None;
         }
+        if self.llc22() {
+            self.finding(
+                f,
+                Some(inst),
+                format!("llc 22 does not call libatomic for an atomic {bits}-bit {operation} as llc 19 does; not measured"),
+            );
+            return None;
+        }
         if bits != 128 {
             self.finding(
                 f,
@@ -1528,6 +1670,28 @@ impl<'m> Planner<'m> {
         } else {
             operation.as_str()
         };
+        if self.llc22() {
+            let ordered = text
+                .split_whitespace()
+                .any(|w| matches!(w, "acquire" | "release" | "acq_rel" | "seq_cst"));
+            // A cmpxchg, or an atomicrmw llc expands into a loop around one.
+            let cas = op_key == "cmpxchg"
+                || atomics::select(op_key, atomic_ty, space, &self.config)
+                    .is_some_and(|s| s.lowering == AtomicLowering::CasLoop);
+            let why = if cas && ordered {
+                Some("llc 22 writes the ordering into the atom of a cmpxchg or of the compare-and-swap loop of an atomicrmw (`atom.acquire.sys.cas.b32`) where llc 19 fences a plain `atom.cas`; not measured")
+            } else if cas && self.config.sm < 70 {
+                Some("llc 22's compare-and-swap below sm_70 (no memory-order qualifiers) is not measured")
+            } else if matches!(atomic_ty, atomics::AtomicType::Int(bits) if bits > 64) {
+                Some("llc 22 lowers 128-bit atomics to `atom.cas.b128` (PTX 8.3 and sm_90) and rejects them below (\"unsupported cmpxchg\"), where llc 19 calls libatomic; not measured")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.finding(f, Some(inst), why.to_string());
+                return None;
+            }
+        }
         let Some(selection) = atomics::select(op_key, atomic_ty, space, &self.config) else {
             self.finding(
                 f,
@@ -1539,6 +1703,14 @@ impl<'m> Planner<'m> {
             );
             return None;
         };
+        let mut selection = selection;
+        if self.llc22() && (op_key == "cmpxchg" || selection.lowering == AtomicLowering::CasLoop) {
+            // llc 22 (sm_70 and later) names the memory order and scope of every
+            // compare-and-swap: a monotonic one is `atom.relaxed.sys[.space].cas.bN`.
+            selection.mnemonic = selection
+                .mnemonic
+                .map(|m| m.replacen("atom.", "atom.relaxed.sys.", 1));
+        }
         if let Some(name) = selection.libcall {
             // The runtime call is a call sequence of its own.
             let call = self.libcall(name, inst);

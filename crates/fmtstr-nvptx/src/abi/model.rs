@@ -27,6 +27,8 @@ pub struct ConfigEcho {
     pub opt_byval: bool,
     /// The SM version.
     pub sm: u32,
+    /// Whose llc the plan describes: 19 or 22.
+    pub llc: u32,
     /// The PTX ISA version llc 19 writes for it.
     pub ptx_version: u32,
 }
