@@ -14,9 +14,10 @@ use crate::nvptx_config::NvptxArgs;
 use crate::output::{print, print_json};
 use crate::Outcome;
 
-/// Print the PTX parameter plan that llc (-march=nvptx64) makes for an LLVM IR module: llc 22's
-/// by default, llc 19's with --llc 19. The first line of the output (and "llc" in the JSON's
-/// "config") names whose plan it is.
+/// Print the PTX parameter plan that llc 22 or 19 (-march=nvptx64) makes for an LLVM IR module
+///
+/// llc 22's plan by default, llc 19's with --llc 19. The first line of the output (and "llc"
+/// in the JSON's "config") names whose plan it is.
 ///
 /// For every function definition, every declaration llc emits and every call site: the
 /// .param declarations (<func>_param_<N>, func_retval0; param<N> and retval0 at call sites),
@@ -38,12 +39,15 @@ use crate::Outcome;
 /// optimizes them like any load), but never read outside a planned read.
 ///
 /// llc 22 differs from llc 19 in kernel pointer parameters (`.ptr`, a state space and
-/// `.align`), in loading a call's result only when it is used, and in moving 32 bits of
-/// 16- or 8-bit elements as one b32 or as a vector; where its lowering is not measured
-/// (integers of widths PTX lacks, packed structs off their alignment, ordered cmpxchg,
-/// uinc_wrap/udec_wrap, 128-bit atomics, calls of a callee of another type, global
-/// constructors) the plan for llc 22 is a finding instead. --check reads the PTX of either
-/// llc (tabs in declarations, calls on one line or many).
+/// `.align`), in loading only the used parts of a call's result, in moving 32 bits of 16- or
+/// 8-bit elements as one b32 or as a vector, in copying byval arguments in pieces of its own
+/// choosing, and in atomics (atom.inc/atom.dec, atom.relaxed.sys.cas); where its lowering is
+/// not measured (integers of widths PTX lacks, packed fields at odd offsets, ordered
+/// compare-and-swap, 128-bit atomics, calls of a callee of another type, global constructors,
+/// the older vararg lowering, OpenCL image parameters) the plan for llc 22 is a finding
+/// instead (the crate docs of fmtstr_nvptx::abi list every rule). --check reads the PTX of
+/// either llc (tabs in declarations, calls on one line or many). When llc ran with -mtriple,
+/// pass the same --triple.
 ///
 /// Exit 1 when the planner cannot vouch for something (it says what, with file:line:column)
 /// or, with --check, when the PTX differs from the plan. Checked against llc-19 and llc-22 on
