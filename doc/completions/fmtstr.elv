@@ -122,7 +122,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --function 'Only this function (by IR name, without @); repeat for more'
             cand --check 'Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the same setting) and report every difference'
             cand --llc 'Whose llc the plan describes: LLVM 19''s or LLVM 22''s (they lower some parameters, return values, atomics and varargs differently; where 22''s lowering is not measured the plan says so in a finding). The output''s first line names it'
-            cand --triple 'The -mtriple llc was given, which replaces the module''s `target triple` (it decides the OpenCL spellings and whether llc expands `...`); without it, the module''s own'
+            cand --triple 'The -mtriple llc was given, which replaces the module''s `target triple` (it decides the OpenCL spellings and whether llc expands `...`); without it, the module''s own. --check refuses (exit 2) PTX that shows another triple than the plan''s'
             cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --json 'Print the plan as JSON (schemas/abi.schema.json)'
             cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'

@@ -126,7 +126,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l function -d 'Only 
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l check -d 'Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the same setting) and report every difference' -r -F
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l llc -d 'Whose llc the plan describes: LLVM 19\'s or LLVM 22\'s (they lower some parameters, return values, atomics and varargs differently; where 22\'s lowering is not measured the plan says so in a finding). The output\'s first line names it' -r -f -a "19\t''
 22\t''"
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l triple -d 'The -mtriple llc was given, which replaces the module\'s `target triple` (it decides the OpenCL spellings and whether llc expands `...`); without it, the module\'s own' -r
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l triple -d 'The -mtriple llc was given, which replaces the module\'s `target triple` (it decides the OpenCL spellings and whether llc expands `...`); without it, the module\'s own. --check refuses (exit 2) PTX that shows another triple than the plan\'s' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

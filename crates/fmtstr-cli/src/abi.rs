@@ -103,6 +103,7 @@ pub struct Args {
     llc: String,
     /// The -mtriple llc was given, which replaces the module's `target triple` (it decides
     /// the OpenCL spellings and whether llc expands `...`); without it, the module's own.
+    /// --check refuses (exit 2) PTX that shows another triple than the plan's.
     #[arg(long, value_name = "TRIPLE")]
     triple: Option<String>,
 }
@@ -166,7 +167,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .retain(|f| args.function.contains(&f.function));
     }
     let check = match &args.check {
-        Some(path) => Some(check(&plan, path, !args.function.is_empty())?),
+        Some(path) => {
+            let triple = args.triple.clone().or_else(|| module.target_triple());
+            Some(check(
+                &plan,
+                path,
+                !args.function.is_empty(),
+                triple.as_deref(),
+            )?)
+        }
         None => None,
     };
     let clean = plan.findings.is_empty() && check.as_ref().is_none_or(|c| c.differences.is_empty());
@@ -187,7 +196,53 @@ fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
     Ok((fmtstr_fs::input::name_of(path), bytes))
 }
 
-fn check(plan: &Plan, path: &Path, filtered: bool) -> anyhow::Result<CheckReport> {
+/// Whether the PTX was written for another triple than the plan (llc's -mtriple replaces the
+/// module's `target triple`): OpenCL's `nvcl` triples write `texmode_independent` in
+/// `.target`, and llc expands `...` into a pointer under nvptx triples only. A plan for the
+/// wrong triple would differ everywhere; this says why instead (bad usage, exit 2).
+fn triple_mismatch(
+    plan: &Plan,
+    text: &str,
+    functions: &[ptx::PtxFunction],
+    triple: Option<&str>,
+) -> Option<String> {
+    let nvcl = triple.is_some_and(|t| t.split('-').nth(2).is_some_and(|os| os.starts_with("nvcl")));
+    let target = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(".target"))?;
+    let ptx_nvcl = target.contains("texmode_independent");
+    let shown = triple.unwrap_or("none");
+    if nvcl != ptx_nvcl {
+        return Some(format!(
+            "the PTX was written for {} triple (its `{}`), but the plan is for the triple {shown}: pass the -mtriple llc was given as --triple",
+            if ptx_nvcl { "an OpenCL (nvcl)" } else { "a CUDA" },
+            target.trim()
+        ));
+    }
+    for f in &plan.functions {
+        let packed = f
+            .params
+            .iter()
+            .any(|p| p.vararg_buffer && p.name.ends_with("_vararg"));
+        let Some(p) = functions.iter().find(|p| p.name == f.ptx_name) else {
+            continue;
+        };
+        if packed && !p.params.iter().any(|d| d.contains("_vararg")) {
+            return Some(format!(
+                "llc expanded the `...` of {} into a buffer pointer, which it does only under an nvptx triple, but the plan is for the triple {shown}: pass the -mtriple llc was given as --triple",
+                f.ptx_name
+            ));
+        }
+    }
+    None
+}
+
+fn check(
+    plan: &Plan,
+    path: &Path,
+    filtered: bool,
+    triple: Option<&str>,
+) -> anyhow::Result<CheckReport> {
     let bytes = fmtstr_fs::Input::read(path)?.into_bytes();
     let text = String::from_utf8(bytes)
         .with_context(|| format!("{} is not PTX: it is not UTF-8 text", path.display()))?;
@@ -200,6 +255,9 @@ fn check(plan: &Plan, path: &Path, filtered: bool) -> anyhow::Result<CheckReport
             "{} is not PTX: it has neither a .target directive nor functions (expected the output of llc -march=nvptx64)",
             path.display()
         );
+    }
+    if let Some(why) = triple_mismatch(plan, &text, &functions, triple) {
+        bail!("{}: {why}", path.display());
     }
     let (differences, counts) = ptx::compare(plan, &functions);
     Ok(CheckReport {

@@ -542,3 +542,57 @@ fn what_llc_22_lowers_otherwise_is_a_finding() {
     );
     run(["abi", p, "--llc", "19"]).expect_code(0);
 }
+
+/// llc's -mtriple replaces the module's triple; --check says so (exit 2) when the PTX was
+/// written for another triple than the plan's, and --triple makes the plan for it.
+#[test]
+fn check_names_a_triple_the_plan_was_not_made_for() {
+    let Some(llc) = require_llvm(Llvm::V19, Tool::Llc) else {
+        return;
+    };
+    let dir = scratch();
+    let module = dir.path().join("cl.ll");
+    std::fs::write(
+        &module,
+        "target triple = \"nvptx64-unknown-nvcl\"\n\ndefine void @k(ptr addrspace(1) %out) {\n  store i32 1, ptr addrspace(1) %out\n  ret void\n}\n\n!nvvm.annotations = !{!0}\n!0 = !{ptr @k, !\"kernel\", i32 1}\n",
+    )
+    .unwrap();
+    let ptx = dir.path().join("cl.ptx");
+    let out = std::process::Command::new(&llc)
+        .args(["-mtriple=nvptx64-nvidia-cuda", "-mcpu=sm_90", "-o"])
+        .arg(&ptx)
+        .arg(&module)
+        .output()
+        .expect("llc runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (m, p) = (module.to_str().unwrap(), ptx.to_str().unwrap());
+    let refused = run(["abi", m, "--llc", "19", "--check", p]).expect_code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("the PTX was written for a CUDA triple")
+            && refused.stderr.contains("--triple"),
+        "{}",
+        refused.stderr
+    );
+    let agreed = run([
+        "abi",
+        m,
+        "--llc",
+        "19",
+        "--triple",
+        "nvptx64-nvidia-cuda",
+        "--check",
+        p,
+    ])
+    .expect_code(0);
+    assert!(
+        agreed.stdout_text().contains("agrees with the plan"),
+        "{}",
+        agreed.stdout_text()
+    );
+}
