@@ -921,3 +921,78 @@ mod tests {
         assert_eq!(f.params, vec![".param .b64 pair_param_0"]);
     }
 }
+
+#[cfg(test)]
+mod llc22_tests {
+    use super::*;
+    use crate::{abi, Config, Llc};
+
+    const MODULE: &str = "target triple = \"nvptx64-nvidia-cuda\"
+
+define <2 x i16> @pair(<2 x i16> %a) {
+  %r = add <2 x i16> %a, %a
+  ret <2 x i16> %r
+}
+
+define void @caller() {
+  %unused = call <2 x i16> @pair(<2 x i16> zeroinitializer)
+  ret void
+}
+";
+
+    /// What llc 22 writes for MODULE (in our own words): the pair stored as two halves, the
+    /// argument as one b32 immediate, and no load of the unused result.
+    const PTX_22: &str = "
+.target sm_90
+.visible .func  (.param .align 4 .b8 func_retval0[4]) pair(
+\t.param .align 4 .b8 pair_param_0[4]
+)
+{
+\tld.param.v2.b16 \t{%rs1, %rs2}, [pair_param_0];
+\tst.param.v2.b16 \t[func_retval0], {%rs3, %rs4};
+\tret;
+}
+.visible .func caller()
+{
+\t{ // callseq 0, 0
+\t.param .align 4 .b8 \tparam0[4];
+\t.param .align 4 .b8 \tretval0[4];
+\tst.param.b32 \t[param0], 0;
+\tcall.uni (retval0), pair, (param0);
+\t} // callseq 0
+\tret;
+}
+";
+
+    fn differences(llc: Llc) -> Vec<String> {
+        let module = fmtstr_ir::Module::parse("pair.ll", MODULE).expect("parses");
+        let plan = abi::plan(
+            &module,
+            &Config {
+                llc,
+                ..Config::default()
+            },
+        );
+        assert!(plan.findings.is_empty(), "{:?}", plan.findings);
+        compare(&plan, &read(PTX_22))
+            .0
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn llc_22s_packed_words_and_unused_results_agree_with_its_plan() {
+        assert_eq!(differences(Llc::V22), Vec::<String>::new());
+    }
+
+    #[test]
+    fn llc_19s_plan_does_not_accept_them() {
+        let found = differences(Llc::V19);
+        assert!(
+            found.iter().any(|d| d.contains("st.param func_retval0"))
+                && found.iter().any(|d| d.contains("ld.param retval0")),
+            "{found:#?}"
+        );
+    }
+}
