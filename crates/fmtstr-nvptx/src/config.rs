@@ -76,9 +76,20 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The PTX ISA version llc 19 emits by default for this SM (`.version`), which decides
+    /// The PTX ISA version llc emits by default for this SM (`.version`), which decides
     /// a few atomics together with the SM (NVPTX.td: the lowest version each SM needs).
+    /// llc 19 and llc 22 agree up to sm_90; llc 22 knows the Blackwell SMs llc 19 does not
+    /// (measured: `.version` of llc-22 -mcpu=sm_N).
     pub fn ptx_version(&self) -> u32 {
+        if self.llc == Llc::V22 {
+            match self.sm {
+                100 | 101 => return 86,
+                103 | 121 => return 88,
+                110 => return 90,
+                120 => return 87,
+                _ => {}
+            }
+        }
         match self.sm {
             0..=52 => 32,
             53..=69 => 50,
