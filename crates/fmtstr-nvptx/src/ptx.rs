@@ -261,6 +261,12 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
         if l.is_empty() {
             continue;
         }
+        if l == "}" && statement.is_some() {
+            // A call statement without its `;` (not llc's PTX): the block still ends here.
+            if let (Some(text), Some(c)) = (statement.take(), call.as_mut()) {
+                c.callee = callee_of(&text);
+            }
+        }
         if l == "}" {
             if scopes > 0 {
                 scopes -= 1;
@@ -908,6 +914,15 @@ mod tests {
         );
         let read: Vec<&str> = f.reads.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(read, vec!["launch_param_1", "launch_param_2"]);
+    }
+
+    #[test]
+    fn a_call_without_its_semicolon_still_ends_with_its_block() {
+        let text = ".func cut()\n{\n\t{ // callseq 0, 0\n\tcall.uni \n\tgone, \n\t} // callseq 0\n\tst.param.b32 \t[func_retval0], %r1;\n\tret;\n}\n";
+        let f = only(text);
+        assert_eq!(f.calls.len(), 1);
+        assert_eq!(f.calls[0].callee.as_deref(), Some("gone"));
+        assert_eq!(f.return_stores.len(), 1);
     }
 
     #[test]
