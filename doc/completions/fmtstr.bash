@@ -119,7 +119,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__abi)
-            opts="-h --json --sm --no-opt-byval --function --check --color --help"
+            opts="-h --json --sm --no-opt-byval --function --check --llc --triple --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -134,6 +134,14 @@ _fmtstr() {
                     return 0
                     ;;
                 --check)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --llc)
+                    COMPREPLY=($(compgen -W "19 22" -- "${cur}"))
+                    return 0
+                    ;;
+                --triple)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

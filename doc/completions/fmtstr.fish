@@ -37,7 +37,7 @@ complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "embed" -d 'Add or rep
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "merge" -d 'The post-link step: fold BASE\'s metadata notes into one and merge INPUTs\' tables into it'
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "audit" -d 'Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes'
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "lower" -d 'Lower the printf calls of an LLVM IR module for a GPU target'
-complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "abi" -d 'Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module'
+complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "abi" -d 'Print the PTX parameter plan that llc 22 or 19 (-march=nvptx64) makes for an LLVM IR module'
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "decode" -d 'Decode a GPU printf buffer into exactly the text C\'s printf would have printed'
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "gaps" -d 'Find the prints missing from the output of a run lowered with `fmtstr lower --prefix seq`'
 complete -c fmtstr -n "__fish_fmtstr_needs_command" -f -a "completions" -d 'Print a completion script for SHELL on stdout (generated from fmtstr\'s own options)'
@@ -125,6 +125,9 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -s h -l help -d 'Pr
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l sm -d 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter\'s address can be taken in place (sm_70 and later)' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l function -d 'Only this function (by IR name, without @); repeat for more' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l check -d 'Compare the plan with the PTX llc wrote for IN (after the struct-args pass with the same setting) and report every difference' -r -F
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l llc -d 'Whose llc the plan describes: LLVM 19\'s or LLVM 22\'s (they lower some parameters, return values, atomics and varargs differently; where 22\'s lowering is not measured the plan says so in a finding). The output\'s first line names it' -r -f -a "19\t''
+22\t''"
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l triple -d 'The -mtriple llc was given, which replaces the module\'s `target triple` (it decides the OpenCL spellings and whether llc expands `...`); without it, the module\'s own. --check refuses (exit 2) PTX that shows another triple than the plan\'s' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
@@ -163,7 +166,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "merge" -d 'The post-link step: fold BASE\'s metadata notes into one and merge INPUTs\' tables into it'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "audit" -d 'Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "lower" -d 'Lower the printf calls of an LLVM IR module for a GPU target'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "abi" -d 'Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "abi" -d 'Print the PTX parameter plan that llc 22 or 19 (-march=nvptx64) makes for an LLVM IR module'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "decode" -d 'Decode a GPU printf buffer into exactly the text C\'s printf would have printed'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "gaps" -d 'Find the prints missing from the output of a run lowered with `fmtstr lower --prefix seq`'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand help; and not __fish_seen_subcommand_from hash printf check dump embed merge audit lower abi decode gaps completions help" -f -a "completions" -d 'Print a completion script for SHELL on stdout (generated from fmtstr\'s own options)'

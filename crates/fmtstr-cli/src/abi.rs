@@ -1,5 +1,5 @@
-//! `fmtstr abi`: the PTX `.param` plan llc 19 makes for a module, and a check of it against
-//! the PTX llc wrote.
+//! `fmtstr abi`: the PTX `.param` plan llc 22 (or, with `--llc 19`, llc 19) makes for a
+//! module, and a check of it against the PTX llc wrote.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -7,14 +7,17 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use fmtstr_ir::Module;
 use fmtstr_nvptx::abi::{self, AccessPlan, CalleeKind, FunctionPlan, Plan, ReadMode};
-use fmtstr_nvptx::ptx;
+use fmtstr_nvptx::{ptx, Llc};
 use serde::Serialize;
 
 use crate::nvptx_config::NvptxArgs;
 use crate::output::{print, print_json};
 use crate::Outcome;
 
-/// Print the PTX parameter plan that llc 19 (-march=nvptx64) makes for an LLVM IR module.
+/// Print the PTX parameter plan that llc 22 or 19 (-march=nvptx64) makes for an LLVM IR module
+///
+/// llc 22's plan by default, llc 19's with --llc 19. The first line of the output (and "llc"
+/// in the JSON's "config") names whose plan it is.
 ///
 /// For every function definition, every declaration llc emits and every call site: the
 /// .param declarations (<func>_param_<N>, func_retval0; param<N> and retval0 at call sites),
@@ -35,20 +38,35 @@ use crate::Outcome;
 /// narrow, or join into vectors the ld.param reads of a function's own parameters (it
 /// optimizes them like any load), but never read outside a planned read.
 ///
+/// llc 22 differs from llc 19 in kernel pointer parameters (`.ptr`, a state space and
+/// `.align`), in loading only the used parts of a call's result, in moving 32 bits of 16- or
+/// 8-bit elements as one b32 or as a vector, in copying byval arguments in pieces of its own
+/// choosing, and in atomics (atom.inc/atom.dec, atom.relaxed.sys.cas); where its lowering is
+/// not measured (integers of widths PTX lacks, packed fields at odd offsets, ordered
+/// compare-and-swap, 128-bit atomics, calls of a callee of another type, global constructors,
+/// the older vararg lowering, OpenCL image parameters) the plan for llc 22 is a finding
+/// instead (the crate docs of fmtstr_nvptx::abi list every rule). --check reads the PTX of
+/// either llc (tabs in declarations, calls on one line or many). When llc ran with -mtriple,
+/// pass the same --triple.
+///
 /// Exit 1 when the planner cannot vouch for something (it says what, with file:line:column)
-/// or, with --check, when the PTX differs from the plan. Checked against llc-19 on LLVM 19's
-/// own NVPTX tests: every module agrees or is reported as not vouched for.
+/// or, with --check, when the PTX differs from the plan. Checked against llc-19 and llc-22 on
+/// LLVM 19's own NVPTX tests: every module agrees or is reported as not vouched for.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr abi k.ll                                  the plan, one block per function
   fmtstr abi k.ll --json | jq '.functions[].params[].declaration'
   fmtstr abi k.ll --function k --function helper   only these functions
   fmtstr abi k.ll --sm 80                          atomics as sm_80 has them
+  fmtstr abi k.ll --llc 19                         llc 19's plan (the default is llc 22's)
 
   Check llc against the plan (the struct-args pass first, with the same setting):
   fmtstr lower --pass struct-args k.ll -o k.sa.ll
-  llc-19 -march=nvptx64 -mcpu=sm_90 k.sa.ll -o k.ptx
+  llc-22 -march=nvptx64 -mcpu=sm_90 k.sa.ll -o k.ptx
   fmtstr abi k.ll --check k.ptx                    exit 1 and the differences, if any
+  llc-19 -march=nvptx64 -mcpu=sm_90 k.sa.ll -o k19.ptx
+  fmtstr abi k.ll --llc 19 --check k19.ptx         the same for llc 19
+  llc-22 -mtriple=nvptx64-nvidia-cuda ...          then pass --triple nvptx64-nvidia-cuda
 
   Reading the plan (seed 002's kernel, samples/abi/kinds.ll):
     .param .align 8 .b8 k_param_0[32]
@@ -78,6 +96,16 @@ pub struct Args {
     /// same setting) and report every difference.
     #[arg(long, value_name = "PTX")]
     check: Option<PathBuf>,
+    /// Whose llc the plan describes: LLVM 19's or LLVM 22's (they lower some parameters,
+    /// return values, atomics and varargs differently; where 22's lowering is not measured
+    /// the plan says so in a finding). The output's first line names it.
+    #[arg(long, value_name = "MAJOR", default_value = "22", value_parser = ["19", "22"])]
+    llc: String,
+    /// The -mtriple llc was given, which replaces the module's `target triple` (it decides
+    /// the OpenCL spellings and whether llc expands `...`); without it, the module's own.
+    /// --check refuses (exit 2) PTX that shows another triple than the plan's.
+    #[arg(long, value_name = "TRIPLE")]
+    triple: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -110,8 +138,14 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bail!("{name} is LLVM bitcode; disassemble it first: llvm-dis-19 {name} -o module.ll");
     }
     let module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let config = args.nvptx.config();
-    let mut plan = abi::plan(&module, &config);
+    let mut config = args.nvptx.config();
+    config.llc = args
+        .llc
+        .parse()
+        .ok()
+        .and_then(Llc::from_major)
+        .unwrap_or_default();
+    let mut plan = abi::plan_for_triple(&module, &config, args.triple.as_deref());
     if !args.function.is_empty() {
         let missing: Vec<&String> = args
             .function
@@ -133,7 +167,15 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             .retain(|f| args.function.contains(&f.function));
     }
     let check = match &args.check {
-        Some(path) => Some(check(&plan, path, !args.function.is_empty())?),
+        Some(path) => {
+            let triple = args.triple.clone().or_else(|| module.target_triple());
+            Some(check(
+                &plan,
+                path,
+                !args.function.is_empty(),
+                triple.as_deref(),
+            )?)
+        }
         None => None,
     };
     let clean = plan.findings.is_empty() && check.as_ref().is_none_or(|c| c.differences.is_empty());
@@ -154,7 +196,53 @@ fn read_input(path: &Path) -> anyhow::Result<(String, Vec<u8>)> {
     Ok((fmtstr_fs::input::name_of(path), bytes))
 }
 
-fn check(plan: &Plan, path: &Path, filtered: bool) -> anyhow::Result<CheckReport> {
+/// Whether the PTX was written for another triple than the plan (llc's -mtriple replaces the
+/// module's `target triple`): OpenCL's `nvcl` triples write `texmode_independent` in
+/// `.target`, and llc expands `...` into a pointer under nvptx triples only. A plan for the
+/// wrong triple would differ everywhere; this says why instead (bad usage, exit 2).
+fn triple_mismatch(
+    plan: &Plan,
+    text: &str,
+    functions: &[ptx::PtxFunction],
+    triple: Option<&str>,
+) -> Option<String> {
+    let nvcl = triple.is_some_and(|t| t.split('-').nth(2).is_some_and(|os| os.starts_with("nvcl")));
+    let target = text
+        .lines()
+        .find(|l| l.trim_start().starts_with(".target"))?;
+    let ptx_nvcl = target.contains("texmode_independent");
+    let shown = triple.unwrap_or("none");
+    if nvcl != ptx_nvcl {
+        return Some(format!(
+            "the PTX was written for {} triple (its `{}`), but the plan is for the triple {shown}: pass the -mtriple llc was given as --triple",
+            if ptx_nvcl { "an OpenCL (nvcl)" } else { "a CUDA" },
+            target.trim()
+        ));
+    }
+    for f in &plan.functions {
+        let packed = f
+            .params
+            .iter()
+            .any(|p| p.vararg_buffer && p.name.ends_with("_vararg"));
+        let Some(p) = functions.iter().find(|p| p.name == f.ptx_name) else {
+            continue;
+        };
+        if packed && !p.params.iter().any(|d| d.contains("_vararg")) {
+            return Some(format!(
+                "llc expanded the `...` of {} into a buffer pointer, which it does only under an nvptx triple, but the plan is for the triple {shown}: pass the -mtriple llc was given as --triple",
+                f.ptx_name
+            ));
+        }
+    }
+    None
+}
+
+fn check(
+    plan: &Plan,
+    path: &Path,
+    filtered: bool,
+    triple: Option<&str>,
+) -> anyhow::Result<CheckReport> {
     let bytes = fmtstr_fs::Input::read(path)?.into_bytes();
     let text = String::from_utf8(bytes)
         .with_context(|| format!("{} is not PTX: it is not UTF-8 text", path.display()))?;
@@ -164,9 +252,12 @@ fn check(plan: &Plan, path: &Path, filtered: bool) -> anyhow::Result<CheckReport
     let is_ptx = text.lines().any(|l| l.trim_start().starts_with(".target"));
     if functions.is_empty() && !is_ptx {
         bail!(
-            "{} is not PTX: it has neither a .target directive nor functions (expected the output of llc-19 -march=nvptx64)",
+            "{} is not PTX: it has neither a .target directive nor functions (expected the output of llc -march=nvptx64)",
             path.display()
         );
+    }
+    if let Some(why) = triple_mismatch(plan, &text, &functions, triple) {
+        bail!("{}: {why}", path.display());
     }
     let (differences, counts) = ptx::compare(plan, &functions);
     Ok(CheckReport {
@@ -213,7 +304,7 @@ fn parts(list: &[abi::PartPlan]) -> String {
         .join(" ")
 }
 
-fn render_function(out: &mut String, file: &str, f: &FunctionPlan) {
+fn render_function(out: &mut String, file: &str, plan_llc: u32, f: &FunctionPlan) {
     let kind = match f.kind {
         abi::FunctionKind::Kernel => "kernel",
         abi::FunctionKind::Device if f.definition => "device function",
@@ -234,7 +325,7 @@ fn render_function(out: &mut String, file: &str, f: &FunctionPlan) {
             what.push(format!("byval {t}"));
         }
         if p.vararg_buffer {
-            what.push("the buffer of `...` arguments (llc 19 expands varargs)".to_string());
+            what.push("the buffer of `...` arguments (llc expands varargs)".to_string());
         }
         if let Some(row) = p.row {
             let row = serde_json::to_value(row)
@@ -304,11 +395,16 @@ fn render_function(out: &mut String, file: &str, f: &FunctionPlan) {
                 out,
                 "      {};  {}{}",
                 a.declaration,
-                accesses("st.param", &a.name, &a.stores),
-                if a.byval {
-                    "  (byval: copied from memory)"
+                if a.byval && plan_llc >= 22 {
+                    "st.param not predicted".to_string()
                 } else {
-                    ""
+                    accesses("st.param", &a.name, &a.stores)
+                },
+                match (a.byval, plan_llc >= 22) {
+                    (true, false) => "  (byval: copied from memory)",
+                    (true, true) =>
+                        "  (byval: copied from memory in pieces llc 22 chooses, inside the array)",
+                    _ => "",
                 }
             );
         }
@@ -354,13 +450,24 @@ fn render_function(out: &mut String, file: &str, f: &FunctionPlan) {
     }
 }
 
+/// The first line: whose llc, for which SM and PTX version, with which setting.
+fn heading(plan: &Plan) -> String {
+    format!(
+        "plan for llc-{} -march=nvptx64 -mcpu=sm_{} (PTX {}.{}, opt-byval {})\n",
+        plan.config.llc,
+        plan.config.sm,
+        plan.config.ptx_version / 10,
+        plan.config.ptx_version % 10,
+        if plan.config.opt_byval { "on" } else { "off" }
+    )
+}
+
 fn render(plan: &Plan, check: Option<&CheckReport>) -> String {
-    let mut out = String::new();
+    let mut out = heading(plan);
     for (i, f) in plan.functions.iter().enumerate() {
-        if i > 0 {
-            out.push('\n');
-        }
-        render_function(&mut out, &plan.file, f);
+        let _ = i;
+        out.push('\n');
+        render_function(&mut out, &plan.file, plan.config.llc, f);
     }
     for finding in &plan.findings {
         let at = if finding.line > 0 {

@@ -22,6 +22,7 @@ impl NvptxArgs {
         Config {
             opt_byval: !self.no_opt_byval,
             sm: self.sm,
+            ..Config::default()
         }
     }
 }

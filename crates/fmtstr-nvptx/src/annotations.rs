@@ -147,6 +147,11 @@ impl Annotations {
         self.align.get(&(f, index as u32 + 1)).copied()
     }
 
+    /// The alignment an `!"align"` annotation with index 0 gives the return value of `f`.
+    pub fn return_align(&self, f: FuncId) -> Option<u64> {
+        self.align.get(&(f, 0)).copied()
+    }
+
     /// Whether parameter `index` (from 0) of `f` is annotated `grid_constant`.
     pub fn is_grid_constant(&self, f: FuncId, index: usize) -> bool {
         self.grid_constant

@@ -19,22 +19,77 @@ pub struct Config {
     /// The SM version llc compiles for (`-mcpu=sm_90` is 90). Decides which atomics are native
     /// and whether a kernel parameter's address can be taken in place (`cvta.param`, sm_70).
     pub sm: u32,
+    /// Whose llc the plan describes: LLVM 19's or LLVM 22's (the rules that differ are listed
+    /// in [`crate::abi`]). The struct-args pass is the same for both.
+    pub llc: Llc,
+}
+
+/// The llc a plan describes. LLVM 22's is the default: it is the newest one fmtstr is
+/// measured against.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Llc {
+    /// `llc-19` (LLVM 19).
+    V19,
+    /// `llc-22` (LLVM 22).
+    #[default]
+    V22,
+}
+
+impl Llc {
+    /// Both, oldest first.
+    pub const ALL: [Llc; 2] = [Llc::V19, Llc::V22];
+
+    /// The LLVM major version: 19 or 22.
+    pub fn major(self) -> u32 {
+        match self {
+            Llc::V19 => 19,
+            Llc::V22 => 22,
+        }
+    }
+
+    /// The llc of LLVM `major`, if it is one the planner knows.
+    pub fn from_major(major: u32) -> Option<Llc> {
+        match major {
+            19 => Some(Llc::V19),
+            22 => Some(Llc::V22),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Llc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "llc-{}", self.major())
+    }
 }
 
 impl Default for Config {
-    /// `opt_byval` on, sm_90: what `llc-19 -march=nvptx64 -mcpu=sm_90` is judged against.
+    /// `opt_byval` on, sm_90, llc 22: what `llc-22 -march=nvptx64 -mcpu=sm_90` is judged
+    /// against.
     fn default() -> Self {
         Config {
             opt_byval: true,
             sm: 90,
+            llc: Llc::default(),
         }
     }
 }
 
 impl Config {
-    /// The PTX ISA version llc 19 emits by default for this SM (`.version`), which decides
+    /// The PTX ISA version llc emits by default for this SM (`.version`), which decides
     /// a few atomics together with the SM (NVPTX.td: the lowest version each SM needs).
+    /// llc 19 and llc 22 agree up to sm_90; llc 22 knows the Blackwell SMs llc 19 does not
+    /// (measured: `.version` of llc-22 -mcpu=sm_N).
     pub fn ptx_version(&self) -> u32 {
+        if self.llc == Llc::V22 {
+            match self.sm {
+                100 | 101 => return 86,
+                103 | 121 => return 88,
+                110 => return 90,
+                120 => return 87,
+                _ => {}
+            }
+        }
         match self.sm {
             0..=52 => 32,
             53..=69 => 50,

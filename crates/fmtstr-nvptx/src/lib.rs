@@ -65,4 +65,4 @@ pub mod parts;
 pub mod ptx;
 pub mod struct_args;
 
-pub use config::{target_layout, Config, NVPTX64_DATA_LAYOUT};
+pub use config::{target_layout, Config, Llc, NVPTX64_DATA_LAYOUT};

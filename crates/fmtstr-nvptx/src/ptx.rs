@@ -5,6 +5,20 @@
 //! to `func_retval0`, every call block (`{ // callseq N, 0` ... `}`) with its declarations,
 //! stores, callee or prototype and result loads, and the `atom` mnemonics. Only the lines
 //! these need are read; anything else is skipped.
+//!
+//! llc 19 and llc 22 spell the same PTX differently, and both are read alike:
+//!
+//! - whitespace inside a declaration is any run of spaces and tabs (llc 22 writes
+//!   `.param .b32 \tparam0;` and `.param .align 8 .b8 \tretval0[8];`); declarations are
+//!   compared with every run of whitespace made one space;
+//! - a call is one statement however it is broken into lines: llc 19 writes the return list,
+//!   the callee, each argument list and the prototype on lines of their own
+//!   (`call.uni (retval0),` / `f,` / `(` / `param0` / `);`), llc 22 writes it on one line
+//!   (`call.uni (retval0), f, (param0);`); the statement is read to its `;` and its operands
+//!   split at the commas outside parentheses;
+//! - kernel pointer parameters carry `.ptr`, an optional state space and `.align N` under
+//!   llc 22 (`.param .u64 .ptr .global .align 16 k_param_0`) and under llc 19's OpenCL
+//!   triples; the qualifiers are kept, in llc's order, and the name is the last word.
 
 use std::collections::{HashMap, HashSet};
 
@@ -85,6 +99,13 @@ fn width(mnemonic: &str) -> Option<(u32, u32)> {
     Some((bits?, arity))
 }
 
+/// `.param .align 8 .b8 param0[40]` -> 40.
+fn array_size(declaration: &str) -> Option<u64> {
+    let open = declaration.rfind('[')?;
+    let close = declaration[open..].find(']')? + open;
+    declaration[open + 1..close].trim().parse().ok()
+}
+
 /// `[name+8]` -> ("name", 8); `[%rd1+4]` -> ("%rd1", 4).
 fn address(text: &str) -> Option<(String, u64)> {
     let start = text.find('[')?;
@@ -94,6 +115,55 @@ fn address(text: &str) -> Option<(String, u64)> {
         Some((name, off)) => Some((name.trim().to_string(), off.trim().parse().ok()?)),
         None => Some((inner.to_string(), 0)),
     }
+}
+
+/// A declaration or prototype with every run of whitespace (spaces, tabs) made one space.
+fn normalize(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Splits `a, (b, c), d` at the commas outside parentheses.
+fn operands(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0usize, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    let last = text[start..].trim();
+    if !last.is_empty() {
+        out.push(last);
+    }
+    out
+}
+
+/// The direct callee of a call statement (`call.uni (retval0), f, (param0);` read to its
+/// `;`, with whatever line breaks llc put in it): the first operand after the optional
+/// return list, unless it is a register (an indirect call through a prototype).
+fn callee_of(statement: &str) -> Option<String> {
+    let statement = statement.trim().trim_end_matches(';').trim();
+    let mnemonic_end = statement
+        .find(|c: char| c.is_whitespace())
+        .unwrap_or(statement.len());
+    let ops = operands(&statement[mnemonic_end..]);
+    let mut ops = ops.into_iter();
+    let mut first = ops.next()?;
+    if first.starts_with('(') {
+        // The return list; the callee follows.
+        first = ops.next()?;
+    }
+    let name = normalize(first);
+    if name.is_empty() || name.starts_with('%') || name.starts_with('(') {
+        return None;
+    }
+    Some(name)
 }
 
 fn parse_header(text: &str) -> Option<PtxFunction> {
@@ -110,7 +180,7 @@ fn parse_header(text: &str) -> Option<PtxFunction> {
     let mut rest = text[directive_end..].trim_start();
     if rest.starts_with('(') {
         let close = rest.find(')')?;
-        f.return_declaration = Some(rest[1..close].trim().to_string());
+        f.return_declaration = Some(normalize(&rest[1..close]));
         rest = rest[close + 1..].trim_start();
     }
     let open = rest.find('(').unwrap_or(rest.len());
@@ -120,7 +190,7 @@ fn parse_header(text: &str) -> Option<PtxFunction> {
         let inner = &rest[open + 1..close];
         f.params = inner
             .split(',')
-            .map(|p| p.split_whitespace().collect::<Vec<_>>().join(" "))
+            .map(normalize)
             .filter(|p| !p.is_empty())
             .collect();
     }
@@ -180,7 +250,8 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
         .map(|n| n.split('[').next().unwrap_or(n).to_string())
         .collect();
     let mut call: Option<PtxCall> = None;
-    let mut expect_callee = false;
+    // The call statement read so far, until its `;` (llc 19 breaks it over lines).
+    let mut statement: Option<String> = None;
     // Scopes that are not call blocks (`{` ... `}` around inline asm and the like).
     let mut scopes = 0usize;
     while i < lines.len() {
@@ -189,6 +260,12 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
         i += 1;
         if l.is_empty() {
             continue;
+        }
+        if l == "}" && statement.is_some() {
+            // A call statement without its `;` (not llc's PTX): the block still ends here.
+            if let (Some(text), Some(c)) = (statement.take(), call.as_mut()) {
+                c.callee = callee_of(&text);
+            }
         }
         if l == "}" {
             if scopes > 0 {
@@ -225,20 +302,22 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
             f.cvta_param += 1;
         }
         let first = l.split_whitespace().next().unwrap_or("");
-        if expect_callee {
-            expect_callee = false;
-            if let Some(c) = call.as_mut() {
-                let name = l.trim_end_matches(',').trim();
-                if !name.starts_with('%') {
-                    c.callee = Some(name.to_string());
+        if let Some(text) = statement.as_mut() {
+            text.push(' ');
+            text.push_str(l);
+            if l.ends_with(';') {
+                let done = statement.take().unwrap_or_default();
+                if let Some(c) = call.as_mut() {
+                    c.callee = callee_of(&done);
                 }
             }
             continue;
         }
         if let Some(c) = call.as_mut() {
             if l.starts_with(".param") {
-                let decl = l.trim_end_matches(';').trim().to_string();
-                if decl.ends_with("retval0") || decl.contains("retval0[") {
+                let decl = normalize(l.trim_end_matches(';'));
+                let name = decl.rsplit(' ').next().unwrap_or("");
+                if name == "retval0" || name.starts_with("retval0[") {
                     c.return_declaration = Some(decl);
                 } else {
                     c.params.push(decl);
@@ -246,11 +325,15 @@ fn read_body(lines: &[&str], mut i: usize, f: &mut PtxFunction) -> usize {
                 continue;
             }
             if l.starts_with("prototype_") {
-                c.prototype = Some(l.split_whitespace().collect::<Vec<_>>().join(" "));
+                c.prototype = Some(normalize(l));
                 continue;
             }
-            if first.starts_with("call") {
-                expect_callee = true;
+            if first == "call" || first.starts_with("call.") {
+                if l.ends_with(';') {
+                    c.callee = callee_of(l);
+                } else {
+                    statement = Some(l.to_string());
+                }
                 continue;
             }
         }
@@ -351,6 +434,29 @@ fn unplanned_reads(
     out
 }
 
+/// llc 22 stores (and loads) 32 bits made of 16- or 8-bit elements (`<2 x half>`,
+/// `<2 x i16>`, `<4 x i8>`, a pair of `i16` fields) either as one `b32` or as `v2.b16` /
+/// `v4.b8`, as its registers happen to hold them (a constant, or a value packed by an
+/// instruction, moves as one `b32`); llc 19 always as the plan says. Under llc 22 such an
+/// access is compared by its bytes: elements narrower than 32 bits that fill whole 32-bit
+/// words are read as those words.
+fn packed_words(list: &[AccessPlan]) -> Vec<AccessPlan> {
+    list.iter()
+        .map(|a| {
+            let total = a.bits * a.vector;
+            if a.bits < 32 && total >= 32 && total % 32 == 0 {
+                AccessPlan {
+                    offset: a.offset,
+                    bits: 32,
+                    vector: total / 32,
+                }
+            } else {
+                *a
+            }
+        })
+        .collect()
+}
+
 fn sorted<T: Ord + Clone>(v: &[T]) -> Vec<T> {
     let mut v = v.to_vec();
     v.sort();
@@ -373,6 +479,28 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
         })
     };
     let by_name: HashMap<&str, &PtxFunction> = ptx.iter().map(|f| (f.name.as_str(), f)).collect();
+    let words = |list: &[AccessPlan]| -> Vec<AccessPlan> {
+        if plan.config.llc >= 22 {
+            sorted(&packed_words(list))
+        } else {
+            sorted(list)
+        }
+    };
+    let named_words = |list: &[(String, AccessPlan)]| -> Vec<(String, AccessPlan)> {
+        let mut out: Vec<(String, AccessPlan)> = list
+            .iter()
+            .map(|(n, a)| {
+                let a = if plan.config.llc >= 22 {
+                    packed_words(&[*a])[0]
+                } else {
+                    *a
+                };
+                (n.clone(), a)
+            })
+            .collect();
+        out.sort();
+        out
+    };
     let planned: HashSet<&str> = plan
         .functions
         .iter()
@@ -465,7 +593,7 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
         }
         let want_ret: Vec<AccessPlan> = f.returns.iter().flat_map(|r| r.stores.clone()).collect();
         counts.accesses += want_ret.len();
-        if sorted(&want_ret) != sorted(&p.return_stores) {
+        if words(&want_ret) != words(&p.return_stores) {
             push(
                 name,
                 format!(
@@ -504,12 +632,36 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
                 want.extend(a.stores.iter().map(|s| (a.name.clone(), *s)));
             }
             counts.accesses += want.len() + c.return_loads.len();
-            if sorted(&want) != sorted(&pc.stores) {
+            // llc 22 copies byval arguments in pieces of its own choosing: its stores to one
+            // need only stay inside the declared array.
+            let copied: Vec<(&str, u64)> = c
+                .args
+                .iter()
+                .filter(|a| a.byval && plan.config.llc >= 22)
+                .map(|a| (a.name.as_str(), array_size(&a.declaration).unwrap_or(0)))
+                .collect();
+            let (copies, got_stores): (Vec<_>, Vec<_>) = pc
+                .stores
+                .iter()
+                .cloned()
+                .partition(|(n, _)| copied.iter().any(|(c, _)| c == n));
+            for (n, s) in &copies {
+                let size = copied.iter().find(|(c, _)| c == n).map_or(0, |(_, z)| *z);
+                if s.offset + u64::from(s.bits / 8) * u64::from(s.vector) > size {
+                    push(
+                        name,
+                        format!(
+                            "{at}: st.param {s:?} to byval argument {n}, outside its {size} bytes"
+                        ),
+                    );
+                }
+            }
+            if named_words(&want) != named_words(&got_stores) {
                 push(
                     name,
                     format!(
                         "{at}: st.param\n  llc:  {:?}\n  plan: {:?}",
-                        sorted(&pc.stores),
+                        sorted(&got_stores),
                         sorted(&want)
                     ),
                 );
@@ -523,7 +675,20 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
                     ),
                 );
             }
-            if sorted(&c.return_loads) != sorted(&pc.return_loads) {
+            // llc 22 optimizes the loads of a call's result like those of a parameter: it
+            // leaves out parts nothing uses, narrows and joins; llc 19 loads every part.
+            let return_differs = if plan.config.llc >= 22 {
+                let name_all = |l: &[AccessPlan]| -> Vec<(String, AccessPlan)> {
+                    packed_words(l)
+                        .into_iter()
+                        .map(|a| ("retval0".to_string(), a))
+                        .collect()
+                };
+                !unplanned_reads(&name_all(&c.return_loads), &name_all(&pc.return_loads)).is_empty()
+            } else {
+                words(&c.return_loads) != words(&pc.return_loads)
+            };
+            if return_differs {
                 push(
                     name,
                     format!(
@@ -567,4 +732,282 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
         }
     }
     (errors, counts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn only(text: &str) -> PtxFunction {
+        let mut functions = read(text);
+        assert_eq!(functions.len(), 1, "{functions:?}");
+        functions.remove(0)
+    }
+
+    /// llc 19's spelling: spaces in declarations, a call broken over six lines.
+    const CALLER_19: &str = "
+.visible .func  (.param .b32 func_retval0) outer(
+\t.param .b32 outer_param_0,
+\t.param .align 8 .b8 outer_param_1[16]
+)
+{
+\t.reg .b32 \t%r<4>;
+\tld.param.u32 \t%r1, [outer_param_0];
+\t{ // callseq 3, 0
+\t.param .b32 param0;
+\tst.param.b32 \t[param0+0], %r1;
+\t.param .align 8 .b8 retval0[8];
+\tcall.uni (retval0), 
+\tinner, 
+\t(
+\tparam0
+\t);
+\tld.param.v2.b32 \t{%r2, %r3}, [retval0+0];
+\t} // callseq 3
+\tst.param.b32 \t[func_retval0+0], %r2;
+\tret;
+}
+";
+
+    /// The same function as llc 22 writes it: tabs after the type, one-line calls, no `+0`.
+    const CALLER_22: &str = "
+.visible .func  (.param .b32 func_retval0) outer(
+\t.param .b32 outer_param_0,
+\t.param .align 8 .b8 outer_param_1[16]
+)
+{
+\t.reg .b32 \t%r<4>;
+\tld.param.b32 \t%r1, [outer_param_0];
+\t{ // callseq 3, 0
+\t.param .b32 \tparam0;
+\t.param .align 8 .b8 \tretval0[8];
+\tst.param.b32 \t[param0], %r1;
+\tcall.uni (retval0), inner, (param0);
+\tld.param.v2.b32 \t{%r2, %r3}, [retval0];
+\t} // callseq 3
+\tst.param.b32 \t[func_retval0], %r2;
+\tret;
+}
+";
+
+    #[test]
+    fn a_call_reads_the_same_in_llc_19_and_llc_22_spelling() {
+        let a = only(CALLER_19);
+        let b = only(CALLER_22);
+        for f in [&a, &b] {
+            assert_eq!(f.calls.len(), 1);
+            let c = &f.calls[0];
+            assert_eq!(c.seq, 3);
+            assert_eq!(c.callee.as_deref(), Some("inner"));
+            assert_eq!(c.params, vec![".param .b32 param0".to_string()]);
+            assert_eq!(
+                c.return_declaration.as_deref(),
+                Some(".param .align 8 .b8 retval0[8]")
+            );
+            assert_eq!(
+                c.return_loads,
+                vec![AccessPlan {
+                    offset: 0,
+                    bits: 32,
+                    vector: 2
+                }]
+            );
+            assert_eq!(c.stores.len(), 1);
+            assert_eq!(f.return_stores.len(), 1);
+            assert_eq!(f.reads.len(), 1);
+        }
+        assert_eq!(a.calls, b.calls);
+    }
+
+    #[test]
+    fn one_line_calls_without_result_or_arguments_name_their_callee() {
+        let text = "
+.func quiet()
+{
+\t{ // callseq 0, 0
+\tcall.uni noisy, ();
+\t} // callseq 0
+\t{ // callseq 1, 0
+\t.param .b64 \tparam0;
+\tst.param.b64 \t[param0], %rd1;
+\tcall noisy2, (param0);
+\t} // callseq 1
+\tret;
+}
+";
+        let f = only(text);
+        let callees: Vec<_> = f.calls.iter().map(|c| c.callee.clone()).collect();
+        assert_eq!(callees, vec![Some("noisy".into()), Some("noisy2".into())]);
+        assert_eq!(f.calls[1].params, vec![".param .b64 param0".to_string()]);
+    }
+
+    #[test]
+    fn indirect_calls_have_no_callee_on_one_line_or_many() {
+        let many = "
+.func via_pointer()
+{
+\t{ // callseq 7, 0
+\t.param .b32 param0;
+\tst.param.b32 \t[param0+0], %r1;
+\t.param .b32 retval0;
+\tprototype_7 : .callprototype (.param .b32 _) _ (.param .b32 _);
+\tcall (retval0), 
+\t%rd1, 
+\t(
+\tparam0
+\t)
+\t, prototype_7;
+\tld.param.b32 \t%r2, [retval0+0];
+\t} // callseq 7
+\tret;
+}
+";
+        let one = "
+.func via_pointer()
+{
+\t{ // callseq 7, 0
+\t.param .b32 \tparam0;
+\t.param .b32 \tretval0;
+\tst.param.b32 \t[param0], %r1;
+\tprototype_7 : .callprototype (.param .b32 _) _ (.param .b32 _);
+\tcall (retval0), %rd1, (param0), prototype_7;
+\tld.param.b32 \t%r2, [retval0];
+\t} // callseq 7
+\tret;
+}
+";
+        let (a, b) = (only(many), only(one));
+        assert_eq!(a.calls, b.calls);
+        let c = &a.calls[0];
+        assert_eq!(c.callee, None);
+        assert_eq!(
+            c.prototype.as_deref(),
+            Some("prototype_7 : .callprototype (.param .b32 _) _ (.param .b32 _);")
+        );
+        assert_eq!(c.return_loads.len(), 1, "the load after the call is read");
+    }
+
+    #[test]
+    fn kernel_pointer_parameters_keep_ptr_space_and_align_whatever_the_whitespace() {
+        let text = "
+.visible .entry launch(
+\t.param .u64 .ptr .align 1 launch_param_0,
+\t.param .u64 .ptr .global .align 16 launch_param_1,
+\t.param .u64\t.ptr\t.shared\t.align 4\tlaunch_param_2,
+\t.param .u32 launch_param_3
+)
+{
+\tld.param.b64 \t%rd1, [launch_param_1];
+\tld.param.b64 \t%rd2, [launch_param_2];
+\tret;
+}
+";
+        let f = only(text);
+        assert_eq!(
+            f.params,
+            vec![
+                ".param .u64 .ptr .align 1 launch_param_0",
+                ".param .u64 .ptr .global .align 16 launch_param_1",
+                ".param .u64 .ptr .shared .align 4 launch_param_2",
+                ".param .u32 launch_param_3",
+            ]
+        );
+        let read: Vec<&str> = f.reads.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(read, vec!["launch_param_1", "launch_param_2"]);
+    }
+
+    #[test]
+    fn a_call_without_its_semicolon_still_ends_with_its_block() {
+        let text = ".func cut()\n{\n\t{ // callseq 0, 0\n\tcall.uni \n\tgone, \n\t} // callseq 0\n\tst.param.b32 \t[func_retval0], %r1;\n\tret;\n}\n";
+        let f = only(text);
+        assert_eq!(f.calls.len(), 1);
+        assert_eq!(f.calls[0].callee.as_deref(), Some("gone"));
+        assert_eq!(f.return_stores.len(), 1);
+    }
+
+    #[test]
+    fn a_tab_in_the_return_declaration_of_a_header_is_whitespace() {
+        let f = only(".func  (.param .align 16 .b8\tfunc_retval0[16]) pair(\n\t.param .b64\tpair_param_0\n);\n");
+        assert!(!f.definition);
+        assert_eq!(
+            f.return_declaration.as_deref(),
+            Some(".param .align 16 .b8 func_retval0[16]")
+        );
+        assert_eq!(f.params, vec![".param .b64 pair_param_0"]);
+    }
+}
+
+#[cfg(test)]
+mod llc22_tests {
+    use super::*;
+    use crate::{abi, Config, Llc};
+
+    const MODULE: &str = "target triple = \"nvptx64-nvidia-cuda\"
+
+define <2 x i16> @pair(<2 x i16> %a) {
+  %r = add <2 x i16> %a, %a
+  ret <2 x i16> %r
+}
+
+define void @caller() {
+  %unused = call <2 x i16> @pair(<2 x i16> zeroinitializer)
+  ret void
+}
+";
+
+    /// What llc 22 writes for MODULE (in our own words): the pair stored as two halves, the
+    /// argument as one b32 immediate, and no load of the unused result.
+    const PTX_22: &str = "
+.target sm_90
+.visible .func  (.param .align 4 .b8 func_retval0[4]) pair(
+\t.param .align 4 .b8 pair_param_0[4]
+)
+{
+\tld.param.v2.b16 \t{%rs1, %rs2}, [pair_param_0];
+\tst.param.v2.b16 \t[func_retval0], {%rs3, %rs4};
+\tret;
+}
+.visible .func caller()
+{
+\t{ // callseq 0, 0
+\t.param .align 4 .b8 \tparam0[4];
+\t.param .align 4 .b8 \tretval0[4];
+\tst.param.b32 \t[param0], 0;
+\tcall.uni (retval0), pair, (param0);
+\t} // callseq 0
+\tret;
+}
+";
+
+    fn differences(llc: Llc) -> Vec<String> {
+        let module = fmtstr_ir::Module::parse("pair.ll", MODULE).expect("parses");
+        let plan = abi::plan(
+            &module,
+            &Config {
+                llc,
+                ..Config::default()
+            },
+        );
+        assert!(plan.findings.is_empty(), "{:?}", plan.findings);
+        compare(&plan, &read(PTX_22))
+            .0
+            .iter()
+            .map(ToString::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn llc_22s_packed_words_and_unused_results_agree_with_its_plan() {
+        assert_eq!(differences(Llc::V22), Vec::<String>::new());
+    }
+
+    #[test]
+    fn llc_19s_plan_does_not_accept_them() {
+        let found = differences(Llc::V19);
+        assert!(
+            found.iter().any(|d| d.contains("st.param func_retval0"))
+                && found.iter().any(|d| d.contains("ld.param retval0")),
+            "{found:#?}"
+        );
+    }
 }

@@ -6,7 +6,7 @@
 mod common;
 
 use fmtstr_ir::Module;
-use fmtstr_nvptx::{abi, ptx, struct_args, Config};
+use fmtstr_nvptx::{abi, ptx, struct_args, Config, Llc};
 use fmtstr_oracles::{require, Tool};
 
 /// `FMTSTR_WRITE_SAMPLES=1 cargo test -p fmtstr-nvptx --test abi_oracle` rewrites the
@@ -35,7 +35,10 @@ fn generated_modules_compile_as_planned() {
     let Some(llc) = require(Tool::Llc) else {
         return;
     };
-    let config = Config::default();
+    let config = Config {
+        llc: Llc::V19,
+        ..Config::default()
+    };
     let mut counts = common::Counts::default();
     let mut errors = Vec::new();
     let seeds: u64 = std::env::var("FMTSTR_SEEDS")
@@ -86,6 +89,7 @@ fn without_opt_byval_the_plan_describes_the_unlowered_module() {
     };
     let config = Config {
         opt_byval: false,
+        llc: Llc::V19,
         ..Config::default()
     };
     let mut counts = common::Counts::default();
@@ -117,7 +121,10 @@ fn without_opt_byval_the_plan_describes_the_unlowered_module() {
 /// Plans `text` and compiles it with llc 19 (after the struct-args pass); returns the plan
 /// and the differences between it and llc's PTX.
 fn plan_and_check(llc: &std::path::Path, name: &str, text: &str) -> (abi::Plan, Vec<String>) {
-    let config = Config::default();
+    let config = Config {
+        llc: Llc::V19,
+        ..Config::default()
+    };
     let module = Module::parse(name, text).unwrap_or_else(|e| panic!("{e}"));
     let plan = abi::plan(&module, &config);
     let mut lowered = module.clone();

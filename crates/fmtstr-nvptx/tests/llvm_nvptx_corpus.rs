@@ -1,7 +1,8 @@
-//! The planner against llc 19 on LLVM 19's own NVPTX tests (`llvm/test/CodeGen/NVPTX/*.ll`
-//! from Debian's source package, fetched by `cargo xtask llvm-source`).
+//! The planner against llc 19 and llc 22 on LLVM 19's own NVPTX tests
+//! (`llvm/test/CodeGen/NVPTX/*.ll` from Debian's source package, fetched by `cargo xtask
+//! llvm-source`), each llc judging the plan made for it (`--llc 19`, `--llc 22`).
 //!
-//! Each module goes through the struct-args pass, `llc-19 -march=nvptx64 -mcpu=sm_90` (and
+//! Each module goes through the struct-args pass, `llc-N -march=nvptx64 -mcpu=sm_90` (and
 //! `-mcpu=sm_70` as well when it has atomics, whose instructions depend on the SM), and the
 //! plan is compared with llc's PTX, as `fmtstr lower --pass struct-args` then `fmtstr abi
 //! --check` do. Every module llc compiles must end in one of two ways: the plan agrees with
@@ -28,8 +29,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use fmtstr_ir::Module;
-use fmtstr_nvptx::{abi, ptx, struct_args, Config};
-use fmtstr_oracles::{require, require_llvm_source, workspace_root, Tool};
+use fmtstr_nvptx::{abi, ptx, struct_args, Config, Llc};
+use fmtstr_oracles::{require_llvm, require_llvm_source, workspace_root, Llvm, Tool};
 
 /// How one module fared at one SM.
 #[derive(Clone, Debug)]
@@ -91,13 +92,21 @@ fn compiled(llc: &Path, identity: &str, ir: &[u8], sm: u32) -> Result<String, St
 
 /// How one module fared, and in how many of its functions llc optimized the parameter reads
 /// (left some out, narrowed or joined them: accepted, and counted for the record).
-fn judge(llc: &Path, identity: &str, name: &str, text: &str, sm: u32) -> (Outcome, usize) {
+fn judge(
+    llc: &Path,
+    version: Llc,
+    identity: &str,
+    name: &str,
+    text: &str,
+    sm: u32,
+) -> (Outcome, usize) {
     let module = match Module::parse(name, text) {
         Ok(m) => m,
         Err(error) => return (Outcome::Refused(error.to_string()), 0),
     };
     let config = Config {
         sm,
+        llc: version,
         ..Config::default()
     };
     let plan = abi::plan(&module, &config);
@@ -134,7 +143,20 @@ fn judge(llc: &Path, identity: &str, name: &str, text: &str, sm: u32) -> (Outcom
 
 #[test]
 fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
-    let Some(llc) = require(Tool::Llc) else {
+    corpus(Llvm::V19, Llc::V19, 95);
+}
+
+/// LLVM 19's tests judged by llc 22, against `--llc 22` plans (fewer agree: where llc 22 lowers
+/// otherwise than llc 19, unmeasured, the plan says so; 227 of 253 when this was written).
+#[test]
+fn llvm_nvptx_tests_judged_by_llc_22_agree_or_say_what_they_cannot_vouch_for() {
+    corpus(Llvm::V22, Llc::V22, 85);
+}
+
+/// Every module of LLVM 19's NVPTX tests through `llvm`'s llc, planned for `version`: no
+/// silent disagreement, and at least `percent` % of the compiled modules agree.
+fn corpus(llvm: Llvm, version: Llc, percent: usize) {
+    let Some(llc) = require_llvm(llvm, Tool::Llc) else {
         return;
     };
     let Some(source) = require_llvm_source() else {
@@ -190,7 +212,7 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
                 let text = std::fs::read_to_string(path).unwrap_or_default();
-                let (outcome, optimized) = judge(&llc, &identity, &name, &text, *sm);
+                let (outcome, optimized) = judge(&llc, version, &identity, &name, &text, *sm);
                 optimized_reads.fetch_add(optimized, Ordering::Relaxed);
                 results
                     .lock()
@@ -231,7 +253,7 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
     }
     let compiled = agrees + not_vouched.len() + silent.len();
     eprintln!(
-        "{} modules, {} cases (sm_90, and sm_70 for atomics): {} refused by the parser (issue 12), {} not compiled by llc, {} compiled: {} agree, {} not vouched ({} of them differ), {} silent disagreements; {} functions whose parameter reads llc optimized",
+        "{version}: {} modules, {} cases (sm_90, and sm_70 for atomics): {} refused by the parser (issue 12), {} not compiled by llc, {} compiled: {} agree, {} not vouched ({} of them differ), {} silent disagreements; {} functions whose parameter reads llc optimized",
         files.len(),
         results.len(),
         refused.len(),
@@ -262,7 +284,7 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
     );
     assert!(compiled > 0, "llc compiled no module");
     assert!(
-        agrees * 100 >= compiled * 95,
-        "{agrees} of {compiled} compiled modules agree: less than 95%"
+        agrees * 100 >= compiled * percent,
+        "{version}: {agrees} of {compiled} compiled modules agree: less than {percent}%"
     );
 }

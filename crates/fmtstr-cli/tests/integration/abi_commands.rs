@@ -1,14 +1,15 @@
-//! `fmtstr abi`: the `.param` plan of a module, judged by llc-19. Every sample in
+//! `fmtstr abi`: the `.param` plan of a module, judged by llc-19 and llc-22. Every sample in
 //! samples/abi/ is lowered with the struct-args pass, compiled with
-//! `llc-19 -march=nvptx64 -mcpu=sm_90`, and `fmtstr abi SAMPLE --check PTX` must find the PTX
-//! exactly as planned: declarations, every ld.param/st.param (offset, width, vector arity),
-//! call sequences and prototypes, atomic mnemonics. The JSON matches schemas/abi.schema.json.
+//! `llc-N -march=nvptx64 -mcpu=sm_90` for N = 19 and 22, and `fmtstr abi SAMPLE --llc N
+//! --check PTX` must find the PTX exactly as planned: declarations, every ld.param/st.param
+//! (offset, width, vector arity), call sequences and prototypes, atomic mnemonics. The JSON
+//! matches schemas/abi.schema.json.
 
 use std::path::{Path, PathBuf};
 
 use fmtstr_ir::Module;
 use fmtstr_nvptx::{struct_args, Config};
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require, require_llvm, Llvm, Tool};
 use serde_json::Value as Json;
 
 use crate::util::{assert_matches_schema, root, run};
@@ -37,8 +38,13 @@ fn json(args: &[&str]) -> (i32, Json) {
     (out.code, value)
 }
 
-/// `fmtstr lower --pass struct-args`, then llc-19 (and ptxas on its PTX).
+/// `fmtstr lower --pass struct-args`, then llc (and ptxas on its PTX).
 fn compile(llc: &Path, sample: &Path, dir: &Path) -> PathBuf {
+    compile_or_refuse(llc, sample, dir).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`compile`], or llc's refusal.
+fn compile_or_refuse(llc: &Path, sample: &Path, dir: &Path) -> Result<PathBuf, String> {
     let lowered = dir.join("lowered.ll");
     let lowered_arg = lowered.to_str().expect("UTF-8 temp path");
     let sample_arg = sample.to_str().expect("UTF-8 sample path");
@@ -61,12 +67,14 @@ fn compile(llc: &Path, sample: &Path, dir: &Path) -> PathBuf {
         .arg(&lowered)
         .output()
         .expect("llc runs");
-    assert!(
-        out.status.success(),
-        "llc rejects {}:\n{}",
-        sample.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    if !out.status.success() {
+        return Err(format!(
+            "{} rejects {}:\n{}",
+            llc.display(),
+            sample.display(),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
     // And the PTX is valid PTX (externs stay unresolved: compile only).
     if let Some(ptxas) = require(Tool::Ptxas) {
         let out = std::process::Command::new(ptxas)
@@ -81,14 +89,40 @@ fn compile(llc: &Path, sample: &Path, dir: &Path) -> PathBuf {
             String::from_utf8_lossy(&out.stderr)
         );
     }
-    ptx
+    Ok(ptx)
+}
+
+/// The samples whose plan for llc 22 says what it cannot vouch for, and why: llc 22 lowers
+/// them otherwise than llc 19, unmeasured (and rejects the first's 128-bit atomic).
+const NOT_VOUCHED_BY_22: &[(&str, &str)] = &[
+    (
+        "llc-corners.ll",
+        "llc 22 moves `i19` (a width PTX lacks) through .param otherwise than llc 19",
+    ),
+    (
+        "kinds.ll",
+        "llc 22 writes the ordering into the atom of a cmpxchg",
+    ),
+];
+
+#[test]
+fn samples_compile_exactly_as_planned_by_llc_19() {
+    samples_compile_exactly_as_planned(Llvm::V19);
 }
 
 #[test]
-fn samples_compile_exactly_as_planned() {
-    let Some(llc) = require(Tool::Llc) else {
+fn samples_compile_exactly_as_planned_by_llc_22() {
+    samples_compile_exactly_as_planned(Llvm::V22);
+}
+
+/// Every sample through `llvm`'s llc agrees with `fmtstr abi --llc N --check`, except those
+/// the plan for llc 22 says it cannot vouch for ([`NOT_VOUCHED_BY_22`]), which must exit 1
+/// with that finding whatever llc does with them.
+fn samples_compile_exactly_as_planned(llvm: Llvm) {
+    let Some(llc) = require_llvm(llvm, Tool::Llc) else {
         return;
     };
+    let major = llvm.major().to_string();
     let dir = scratch();
     let mut functions = 0;
     let mut calls = 0;
@@ -96,9 +130,35 @@ fn samples_compile_exactly_as_planned() {
     let mut atomics = 0;
     for sample in samples() {
         let path = sample.display().to_string();
+        let file = sample.file_name().unwrap().to_string_lossy().into_owned();
+        let unvouched = NOT_VOUCHED_BY_22
+            .iter()
+            .find(|(name, _)| llvm == Llvm::V22 && *name == file);
+        if let Some((_, why)) = unvouched {
+            let (code, plan) = json(&["abi", &path, "--llc", &major, "--json"]);
+            assert_eq!(code, 1, "{path}");
+            assert_eq!(plan["config"]["llc"], 22);
+            let findings = plan["findings"].as_array().unwrap();
+            assert!(
+                findings
+                    .iter()
+                    .any(|f| f["message"].as_str().unwrap().contains(why)),
+                "{path}: {findings:#?}"
+            );
+            continue;
+        }
         let ptx = compile(&llc, &sample, dir.path());
-        let (code, report) = json(&["abi", &path, "--check", ptx.to_str().unwrap(), "--json"]);
+        let (code, report) = json(&[
+            "abi",
+            &path,
+            "--llc",
+            &major,
+            "--check",
+            ptx.to_str().unwrap(),
+            "--json",
+        ]);
         assert_matches_schema("abi.schema.json", &report);
+        assert_eq!(report["config"]["llc"], llvm.major());
         assert_eq!(report["findings"], Json::Array(vec![]), "{path}");
         let check = &report["check"];
         assert_eq!(
@@ -112,15 +172,28 @@ fn samples_compile_exactly_as_planned() {
         accesses += check["accesses"].as_u64().unwrap();
         atomics += check["atomics"].as_u64().unwrap();
         // The text form says the same.
-        let text = run(["abi", &path, "--check", ptx.to_str().unwrap()]).expect_code(0);
+        let text = run([
+            "abi",
+            &path,
+            "--llc",
+            &major,
+            "--check",
+            ptx.to_str().unwrap(),
+        ])
+        .expect_code(0);
         assert!(
-            text.stdout_text().contains("agrees with the plan"),
+            text.stdout_text().contains("agrees with the plan")
+                && text
+                    .stdout_text()
+                    .starts_with(&format!("plan for llc-{major} -march=nvptx64 -mcpu=sm_90")),
             "{}",
             text.stdout_text()
         );
     }
+    // llc 22 judges fewer: the samples of NOT_VOUCHED_BY_22 stop at their findings.
+    let least = if llvm == Llvm::V19 { 150 } else { 140 };
     assert!(
-        functions + calls >= 150,
+        functions + calls >= least,
         "{functions} functions and {calls} calls"
     );
     assert!(
@@ -146,6 +219,8 @@ fn check_reports_what_llc_did_differently() {
     let out = run([
         "abi",
         sample.to_str().unwrap(),
+        "--llc",
+        "19",
         "--check",
         edited.to_str().unwrap(),
     ])
@@ -167,7 +242,9 @@ fn plan_of_the_seed_example() {
     assert_eq!(
         out.stdout_text(),
         format!(
-            "@seed_example: kernel, .visible .entry seed_example ({path}:19)
+            "plan for llc-22 -march=nvptx64 -mcpu=sm_90 (PTX 7.8, opt-byval on)
+
+@seed_example: kernel, .visible .entry seed_example ({path}:19)
   .param .align 8 .b8 seed_example_param_0[32]
       byval %S, row K&&B&&!G, read in place
       parts  f64@0 i8@8 i32@12 i32@16 i32@20 i32@24
@@ -229,6 +306,8 @@ fn atomics_below_sm_90() {
         "--json",
         "--sm",
         "60",
+        "--llc",
+        "19",
         "--function",
         "atomics",
     ]);
@@ -339,7 +418,9 @@ fn help_teaches_with_examples() {
     for needle in [
         "Examples:",
         "fmtstr abi k.ll --check k.ptx",
+        "llc-22 -march=nvptx64 -mcpu=sm_90",
         "llc-19 -march=nvptx64 -mcpu=sm_90",
+        "--llc 19",
         "--no-opt-byval",
         "Exit codes:",
         "K&&B&&G",
@@ -387,5 +468,131 @@ fn lower_pass_struct_args_is_the_library_pass_with_the_shared_setting() {
         no_target.stderr.contains("needs --target"),
         "{}",
         no_target.stderr
+    );
+}
+
+/// `--llc` chooses whose plan is printed (22 unless told), and says so in the first line and
+/// in the JSON; the two differ where the two llc differ (a kernel's pointer parameters).
+#[test]
+fn llc_chooses_whose_plan_and_says_so() {
+    let dir = scratch();
+    let path = dir.path().join("k.ll");
+    std::fs::write(
+        &path,
+        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine ptx_kernel void @k(ptr addrspace(1) align 4 %out, ptr %any) {\n  store i32 0, ptr addrspace(1) %out\n  ret void\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let declarations = |plan: &Json| -> Vec<String> {
+        plan["functions"][0]["params"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p["declaration"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let (code, default) = json(&["abi", p, "--json"]);
+    assert_eq!(code, 0);
+    assert_matches_schema("abi.schema.json", &default);
+    assert_eq!(default["config"]["llc"], 22);
+    assert_eq!(
+        declarations(&default),
+        [
+            ".param .u64 .ptr .global .align 4 k_param_0",
+            ".param .u64 .ptr .align 1 k_param_1"
+        ]
+    );
+    let (_, old) = json(&["abi", p, "--json", "--llc", "19"]);
+    assert_eq!(old["config"]["llc"], 19);
+    assert_eq!(
+        declarations(&old),
+        [".param .u64 k_param_0", ".param .u64 k_param_1"]
+    );
+    let text = run(["abi", p, "--llc", "19"]).expect_code(0);
+    assert!(
+        text.stdout_text()
+            .starts_with("plan for llc-19 -march=nvptx64 -mcpu=sm_90 (PTX 7.8, opt-byval on)\n"),
+        "{}",
+        text.stdout_text()
+    );
+    let refused = run(["abi", p, "--llc", "20"]).expect_code(2);
+    assert!(refused.stderr.contains("20"), "{}", refused.stderr);
+}
+
+/// Where llc 22's lowering is not measured, the plan for llc 22 is a finding with the place,
+/// while llc 19's plan stands.
+#[test]
+fn what_llc_22_lowers_otherwise_is_a_finding() {
+    let dir = scratch();
+    let path = dir.path().join("odd.ll");
+    std::fs::write(
+        &path,
+        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine i17 @f(i17 %x) {\n  ret i17 %x\n}\n\ndefine void @g(ptr addrspace(1) %p, i32 %v) {\n  %r = cmpxchg ptr addrspace(1) %p, i32 %v, i32 0 seq_cst seq_cst\n  ret void\n}\n",
+    )
+    .unwrap();
+    let p = path.to_str().unwrap();
+    let shown = run(["abi", p]).expect_code(1).stdout_text();
+    assert!(
+        shown.contains(&format!(
+            "{p}:3:1: finding: in @f: llc 22 moves `i17` (a width PTX lacks)"
+        )) && shown.contains(&format!(
+            "{p}:8:3: finding: in @g: llc 22 writes the ordering into the atom of a cmpxchg"
+        )),
+        "{shown}"
+    );
+    run(["abi", p, "--llc", "19"]).expect_code(0);
+}
+
+/// llc's -mtriple replaces the module's triple; --check says so (exit 2) when the PTX was
+/// written for another triple than the plan's, and --triple makes the plan for it.
+#[test]
+fn check_names_a_triple_the_plan_was_not_made_for() {
+    let Some(llc) = require_llvm(Llvm::V19, Tool::Llc) else {
+        return;
+    };
+    let dir = scratch();
+    let module = dir.path().join("cl.ll");
+    std::fs::write(
+        &module,
+        "target triple = \"nvptx64-unknown-nvcl\"\n\ndefine void @k(ptr addrspace(1) %out) {\n  store i32 1, ptr addrspace(1) %out\n  ret void\n}\n\n!nvvm.annotations = !{!0}\n!0 = !{ptr @k, !\"kernel\", i32 1}\n",
+    )
+    .unwrap();
+    let ptx = dir.path().join("cl.ptx");
+    let out = std::process::Command::new(&llc)
+        .args(["-mtriple=nvptx64-nvidia-cuda", "-mcpu=sm_90", "-o"])
+        .arg(&ptx)
+        .arg(&module)
+        .output()
+        .expect("llc runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (m, p) = (module.to_str().unwrap(), ptx.to_str().unwrap());
+    let refused = run(["abi", m, "--llc", "19", "--check", p]).expect_code(2);
+    assert!(
+        refused
+            .stderr
+            .contains("the PTX was written for a CUDA triple")
+            && refused.stderr.contains("--triple"),
+        "{}",
+        refused.stderr
+    );
+    let agreed = run([
+        "abi",
+        m,
+        "--llc",
+        "19",
+        "--triple",
+        "nvptx64-nvidia-cuda",
+        "--check",
+        p,
+    ])
+    .expect_code(0);
+    assert!(
+        agreed.stdout_text().contains("agrees with the plan"),
+        "{}",
+        agreed.stdout_text()
     );
 }

@@ -100,6 +100,9 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
             "max" | "min" => native(op, &format!("s{bits}")),
             "umax" => native("max", &format!("u{bits}")),
             "umin" => native("min", &format!("u{bits}")),
+            // llc 22 selects PTX's wrapping increment and decrement (32 bits only).
+            "uinc_wrap" if bits == 32 && config.llc == crate::Llc::V22 => native("inc", "u32"),
+            "udec_wrap" if bits == 32 && config.llc == crate::Llc::V22 => native("dec", "u32"),
             "nand" | "uinc_wrap" | "udec_wrap" | "cmpxchg" => cas(bits),
             _ => return None,
         },

@@ -1,8 +1,8 @@
-//! The PTX `.param` planner (seed 003), matched against llc 19.
+//! The PTX `.param` planner (seed 003), matched against llc 19 and llc 22.
 //!
-//! Input: a module and a [`Config`]. Output: a [`Plan`] saying, for every function definition
-//! and every declaration llc emits, and for every call site and atomic, what
-//! `llc-19 -march=nvptx64` writes:
+//! Input: a module and a [`Config`] (whose [`Config::llc`] says whose llc). Output: a [`Plan`]
+//! saying, for every function definition and every declaration llc emits, and for every call
+//! site and atomic, what `llc-19 -march=nvptx64` (below; llc 22's differences follow) writes:
 //!
 //! - the `.param` declarations: `<func>_param_<N>` and `func_retval0` in the function's
 //!   header, `param<N>` and `retval0` at call sites; `.param .align A .b8 name[SIZE]` for
@@ -47,6 +47,55 @@
 //! uses otherwise: the variadic arguments of a call packed, unaligned, into one more
 //! `.param` array (indirect variadic calls there are a finding).
 //!
+//! ## Where llc 22 differs from llc 19
+//!
+//! Measured with llc-22 on LLVM 19's NVPTX tests and the samples (LLVM 22's own test tree was
+//! not at hand); the LLVM change is named where one was found. With [`Llc::V22`]:
+//!
+//! - kernel pointer parameters are declared `.param .u64 .ptr [.global|.shared|.const|.local]
+//!   .align N name` (N the `align` attribute, else 1) under every triple; llc 19 does so only
+//!   under OpenCL's `nvcl` triples (llvm/llvm-project#114874);
+//! - a call's result is loaded from `retval0` only where something uses it, and its loads are
+//!   optimized like those of a function's own parameters (left out, narrowed, joined); the
+//!   check holds them to lie inside planned loads (llvm/llvm-project#146930, call parameters
+//!   through generic loads and stores);
+//! - 32 bits made of 16- or 8-bit elements (`<2 x half>`, `<2 x i16>`, `<4 x i8>`) move as one
+//!   `b32` or as `v2.b16`/`v4.b8`, as llc's registers happen to hold them; the check compares
+//!   such accesses by their 32-bit words;
+//! - a byval call argument is copied in pieces llc chooses (two `i32` fields as one `b64`); the
+//!   plan predicts no stores and the check requires them inside the declared array;
+//! - `atomicrmw uinc_wrap`/`udec_wrap` on `i32` are `atom[.space].inc.u32`/`dec.u32` (llc 19
+//!   loops on `atom.cas`); a monotonic compare-and-swap (a `cmpxchg`, or the loop of an
+//!   expanded `atomicrmw`) names its order and scope: `atom.relaxed.sys[.space].cas.bN`.
+//!
+//! Not measured, so findings under llc 22 (the plan for llc 19 stands):
+//!
+//! - integers of widths PTX lacks (`i2`, `i17`): llc 22 loads an `i17` parameter as one `b32`
+//!   and an `i2` as a byte at offset 1;
+//! - a field of two or more bytes at an odd offset of a packed struct inside a value aligned
+//!   to 2 or more: llc 19 moves it byte by byte, llc 22 joins the bytes into wider accesses;
+//! - a compare-and-swap with an ordering other than monotonic (`atom.acquire.sys.cas.b32`,
+//!   `atom.acq_rel.sys.cas.b64`, with fences llc 19 writes otherwise), and any
+//!   compare-and-swap below sm_70;
+//! - 128-bit atomics: llc 22 selects `atom.cas.b128` (sm_90, PTX 8.3) and otherwise rejects
+//!   them ("unsupported cmpxchg") where llc 19 calls libatomic;
+//! - a call of a function whose type differs from the call's: llc 22 calls it through a
+//!   `.callprototype` (`mov.b64` of its address), llc 19 directly;
+//! - `@llvm.global_ctors`/`@llvm.global_dtors`: llc 22 always emits kernels
+//!   `nvptx$device$init`/`nvptx$device$fini` for them (llc 19 only with
+//!   `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has);
+//! - the older vararg lowering (a module without an nvptx triple): llc 22's array of
+//!   variadic arguments is laid out at natural alignment (`param1[40]`, an `i64` at 16 where
+//!   llc 19 packs it at 12) and declared before the fixed arguments;
+//! - image and sampler parameters of OpenCL kernels: llc 22 writes `.param .texref` or
+//!   `.param .u64 .ptr .texref` by rules not measured.
+//!
+//! Reported on LLVM 22's own tests, which were not available here: `.align 8` on the
+//! over-aligned return of `param-overalign.ll` (both llc give a return value the alignment
+//! of an `!"align"` annotation with index 0, which the plan now follows, measured with
+//! `samples/abi/return-align.ll`), and `.callprototype` spellings beyond those above (the
+//! indirect calls of LLVM 19's tests agree under llc 22).
+//!
 //! The planner never guesses: what it cannot predict (integers of widths PTX lacks inside
 //! aggregates or wider than 64 bits, scalable vectors, `invoke`, unmeasured atomics, memory
 //! intrinsics of run-time length next to calls, kernels returning values, indirect calls
@@ -69,7 +118,7 @@ pub use model::*;
 use crate::annotations::Annotations;
 use crate::parts::{self, Part};
 use crate::struct_args::{self, ByvalParam};
-use crate::Config;
+use crate::{Config, Llc};
 use symbols::Symbols;
 
 /// Seed 003's `NVPTXISD` numbers for the envelope nodes it names.
@@ -84,9 +133,15 @@ mod opcode {
     pub const CALL_ARG: u32 = 0x204;
 }
 
-/// Plans `m` as llc 19 compiles it after `struct_args::run(m, config)`.
+/// Plans `m` as `config.llc` compiles it after `struct_args::run(m, config)`.
 pub fn plan(m: &Module, config: &Config) -> Plan {
-    Planner::new(m, config).run()
+    plan_for_triple(m, config, None)
+}
+
+/// [`plan`] for llc run with `-mtriple=TRIPLE`, which replaces the module's `target triple`
+/// (`None`: the module's own, as `-march` keeps it).
+pub fn plan_for_triple(m: &Module, config: &Config, triple: Option<&str>) -> Plan {
+    Planner::new(m, config, triple).run()
 }
 
 struct Planner<'m> {
@@ -154,7 +209,8 @@ fn param_align_attr(attrs: &[Attr]) -> Option<u64> {
 }
 
 impl<'m> Planner<'m> {
-    fn new(m: &'m Module, config: &Config) -> Planner<'m> {
+    fn new(m: &'m Module, config: &Config, triple: Option<&str>) -> Planner<'m> {
+        let triple = triple.map(str::to_string).or_else(|| m.target_triple());
         let annotations = Annotations::read(m);
         let analysed = struct_args::analyze(m, &annotations);
         let pass_runs = config.opt_byval
@@ -187,7 +243,7 @@ impl<'m> Planner<'m> {
             .map(|p| ((p.func, p.index), p))
             .collect();
         let (mentioned, address_taken) = function_uses(m);
-        let symbols = Symbols::new(m, |f| local_linkage(m, f), &mentioned);
+        let symbols = Symbols::new(m, |f| local_linkage(m, f), &mentioned, triple.as_deref());
         Planner {
             symbols,
             attribute_groups: attribute_groups(m),
@@ -198,12 +254,12 @@ impl<'m> Planner<'m> {
             pass_runs,
             address_taken,
             mentioned,
-            expands_varargs: m.target_triple().is_some_and(|t| {
+            expands_varargs: triple.as_deref().is_some_and(|t| {
                 let arch = t.split('-').next().unwrap_or("");
                 arch == "nvptx" || arch == "nvptx64"
             }),
-            nvcl: m
-                .target_triple()
+            nvcl: triple
+                .as_deref()
                 .is_some_and(|t| t.split('-').nth(2).is_some_and(|os| os.starts_with("nvcl"))),
             pending_calls: Vec::new(),
             libcalls: std::collections::BTreeSet::new(),
@@ -223,6 +279,9 @@ impl<'m> Planner<'m> {
             functions.push(self.function(func.id()));
         }
         self.aliases(&mut functions);
+        if self.llc22() {
+            self.ctors_and_dtors();
+        }
         for name in std::mem::take(&mut self.libcalls) {
             functions.push(libcall_declaration(name, self.nvcl));
         }
@@ -231,6 +290,7 @@ impl<'m> Planner<'m> {
             config: ConfigEcho {
                 opt_byval: self.config.opt_byval,
                 sm: self.config.sm,
+                llc: self.config.llc.major(),
                 ptx_version: self.config.ptx_version(),
             },
             functions,
@@ -294,6 +354,33 @@ impl<'m> Planner<'m> {
         }
     }
 
+    /// llc 22 turns `@llvm.global_ctors` and `@llvm.global_dtors` into kernels of its own
+    /// (`nvptx$device$init`, `nvptx$device$fini`: NVPTXCtorDtorLowering, always on; llc 19
+    /// runs it only with `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has),
+    /// which the plan does not describe.
+    fn ctors_and_dtors(&mut self) {
+        let source = String::from_utf8_lossy(self.m.source()).into_owned();
+        for (name, kernel) in [
+            ("llvm.global_ctors", "nvptx$device$init"),
+            ("llvm.global_dtors", "nvptx$device$fini"),
+        ] {
+            let at = format!("@{name} =");
+            let Some(start) = source.find(&at) else {
+                continue;
+            };
+            let line = source[..start].matches('\n').count() as u32 + 1;
+            let column = (start - source[..start].rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
+            self.findings.push(Finding {
+                line,
+                column,
+                function: kernel.to_string(),
+                message: format!(
+                    "llc 22 lowers @{name} into a kernel {kernel} that calls each entry; not planned"
+                ),
+            });
+        }
+    }
+
     fn finding(&mut self, f: FuncId, inst: Option<InstId>, message: String) {
         // Without an instruction, the finding is about the function: its `define` line.
         let (line, column) = match inst.and_then(|i| self.m.inst(i).source_pos()) {
@@ -303,12 +390,24 @@ impl<'m> Planner<'m> {
                 line => (line, 1),
             },
         };
-        self.findings.push(Finding {
+        let finding = Finding {
             line,
             column,
             function: self.m.function(f).name_str().into_owned(),
             message,
-        });
+        };
+        // One finding per place and reason (a parameter and the return value of one type).
+        if !self.findings.iter().any(|x| {
+            (x.line, x.column, &x.function, &x.message)
+                == (
+                    finding.line,
+                    finding.column,
+                    &finding.function,
+                    &finding.message,
+                )
+        }) {
+            self.findings.push(finding);
+        }
     }
 
     fn is_local(&self, f: FuncId) -> bool {
@@ -377,7 +476,55 @@ impl<'m> Planner<'m> {
         })
     }
 
+    /// Whether the plan describes llc 22.
+    fn llc22(&self) -> bool {
+        self.config.llc == Llc::V22
+    }
+
+    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: integers of
+    /// widths PTX lacks (llc 22 loads an `i17` parameter as one `b32`, an `i2` as a byte at
+    /// another offset), and packed structs with a field of two or more bytes at an odd offset
+    /// inside a value aligned to 2 or more (llc 19 moves the field byte by byte, llc 22 joins
+    /// the bytes with their neighbours into wider loads and stores where the alignment
+    /// allows; a packed struct on its own, aligned to 1, moves alike).
+    fn llc22_unmeasured(&self, ty: TypeId, aligned: bool, depth: u32) -> Option<String> {
+        let types = self.m.types();
+        if depth > 16 {
+            return None;
+        }
+        match types.get(ty) {
+            Type::Int { bits } if !matches!(bits, 1 | 8 | 16 | 32 | 64 | 128) => Some(format!(
+                "llc 22 moves `i{bits}` (a width PTX lacks) through .param otherwise than llc 19 (one b32 load, or a byte at another offset); not measured"
+            )),
+            Type::Vector { elem, .. } | Type::Array { elem, .. } => {
+                self.llc22_unmeasured(elem, aligned, depth + 1)
+            }
+            Type::Struct(s) => {
+                let mut offset = 0u64;
+                for &field in s.fields {
+                    if let Some(why) = self.llc22_unmeasured(field, aligned, depth + 1) {
+                        return Some(why);
+                    }
+                    if aligned && s.packed && offset % 2 == 1 && self.alloc_size(field) > 1 {
+                        return Some(format!(
+                            "llc 22 joins the bytes llc 19 moves one by one for a field at an odd offset of the packed struct `{}` (byte {offset}) into wider loads and stores; not measured",
+                            types.display(ty)
+                        ));
+                    }
+                    offset += self.alloc_size(field);
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
     fn parts(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId) -> Vec<Part> {
+        if self.llc22() {
+            if let Some(why) = self.llc22_unmeasured(ty, self.abi_align(ty) > 1, 0) {
+                self.finding(f, at, why);
+            }
+        }
         match parts::value_parts(self.m, ty, 0) {
             Ok(p) => p,
             Err(parts::Unsupported(why)) => {
@@ -525,6 +672,14 @@ impl<'m> Planner<'m> {
     ) -> Option<ArgPlan> {
         let m = self.m;
         let rest = &call_args[fixed.min(call_args.len())..];
+        if self.llc22() {
+            self.finding(
+                f,
+                Some(inst),
+                "llc 22 does not expand `...` here either (the module's triple is not nvptx or nvptx64), but its array of variadic arguments is laid out at natural alignment and declared before the fixed arguments, unlike llc 19's packed one; not measured".to_string(),
+            );
+            return None;
+        }
         let unmeasured = |why: &str| {
             format!(
                 "llc 19 does not expand `...` here (the module's triple is not nvptx or nvptx64); its older lowering is not measured for {why}"
@@ -674,6 +829,12 @@ impl<'m> Planner<'m> {
                             None,
                             format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
                         );
+                    } else if self.llc22() {
+                        self.finding(
+                            f,
+                            None,
+                            format!("parameter {index} is an image or sampler of an OpenCL kernel, which llc 22 declares as `.param .{0}` or `.param .u64 .ptr .{0}` by rules not measured", handle.ptx_type()),
+                        );
                     }
                     params.push(ParamPlan {
                         index,
@@ -702,12 +863,15 @@ impl<'m> Planner<'m> {
                 )
             } else if kernel {
                 let t = self.kernel_scalar(ty).unwrap_or_else(|| "b0".into());
+                // llc 19 qualifies kernel pointer parameters under OpenCL's triples only;
+                // llc 22 under every triple, and names the local space too.
                 let pointer = match m.types().get(ty) {
-                    Type::Ptr { addrspace } if self.nvcl => {
+                    Type::Ptr { addrspace } if self.nvcl || self.llc22() => {
                         let space = match addrspace {
                             1 => ".global ",
                             3 => ".shared ",
                             4 => ".const ",
+                            5 if self.llc22() => ".local ",
                             _ => "",
                         };
                         format!(
@@ -800,10 +964,16 @@ impl<'m> Planner<'m> {
             }
             let parts = self.parts(f, None, ret);
             if self.should_pass_as_array(ret) {
-                let align = self.optimized_align(Some(f), ret);
+                let optimized = self.optimized_align(Some(f), ret);
+                // An `!"align"` annotation of the return value (index 0) replaces the
+                // alignment of the declaration (and of the caller's retval0, whose loads it
+                // groups); the callee's stores are still grouped by the optimized alignment
+                // (measured with llc 19 and llc 22).
+                let declared = self.annotations.return_align(f).unwrap_or(optimized);
+                let align = optimized;
                 (
                     Some(format!(
-                        ".param .align {align} .b8 func_retval0[{}]",
+                        ".param .align {declared} .b8 func_retval0[{}]",
                         self.alloc_size(ret)
                     )),
                     parts,
@@ -1122,7 +1292,13 @@ impl<'m> Planner<'m> {
                     declaration: format!(".param .align {align} .b8 {pname}[{size}]"),
                     byval: true,
                     row: Row::DeviceByval,
-                    stores: access_plans(parts::accesses(&parts, align, 0)),
+                    // llc 22 copies a byval argument in pieces of its own choosing (two
+                    // `i32` fields as one b64 where the alignment allows): not predicted.
+                    stores: if self.llc22() {
+                        Vec::new()
+                    } else {
+                        access_plans(parts::accesses(&parts, align, 0))
+                    },
                     parts: part_plans(&parts),
                 });
                 continue;
@@ -1218,7 +1394,10 @@ impl<'m> Planner<'m> {
             });
         }
         // The result.
-        let (return_declaration, return_loads, proto_ret) = if ret == TypeId::VOID {
+        // llc 22 loads a call's result from retval0 only when something uses it; llc 19
+        // always does.
+        let result_used = !self.llc22() || !m.uses(Value::Inst(inst)).is_empty();
+        let (return_declaration, mut return_loads, proto_ret) = if ret == TypeId::VOID {
             (None, Vec::new(), "()".to_string())
             // llc writes `()_ (` for void and `(.param .b32 _) _ (` otherwise.
         } else {
@@ -1226,7 +1405,10 @@ impl<'m> Planner<'m> {
             let widen = self.scalar_int_widening(ret);
             if self.should_pass_as_array(ret) {
                 let align = match target {
-                    Some(c) => self.optimized_align(Some(c), ret),
+                    Some(c) => self
+                        .annotations
+                        .return_align(c)
+                        .unwrap_or_else(|| self.optimized_align(Some(c), ret)),
                     None => self.abi_align(ret),
                 };
                 let size = self.alloc_size(ret);
@@ -1244,6 +1426,16 @@ impl<'m> Planner<'m> {
                 )
             }
         };
+        if !result_used {
+            return_loads.clear();
+        }
+        if self.llc22() && target.is_some() && direct.is_none() {
+            self.finding(
+                f,
+                Some(inst),
+                "llc 22 calls a function whose type differs from the call's through a .callprototype (mov.b64 of its address, then an indirect call), where llc 19 calls it directly; not measured".to_string(),
+            );
+        }
         let callee = match (target, alias_callee) {
             (Some(c), _) => CalleePlan {
                 kind: CalleeKind::Direct,
@@ -1432,6 +1624,14 @@ impl<'m> Planner<'m> {
         if bits <= 64 {
             return None;
         }
+        if self.llc22() {
+            self.finding(
+                f,
+                Some(inst),
+                format!("llc 22 does not call libatomic for an atomic {bits}-bit {operation} as llc 19 does; not measured"),
+            );
+            return None;
+        }
         if bits != 128 {
             self.finding(
                 f,
@@ -1528,6 +1728,28 @@ impl<'m> Planner<'m> {
         } else {
             operation.as_str()
         };
+        if self.llc22() {
+            let ordered = text
+                .split_whitespace()
+                .any(|w| matches!(w, "acquire" | "release" | "acq_rel" | "seq_cst"));
+            // A cmpxchg, or an atomicrmw llc expands into a loop around one.
+            let cas = op_key == "cmpxchg"
+                || atomics::select(op_key, atomic_ty, space, &self.config)
+                    .is_some_and(|s| s.lowering == AtomicLowering::CasLoop);
+            let why = if cas && ordered {
+                Some("llc 22 writes the ordering into the atom of a cmpxchg or of the compare-and-swap loop of an atomicrmw (`atom.acquire.sys.cas.b32`) where llc 19 fences a plain `atom.cas`; not measured")
+            } else if cas && self.config.sm < 70 {
+                Some("llc 22's compare-and-swap below sm_70 (no memory-order qualifiers) is not measured")
+            } else if matches!(atomic_ty, atomics::AtomicType::Int(bits) if bits > 64) {
+                Some("llc 22 lowers 128-bit atomics to `atom.cas.b128` (PTX 8.3 and sm_90) and rejects them below (\"unsupported cmpxchg\"), where llc 19 calls libatomic; not measured")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                self.finding(f, Some(inst), why.to_string());
+                return None;
+            }
+        }
         let Some(selection) = atomics::select(op_key, atomic_ty, space, &self.config) else {
             self.finding(
                 f,
@@ -1539,6 +1761,14 @@ impl<'m> Planner<'m> {
             );
             return None;
         };
+        let mut selection = selection;
+        if self.llc22() && (op_key == "cmpxchg" || selection.lowering == AtomicLowering::CasLoop) {
+            // llc 22 (sm_70 and later) names the memory order and scope of every
+            // compare-and-swap: a monotonic one is `atom.relaxed.sys[.space].cas.bN`.
+            selection.mnemonic = selection
+                .mnemonic
+                .map(|m| m.replacen("atom.", "atom.relaxed.sys.", 1));
+        }
         if let Some(name) = selection.libcall {
             // The runtime call is a call sequence of its own.
             let call = self.libcall(name, inst);

@@ -1,4 +1,4 @@
-//! The plan: what llc 19 writes for parameters, return values, calls and atomics.
+//! The plan: what llc 19 or llc 22 writes for parameters, return values, calls and atomics.
 //!
 //! Every type here serializes to the JSON of `fmtstr abi --json` (schemas/abi.schema.json).
 
@@ -27,7 +27,9 @@ pub struct ConfigEcho {
     pub opt_byval: bool,
     /// The SM version.
     pub sm: u32,
-    /// The PTX ISA version llc 19 writes for it.
+    /// Whose llc the plan describes: 19 or 22.
+    pub llc: u32,
+    /// The PTX ISA version the chosen llc writes for it.
     pub ptx_version: u32,
 }
 

@@ -88,10 +88,11 @@ impl Symbols {
         m: &Module,
         is_local: impl Fn(FuncId) -> bool,
         mentioned: &HashSet<FuncId>,
+        triple: Option<&str>,
     ) -> Symbols {
         let source = String::from_utf8_lossy(m.source());
         let defs = definitions(&source);
-        let nvptx = m.target_triple().is_some_and(|t| {
+        let nvptx = triple.is_some_and(|t| {
             let arch = t.split('-').next().unwrap_or("");
             arch == "nvptx" || arch == "nvptx64"
         });
