@@ -143,6 +143,14 @@ pub struct Args {
     /// --report counts the bytes of a matching thread.
     #[arg(long, value_name = "CONDITION")]
     only: Option<String>,
+    /// Each call site prints at most N times: the thread whose print is the first over the
+    /// limit prints one line instead, `FILE:LINE: further output of this call dropped (limit
+    /// N)`, and the others skip the print (nvptx: no vprintf; amdgpu: no buffer space, no
+    /// stores). One i32 counter per site, in module order, in the global array
+    /// `fmtstr_printf_site_counts` (addrspace 1): a host resets it through its name to let
+    /// every site print N more. Works with --only and --prefix (not with --prefix seq).
+    #[arg(long, value_name = "N")]
+    limit_per_site: Option<u32>,
     /// Print on stderr, for every lowered call, its file:line (the program source's, from
     /// !dbg, else the .ll's), its format and its payload (nvptx: the vprintf argument buffer's
     /// bytes; amdgpu: the entry's dwords, header included), and per function the bytes one
@@ -231,44 +239,49 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Some(text) => Some(fmtstr_lower::Condition::parse(text)?),
         None => None,
     };
-    if prefix.is_some_and(|p| p.has_seq()) && only.is_some() {
+    if prefix.is_some_and(|p| p.has_seq()) && (only.is_some() || args.limit_per_site.is_some()) {
         bail!(
-            "--prefix seq with --only: the counter would count the prints that --only skips \
-             too, and `fmtstr gaps` would report them lost; drop seq or --only"
+            "--prefix seq with --only or --limit-per-site: the counter would count the prints \
+             they skip too, and `fmtstr gaps` would report them lost; drop seq or the other"
         );
     }
+    if args.limit_per_site == Some(0) {
+        bail!("--limit-per-site 0 would print only the markers: give at least 1 (or --pass strip to print nothing)");
+    }
+    let rewrites = prefix.is_some() || only.is_some() || args.limit_per_site.is_some();
     let options = Options {
         target,
         werror: args.werror,
         prefix,
         only,
+        limit_per_site: args.limit_per_site,
         report: args.report || args.report_json.is_some(),
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
     // thread each. The AMD buffer stage keeps a module-wide table: one module.
     let threads = match target {
-        // --prefix and --only rewrite calls before lowering, on the whole module.
-        Target::Nvptx { .. } if prefix.is_some() || only.is_some() => 1,
+        // --prefix, --only and --limit-per-site rewrite calls before lowering, on the whole
+        // module.
+        Target::Nvptx { .. } if rewrites => 1,
         Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
         Target::Amdgpu { .. } => 1,
     };
     let parsing = Instant::now();
-    let mut shards =
-        if matches!(target, Target::Nvptx { .. }) && prefix.is_none() && only.is_none() {
-            // Only the calls to printf and what uses their results are parsed; the rest is
-            // copied. (--only splits blocks: the phis of their successors must be parsed.)
-            Module::parse_shards_where(&name, text, threads, &fmtstr_lower::find_printf)
-        } else if threads > 1 {
-            Module::parse_shards(&name, text, threads)
-        } else {
-            Module::parse(&name, text).map(|module| {
-                vec![Shard {
-                    module,
-                    first_function: None,
-                }]
-            })
-        }
-        .map_err(|error| anyhow::anyhow!("{error}"))?;
+    let mut shards = if matches!(target, Target::Nvptx { .. }) && !rewrites {
+        // Only the calls to printf and what uses their results are parsed; the rest is
+        // copied. (--only splits blocks: the phis of their successors must be parsed.)
+        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::find_printf)
+    } else if threads > 1 {
+        Module::parse_shards(&name, text, threads)
+    } else {
+        Module::parse(&name, text).map(|module| {
+            vec![Shard {
+                module,
+                first_function: None,
+            }]
+        })
+    }
+    .map_err(|error| anyhow::anyhow!("{error}"))?;
     let parse = parsing.elapsed();
     let lowered = match lower_shards(&mut shards, &options) {
         Ok(lowered) => lowered,
@@ -525,6 +538,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
         (args.only.is_some(), "--only"),
+        (args.limit_per_site.is_some(), "--limit-per-site"),
         (args.time_phases, "--time-phases"),
     ] {
         if given {
@@ -585,6 +599,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.report || args.report_json.is_some(), "--report"),
         (args.prefix.is_some(), "--prefix"),
         (args.only.is_some(), "--only"),
+        (args.limit_per_site.is_some(), "--limit-per-site"),
         (args.time_phases, "--time-phases"),
     ] {
         if given {

@@ -1631,17 +1631,23 @@ impl Module {
         g
     }
 
-    /// Adds `@name = [addrspace(N)] global i64 0, align 8`: a counter that a host finds by its
-    /// name (to read or reset it). A global of that name already in the module is returned as
-    /// it is (a module lowered twice keeps one counter).
-    pub fn add_counter_global(&mut self, name: &str, addrspace: u32) -> GlobalId {
+    /// Adds `@name = [addrspace(N)] global T zeroinitializer, align A`: counters that a host
+    /// finds by their name (to read or reset them). A global of that name already in the
+    /// module is returned as it is (a module lowered twice keeps one).
+    pub fn add_zeroed_global(
+        &mut self,
+        name: &str,
+        ty: TypeId,
+        align: u32,
+        addrspace: u32,
+    ) -> GlobalId {
         if let Some(&g) = self.global_map.get(name.as_bytes()) {
             return g;
         }
-        let zero = self.const_int(TypeId::I64, 0);
+        let zero = self.const_zero(ty);
         let var = self.vars.len() as u32;
         self.vars.push(VarData {
-            value_ty: TypeId::I64,
+            value_ty: ty,
             init: Some(PackedOp::new(zero)),
             constant: false,
         });
@@ -1652,7 +1658,9 @@ impl Module {
         if addrspace != 0 {
             text.extend_from_slice(format!("addrspace({addrspace}) ").as_bytes());
         }
-        text.extend_from_slice(b"global i64 0, align 8\n");
+        text.extend_from_slice(b"global ");
+        self.types.write(ty, &mut text);
+        text.extend_from_slice(format!(" zeroinitializer, align {align}\n").as_bytes());
         self.place_new_global(g, text);
         g
     }

@@ -45,6 +45,7 @@
 pub mod amdgpu;
 pub mod diag;
 pub mod extract;
+pub mod limit;
 pub mod model;
 pub mod nvptx;
 pub mod only;
@@ -122,6 +123,8 @@ pub struct Options {
     pub prefix: Option<Prefix>,
     /// Only the threads this condition matches print ([`only`]).
     pub only: Option<Condition>,
+    /// Each call site prints at most this many times, then one marker ([`limit`]).
+    pub limit_per_site: Option<u32>,
     /// Fill [`Lowered::report`] (each call's location is then looked up: a cost per call).
     pub report: bool,
 }
@@ -134,6 +137,7 @@ impl Options {
             werror: false,
             prefix: None,
             only: None,
+            limit_per_site: None,
             report: false,
         }
     }
@@ -237,6 +241,30 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         calls = again.calls;
         diagnostics = again.diagnostics;
     }
+    // The limit adds a counter and a marker call per site (after the prefix, which replaces
+    // the calls), and the conditions the calls run under, applied with --only's.
+    let mut limits = limit::Conditions::new();
+    if let (Some(per_site), false) = (options.limit_per_site, calls.is_empty()) {
+        if stops(&diagnostics, options.werror) {
+            return fail(diagnostics, options.werror);
+        }
+        let live: Vec<PrintfCall> = calls
+            .iter()
+            .filter(|c| !c.callee.is_disabled(module))
+            .cloned()
+            .collect();
+        match limit::apply(module, per_site, &live) {
+            Ok(conditions) => limits = conditions,
+            Err(error) => {
+                let first = live[0].location(module);
+                diagnostics.push(first.error(format!("cannot add the limit: {error}")));
+                return fail(diagnostics, options.werror);
+            }
+        }
+        let again = extract(module, lgc_input);
+        calls = again.calls;
+        diagnostics = again.diagnostics;
+    }
     phases.extract = started.elapsed();
     let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
     if calls.is_empty() {
@@ -267,7 +295,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 Vec::new()
             };
             let applying = Instant::now();
-            let applied = guard_calls(module, options, &calls)
+            let applied = guard_calls(module, options, &calls, &limits)
                 .and_then(|()| nvptx::apply(module, &calls, &plans))
                 .and_then(|()| remove_printf_if_unused(module))
                 .map(|()| None);
@@ -298,7 +326,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 Vec::new()
             };
             let applying = Instant::now();
-            let applied = guard_calls(module, options, &calls)
+            let applied = guard_calls(module, options, &calls, &limits)
                 .and_then(|()| amdgpu::apply(module, &calls, plan));
             phases.apply = applying.elapsed();
             applied
@@ -329,17 +357,18 @@ fn guard_calls(
     module: &mut Module,
     options: &Options,
     calls: &[PrintfCall],
+    limits: &limit::Conditions,
 ) -> Result<(), EditError> {
-    let Some(condition) = &options.only else {
+    if options.only.is_none() && limits.is_empty() {
         return Ok(());
-    };
+    }
     let live: Vec<PrintfCall> = calls
         .iter()
         .filter(|c| !c.callee.is_disabled(module))
         .cloned()
         .collect();
     let nvptx = matches!(options.target, Target::Nvptx { .. });
-    only::apply(module, condition, nvptx, &live)
+    only::apply(module, options.only.as_ref(), limits, nvptx, &live)
 }
 
 /// Where in text of a function body (see [`Module::parse_shards_where`]) the first place that

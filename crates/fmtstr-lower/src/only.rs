@@ -376,15 +376,27 @@ impl Condition {
 /// `%fmtstr.after.k`.
 pub(crate) fn apply(
     module: &mut Module,
-    condition: &Condition,
+    condition: Option<&Condition>,
+    limits: &crate::limit::Conditions,
     nvptx: bool,
     calls: &[PrintfCall],
 ) -> Result<(), EditError> {
     // First each call's condition, computed right before it, in module order (so the names
-    // of the reads and tests count up through the module).
+    // of the reads and tests count up through the module), and with `--limit-per-site`'s.
     let mut tests = Vec::with_capacity(calls.len());
     for call in calls {
-        tests.push(test_before(module, condition, nvptx, call.inst)?);
+        let only = match condition {
+            Some(condition) => test_before(module, condition, nvptx, call.inst)?,
+            None => None,
+        };
+        let test = match (only, limits.get(&call.inst).copied()) {
+            (Some(a), Some(b)) => {
+                let mut builder = module.builder(Position::Before(call.inst))?;
+                Some(builder.binary(Opcode::And, a, b, "only")?)
+            }
+            (a, b) => a.or(b),
+        };
+        tests.push(test);
     }
     // Then the branches, in one go (fmtstr-ir guards them from the last call back, so that
     // a block of n calls is not moved n times).

@@ -17,7 +17,7 @@
 //! `%%`).
 //!
 //! `seq` prints a sequence number, `#N`, taken from one 64-bit counter for the whole module,
-//! the global [`SEQ_COUNTER`] (`addrspace(1) global i64 0`), by an `atomicrmw add` right before
+//! the global [`SEQ_COUNTER`] (`addrspace(1) global i64 zeroinitializer`), by an `atomicrmw add` right before
 //! the call: every print that ran has its own number, so numbers missing from the output are
 //! prints that were lost (`fmtstr gaps`). A host resets the counter through its name
 //! (`cudaMemcpyToSymbol(fmtstr_printf_seq, ...)`, or the symbol's address in a code object). Because the prefix is part of the format string, CUDA's own
@@ -316,7 +316,7 @@ pub(crate) fn apply(
 /// The next number of the module's print counter (added on first use), taken right before
 /// `at`: `atomicrmw add ptr addrspace(1) @fmtstr_printf_seq, i64 1 monotonic`.
 fn next_seq(module: &mut Module, at: InstId) -> Result<Operand, EditError> {
-    let counter = module.add_counter_global(SEQ_COUNTER, 1);
+    let counter = module.add_zeroed_global(SEQ_COUNTER, TypeId::I64, 8, 1);
     let pointer = module.global(counter).operand();
     let mut b = module.builder(Position::Before(at))?;
     b.debug_loc_from(at);

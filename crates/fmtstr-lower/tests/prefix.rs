@@ -205,7 +205,7 @@ fn seq_numbers_every_print_from_one_counter() {
     );
     assert_eq!(lowered.calls, 9);
     assert_eq!(
-        out.matches("@fmtstr_printf_seq = addrspace(1) global i64 0, align 8")
+        out.matches("@fmtstr_printf_seq = addrspace(1) global i64 zeroinitializer, align 8")
             .count(),
         1
     );

@@ -690,7 +690,9 @@ fn sequence_numbers_make_lost_prints_visible() {
     ])
     .expect_code(0);
     let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
-    assert!(lowered.contains("@fmtstr_printf_seq = addrspace(1) global i64 0, align 8"));
+    assert!(
+        lowered.contains("@fmtstr_printf_seq = addrspace(1) global i64 zeroinitializer, align 8")
+    );
     assert!(lowered.contains("atomicrmw add ptr addrspace(1) @fmtstr_printf_seq, i64 1 monotonic"));
     let renamed = lowered
         .replace("@llvm.amdgcn.workgroup.id.", "@fmtstr_host_workgroup_id_")
@@ -762,4 +764,81 @@ fn sequence_numbers_make_lost_prints_visible() {
     assert!(numbered + missing <= prints as u64, "{json}");
     assert_eq!(code, if missing > 0 { 1 } else { 0 });
     assert!(json["repeated"].as_array().unwrap().is_empty());
+}
+
+/// `--limit-per-site N` on the host run of the AMD protocol (8 pthreads, x86_64): each of the
+/// 5 sites of work() prints exactly N lines and exactly one marker, whatever the threads'
+/// interleaving, and nothing else reaches the buffer (`decode --strict` finds no stray dwords).
+#[test]
+fn each_site_prints_its_limit_and_one_marker() {
+    use crate::decode_commands::{build_host_run, checked, HARNESS_C, WORK_C};
+    let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("work.c"), WORK_C).unwrap();
+    std::fs::write(at("harness.c"), HARNESS_C).unwrap();
+    crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--buffer-addrspace".as_ref(),
+        "1".as_ref(),
+        "--limit-per-site".as_ref(),
+        "10".as_ref(),
+        "--emit-strings".as_ref(),
+        at("strings.json").as_os_str(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.buffer.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    assert!(lowered
+        .contains("@fmtstr_printf_site_counts = addrspace(1) global [5 x i32] zeroinitializer"));
+    build_host_run(&clang, dir.path(), &lowered);
+    // 50 rounds on 8 threads: 400 calls of each site (136 of the one behind i % 3 == 0).
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args(["50", &(1u64 << 22).to_string()])
+            .arg(at("all.bin")),
+    );
+    let decoded = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--strict".as_ref(),
+    ])
+    .expect_code(0);
+    let text = decoded.stdout_text();
+    for kind in [" int ", " long ", " double ", " short ", " width ["] {
+        let lines = text.lines().filter(|line| line.contains(kind)).count();
+        assert_eq!(lines, 10, "{kind:?} printed {lines} times:\n{text}");
+    }
+    let markers: Vec<&str> = text
+        .lines()
+        .filter(|line| line.ends_with(": further output of this call dropped (limit 10)"))
+        .collect();
+    assert_eq!(markers.len(), 5, "{text}");
+    let distinct: std::collections::BTreeSet<&&str> = markers.iter().collect();
+    assert_eq!(distinct.len(), 5, "a marker printed twice: {markers:?}");
+    assert_eq!(text.lines().count(), 55);
+    // --limit-per-site 0 and with --prefix seq: refused, the fix named.
+    for args in [
+        vec!["--limit-per-site", "0"],
+        vec!["--limit-per-site", "2", "--prefix", "seq"],
+    ] {
+        let bad = run(["lower", "--target", "nvptx"]
+            .into_iter()
+            .chain(args.iter().copied())
+            .map(std::ffi::OsStr::new)
+            .chain([at("work.ll").as_os_str()]))
+        .expect_code(2);
+        assert!(bad.stderr.contains("--limit-per-site"), "{}", bad.stderr);
+    }
 }
