@@ -17,7 +17,8 @@ use crate::Outcome;
 /// CUDA's printf FIFO overwrote them (it keeps the newest, so the first ones go), or an AMD
 /// buffer ran full. They are listed as ranges, with the count; numbers seen more than once
 /// are listed too (a line printed or captured twice). Prints after the highest number seen
-/// cannot be told from none. Exit 1 when prints were lost.
+/// cannot be told from none. Exit 1 when prints were lost; exit 2 when no line carries a
+/// number (a run lowered without seq, or not a log).
 ///
 /// With --report R.json (what `fmtstr lower --report-json` wrote for the module), the output
 /// says how large cudaLimitPrintfFifoSize would have had to be, at least: every print the
@@ -58,6 +59,10 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     let name = fmtstr_fs::input::name_of(&args.log);
     let log = fmtstr_fs::Input::read(&args.log)?;
     let gaps = find_gaps(log.bytes());
+    if gaps.highest.is_none() {
+        // Nothing to judge: a log of a run lowered without seq, or not a log at all.
+        anyhow::bail!("{}", gaps.to_text(&name).trim_end());
+    }
     let largest = match &args.report {
         Some(path) => Some(largest_call(path)?),
         None => None,

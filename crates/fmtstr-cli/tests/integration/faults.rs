@@ -59,6 +59,9 @@ fn printing_commands(dir: &Path) -> Vec<(Vec<String>, i32)> {
         std::fs::copy(sample(&format!("pal/{name}")), audit_dir.join(name)).expect("copy");
     }
     let audit_dir = path_str(&audit_dir).to_owned();
+    let gaps_log = dir.join("run.log");
+    std::fs::write(&gaps_log, "[#0] a\n[#2] c\n").expect("write");
+    let gaps_log = path_str(&gaps_log).to_owned();
     let v = |args: &[&str]| args.iter().map(|a| (*a).to_owned()).collect::<Vec<_>>();
     vec![
         (v(&["hash", "a", "b"]), 0),
@@ -75,7 +78,7 @@ fn printing_commands(dir: &Path) -> Vec<(Vec<String>, i32)> {
         (v(&["printf", "%d|%s\\n", "7", "hi"]), 0),
         (v(&["check", "--json", "%d\\n", "--args", "i32"]), 0),
         (v(&["completions", "bash"]), 0),
-        (v(&["gaps", &s("decode/compute.txt")]), 0),
+        (v(&["gaps", &gaps_log]), 1),
         (
             v(&[
                 "decode",

@@ -746,6 +746,30 @@ fn sequence_numbers_make_lost_prints_visible() {
         numbers.iter().enumerate().all(|(k, &n)| n == k as u64),
         "not in order"
     );
+    // Lines a test removes from the log are exactly what gaps finds missing.
+    let half = prints as u64 / 2;
+    let removed = [5u64, 6, 7, 100, half];
+    let kept: String = all
+        .stdout_text()
+        .lines()
+        .filter(|line| {
+            !removed.contains(&fmtstr_tools::gaps::sequence_number(line.as_bytes()).unwrap())
+        })
+        .map(|line| format!("{line}\n"))
+        .collect();
+    let (code, json) = gaps(kept.as_bytes());
+    assert_eq!(code, 1);
+    assert_eq!(
+        json["missing_ranges"],
+        serde_json::json!([[5, 7], [100, 100], [half, half]])
+    );
+    assert_eq!(json["missing"], 5);
+    // Text without numbers, and garbage: exit 2, the fix named.
+    for log in [&b"x=1\n[block 1,0,0] y\n"[..], &[0xff, 0, 0x80, b'\n'][..]] {
+        std::fs::write(at("bad.log"), log).unwrap();
+        let bad = run(["gaps".as_ref(), at("bad.log").as_os_str()]).expect_code(2);
+        assert!(bad.stderr.contains("--prefix seq"), "{}", bad.stderr);
+    }
     // A buffer for about a third: what the log lacks below its highest number are lost prints,
     // and what it has plus what it lacks never exceeds what the threads printed.
     let all_bytes = std::fs::read(at("all.bin")).unwrap();
