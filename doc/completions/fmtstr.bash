@@ -568,7 +568,7 @@ _fmtstr() {
                     return 0
                     ;;
                 --pass)
-                    COMPREPLY=($(compgen -W "printf strip struct-args" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "printf assert strip struct-args" -- "${cur}"))
                     return 0
                     ;;
                 --target)

@@ -96,6 +96,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l verify-ids -d 'A
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -s o -l output -d 'Where to write the lowered module (`-` or absent: stdout). A file is replaced atomically, together with --emit-strings and --report-json: all are written, or none' -r -F
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l pass -d 'The pass to run' -r -f -a "printf\t'printf calls lowered for --target'
+assert\t'printf calls lowered for --target, and before them every failed assert() (__assert_fail from glibc\'s assert.h, __assertfail from CUDA\'s) made a printf of glibc\'s message, `file:line: function: Assertion `expr\' failed.`, then a trap; the other options (--prefix, --only, --limit-per-site) apply to it as to any printf'
 strip\t'every printf and lgc.debug.printf call removed, for a release build: a used result becomes 0 with a warning, argument side effects stay, printf\'s declaration goes when unused, every other line is kept; needs no --target'
 struct-args\t'NVPTX byval aggregate parameters read in place from the parameter space (seed 002)'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l target -d 'The GPU to lower printf for (struct-args is NVPTX only and needs none)' -r -f -a "nvptx\t''

@@ -177,6 +177,11 @@ pub struct Args {
 enum PassArg {
     /// printf calls lowered for --target
     Printf,
+    /// printf calls lowered for --target, and before them every failed assert()
+    /// (__assert_fail from glibc's assert.h, __assertfail from CUDA's) made a printf of
+    /// glibc's message, `file:line: function: Assertion `expr' failed.`, then a trap; the
+    /// other options (--prefix, --only, --limit-per-site) apply to it as to any printf
+    Assert,
     /// every printf and lgc.debug.printf call removed, for a release build: a used result
     /// becomes 0 with a warning, argument side effects stay, printf's declaration goes when
     /// unused, every other line is kept; needs no --target
@@ -225,7 +230,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     match args.pass {
         PassArg::StructArgs => return run_struct_args(&args),
         PassArg::Strip => return run_strip(&args),
-        PassArg::Printf => {}
+        PassArg::Printf | PassArg::Assert => {}
     }
     let target = target(&args)?;
     let reading = Instant::now();
@@ -248,13 +253,19 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     if args.limit_per_site == Some(0) {
         bail!("--limit-per-site 0 would print only the markers: give at least 1 (or --pass strip to print nothing)");
     }
-    let rewrites = prefix.is_some() || only.is_some() || args.limit_per_site.is_some();
+    // These rewrite calls before lowering, on the whole module (asserts are found outside
+    // the functions that mention printf too).
+    let rewrites = prefix.is_some()
+        || only.is_some()
+        || args.limit_per_site.is_some()
+        || args.pass == PassArg::Assert;
     let options = Options {
         target,
         werror: args.werror,
         prefix,
         only,
         limit_per_site: args.limit_per_site,
+        asserts: args.pass == PassArg::Assert,
         report: args.report || args.report_json.is_some(),
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one

@@ -43,6 +43,7 @@
 //! ```
 
 pub mod amdgpu;
+pub mod assert;
 pub mod diag;
 pub mod extract;
 pub mod limit;
@@ -125,6 +126,8 @@ pub struct Options {
     pub only: Option<Condition>,
     /// Each call site prints at most this many times, then one marker ([`limit`]).
     pub limit_per_site: Option<u32>,
+    /// Failed asserts are printed through printf first, then trap ([`assert`]).
+    pub asserts: bool,
     /// Fill [`Lowered::report`] (each call's location is then looked up: a cost per call).
     pub report: bool,
 }
@@ -138,6 +141,7 @@ impl Options {
             prefix: None,
             only: None,
             limit_per_site: None,
+            asserts: false,
             report: false,
         }
     }
@@ -208,6 +212,21 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
     );
     let started = Instant::now();
     let mut phases = Phases::default();
+    if options.asserts {
+        if let Err(error) = assert::asserts_to_printf(module) {
+            let location = Location {
+                file: module.file_name().to_owned(),
+                line: 0,
+                column: 0,
+                text: String::new(),
+                source: None,
+            };
+            return failure(
+                vec![location.error(format!("cannot print the asserts: {error}"))],
+                options.werror,
+            );
+        }
+    }
     let Extraction {
         mut calls,
         mut diagnostics,

@@ -866,3 +866,98 @@ fn each_site_prints_its_limit_and_one_marker() {
         assert!(bad.stderr.contains("--limit-per-site"), "{}", bad.stderr);
     }
 }
+
+/// assert() in device code, as glibc's <assert.h> expands it.
+const ASSERT_WORK_C: &str = r#"extern void __assert_fail(const char *expression, const char *file,
+                          unsigned int line, const char *function) __attribute__((noreturn));
+#define assert(e) ((e) ? (void)0 : __assert_fail(#e, __FILE__, __LINE__, __func__))
+int printf(const char *format, ...);
+
+void work(int tid, int i) {
+    printf("t%d i%d\n", tid, i);
+    assert(i < 3 && "i stays small");
+}
+"#;
+
+/// `--pass assert` on the host run of the AMD protocol: each of 8 threads prints its lines,
+/// then glibc's assert message for its failed assert (the trap ends the thread), and that
+/// message is byte for byte what glibc's own `assert` prints after the program's name.
+#[test]
+fn a_failed_assert_prints_glibcs_message_through_printf() {
+    use crate::decode_commands::{build_host_run, checked, HARNESS_C};
+    let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    std::fs::write(at("work.c"), ASSERT_WORK_C).unwrap();
+    // The trap ends the thread that failed, as a GPU trap ends its wave.
+    let harness = HARNESS_C.replace(
+        "static unsigned char *buffer;",
+        "static unsigned char *buffer;\nvoid fmtstr_host_trap(void) { pthread_exit(NULL); }",
+    );
+    std::fs::write(at("harness.c"), harness).unwrap();
+    crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
+    run([
+        "lower".as_ref(),
+        "--target".as_ref(),
+        "amdgpu".as_ref(),
+        "--stage".as_ref(),
+        "buffer".as_ref(),
+        "--buffer-addrspace".as_ref(),
+        "1".as_ref(),
+        "--pass".as_ref(),
+        "assert".as_ref(),
+        "--emit-strings".as_ref(),
+        at("strings.json").as_os_str(),
+        at("work.ll").as_os_str(),
+        "-o".as_ref(),
+        at("work.buffer.ll").as_os_str(),
+    ])
+    .expect_code(0);
+    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    assert!(!lowered.contains("__assert_fail"), "the assert call stayed");
+    assert!(lowered.contains("call void @llvm.trap()"));
+    build_host_run(
+        &clang,
+        dir.path(),
+        &lowered.replace("@llvm.trap()", "@fmtstr_host_trap()"),
+    );
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args(["10", &(1u64 << 20).to_string()])
+            .arg(at("all.bin")),
+    );
+    let decoded = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--strict".as_ref(),
+    ])
+    .expect_code(0);
+    // glibc's own message: the host build aborts at the first failed assert.
+    let host = std::process::Command::new(at("host"))
+        .arg("10")
+        .output()
+        .unwrap();
+    assert!(!host.status.success());
+    let stderr = String::from_utf8(host.stderr).unwrap();
+    let glibc = stderr
+        .lines()
+        .find_map(|line| line.split_once(": ").map(|(_, rest)| rest))
+        .unwrap_or_else(|| panic!("no assert message from glibc: {stderr}"));
+    assert!(
+        glibc.ends_with("Assertion `i < 3 && \"i stays small\"' failed."),
+        "{glibc}"
+    );
+    let text = decoded.stdout_text();
+    let asserts: Vec<&str> = text.lines().filter(|l| l.contains("Assertion")).collect();
+    assert_eq!(asserts.len(), 8, "{text}");
+    assert!(
+        asserts.iter().all(|line| *line == glibc),
+        "{asserts:?} vs {glibc}"
+    );
+    // Each thread printed i = 0..3 before its assert failed at i = 3.
+    assert_eq!(text.lines().filter(|l| l.starts_with('t')).count(), 8 * 4);
+}
