@@ -332,6 +332,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 buffer_addrspace,
                 lgc_form,
                 user_data_offset,
+                sites: options.prefix.is_some_and(|p| p.has_site()),
             };
             let planning = Instant::now();
             let plan = amdgpu::plan(module, &calls, &settings, &mut diagnostics);

@@ -70,7 +70,7 @@ pub(crate) fn apply(
             .types()
             .ptr_addrspace(fixed[format_at].0.ty)
             .unwrap_or(0);
-        let text = marker_text(module, call, limit);
+        let text = marker_text(module, call, site, limit);
         let marker_format = match markers.get(&(text.clone(), addrspace)) {
             Some(&operand) => operand,
             None => {
@@ -103,20 +103,20 @@ pub(crate) fn apply(
     Ok(conditions)
 }
 
-/// `FILE:LINE: further output of this call dropped (limit N)\n`, `%` written `%%`.
-fn marker_text(module: &Module, call: &PrintfCall, limit: u32) -> String {
+/// `FILE:LINE: further output of this call dropped (limit N)\n`, `%` written `%%`. Without
+/// debug information: the function and the call's line in the `.ll`, or, for a call fmtstr
+/// made (`--prefix` replaces the calls), its number among the module's sites.
+fn marker_text(module: &Module, call: &PrintfCall, site: usize, limit: u32) -> String {
     let location = Location::of(module, call.inst);
+    let function = module.function(call.function).name_str().into_owned();
     let site = match location.source {
         // file:line:column -> file:line
         Some(source) => match source.rsplit_once(':') {
             Some((file_line, _column)) => file_line.to_owned(),
             None => source,
         },
-        None => format!(
-            "{}:{}",
-            module.function(call.function).name_str(),
-            location.line
-        ),
+        None if location.line > 0 => format!("{function}:{}", location.line),
+        None => format!("{function}, call {}", site + 1),
     };
     format!("{site}: further output of this call dropped (limit {limit})\n").replace('%', "%%")
 }

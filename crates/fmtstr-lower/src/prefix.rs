@@ -325,7 +325,7 @@ fn next_seq(module: &mut Module, at: InstId) -> Result<Operand, EditError> {
 }
 
 /// Where a call is, for `site`: its `!dbg` location, else the function it is in.
-fn site_of(module: &Module, call: &PrintfCall) -> String {
+pub(crate) fn site_of(module: &Module, call: &PrintfCall) -> String {
     Location::of(module, call.inst)
         .source
         .unwrap_or_else(|| module.function(call.function).name_str().into_owned())

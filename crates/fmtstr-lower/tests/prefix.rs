@@ -179,6 +179,10 @@ fn site_is_the_calls_source_location_in_the_format() {
         .collect();
     assert_eq!(sites.len(), 1, "the entry of line 14");
     assert_eq!(sites[0].argument_count(), 1);
+    // The entry lists its site under a key of its own.
+    let listed = sites[0].sites();
+    assert_eq!(listed.len(), 1);
+    assert!(listed[0].ends_with("printf.c:14:3"), "{listed:?}");
     // Not compiled here: llc-19's lowering of buffer fat pointers (addrspace 7) breaks any
     // module with debug information ("DICompileUnit not listed in llvm.dbg.cu"), with or
     // without fmtstr; llc-22 compiles it. The code is the same as without -g.

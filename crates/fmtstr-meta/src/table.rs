@@ -49,6 +49,11 @@ pub mod keys {
     pub const CONSTANTS: &str = ".constants";
 }
 
+/// The key of an entry's call sites (`fmtstr lower --prefix site`): an array of
+/// `file:line:column` strings (a function's name without debug information). Readers other
+/// than fmtstr pass over it.
+pub const SITES_KEY: &str = ".fmtstr_sites";
+
 /// One format string with its ID and argument layout.
 #[derive(Clone, Debug)]
 pub struct Entry<'a> {
@@ -126,6 +131,17 @@ impl<'a> Entry<'a> {
     /// Keys fmtstr does not know, in file order.
     pub fn extra(&self) -> &[(Value, Value)] {
         &self.extra
+    }
+
+    /// The call sites that print this format, as `fmtstr lower --prefix site` lists them
+    /// under [`SITES_KEY`] (none when the key is absent or not an array of strings).
+    pub fn sites(&self) -> Vec<&str> {
+        self.extra
+            .iter()
+            .find(|(key, _)| key.as_str() == Some(SITES_KEY))
+            .and_then(|(_, value)| value.as_array())
+            .map(|sites| sites.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default()
     }
 
     /// The exact bytes this entry had in its file, if it came from one.

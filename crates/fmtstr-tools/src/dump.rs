@@ -288,6 +288,10 @@ fn describe(
             entry.mask().to_string(),
             escape::escape(entry.bytes())
         );
+        let sites = entry.sites();
+        if !sites.is_empty() {
+            let _ = writeln!(text, "      printed at {}", sites.join(", "));
+        }
     }
     describe_offset_and_aborts(text, table);
 }

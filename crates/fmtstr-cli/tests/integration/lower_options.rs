@@ -814,6 +814,8 @@ fn each_site_prints_its_limit_and_one_marker() {
         "1".as_ref(),
         "--limit-per-site".as_ref(),
         "10".as_ref(),
+        "--prefix".as_ref(),
+        "site".as_ref(),
         "--emit-strings".as_ref(),
         at("strings.json").as_os_str(),
         at("work.ll").as_os_str(),
@@ -852,6 +854,56 @@ fn each_site_prints_its_limit_and_one_marker() {
     let distinct: std::collections::BTreeSet<&&str> = markers.iter().collect();
     assert_eq!(distinct.len(), 5, "a marker printed twice: {markers:?}");
     assert_eq!(text.lines().count(), 55);
+    // With --prefix site, each line starts with its site (work() has no debug information:
+    // its name), and decode --json gives each entry's sites from the table.
+    // (the markers are fmtstr's own lines, made after the prefix: they name their site).
+    assert!(
+        text.lines()
+            .all(|line| line.starts_with("[work] ") || line.contains("further output")),
+        "{text}"
+    );
+    assert!(
+        text.contains("work, call 5: further output of this call dropped"),
+        "{text}"
+    );
+    let json = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--json".as_ref(),
+    ])
+    .expect_code(0);
+    let objects: Vec<serde_json::Value> = json
+        .stdout_text()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(objects.len(), 55);
+    for object in &objects {
+        assert_eq!(object["sites"], serde_json::json!(["work"]), "{object}");
+        assert_matches_schema("decode.schema.json", object);
+    }
+    // dump shows them under each entry of a PAL ELF that holds the table.
+    run([
+        "embed".as_ref(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        root().join("samples/pal/no_strings.elf").as_os_str(),
+        "-o".as_ref(),
+        at("sites.elf").as_os_str(),
+    ])
+    .expect_code(0);
+    let dumped = run(["dump".as_ref(), at("sites.elf").as_os_str()]).expect_code(0);
+    assert_eq!(
+        dumped
+            .stdout_text()
+            .matches("      printed at work\n")
+            .count(),
+        10,
+        "{}",
+        dumped.stdout_text()
+    );
     // --limit-per-site 0 and with --prefix seq: refused, the fix named.
     for args in [
         vec!["--limit-per-site", "0"],

@@ -63,6 +63,8 @@ pub const BUFFER_HEADER_DWORDS: i64 = 4;
 /// (low first, its bit in the 64-bit mask set); `fmtstr decode` prints the entry's string.
 /// Other readers see an ordinary format without arguments (LLPC's tables never have the key).
 pub const INTERNED_KEY: &str = ".fmtstr_interned";
+/// With `--prefix site`, each format entry lists the call sites that print it under this key.
+pub use fmtstr_meta::SITES_KEY;
 
 /// Dwords of an entry header.
 pub const ENTRY_HEADER_DWORDS: u32 = 2;
@@ -110,6 +112,8 @@ pub(crate) fn plan(
     table.user_data_offset = settings.user_data_offset;
     // ID -> (index in the table, where it was first printed).
     let mut ids: HashMap<FormatId, (usize, &PrintfCall)> = HashMap::new();
+    // Entry index -> the sites that print it (with --prefix site).
+    let mut sites: HashMap<usize, Vec<String>> = HashMap::new();
     let needs_source = calls.iter().any(|c| own_buffer(c).is_none());
     if let (true, Some(first)) = (needs_source, calls.first()) {
         if let Some(message) = BufferSource::check(module, buffer_addrspace) {
@@ -176,13 +180,21 @@ pub(crate) fn plan(
             Mask::for_arguments(call.args.len(), wide),
         );
         let id = entry.id();
+        let site = || crate::prefix::site_of(module, call);
         match ids.get(&id) {
             None => {
+                if settings.sites {
+                    sites.insert(table.entries.len(), vec![site()]);
+                }
                 ids.insert(id, (table.entries.len(), call));
                 table.entries.push(entry);
             }
             Some(&(index, first)) => match merge::relation(&table.entries[index], &entry) {
-                Relation::Identical => {}
+                Relation::Identical => {
+                    if let Some(list) = sites.get_mut(&index) {
+                        list.push(site());
+                    }
+                }
                 Relation::Collision => diagnostics.push(
                     call.location(module)
                         .error(format!(
@@ -257,6 +269,14 @@ pub(crate) fn plan(
 
     // Merge with the table already in the module's PAL metadata.
     let document = pal_document(module);
+    for (index, list) in sites {
+        let entry = table.entries[index].clone();
+        let list = list.into_iter().map(rmpv::Value::from).collect();
+        table.entries[index] = entry.with_extra(vec![(
+            rmpv::Value::from(SITES_KEY),
+            rmpv::Value::Array(list),
+        )]);
+    }
     let mut merged_table = table;
     if let (Some(bytes), Some(first)) = (&document, calls.first()) {
         match Document::parse(bytes) {

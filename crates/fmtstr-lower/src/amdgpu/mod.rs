@@ -60,6 +60,8 @@ pub(crate) struct Settings {
     pub buffer_addrspace: u32,
     pub lgc_form: LgcForm,
     pub user_data_offset: Option<u64>,
+    /// Each format entry lists its call sites under [`fmtstr_meta::SITES_KEY`] (`--prefix site`).
+    pub sites: bool,
 }
 
 /// Address space 7: AMDGPU's buffer fat pointer.

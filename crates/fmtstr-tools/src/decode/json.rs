@@ -42,6 +42,11 @@ pub fn decode_window(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>)
             "format".into(),
             known.map_or(Json::Null, |known| json!(known.entry().string())),
         );
+        if let Some(sites) = known.map(|known| known.entry().sites()) {
+            if !sites.is_empty() {
+                object.insert("sites".into(), json!(sites));
+            }
+        }
         text.clear();
         match decoder.render(&entry, &mut text) {
             Ok(warning) => {
