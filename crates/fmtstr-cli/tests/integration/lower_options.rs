@@ -315,7 +315,7 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered() {
 }
 
 fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered_with(llvm: Llvm) {
-    use crate::decode_commands::{build_host_run, by_thread, checked, HARNESS_C, WORK_C};
+    use crate::decode_commands::{build_host_run, by_thread, checked, WORK_C};
     let Some(clang) = require_llvm(llvm, Tool::Clang) else {
         return;
     };
@@ -328,15 +328,7 @@ fn prefixed_printf_on_host_threads_decodes_sorted_and_filtered_with(llvm: Llvm) 
     );
     assert!(work.contains("str %s"));
     std::fs::write(at("work.c"), work).unwrap();
-    let harness = HARNESS_C
-        .replace(
-            "static unsigned char *buffer;",
-            &format!("static unsigned char *buffer;\n{HOST_IDS_C}"),
-        )
-        .replace(
-            "int tid = (int)(intptr_t)arg;",
-            "int tid = (int)(intptr_t)arg;\n    current_thread = tid;",
-        );
+    let harness = harness_with_ids();
     assert!(harness.contains("current_thread = tid;"));
     std::fs::write(at("harness.c"), harness).unwrap();
     crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
@@ -648,20 +640,52 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
     );
 }
 
-/// `--prefix seq` on the host run of the AMD protocol (8 pthreads, x86_64): every decoded line
-/// carries its own number; `fmtstr gaps` finds none missing when the buffer holds everything,
-/// `decode --sort prefix` restores the order of the prints, and with a buffer too small the
-/// numbers the log lacks are exactly the prints the threads made but the buffer did not keep.
-#[test]
-fn sequence_numbers_make_lost_prints_visible() {
-    use crate::decode_commands::{build_host_run, by_thread, checked, HARNESS_C, WORK_C};
-    let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
-        return;
-    };
-    let dir = scratch();
-    let at = |name: &str| dir.path().join(name);
-    std::fs::write(at("work.c"), WORK_C).unwrap();
-    let harness = HARNESS_C
+/// The AMD protocol's host run of `work_c`: lowered with `--target amdgpu --stage buffer
+/// --buffer-addrspace 1 --emit-strings strings.json` and `options`, then built for x86_64
+/// with `harness_c` (`lowered` and the plain `host` in `dir`); the id intrinsics read the
+/// harness's thread numbers. Returns the lowered module's text.
+fn lower_for_host_run(
+    clang: &Path,
+    dir: &Path,
+    work_c: &str,
+    harness_c: &str,
+    options: &[&str],
+) -> String {
+    let at = |name: &str| dir.join(name);
+    std::fs::write(at("work.c"), work_c).unwrap();
+    std::fs::write(at("harness.c"), harness_c).unwrap();
+    crate::decode_commands::amdgpu_ir(clang, &at("work.c"), &at("work.ll"));
+    let mut args: Vec<std::ffi::OsString> = [
+        "lower",
+        "--target",
+        "amdgpu",
+        "--stage",
+        "buffer",
+        "--buffer-addrspace",
+        "1",
+        "--emit-strings",
+    ]
+    .iter()
+    .map(Into::into)
+    .collect();
+    args.push(at("strings.json").into());
+    args.extend(options.iter().map(Into::into));
+    args.push(at("work.ll").into());
+    args.push("-o".into());
+    args.push(at("work.buffer.ll").into());
+    run(args).expect_code(0);
+    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    let host = lowered
+        .replace("@llvm.amdgcn.workgroup.id.", "@fmtstr_host_workgroup_id_")
+        .replace("@llvm.amdgcn.workitem.id.", "@fmtstr_host_workitem_id_")
+        .replace("@llvm.trap()", "@fmtstr_host_trap()");
+    crate::decode_commands::build_host_run(clang, dir, &host);
+    lowered
+}
+
+/// The harness with the id stand-ins of the `--prefix` tests.
+fn harness_with_ids() -> String {
+    crate::decode_commands::HARNESS_C
         .replace(
             "static unsigned char *buffer;",
             &format!("static unsigned char *buffer;\n{HOST_IDS_C}"),
@@ -669,35 +693,32 @@ fn sequence_numbers_make_lost_prints_visible() {
         .replace(
             "int tid = (int)(intptr_t)arg;",
             "int tid = (int)(intptr_t)arg;\n    current_thread = tid;",
-        );
-    std::fs::write(at("harness.c"), harness).unwrap();
-    crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
-    run([
-        "lower".as_ref(),
-        "--target".as_ref(),
-        "amdgpu".as_ref(),
-        "--stage".as_ref(),
-        "buffer".as_ref(),
-        "--buffer-addrspace".as_ref(),
-        "1".as_ref(),
-        "--prefix".as_ref(),
-        "seq,local".as_ref(),
-        "--emit-strings".as_ref(),
-        at("strings.json").as_os_str(),
-        at("work.ll").as_os_str(),
-        "-o".as_ref(),
-        at("work.buffer.ll").as_os_str(),
-    ])
-    .expect_code(0);
-    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+        )
+}
+
+/// `--prefix seq` on the host run of the AMD protocol (8 pthreads, x86_64): every decoded line
+/// carries its own number; `fmtstr gaps` finds none missing when the buffer holds everything,
+/// `decode --sort prefix` restores the order of the prints, and with a buffer too small the
+/// numbers the log lacks are exactly the prints the threads made but the buffer did not keep.
+#[test]
+fn sequence_numbers_make_lost_prints_visible() {
+    use crate::decode_commands::{by_thread, checked, WORK_C};
+    let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    let lowered = lower_for_host_run(
+        &clang,
+        dir.path(),
+        WORK_C,
+        &harness_with_ids(),
+        &["--prefix", "seq,local"],
+    );
     assert!(
         lowered.contains("@fmtstr_printf_seq = addrspace(1) global i64 zeroinitializer, align 8")
     );
     assert!(lowered.contains("atomicrmw add ptr addrspace(1) @fmtstr_printf_seq, i64 1 monotonic"));
-    let renamed = lowered
-        .replace("@llvm.amdgcn.workgroup.id.", "@fmtstr_host_workgroup_id_")
-        .replace("@llvm.amdgcn.workitem.id.", "@fmtstr_host_workitem_id_");
-    build_host_run(&clang, dir.path(), &renamed);
     let calls = "200";
     let host = checked(std::process::Command::new(at("host")).arg(calls));
     let prints: usize = by_thread(&String::from_utf8(host.stdout).unwrap())
@@ -795,38 +816,21 @@ fn sequence_numbers_make_lost_prints_visible() {
 /// interleaving, and nothing else reaches the buffer (`decode --strict` finds no stray dwords).
 #[test]
 fn each_site_prints_its_limit_and_one_marker() {
-    use crate::decode_commands::{build_host_run, checked, HARNESS_C, WORK_C};
+    use crate::decode_commands::{checked, HARNESS_C, WORK_C};
     let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
         return;
     };
     let dir = scratch();
     let at = |name: &str| dir.path().join(name);
-    std::fs::write(at("work.c"), WORK_C).unwrap();
-    std::fs::write(at("harness.c"), HARNESS_C).unwrap();
-    crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
-    run([
-        "lower".as_ref(),
-        "--target".as_ref(),
-        "amdgpu".as_ref(),
-        "--stage".as_ref(),
-        "buffer".as_ref(),
-        "--buffer-addrspace".as_ref(),
-        "1".as_ref(),
-        "--limit-per-site".as_ref(),
-        "10".as_ref(),
-        "--prefix".as_ref(),
-        "site".as_ref(),
-        "--emit-strings".as_ref(),
-        at("strings.json").as_os_str(),
-        at("work.ll").as_os_str(),
-        "-o".as_ref(),
-        at("work.buffer.ll").as_os_str(),
-    ])
-    .expect_code(0);
-    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
+    let lowered = lower_for_host_run(
+        &clang,
+        dir.path(),
+        WORK_C,
+        HARNESS_C,
+        &["--limit-per-site", "10", "--prefix", "site"],
+    );
     assert!(lowered
         .contains("@fmtstr_printf_site_counts = addrspace(1) global [5 x i32] zeroinitializer"));
-    build_host_run(&clang, dir.path(), &lowered);
     // 50 rounds on 8 threads: 400 calls of each site (136 of the one behind i % 3 == 0).
     checked(
         std::process::Command::new(at("lowered"))
@@ -936,45 +940,26 @@ void work(int tid, int i) {
 /// message is byte for byte what glibc's own `assert` prints after the program's name.
 #[test]
 fn a_failed_assert_prints_glibcs_message_through_printf() {
-    use crate::decode_commands::{build_host_run, checked, HARNESS_C};
+    use crate::decode_commands::{checked, HARNESS_C};
     let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
         return;
     };
     let dir = scratch();
     let at = |name: &str| dir.path().join(name);
-    std::fs::write(at("work.c"), ASSERT_WORK_C).unwrap();
     // The trap ends the thread that failed, as a GPU trap ends its wave.
     let harness = HARNESS_C.replace(
         "static unsigned char *buffer;",
         "static unsigned char *buffer;\nvoid fmtstr_host_trap(void) { pthread_exit(NULL); }",
     );
-    std::fs::write(at("harness.c"), harness).unwrap();
-    crate::decode_commands::amdgpu_ir(&clang, &at("work.c"), &at("work.ll"));
-    run([
-        "lower".as_ref(),
-        "--target".as_ref(),
-        "amdgpu".as_ref(),
-        "--stage".as_ref(),
-        "buffer".as_ref(),
-        "--buffer-addrspace".as_ref(),
-        "1".as_ref(),
-        "--pass".as_ref(),
-        "assert".as_ref(),
-        "--emit-strings".as_ref(),
-        at("strings.json").as_os_str(),
-        at("work.ll").as_os_str(),
-        "-o".as_ref(),
-        at("work.buffer.ll").as_os_str(),
-    ])
-    .expect_code(0);
-    let lowered = std::fs::read_to_string(at("work.buffer.ll")).unwrap();
-    assert!(!lowered.contains("__assert_fail"), "the assert call stayed");
-    assert!(lowered.contains("call void @llvm.trap()"));
-    build_host_run(
+    let lowered = lower_for_host_run(
         &clang,
         dir.path(),
-        &lowered.replace("@llvm.trap()", "@fmtstr_host_trap()"),
+        ASSERT_WORK_C,
+        &harness,
+        &["--pass", "assert"],
     );
+    assert!(!lowered.contains("__assert_fail"), "the assert call stayed");
+    assert!(lowered.contains("call void @llvm.trap()"));
     checked(
         std::process::Command::new(at("lowered"))
             .args(["10", &(1u64 << 20).to_string()])
