@@ -118,5 +118,5 @@ fn marker_text(module: &Module, call: &PrintfCall, site: usize, limit: u32) -> S
         None if location.line > 0 => format!("{function}:{}", location.line),
         None => format!("{function}, call {}", site + 1),
     };
-    format!("{site}: further output of this call dropped (limit {limit})\n").replace('%', "%%")
+    format!("{site}{}{limit})\n", fmtstr_meta::LIMIT_MARKER).replace('%', "%%")
 }

@@ -54,6 +54,10 @@ pub mod keys {
 /// than fmtstr pass over it.
 pub const SITES_KEY: &str = ".fmtstr_sites";
 
+/// What follows a site in the line that `fmtstr lower --limit-per-site N` prints once a site
+/// went over its limit: `FILE:LINE: further output of this call dropped (limit N)`.
+pub const LIMIT_MARKER: &str = ": further output of this call dropped (limit ";
+
 /// One format string with its ID and argument layout.
 #[derive(Clone, Debug)]
 pub struct Entry<'a> {

@@ -430,8 +430,8 @@ fn write_stats(
         "  {:>10}  {:>12}  {:>6}  {:<14}  format",
         "entries", "dwords", "share", "ID"
     )?;
-    for (id, count) in rows {
-        let format = match formats.get(id) {
+    for (id, count) in &rows {
+        let format = match formats.get(*id) {
             Some(known) => fmtstr_decode::quoted(known.entry()),
             None if formats.is_empty() => "(no tables given)".to_string(),
             None => "(unknown ID)".to_string(),
@@ -445,5 +445,61 @@ fn write_stats(
             id
         )?;
     }
+    let sites = site_stats(formats, &rows);
+    if !sites.is_empty() {
+        writeln!(out, "per call site (fmtstr lower --prefix site):")?;
+        writeln!(out, "  {:>10}  {:<5}  site", "entries", "limit")?;
+        for site in sites {
+            writeln!(
+                out,
+                "  {:>10}  {:<5}  {}",
+                site.entries,
+                if site.limit_hit { "hit" } else { "-" },
+                site.site
+            )?;
+        }
+    }
     Ok(())
+}
+
+/// One call site's lines in the buffer.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct SiteStats {
+    /// `file:line:column`, or a function's name, as the tables list it (`.fmtstr_sites`).
+    pub site: String,
+    /// Entries its formats printed, the limit's marker not counted.
+    pub entries: u64,
+    /// Whether its `--limit-per-site` marker was printed: the site went over its limit.
+    pub limit_hit: bool,
+}
+
+/// Per call site, in the order the sites first appear in `rows`: what its formats printed,
+/// and whether its limit was hit. Empty when no table lists sites.
+pub(crate) fn site_stats(formats: &Formats, rows: &[(u64, stream::Count)]) -> Vec<SiteStats> {
+    let mut sites: Vec<SiteStats> = Vec::new();
+    for (id, count) in rows {
+        let Some(known) = formats.get(*id) else {
+            continue;
+        };
+        let marker = known.entry().string().contains(fmtstr_meta::LIMIT_MARKER);
+        for site in known.entry().sites() {
+            let index = match sites.iter().position(|s| s.site == site) {
+                Some(index) => index,
+                None => {
+                    sites.push(SiteStats {
+                        site: site.to_owned(),
+                        entries: 0,
+                        limit_hit: false,
+                    });
+                    sites.len() - 1
+                }
+            };
+            if marker {
+                sites[index].limit_hit = true;
+            } else {
+                sites[index].entries += count.entries;
+            }
+        }
+    }
+    sites
 }

@@ -762,6 +762,11 @@ pub(crate) fn by_thread(text: &str) -> std::collections::BTreeMap<String, Vec<St
 /// C to AMDGPU IR (gfx1100, PAL) with its printf calls left as calls, as the host-run tests
 /// lower it.
 pub(crate) fn amdgpu_ir(clang: &Path, c: &Path, ll: &Path) {
+    amdgpu_ir_with(clang, c, ll, &[]);
+}
+
+/// [`amdgpu_ir`] with more clang options (`-g`).
+pub(crate) fn amdgpu_ir_with(clang: &Path, c: &Path, ll: &Path, more: &[&str]) {
     checked(
         std::process::Command::new(clang)
             .args([
@@ -771,6 +776,7 @@ pub(crate) fn amdgpu_ir(clang: &Path, c: &Path, ll: &Path) {
                 "c",
                 "-O1",
             ])
+            .args(more)
             .args(["-fno-builtin-printf", "-S", "-emit-llvm", "-o"])
             .arg(ll)
             .arg(c),

@@ -640,8 +640,9 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
     );
 }
 
-/// The AMD protocol's host run of `work_c`: lowered with `--target amdgpu --stage buffer
-/// --buffer-addrspace 1 --emit-strings strings.json` and `options`, then built for x86_64
+/// The AMD protocol's host run of `work_c` (compiled with `clang_args` too): lowered with
+/// `--target amdgpu --stage buffer --buffer-addrspace 1 --emit-strings strings.json` and
+/// `options`, then built for x86_64
 /// with `harness_c` (`lowered` and the plain `host` in `dir`); the id intrinsics read the
 /// harness's thread numbers. Returns the lowered module's text.
 fn lower_for_host_run(
@@ -649,12 +650,13 @@ fn lower_for_host_run(
     dir: &Path,
     work_c: &str,
     harness_c: &str,
+    clang_args: &[&str],
     options: &[&str],
 ) -> String {
     let at = |name: &str| dir.join(name);
     std::fs::write(at("work.c"), work_c).unwrap();
     std::fs::write(at("harness.c"), harness_c).unwrap();
-    crate::decode_commands::amdgpu_ir(clang, &at("work.c"), &at("work.ll"));
+    crate::decode_commands::amdgpu_ir_with(clang, &at("work.c"), &at("work.ll"), clang_args);
     let mut args: Vec<std::ffi::OsString> = [
         "lower",
         "--target",
@@ -713,6 +715,7 @@ fn sequence_numbers_make_lost_prints_visible() {
         dir.path(),
         WORK_C,
         &harness_with_ids(),
+        &[],
         &["--prefix", "seq,local"],
     );
     assert!(
@@ -827,6 +830,7 @@ fn each_site_prints_its_limit_and_one_marker() {
         dir.path(),
         WORK_C,
         HARNESS_C,
+        &[],
         &["--limit-per-site", "10", "--prefix", "site"],
     );
     assert!(lowered
@@ -888,6 +892,23 @@ fn each_site_prints_its_limit_and_one_marker() {
         assert_eq!(object["sites"], serde_json::json!(["work"]), "{object}");
         assert_matches_schema("decode.schema.json", object);
     }
+    // decode --stats: per site, the lines printed and the limit hit.
+    let stats = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--stats".as_ref(),
+        "--json".as_ref(),
+    ])
+    .expect_code(0);
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_matches_schema("decode.schema.json", &stats);
+    // One function, so one site name for all five calls: 5 x 10 lines, the limit hit.
+    assert_eq!(
+        stats["sites"],
+        serde_json::json!([{"site": "work", "entries": 50, "limit_hit": true}])
+    );
     // dump shows them under each entry of a PAL ELF that holds the table.
     run([
         "embed".as_ref(),
@@ -956,6 +977,7 @@ fn a_failed_assert_prints_glibcs_message_through_printf() {
         dir.path(),
         ASSERT_WORK_C,
         &harness,
+        &[],
         &["--pass", "assert"],
     );
     assert!(!lowered.contains("__assert_fail"), "the assert call stayed");
@@ -997,4 +1019,68 @@ fn a_failed_assert_prints_glibcs_message_through_printf() {
     );
     // Each thread printed i = 0..3 before its assert failed at i = 3.
     assert_eq!(text.lines().filter(|l| l.starts_with('t')).count(), 8 * 4);
+}
+
+/// `--limit-per-site` with `--prefix site` on a module with debug information: `decode
+/// --stats` shows each site apart, with its lines and its limit hit (the site behind
+/// `i % 3 == 0` runs 136 times, the others 400: all over 10), and each line starts with its
+/// `file:line:column`.
+#[test]
+fn stats_show_each_site_with_its_limit() {
+    use crate::decode_commands::{checked, HARNESS_C, WORK_C};
+    let Some(clang) = require_llvm(Llvm::V19, Tool::Clang) else {
+        return;
+    };
+    let dir = scratch();
+    let at = |name: &str| dir.path().join(name);
+    lower_for_host_run(
+        &clang,
+        dir.path(),
+        WORK_C,
+        HARNESS_C,
+        &["-g"],
+        &["--limit-per-site", "10", "--prefix", "site"],
+    );
+    checked(
+        std::process::Command::new(at("lowered"))
+            .args(["50", &(1u64 << 22).to_string()])
+            .arg(at("all.bin")),
+    );
+    let stats = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--stats".as_ref(),
+        "--json".as_ref(),
+    ])
+    .expect_code(0);
+    let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_matches_schema("decode.schema.json", &stats);
+    let sites = stats["sites"].as_array().expect("sites");
+    assert_eq!(sites.len(), 5, "{stats}");
+    let mut lines: Vec<u64> = Vec::new();
+    for site in sites {
+        let name = site["site"].as_str().unwrap();
+        assert!(
+            name.starts_with(at("work.c").to_str().unwrap()) || name.starts_with("work.c:"),
+            "{name}"
+        );
+        assert_eq!(site["entries"], 10, "{site}");
+        assert_eq!(site["limit_hit"], true, "{site}");
+        lines.push(name.split(':').nth_back(1).unwrap().parse().unwrap());
+    }
+    lines.sort_unstable();
+    // work()'s five printf calls are on lines 4, 6, 8, 10 and 12 of WORK_C.
+    assert_eq!(lines, [4, 6, 8, 10, 12]);
+    let text = run([
+        "decode".as_ref(),
+        at("all.bin").as_os_str(),
+        "--strings".as_ref(),
+        at("strings.json").as_os_str(),
+        "--stats".as_ref(),
+    ])
+    .expect_code(0)
+    .stdout_text();
+    assert_eq!(text.matches("  hit    ").count(), 5, "{text}");
 }

@@ -199,6 +199,20 @@ pub fn write_stats(
             "dwords": count.dwords,
         })).collect::<Vec<_>>(),
     });
+    let mut object = object;
+    let sites = super::site_stats(formats, &rows);
+    if !sites.is_empty() {
+        object["sites"] = sites
+            .iter()
+            .map(|site| {
+                json!({
+                    "site": site.site,
+                    "entries": site.entries,
+                    "limit_hit": site.limit_hit,
+                })
+            })
+            .collect();
+    }
     serde_json::to_writer_pretty(&mut *out, &object)?;
     writeln!(out)
 }
