@@ -98,13 +98,13 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -s o -l output -d '
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l pass -d 'The pass to run' -r -f -a "printf\t'printf calls lowered for --target'
 assert\t'printf calls lowered for --target, and before them every failed assert() (__assert_fail from glibc\'s assert.h, __assertfail from CUDA\'s) made a printf of glibc\'s message, `file:line: function: Assertion `expr\' failed.`, then a trap; the other options (--prefix, --only, --limit-per-site) apply to it as to any printf'
 strip\t'every printf and lgc.debug.printf call removed, for a release build: a used result becomes 0 with a warning, argument side effects stay, printf\'s declaration goes when unused, every other line is kept; needs no --target'
-struct-args\t'NVPTX byval aggregate parameters read in place from the parameter space (seed 002)'"
+struct-args\t'NVPTX byval aggregate parameters read in place from the parameter space'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l target -d 'The GPU to lower printf for (struct-args is NVPTX only and needs none)' -r -f -a "nvptx\t''
 amdgpu\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l sm -d 'The SM version llc compiles for (-mcpu=sm_N); decides which atomics are native and whether a kernel parameter\'s address can be taken in place (sm_70 and later)' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l stage -d 'amdgpu: lgc writes lgc.debug.printf calls (LLPC lowers them later); buffer writes the printf-buffer protocol itself and the amdpal.format_strings table' -r -f -a "lgc\t''
 buffer\t''"
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l layout -d 'nvptx: natural packs arguments at their natural alignment, which is what the CUDA driver reads; slot32 is seed 000\'s 32-byte slots, which the CUDA driver does NOT read (for tools built on that seed only)' -r -f -a "natural\t''
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l layout -d 'nvptx: natural packs arguments at their natural alignment, which is what the CUDA driver reads; slot32 gives every argument a 32-byte slot, a layout the CUDA driver does NOT read (for tools that expect it only)' -r -f -a "natural\t''
 slot32\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l buffer-addrspace -d 'amdgpu: the printf buffer\'s address space. 7 (default) is a buffer fat pointer from LLPC\'s descriptor set 0xFFFFFFF0 binding 6; any other N writes through a plain `ptr addrspace(N)` returned by `@__fmtstr_printf_buffer()` (1: global memory, for running the same protocol on NVIDIA GPUs or the host)' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l emit-strings -d 'amdgpu --stage buffer: also write the format-string table as JSON, for `fmtstr embed --strings` (schemas/format-strings.schema.json)' -r -F

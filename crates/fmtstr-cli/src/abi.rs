@@ -68,7 +68,7 @@ use crate::Outcome;
   fmtstr abi k.ll --llc 19 --check k19.ptx         the same for llc 19
   llc-22 -mtriple=nvptx64-nvidia-cuda ...          then pass --triple nvptx64-nvidia-cuda
 
-  Reading the plan (seed 002's kernel, samples/abi/kinds.ll):
+  Reading the plan (the kernel of samples/abi/kinds.ll):
     .param .align 8 .b8 k_param_0[32]
         byval %S, row K&&B&&!G, read in place
         parts  f64@0 i8@8 i32@12 i32@16 i32@20 i32@24

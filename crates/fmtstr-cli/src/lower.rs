@@ -51,7 +51,7 @@ use fmtstr_fs::Outputs;
   fmtstr dump k.elf                                                 the format strings it carries
 
   fmtstr lower --target nvptx --Werror - < k.ll > k.out.ll         stdin to stdout; warnings fail
-  fmtstr lower --target nvptx --layout slot32 seed.ll              seed 000's 32-byte slots
+  fmtstr lower --target nvptx --layout slot32 k.ll                 one 32-byte slot per argument
 
   fmtstr lower --target nvptx --prefix block,thread k.ll           each line says who printed it
   fmtstr lower --target nvptx --prefix site k.ll                    ... and where: [k.cu:7:5] x=...
@@ -85,7 +85,8 @@ pub struct Args {
     /// The GPU to lower printf for (struct-args is NVPTX only and needs none).
     #[arg(long, value_enum)]
     target: Option<TargetArg>,
-    /// struct-args: the SM version and seed 002's opt-byval, shared with `fmtstr abi`.
+    /// struct-args: the SM version and whether llc optimizes byval parameters (opt-byval),
+    /// shared with `fmtstr abi`.
     #[command(flatten)]
     nvptx: NvptxArgs,
     /// amdgpu: lgc writes lgc.debug.printf calls (LLPC lowers them later); buffer writes the
@@ -93,8 +94,8 @@ pub struct Args {
     #[arg(long, value_enum)]
     stage: Option<StageArg>,
     /// nvptx: natural packs arguments at their natural alignment, which is what the CUDA driver
-    /// reads; slot32 is seed 000's 32-byte slots, which the CUDA driver does NOT read (for
-    /// tools built on that seed only).
+    /// reads; slot32 gives every argument a 32-byte slot, a layout the CUDA driver does NOT
+    /// read (for tools that expect it only).
     #[arg(long, value_enum)]
     layout: Option<LayoutArg>,
     /// amdgpu: the printf buffer's address space. 7 (default) is a buffer fat pointer from
@@ -186,7 +187,7 @@ enum PassArg {
     /// becomes 0 with a warning, argument side effects stay, printf's declaration goes when
     /// unused, every other line is kept; needs no --target
     Strip,
-    /// NVPTX byval aggregate parameters read in place from the parameter space (seed 002)
+    /// NVPTX byval aggregate parameters read in place from the parameter space
     StructArgs,
 }
 
@@ -597,7 +598,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
     Ok(Outcome::Clean)
 }
 
-/// `--pass struct-args`: seed 002's rewrite of byval aggregate parameters.
+/// `--pass struct-args`: the rewrite of byval aggregate parameters.
 fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
     for (given, option) in [
         (args.target == Some(TargetArg::Amdgpu), "--target amdgpu"),

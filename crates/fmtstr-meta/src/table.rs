@@ -583,7 +583,7 @@ impl fmt::Display for Problem {
             Problem::Decode(kind) => write!(f, "{kind}"),
             Problem::WrongType { expected, found } => write!(
                 f,
-                "is {found}; it must be {expected} (see DESIGN.md, amdpal.format_strings)"
+                "is {found}; it must be {expected} (see schemas/format-strings.schema.json)"
             ),
             Problem::MissingKey(key) => write!(
                 f,

@@ -90,8 +90,8 @@ pub(crate) fn plan(
             let ty = module.function(f).function_type();
             if module.types().function_parts(ty) != Some((TypeId::VOID, &[][..], true)) {
                 diagnostics.push(first.location(module).error(format!(
-                    "the module declares @{OPERATION} with type {}; seed 004 declares it as \
-                     void (...)",
+                    "the module declares @{OPERATION} with type {}; LLPC declares it as void \
+                     (...)",
                     module.types().display(ty)
                 )));
             }
