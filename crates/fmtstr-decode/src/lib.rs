@@ -1,6 +1,6 @@
 //! Printf-buffer decoding: the AMD printf buffer back into exactly the text C's printf prints.
 //!
-//! A buffer (DESIGN.md, "The AMD printf buffer protocol") is a 16-byte header whose first field,
+//! A buffer (the AMD printf buffer protocol) is a 16-byte header whose first field,
 //! `bufferOffset`, counts the dwords the shaders allocated after it, then entries: a `u64`
 //! header `{ size: 16 bits (dwords, header included), id: 48 bits }` and the payload. Each
 //! argument of the entry's format takes one dword, or two when its bit is set in the format's

@@ -1,6 +1,6 @@
 //! One CUDA `vprintf(format, buffer)` argument buffer, rendered on the CPU.
 //!
-//! The ABI (DESIGN.md, measured with nvcc and clang): arguments are packed in order, each at
+//! The ABI (measured with nvcc and clang): arguments are packed in order, each at
 //! its natural alignment; `char` and `short` are promoted to `int` and `float` to `double`
 //! first, so `%hhd`, `%hd`, `%c` and `*` read a 4-byte `int`; `%d %i %u %o %x %X` 4 bytes or 8
 //! with `l ll j z t`; floating conversions an 8-byte `double`; `%p` and `%s` an 8-byte pointer.

@@ -13,7 +13,7 @@ fn offsets(format: &str) -> (Vec<usize>, usize) {
 
 #[test]
 fn arguments_sit_at_their_natural_alignment() {
-    // DESIGN.md, measured with nvcc and clang.
+    // Measured with nvcc and clang.
     assert_eq!(offsets("%c %hd %lld %f %s"), (vec![0, 4, 8, 16, 24], 32));
     assert_eq!(offsets("x=%d y=%f"), (vec![0, 8], 16));
     assert_eq!(offsets("%*d %.*f"), (vec![0, 4, 8, 16], 24));

@@ -699,7 +699,7 @@ mod tests {
         let mut types = Types::new();
         let x86 = DataLayout::parse(X86_64).unwrap();
         let arr = types.array(4, TypeId::I32);
-        // The DESIGN.md example: { double, i8, [4 x i32] } is 32 bytes, fields 0, 8, 12.
+        // A worked example: { double, i8, [4 x i32] } is 32 bytes, fields 0, 8, 12.
         let s = types.struct_literal(&[TypeId::DOUBLE, TypeId::I8, arr], false);
         let layout = x86.struct_layout(&types, s).unwrap();
         assert_eq!(layout.offsets, vec![0, 8, 12]);

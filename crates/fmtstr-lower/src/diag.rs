@@ -9,7 +9,7 @@
 //!   note: from k.cu:5:3
 //! ```
 //!
-//! The messages that LLVM's own printf lowerings print (seed 000 and cicc) are kept verbatim:
+//! The messages that LLVM's own printf lowerings print (LLVM's NVPTX printf lowering and cicc) are kept verbatim:
 //! [`UNSUPPORTED_FORM`], [`NOT_CONSTANT_ADDRSPACE`], [`NOT_A_STRING_LITERAL`], [`NO_DATALAYOUT`].
 
 use std::fmt;

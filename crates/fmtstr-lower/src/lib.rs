@@ -6,7 +6,7 @@
 //!
 //! | target | module | output |
 //! | --- | --- | --- |
-//! | [`Target::Nvptx`] | [`nvptx`] | `vprintf(fmt, buf)`, CUDA's ABI (natural alignment), or seed 000's 32-byte slots |
+//! | [`Target::Nvptx`] | [`nvptx`] | `vprintf(fmt, buf)`, CUDA's ABI (natural alignment), or 32-byte slots |
 //! | [`Target::Amdgpu`] [`Stage::Lgc`] | [`amdgpu::lgc`] | `lgc.debug.printf(fmt, args...)`, LLPC's operation (or its older `(buf, fmt, args...)`) |
 //! | [`Target::Amdgpu`] [`Stage::Buffer`] | [`amdgpu::buffer`] | the AMD printf-buffer protocol, and `amdpal.format_strings` |
 //!

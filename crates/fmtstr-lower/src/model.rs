@@ -11,7 +11,7 @@ use fmtstr_ir::{FuncId, GlobalId, InstId, Module, Operand, TypeId};
 
 use crate::diag::Location;
 
-/// The form of a call: seed 000's op-tag byte.
+/// The form of a call: the op-tag byte of its `!printf.form` metadata.
 ///
 /// Taken from the call's `!printf.form !{i8 N}` when it has one, else inferred: a call without
 /// variadic arguments is [`Form::Bare`], any other [`Form::Varargs`].

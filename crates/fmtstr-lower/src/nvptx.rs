@@ -30,7 +30,7 @@
 //!   declaration is removed once nothing uses it.
 //! - More than 32 arguments is a warning: the driver prints at most 32.
 //!
-//! [`Layout::Slot32`] is seed 000's layout instead: one 32-byte slot per argument, the value at
+//! [`Layout::Slot32`] is the older slot layout instead: one 32-byte slot per argument, the value at
 //! the slot's start. A value that does not fit the slot's 31 payload bytes (or a `byval`
 //! struct) is passed indirectly: the slot holds a pointer to it, and bit 7 of the slot's tag
 //! byte, its last byte (offset 31), is set. Seed 000's worked example `("x=%d y=%f", i, f)`

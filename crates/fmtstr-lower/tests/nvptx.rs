@@ -1,5 +1,5 @@
-//! The NVPTX back end and the core it shares, on small modules: seed 000's forms, its
-//! diagnostics and its slot layout, seed 001's reused buffer, promotion steered by the format,
+//! The NVPTX back end and the core it shares, on small modules: the call forms, their
+//! diagnostics and the slot layout, one reused buffer per function, promotion steered by the format,
 //! `-Wformat`. Every output goes through llvm-as; the ones that are whole programs through llc
 //! and ptxas too.
 

@@ -1,4 +1,4 @@
-//! Merging format-string tables (DESIGN.md, "Merge rules").
+//! Merging format-string tables.
 //!
 //! - same ID, identical entry: one entry (the first one's bytes are kept);
 //! - same ID, different string: a **collision**, an error by default; `OnCollision::KeepFirst`

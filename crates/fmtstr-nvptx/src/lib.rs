@@ -2,16 +2,16 @@
 //!
 //! Two halves, one [`Config`]:
 //!
-//! - [`struct_args`] (seed 002): byval aggregate parameters are read in place from the
+//! - [`struct_args`]: byval aggregate parameters are read in place from the
 //!   parameter space (`addrspacecast ptr %s to ptr addrspace(101)` plus loads at DataLayout
 //!   offsets), and a kernel parameter whose address escapes becomes a `grid_constant`, so
 //!   that llc neither copies it into local memory nor loses its `.param` declaration.
-//! - [`abi`] (seed 003): for every function definition, declaration and call site, the PTX
+//! - [`abi`]: for every function definition, declaration and call site, the PTX
 //!   that llc 19 writes for parameters and return values: the `.param` declarations, the
 //!   value parts and their v2/v4 grouping, every `ld.param`/`st.param` (offset, width,
 //!   vector arity), the call envelope, and the mnemonic of every atomic.
 //!
-//! Both read [`Config::opt_byval`] from the same value (seed 002's lockstep rule): the
+//! Both read [`Config::opt_byval`] from the same value (the two move in lockstep): the
 //! planner describes the module as llc sees it after the pass ran with that configuration.
 //! [`ptx`] reads llc's PTX back and compares it with a plan (`fmtstr abi --check`).
 //!

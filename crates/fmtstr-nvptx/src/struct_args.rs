@@ -1,4 +1,4 @@
-//! The byval struct-argument pass (seed 002), in the form llc 19 reads.
+//! The byval struct-argument pass, in the form llc 19 reads.
 //!
 //! Input: byval aggregate parameters read through GEP chains.
 //!
@@ -34,7 +34,7 @@
 //! llc 19 inserts `@llvm.nvvm.ptr.param.to.gen.p0.p101` itself, and it rejects a module
 //! that already calls it on a grid-constant parameter (its verifier fails inside llc), so
 //! the pass leaves that call to llc. In a device function the address of a parameter cannot
-//! be taken in place: the parameter is left as it is and llc copies it (seed 003's `!K && B`
+//! be taken in place: the parameter is left as it is and llc copies it (the `!K && B`
 //! row). A store to or of the address, a volatile or atomic load, a write by a memory
 //! intrinsic, or any other instruction is a diagnostic naming the instruction and its line.
 //!

@@ -1,4 +1,4 @@
-//! The struct-args pass: seed 002's worked examples with LLVM's numbers, its diagnostics, and
+//! The struct-args pass: the ABI's worked examples with LLVM's numbers, its diagnostics, and
 //! generated kernels judged by llvm-as-19 and llc-19.
 
 mod common;

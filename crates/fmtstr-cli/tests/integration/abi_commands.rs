@@ -210,7 +210,7 @@ fn check_reports_what_llc_did_differently() {
     let dir = scratch();
     let sample = root().join("samples/abi/kinds.ll");
     let ptx = compile(&llc, &sample, dir.path());
-    // Pretend llc declared the seed struct with 28 bytes (seed 002's number).
+    // Pretend llc declared the seed struct with 28 bytes (a number from the ABI's worked example).
     let text = std::fs::read_to_string(&ptx)
         .unwrap()
         .replace("seed_example_param_0[32]", "seed_example_param_0[28]");
@@ -316,7 +316,7 @@ fn atomics_below_sm_90() {
     // half fadd needs sm_70 (and PTX 6.3); below, a CAS loop on the containing word.
     assert_eq!(mnemonic(4), "atom.global.cas.b32");
     assert_eq!(atomics[4]["lowering"], "cas-loop");
-    // The vector atomic: llc 19 expands it on every SM; seed 003 would have refused it.
+    // The vector atomic: llc 19 expands it on every SM; it is not refused below sm_90.
     assert_eq!(mnemonic(8), "atom.global.cas.b32");
     assert!(atomics[8]["note"]
         .as_str()

@@ -229,7 +229,7 @@ fn union(inputs: &[&[Spec]]) -> Json {
     json!({".version": 1, ".strings": strings})
 }
 
-/// An AMD printf buffer (DESIGN.md's protocol) holding one entry: `format`'s ID and one
+/// An AMD printf buffer (the protocol of `fmtstr_decode`) holding one entry: `format`'s ID and one
 /// 32-bit argument.
 fn one_entry_buffer(format: &str, value: i32) -> Vec<u8> {
     let id = FormatId::of(format.as_bytes()).get();

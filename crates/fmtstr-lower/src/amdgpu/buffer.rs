@@ -5,7 +5,7 @@
 //! metadata (`!amdgpu.pal.metadata.msgpack`) holding `amdpal.format_strings` for every format
 //! string, merged into the PAL document already there (its other keys keep their bytes).
 //!
-//! The protocol (DESIGN.md): the buffer starts with a 16-byte header whose first field is the
+//! The protocol: the buffer starts with a 16-byte header whose first field is the
 //! 64-bit `bufferOffset`, in dwords after the header. An entry of S dwords is
 //!
 //! ```text

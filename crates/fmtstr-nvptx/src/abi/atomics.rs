@@ -51,7 +51,7 @@ pub struct Selection {
     pub mnemonic: Option<String>,
     /// The runtime function called instead.
     pub libcall: Option<&'static str>,
-    /// Where seed 003 says otherwise.
+    /// Where the ABI's description says otherwise.
     pub note: Option<String>,
 }
 
@@ -161,7 +161,7 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
         },
         AtomicType::Vector(bits) => {
             let note = Some(if config.sm < 90 {
-                "seed 003 rejects this (`vector atomics not supported on this architecture!`); llc 19 expands vector atomics on every SM".to_string()
+                "llc 19 expands vector atomics on every SM (it does not refuse them below sm_90 with `vector atomics not supported on this architecture!`)".to_string()
             } else {
                 "llc 19 expands vector atomics; it has no vector atom instruction".to_string()
             });

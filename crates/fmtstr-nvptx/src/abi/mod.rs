@@ -1,4 +1,4 @@
-//! The PTX `.param` planner (seed 003), matched against llc 19 and llc 22.
+//! The PTX `.param` planner, matched against llc 19 and llc 22.
 //!
 //! Input: a module and a [`Config`] (whose [`Config::llc`] says whose llc). Output: a [`Plan`]
 //! saying, for every function definition and every declaration llc emits, and for every call
@@ -14,7 +14,7 @@
 //!   field offsets, `i128` as two `i64`, 16-bit vector elements in pairs, `i8` in fours) and
 //!   their v2/v4 grouping, as the `(offset, width, arity)` of every `ld.param`/`st.param`;
 //!   scalar integer arguments and return values narrower than 32 bits move as 32 bits;
-//! - for byval parameters the row of seed 003's decision table and how llc reads them: in
+//! - for byval parameters the row of the byval decision table and how llc reads them: in
 //!   place at the offsets the loads use, or from a local copy when the address escapes and
 //!   the parameter is not a grid constant (which, with `opt_byval`, the struct-args pass makes
 //!   it in kernels);
@@ -1470,7 +1470,7 @@ impl<'m> Planner<'m> {
         };
         let envelope = envelope(seq, &callee, &args, &return_declaration, &return_loads);
         let note = (callee.kind == CalleeKind::Indirect).then(|| {
-            "seed 003 wraps an indirect callee in a function marked \"nvptx-libcall-callee\"=\"true\"; llc 19 calls through the .callprototype and gives that attribute only to runtime-library callees (such as __atomic_compare_exchange_16)".to_string()
+            "an indirect callee is not wrapped in a function marked \"nvptx-libcall-callee\"=\"true\": llc 19 calls through the .callprototype and gives that attribute only to runtime-library callees (such as __atomic_compare_exchange_16)".to_string()
         });
         Some(CallPlan {
             line: pos.map_or(0, |p| p.line),

@@ -242,7 +242,7 @@ pub struct VarargSlot {
     pub size: u64,
 }
 
-/// One step of the call envelope, with seed 003's opcode number and name.
+/// One step of the call envelope, with its opcode number and name in the ABI's description.
 #[derive(Clone, Debug, Serialize)]
 pub struct EnvelopeStep {
     /// Seed 003's `NVPTXISD` number, where it gives one.
@@ -274,9 +274,9 @@ pub struct CallPlan {
     pub return_declaration: Option<String>,
     /// The `ld.param` loads of the result from `retval0`.
     pub return_loads: Vec<AccessPlan>,
-    /// The envelope, in seed 003's order.
+    /// The envelope, in the ABI's order.
     pub envelope: Vec<EnvelopeStep>,
-    /// Where seed 003 and llc 19 disagree about this call.
+    /// Where the ABI's description and llc 19 disagree about this call.
     pub note: Option<String>,
 }
 
@@ -314,6 +314,6 @@ pub struct AtomicPlan {
     /// The runtime function of a libcall (its declaration is marked
     /// `"nvptx-libcall-callee"="true"`).
     pub libcall: Option<String>,
-    /// Anything worth knowing (where seed 003 and llc 19 disagree).
+    /// Anything worth knowing (where the ABI's description and llc 19 disagree).
     pub note: Option<String>,
 }
