@@ -9,7 +9,7 @@ use fmtstr_ir::{Module, TypeId};
 use fmtstr_nvptx::abi::AccessPlan;
 use fmtstr_nvptx::struct_args::{self, Action};
 use fmtstr_nvptx::{ptx, Config};
-use fmtstr_oracles::{require, Tool};
+use fmtstr_oracles::{require, require_llvm, Llvm, Tool};
 
 const HEADER: &str = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\ntarget triple = \"nvptx64-nvidia-cuda\"\n\n%S = type { double, i8, [4 x i32] }\n@out = global [4 x i64] zeroinitializer\n\ndeclare void @consume(ptr)\n\n";
 
@@ -52,15 +52,26 @@ fn function_text(m: &Module, name: &str) -> String {
     printed[start..end].to_string()
 }
 
+/// llc-19's PTX of `ir`; llc-22 must compile it too.
 fn llc_ptx(ir: &[u8]) -> Option<String> {
+    if let Some(llc) = require_llvm(Llvm::V22, Tool::Llc) {
+        common::llc(&llc, ir, 90).unwrap_or_else(|e| panic!("llc-22 rejects:\n{e}"));
+    }
     let llc = require(Tool::Llc)?;
     Some(common::llc(&llc, ir, 90).unwrap_or_else(|e| panic!("llc rejects:\n{e}")))
 }
 
+/// llvm-as of LLVM 19 and 22 accept `ir`.
 fn assemble(ir: &[u8]) {
-    if let Some(as_) = require(Tool::LlvmAs) {
-        common::pipe(&as_, &["-o", "/dev/null", "-"], ir)
-            .unwrap_or_else(|e| panic!("llvm-as rejects:\n{e}\n{}", String::from_utf8_lossy(ir)));
+    for llvm in Llvm::ALL {
+        if let Some(as_) = require_llvm(llvm, Tool::LlvmAs) {
+            common::pipe(&as_, &["-o", "/dev/null", "-"], ir).unwrap_or_else(|e| {
+                panic!(
+                    "llvm-as of {llvm} rejects:\n{e}\n{}",
+                    String::from_utf8_lossy(ir)
+                )
+            });
+        }
     }
 }
 
@@ -407,7 +418,17 @@ fn judge(llc: &std::path::Path, name: &str, original: &Module) -> (usize, usize)
 /// and two steps, run-time array indices, alignments 1 to 16, and escapes.
 #[test]
 fn generated_kernels_read_what_the_original_reads() {
-    let (Some(llc), Some(_)) = (require(Tool::Llc), require(Tool::LlvmAs)) else {
+    for llvm in Llvm::ALL {
+        eprintln!("{llvm}");
+        generated_kernels_read_what_the_original_reads_with(llvm);
+    }
+}
+
+fn generated_kernels_read_what_the_original_reads_with(llvm: Llvm) {
+    let (Some(llc), Some(_)) = (
+        require_llvm(llvm, Tool::Llc),
+        require_llvm(llvm, Tool::LlvmAs),
+    ) else {
         return;
     };
     let mut kernels = 0;
@@ -437,14 +458,23 @@ fn generated_kernels_read_what_the_original_reads() {
 /// kernels marked in `!nvvm.annotations`, numbered values, `#dbg_declare` of the parameter.
 #[test]
 fn clang_kernels_read_what_the_original_reads() {
-    let (Some(llc), Some(_)) = (require(Tool::Llc), require(Tool::LlvmAs)) else {
-        return;
-    };
+    for llvm in Llvm::ALL {
+        let (Some(llc), Some(_)) = (
+            require_llvm(llvm, Tool::Llc),
+            require_llvm(llvm, Tool::LlvmAs),
+        ) else {
+            continue;
+        };
+        clang_kernels_read_what_the_original_reads_with(&llc);
+    }
+}
+
+fn clang_kernels_read_what_the_original_reads_with(llc: &std::path::Path) {
     for sample in ["kernel-O1.ll", "kernel-O0-g.ll"] {
         let path = format!("{}/../../samples/abi/{sample}", env!("CARGO_MANIFEST_DIR"));
         let text = std::fs::read(&path).unwrap();
         let original = Module::parse(sample, text).unwrap();
-        let (kernels, _) = judge(&llc, sample, &original);
+        let (kernels, _) = judge(llc, sample, &original);
         assert_eq!(kernels, 2, "{sample}");
     }
 }
