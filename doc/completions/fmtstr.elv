@@ -112,7 +112,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --report-json 'The same report as JSON in FILE (schemas/lower-report.schema.json)'
             cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --force 'Replace output files that you may not write (say, mode 444) when their directory allows it; without --force such a file is left as it is (exit 2)'
-            cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
+            cand --no-opt-byval 'opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
             cand --report 'Print on stderr, for every lowered call, its file:line (the program source''s, from !dbg, else the .ll''s), its format and its payload (nvptx: the vprintf argument buffer''s bytes; amdgpu: the entry''s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by'
             cand --time-phases 'Print on stderr, once the output is written, how long each phase took (wall clock), as LLVM''s -time-passes does: read, parse, extract (finding and modelling the calls), plan (checking and laying out every call), apply (the edits), print+write (the module is printed straight into OUT). A large nvptx module is lowered in shards, one thread each: extract and plan are then the slowest shard''s'
             cand --Werror 'Treat warnings as errors'
@@ -127,7 +127,7 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
             cand --triple 'The -mtriple llc was given, which replaces the module''s `target triple` (it decides the OpenCL spellings and whether llc expands `...`); without it, the module''s own. --check refuses (exit 2) PTX that shows another triple than the plan''s'
             cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --json 'Print the plan as JSON (schemas/abi.schema.json)'
-            cand --no-opt-byval 'Seed 002''s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
+            cand --no-opt-byval 'opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

@@ -119,7 +119,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l color -d 'When t
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l force -d 'Replace output files that you may not write (say, mode 444) when their directory allows it; without --force such a file is left as it is (exit 2)'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l no-opt-byval -d 'Seed 002\'s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l no-opt-byval -d 'opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l report -d 'Print on stderr, for every lowered call, its file:line (the program source\'s, from !dbg, else the .ll\'s), its format and its payload (nvptx: the vprintf argument buffer\'s bytes; amdgpu: the entry\'s dwords, header included), and per function the bytes one thread writes per pass through all its calls: what to size cudaLimitPrintfFifoSize or the AMD printf buffer by'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l time-phases -d 'Print on stderr, once the output is written, how long each phase took (wall clock), as LLVM\'s -time-passes does: read, parse, extract (finding and modelling the calls), plan (checking and laying out every call), apply (the edits), print+write (the module is printed straight into OUT). A large nvptx module is lowered in shards, one thread each: extract and plan are then the slowest shard\'s'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand lower" -l Werror -d 'Treat warnings as errors'
@@ -134,7 +134,7 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l color -d 'When to 
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l json -d 'Print the plan as JSON (schemas/abi.schema.json)'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l no-opt-byval -d 'Seed 002\'s opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -l no-opt-byval -d 'opt-byval off: byval parameters are left for llc, which copies those whose address escapes into local memory'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand abi" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l elf -d 'A PAL ELF whose amdpal.format_strings table names the buffer\'s IDs (repeat for several), or an HSA code object whose amdhsa.printf entries do' -r -F
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand decode" -l strings -d 'A JSON format-string table (repeat for several). When tables give one ID different strings, the first one given is used and a warning names both' -r -F

@@ -15,7 +15,7 @@ declare void @consume(ptr)
 declare i32 @vprintf(ptr, ptr)
 declare i32 @variadic(ptr, ...)
 
-; Seed 002's worked example: fields at 0, 8 and (element 3 of [4 x i32]) 24; 32 bytes.
+; The byval worked example: fields at 0, 8 and (element 3 of [4 x i32]) 24; 32 bytes.
 define ptx_kernel void @seed_example(ptr byval(%S) align 8 %s) {
 entry:
   %p_f = getelementptr %S, ptr %s, i32 0, i32 0
@@ -30,7 +30,7 @@ entry:
   ret void
 }
 
-; Seed 002's cast-only path: the address escapes; the pass makes %s a grid constant.
+; The cast-only path: the address escapes; the pass makes %s a grid constant.
 define ptx_kernel void @seed_escape(ptr byval(%S) align 8 %s) {
 entry:
   call void @consume(ptr %s)
@@ -75,7 +75,7 @@ define <4 x float> @vectors(<2 x double> %a, <3 x i32> %b, [3 x i16] %c) {
 }
 
 ; A variadic definition: llc 19 expands `...` into one more .b64 parameter (a pointer to the
-; arguments), not seed 003's <func>_vararg.
+; arguments), not a <func>_vararg parameter.
 define void @variadic_def(i32 %n, ...) {
   store volatile i32 %n, ptr @out
   ret void

@@ -1,4 +1,4 @@
-; Seed 000's three forms, tagged with !printf.form: 40 packs the arguments, 34 passes a null
+; The three call forms, tagged with !printf.form: 40 packs the arguments, 34 passes a null
 ; buffer, 85 forwards the caller's pre-packed buffer verbatim.
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"

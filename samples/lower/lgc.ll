@@ -1,4 +1,4 @@
-; lgc.debug.printf calls as LLPC's SPIR-V reader writes them (seed 004): the input of
+; lgc.debug.printf calls as LLPC's SPIR-V reader writes them: the input of
 ; `fmtstr lower --target amdgpu --stage buffer`. Vectors travel as all their components, half
 ; widens to float, i8/i16 zero-extend, double and i64 take two dwords and set their mask bit.
 target datalayout = "e-p:64:64-p1:64:64-p2:32:32-p3:32:32-p4:64:64-p5:32:32-p6:32:32-p7:160:256:256:32-p8:128:128-p9:192:256:256:32-i64:64-v16:16-v24:32-v32:32-v48:64-v96:128-v192:256-v256:256-v512:512-v1024:1024-v2048:2048-n32:64-S32-A5-G1-ni:7:8:9"

@@ -1,6 +1,6 @@
-; Seed 000's worked example: printf("x=%d y=%f", i, f) with the format in addrspace(4) and the
+; A worked example: printf("x=%d y=%f", i, f) with the format in addrspace(4) and the
 ; float not yet promoted. `fmtstr lower --target nvptx` packs i at 0 and the double at 8 (16
-; bytes, the CUDA driver's layout); `--layout slot32` reproduces the seed: 64 bytes, double at 32.
+; bytes, the CUDA driver's layout); `--layout slot32` gives the slot layout: 64 bytes, double at 32.
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
 target triple = "nvptx64-nvidia-cuda"
 

@@ -1,7 +1,7 @@
 //! The NVPTX settings `fmtstr lower --pass struct-args` and `fmtstr abi` share.
 //!
-//! Seed 002 requires the struct-args pass and the `.param` planner to read one `opt_byval`
-//! setting; both commands flatten these same arguments and build their one `Config` here.
+//! The struct-args pass and the `.param` planner must read one `opt_byval` setting (they move
+//! in lockstep); both commands flatten these same arguments and build their one `Config` here.
 
 use fmtstr_nvptx::Config;
 
@@ -11,7 +11,7 @@ pub struct NvptxArgs {
     /// whether a kernel parameter's address can be taken in place (sm_70 and later).
     #[arg(long, value_name = "N", default_value_t = 90, value_parser = clap::value_parser!(u32).range(20..=200))]
     sm: u32,
-    /// Seed 002's opt-byval off: byval parameters are left for llc, which copies those whose
+    /// opt-byval off: byval parameters are left for llc, which copies those whose
     /// address escapes into local memory.
     #[arg(long)]
     no_opt_byval: bool,

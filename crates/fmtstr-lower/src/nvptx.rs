@@ -33,7 +33,7 @@
 //! [`Layout::Slot32`] is the older slot layout instead: one 32-byte slot per argument, the value at
 //! the slot's start. A value that does not fit the slot's 31 payload bytes (or a `byval`
 //! struct) is passed indirectly: the slot holds a pointer to it, and bit 7 of the slot's tag
-//! byte, its last byte (offset 31), is set. Seed 000's worked example `("x=%d y=%f", i, f)`
+//! byte, its last byte (offset 31), is set. The worked example `("x=%d y=%f", i, f)`
 //! gives a 64-byte buffer with the `double` at 32. It is not what the CUDA driver reads.
 
 use fmtstr_ir::{EditError, FuncId, InstId, Module, Opcode, Operand, Position, TypeId};
@@ -48,7 +48,7 @@ pub enum Layout {
     /// Natural alignment per the DataLayout: the CUDA driver's ABI.
     #[default]
     Natural,
-    /// Seed 000's 32-byte slots (not the driver's ABI).
+    /// 32-byte slots (not the driver's ABI).
     Slot32,
 }
 

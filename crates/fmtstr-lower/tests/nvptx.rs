@@ -156,7 +156,7 @@ fn formats_resolve_through_constant_gep_and_addrspacecast() {
 
 #[test]
 fn one_buffer_per_function_sized_for_the_largest_call() {
-    // Seed 001: the buffer is reused by every call and grows to the largest.
+    // One buffer: is reused by every call and grows to the largest.
     let text = module(
         "@a = private constant [3 x i8] c\"%d\\00\"\n@b = private constant [12 x i8] c\"%d %d %f %f\\00\"\n@c = private constant [3 x i8] c\"%c\\00\"\n\
          define void @f(i32 %x, double %d, i8 %c) {\nentry:\n  %0 = call i32 (ptr, ...) @printf(ptr @a, i32 %x)\n  \
@@ -209,7 +209,7 @@ fn seed_000_worked_example_in_both_layouts() {
     assert!(natural.contains("%fmt = addrspacecast ptr addrspace(4) @.str to ptr\n"));
     assert!(natural
         .contains("getelementptr inbounds [16 x i8], ptr %vprintfBuffer.local, i64 0, i64 8\n"));
-    // Seed 000's slots: N = 64, the double at 32.
+    // The slots: N = 64, the double at 32.
     let slots = lower_for("seed000.ll", &text, slot32());
     let expected = "entry:
   %vprintfBuffer.local = alloca [64 x i8], align 8

@@ -1,6 +1,6 @@
 //! The one configuration value both halves of the crate read.
 //!
-//! Seed 002's lockstep rule: the struct-argument pass and the consumer of its output (there
+//! The lockstep rule: the struct-argument pass and the consumer of its output (there
 //! MemorySpaceOpt, here the `.param` planner) must agree on whether byval aggregates are read
 //! in place from the parameter space. A mismatch still type-checks and fails far away (an
 //! "invalid launch argument" at verification, or a plan that does not describe the PTX). So
@@ -11,7 +11,7 @@
 /// How byval aggregates and the target are treated, for the pass and the planner alike.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Config {
-    /// Seed 002's `opt-byval`: rewrite byval aggregate parameters into parameter-space reads
+    /// `opt-byval`: rewrite byval aggregate parameters into parameter-space reads
     /// (and, in kernels, address escapes into `grid_constant` parameters). When false the pass
     /// changes nothing and the planner predicts what llc does with the unlowered module: a
     /// local copy for every byval parameter whose address escapes.

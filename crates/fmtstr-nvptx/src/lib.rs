@@ -15,19 +15,19 @@
 //! planner describes the module as llc sees it after the pass ran with that configuration.
 //! [`ptx`] reads llc's PTX back and compares it with a plan (`fmtstr abi --check`).
 //!
-//! Where llc 19 differs from the seeds (every point measured; the tests hold them):
+//! Where llc 19 differs from the NVPTX ABI as first proposed (every point measured; the tests hold them):
 //!
-//! - Seed 002 changes the parameter to `ptr addrspace(101) %s.param` and calls
+//! - The proposal changes the parameter to `ptr addrspace(101) %s.param` and calls
 //!   `llvm.nvvm.ldparam.*` / `llvm.nvvm.cvt.generic.to.as`, which do not exist; changing the
 //!   parameter's type would also change the PTX signature. The parameter stays
 //!   `ptr byval(%S)`, a cast names its param-space view `%s.param`, and loads read through it.
-//!   `{double, i8, [4 x i32]}` is 32 bytes (the seed says 28).
-//! - Seed 002's cast-only path: a module that already calls
+//!   `{double, i8, [4 x i32]}` is 32 bytes (the proposal said 28).
+//! - The proposal's cast-only path: a module that already calls
 //!   `@llvm.nvvm.ptr.param.to.gen.p0.p101` on a byval parameter breaks llc 19 (on a grid
 //!   constant its own lowering fails the verifier; otherwise it applies `cvta.param` to the
 //!   address of a local copy). The pass makes the parameter a `grid_constant` and llc inserts
 //!   that intrinsic itself. Device-function parameters cannot be addressed in place at all.
-//! - Seed 003's `<func>_vararg` does not exist: llc 19 passes `...` as a pointer to a buffer
+//! - The proposed `<func>_vararg` does not exist: llc 19 passes `...` as a pointer to a buffer
 //!   (one more `.b64` parameter). `"nvptx-libcall-callee"="true"` marks runtime-library
 //!   callees, not indirect-call wrappers (those use `.callprototype`). Vector atomics are
 //!   never refused (`vector atomics not supported on this architecture!`): they are CAS loops.

@@ -19,7 +19,7 @@
 //!   %s.24 = load i32, ptr addrspace(101) %s.param.24, align 4
 //! ```
 //!
-//! Seed 002's intrinsics (`llvm.nvvm.ldparam.*`, `llvm.nvvm.cvt.generic.to.as`) do not exist
+//! The proposal's intrinsics (`llvm.nvvm.ldparam.*`, `llvm.nvvm.cvt.generic.to.as`) do not exist
 //! in LLVM; the cast plus ordinary loads is what LLVM's own NVPTXLowerArgs writes, and llc
 //! selects them as `ld.param` at `[k_param_0+24]`.
 //!

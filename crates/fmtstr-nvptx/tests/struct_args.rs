@@ -13,7 +13,7 @@ use fmtstr_oracles::{require, require_llvm, Llvm, Tool};
 
 const HEADER: &str = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\ntarget triple = \"nvptx64-nvidia-cuda\"\n\n%S = type { double, i8, [4 x i32] }\n@out = global [4 x i64] zeroinitializer\n\ndeclare void @consume(ptr)\n\n";
 
-/// Seed 002's field-level example, with stores so that llc keeps the loads.
+/// The field-level example, with stores so that llc keeps the loads.
 const SEED_EXAMPLE: &str = "define ptx_kernel void @k(ptr byval(%S) align 8 %s) {
 entry:
   %p_f = getelementptr %S, ptr %s, i32 0, i32 0
@@ -29,7 +29,7 @@ entry:
 }
 ";
 
-/// Seed 002's cast-only example.
+/// The cast-only example.
 const SEED_ESCAPE: &str = "define ptx_kernel void @k(ptr byval(%S) align 8 %s) {
 entry:
   call void @consume(ptr %s)
@@ -87,8 +87,8 @@ fn reads(ptx_text: &str) -> Vec<(String, BTreeSet<(String, AccessPlan)>)> {
 #[test]
 fn seed_example_uses_llvm_offsets_and_alloc_size() {
     let mut m = parse(SEED_EXAMPLE);
-    // LLVM's numbers, not the seed's: fields at 0, 8 and 12, [4 x i32] element 3 at 24,
-    // alloc size 32 (the seed says 28).
+    // LLVM's numbers, not the proposal's: fields at 0, 8 and 12, [4 x i32] element 3 at 24,
+    // alloc size 32 (the proposal said 28).
     let s = m.types().named("S").unwrap();
     let layout = m.data_layout().struct_layout(m.types(), s).unwrap();
     assert_eq!(layout.offsets, [0, 8, 12]);

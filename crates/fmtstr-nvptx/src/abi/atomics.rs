@@ -18,8 +18,8 @@
 //! - `i128`: calls to libatomic: `xchg` `__atomic_exchange_16`, `add`, `sub`, `and`, `or`,
 //!   `xor`, `nand` `__atomic_fetch_<op>_16`, everything else (and `cmpxchg`) a loop around
 //!   `__atomic_compare_exchange_16`; atomic loads and stores `__atomic_load_16` and
-//!   `__atomic_store_16` ([`libcall_signature`]). Seed 003 rejects vector atomics below sm_90 with
-//!   `vector atomics not supported on this architecture!`; llc 19 never does.
+//!   `__atomic_store_16` ([`libcall_signature`]). llc 19 never refuses vector atomics
+//!   (`vector atomics not supported on this architecture!`), on any SM.
 //! - ordering and `syncscope` change nothing in the instruction.
 
 use super::model::AtomicLowering;

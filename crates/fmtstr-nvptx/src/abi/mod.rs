@@ -43,7 +43,7 @@
 //! Variadic functions: llc 19 expands `...` before instruction selection into a pointer to a
 //! buffer of the arguments at natural alignment, passed as one more `.b64` parameter, when
 //! the module's triple is nvptx or nvptx64 (its ExpandVariadics pass reads the module's
-//! triple, not `-march`). Seed 003's `<func>_vararg[]` parameter is the older lowering llc
+//! triple, not `-march`). The `<func>_vararg[]` parameter is the older lowering llc
 //! uses otherwise: the variadic arguments of a call packed, unaligned, into one more
 //! `.param` array (indirect variadic calls there are a finding).
 //!
@@ -121,7 +121,7 @@ use crate::struct_args::{self, ByvalParam};
 use crate::{Config, Llc};
 use symbols::Symbols;
 
-/// Seed 003's `NVPTXISD` numbers for the envelope nodes it names.
+/// The `NVPTXISD` numbers for the envelope nodes it names.
 mod opcode {
     pub const DECLARE_RET_PARAM: u32 = 0x13D;
     pub const DECLARE_SCALAR_PARAM: u32 = 0x13E;

@@ -23,7 +23,7 @@ pub struct Plan {
 /// [`crate::Config`] as the plan reports it.
 #[derive(Clone, Copy, Debug, Serialize)]
 pub struct ConfigEcho {
-    /// Seed 002's `opt-byval`.
+    /// `opt-byval`: whether the struct-args pass reads byval parameters in place.
     pub opt_byval: bool,
     /// The SM version.
     pub sm: u32,
@@ -136,7 +136,7 @@ pub enum ReadMode {
     LocalCopy,
 }
 
-/// Seed 003's byval decision table, the row a parameter or argument takes.
+/// The byval decision table, the row a parameter or argument takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub enum Row {
     /// Kernel, byval, grid constant: read directly from the param space.
@@ -245,7 +245,7 @@ pub struct VarargSlot {
 /// One step of the call envelope, with its opcode number and name in the ABI's description.
 #[derive(Clone, Debug, Serialize)]
 pub struct EnvelopeStep {
-    /// Seed 003's `NVPTXISD` number, where it gives one.
+    /// The `NVPTXISD` number, where it gives one.
     pub opcode: Option<u32>,
     /// The node's name.
     pub name: &'static str,
