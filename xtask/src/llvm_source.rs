@@ -18,6 +18,10 @@ use fmtstr_oracles::{llvm_source_dir_of, Llvm};
 
 use crate::process;
 
+/// The Debian suite that keeps the newest build of every LLVM release; asked for the same
+/// upstream release when the installed build's own source is not in the machine's suites.
+const DEVELOPMENT_SUITE: &str = "unstable";
+
 /// The parts of the tree that tests read, relative to the unpacked source root.
 const SUBTREES: [&str; 4] = [
     "llvm/test",
@@ -64,65 +68,72 @@ pub fn ensure(llvm: Llvm) -> anyhow::Result<std::path::PathBuf> {
         .join("apt");
     std::fs::create_dir_all(cache.join("lists/partial"))?;
     std::fs::create_dir_all(cache.join("cache/archives/partial"))?;
-    let (list, parts) = source_twins(Path::new("/etc/apt"))?;
-    if list.is_empty() && parts.is_empty() {
-        bail!("the machine's apt sources (/etc/apt) have no `deb` entry to take deb-src from");
-    }
-    std::fs::write(cache.join("sources.list"), list)?;
-    let parts_dir = cache.join("sources.list.d");
-    if parts_dir.exists() {
-        std::fs::remove_dir_all(&parts_dir)?;
-    }
-    std::fs::create_dir_all(&parts_dir)?;
-    for (name, text) in parts {
-        std::fs::write(parts_dir.join(name), text)?;
-    }
-    let apt = |tool: &str| {
-        let mut command = Command::new(tool);
-        command
-            .current_dir(&cache)
-            .arg("-o")
-            .arg(format!(
-                "Dir::Etc::SourceList={}",
-                cache.join("sources.list").display()
-            ))
-            .arg("-o")
-            .arg(format!("Dir::Etc::SourceParts={}", parts_dir.display()))
-            .arg("-o")
-            .arg(format!(
-                "Dir::State::Lists={}",
-                cache.join("lists").display()
-            ))
-            .arg("-o")
-            .arg(format!("Dir::Cache={}", cache.join("cache").display()))
-            // The private cache belongs to root; apt's sandbox user cannot write there.
-            .args(["-o", "APT::Sandbox::User=root"]);
-        command
-    };
-    process::run(apt("apt-get").args(["update", "-q"]))?;
-    let upstream = version
-        .split_once(':')
-        .map_or(version.as_str(), |(_, v)| v)
-        .split('-')
-        .next()
-        .unwrap_or_default()
-        .to_owned();
-    let tarball = cache.join(format!("{package}_{upstream}.orig.tar.xz"));
+    let tarball = cache.join(format!(
+        "{package}_{upstream_version}.orig.tar.xz",
+        upstream_version = upstream(&version)
+    ));
     if !tarball.is_file() {
-        process::run(apt("apt-get").args([
+        let apt = Apt::new(&cache);
+        let (list, parts) = source_twins(Path::new("/etc/apt"), None)?;
+        if list.is_empty() && parts.is_empty() {
+            bail!("the machine's apt sources (/etc/apt) have no `deb` entry to take deb-src from");
+        }
+        apt.write_sources(&list, &parts)?;
+        process::run(apt.command("apt-get").args(["update", "-q"]))?;
+        let exact = process::run(apt.command("apt-get").args([
             "source",
             "--download-only",
             "-q",
             &format!("{package}={version}"),
-        ]))
-        .with_context(|| {
-            format!(
-                "{package} {version}'s source is not in the archive this machine's apt sources \
-                 name; unpack {llvm}'s llvm/test into a directory, put a {MARKER} file there \
-                 and set {} to that directory",
-                llvm.source_env()
-            )
-        })?;
+        ]));
+        if let Err(error) = exact {
+            // A stable release's security archive may ship binaries whose source is not (or not
+            // yet) in its pool. The same upstream release's test tree is then taken from the
+            // archive's development suite, which keeps the newest builds of every LLVM: the
+            // orig tarball is the same file, checked by apt against the suite's signed index.
+            eprintln!(
+                "{package} {version}'s source is not in this machine's suites ({error:#}); \
+                 looking for {} in the archive's `{DEVELOPMENT_SUITE}` suite",
+                upstream(&version)
+            );
+            let (list, parts) = source_twins(Path::new("/etc/apt"), Some(DEVELOPMENT_SUITE))?;
+            apt.write_sources(&list, &parts)?;
+            process::run(apt.command("apt-get").args(["update", "-q"]))?;
+            let candidates: Vec<String> = apt
+                .source_versions(&package)?
+                .into_iter()
+                .filter(|candidate| upstream(candidate) == upstream(&version))
+                .collect();
+            // Any build of the release carries the same orig tarball; the archive may have pruned
+            // an older build's .dsc, so apt's verdict on the other files does not matter once
+            // the tarball (hash-checked by apt before it is kept) is there.
+            for candidate in candidates.iter().rev() {
+                let _ = process::run(apt.command("apt-get").args([
+                    "source",
+                    "--download-only",
+                    "-q",
+                    &format!("{package}={candidate}"),
+                ]));
+                if tarball.is_file() {
+                    break;
+                }
+            }
+            if !tarball.is_file() {
+                bail!(
+                    "{package} {version}'s source is not in the archive this machine's apt \
+                     sources name, nor upstream {} in its `{DEVELOPMENT_SUITE}` suite (builds \
+                     tried: {}); unpack {llvm}'s llvm/test into a directory, put a {MARKER} \
+                     file there and set {} to that directory",
+                    upstream(&version),
+                    if candidates.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        candidates.join(", ")
+                    },
+                    llvm.source_env()
+                );
+            }
+        }
     }
     if !tarball.is_file() {
         bail!(
@@ -130,7 +141,7 @@ pub fn ensure(llvm: Llvm) -> anyhow::Result<std::path::PathBuf> {
             tarball.display()
         );
     }
-
+    let upstream = upstream(&version).to_owned();
     // Unpack into a fresh sibling and rename, so that an interrupted run leaves no half tree.
     let top = format!("{package}_{upstream}");
     let staging = dir.with_extension("partial");
@@ -159,6 +170,81 @@ pub fn ensure(llvm: Llvm) -> anyhow::Result<std::path::PathBuf> {
     Ok(dir)
 }
 
+/// The upstream release of a Debian version: `22.1.8` of `1:22.1.8-1~deb12u1`.
+fn upstream(version: &str) -> &str {
+    let without_epoch = version.split_once(':').map_or(version, |(_, v)| v);
+    without_epoch
+        .rsplit_once('-')
+        .map_or(without_epoch, |(upstream, _)| upstream)
+}
+
+/// apt run over a private configuration under `cache` (sources, lists and archives), never the
+/// machine's own state.
+struct Apt {
+    cache: std::path::PathBuf,
+}
+
+impl Apt {
+    fn new(cache: &Path) -> Apt {
+        Apt {
+            cache: cache.to_owned(),
+        }
+    }
+
+    fn parts_dir(&self) -> std::path::PathBuf {
+        self.cache.join("sources.list.d")
+    }
+
+    fn write_sources(&self, list: &str, parts: &[(String, String)]) -> anyhow::Result<()> {
+        std::fs::write(self.cache.join("sources.list"), list)?;
+        let parts_dir = self.parts_dir();
+        if parts_dir.exists() {
+            std::fs::remove_dir_all(&parts_dir)?;
+        }
+        std::fs::create_dir_all(&parts_dir)?;
+        for (name, text) in parts {
+            std::fs::write(parts_dir.join(name), text)?;
+        }
+        Ok(())
+    }
+
+    fn command(&self, tool: &str) -> Command {
+        let mut command = Command::new(tool);
+        command
+            .current_dir(&self.cache)
+            .arg("-o")
+            .arg(format!(
+                "Dir::Etc::SourceList={}",
+                self.cache.join("sources.list").display()
+            ))
+            .arg("-o")
+            .arg(format!(
+                "Dir::Etc::SourceParts={}",
+                self.parts_dir().display()
+            ))
+            .arg("-o")
+            .arg(format!(
+                "Dir::State::Lists={}",
+                self.cache.join("lists").display()
+            ))
+            .arg("-o")
+            .arg(format!("Dir::Cache={}", self.cache.join("cache").display()))
+            // The private cache belongs to root; apt's sandbox user cannot write there.
+            .args(["-o", "APT::Sandbox::User=root"]);
+        command
+    }
+
+    /// The versions of source package `package` that the configured suites offer.
+    fn source_versions(&self, package: &str) -> anyhow::Result<Vec<String>> {
+        let output = process::output(self.command("apt-cache").args(["showsrc", package]))?;
+        Ok(String::from_utf8_lossy(&output.stdout)
+            .lines()
+            .filter_map(|line| line.strip_prefix("Version:"))
+            .map(|v| v.trim().to_owned())
+            .collect())
+    }
+}
+
 /// The installed release's Debian version (`1:19.1.7-3~deb12u1`) of its `llvm-N` package: the
 /// source must match it.
 fn installed_version(llvm: Llvm) -> anyhow::Result<String> {
@@ -178,16 +264,25 @@ fn installed_version(llvm: Llvm) -> anyhow::Result<String> {
 /// The `deb-src` twins of the `deb` entries of the apt configuration under `etc` (normally
 /// `/etc/apt`): a one-line-style list (from `sources.list` and `sources.list.d/*.list`) and
 /// deb822 files (from `sources.list.d/*.sources`, named as there). Disabled files (any other
-/// suffix), comments and stanzas marked `Enabled: no` are left out.
-fn source_twins(etc: &Path) -> anyhow::Result<(String, Vec<(String, String)>)> {
+/// suffix), comments and stanzas marked `Enabled: no` are left out. With `suite`, each archive's
+/// release suite (not its `-security`, `-updates` or `-backports` companions) is replaced by
+/// `suite`, and entries that name only companions are left out.
+fn source_twins(
+    etc: &Path,
+    suite: Option<&str>,
+) -> anyhow::Result<(String, Vec<(String, String)>)> {
     let mut list = String::new();
     let mut parts = Vec::new();
     let mut one_line = |text: &str| {
         for line in text.lines() {
             if let Some(rest) = line.trim().strip_prefix("deb ") {
-                list.push_str("deb-src ");
-                list.push_str(rest.trim());
-                list.push('\n');
+                let Some(rest) = one_line_twin(rest.trim(), suite) else {
+                    continue;
+                };
+                let line = format!("deb-src {rest}\n");
+                if !list.contains(&line) {
+                    list.push_str(&line);
+                }
             }
         }
     };
@@ -206,7 +301,7 @@ fn source_twins(etc: &Path) -> anyhow::Result<(String, Vec<(String, String)>)> {
         if name.ends_with(".list") {
             one_line(&std::fs::read_to_string(&path)?);
         } else if name.ends_with(".sources") {
-            let twin = deb822_twin(&std::fs::read_to_string(&path)?);
+            let twin = deb822_twin(&std::fs::read_to_string(&path)?, suite);
             if !twin.is_empty() {
                 parts.push((name, twin));
             }
@@ -215,9 +310,39 @@ fn source_twins(etc: &Path) -> anyhow::Result<(String, Vec<(String, String)>)> {
     Ok((list, parts))
 }
 
+/// A release suite (`bookworm`, `stable`), not one of its companions (`bookworm-security`,
+/// `stable-updates`, `bookworm-backports`, `bookworm/updates`).
+fn is_release_suite(suite: &str) -> bool {
+    !suite.contains(['-', '/'])
+}
+
+/// The part after `deb ` of a one-line entry (`[options] URI SUITE COMPONENTS...`), with its
+/// suite replaced by `suite` when given; `None` when it names a companion suite.
+fn one_line_twin(rest: &str, suite: Option<&str>) -> Option<String> {
+    let Some(suite) = suite else {
+        return Some(rest.to_owned());
+    };
+    let (options, tail) = match rest.strip_prefix('[') {
+        Some(after) => {
+            let (inside, tail) = after.split_once(']')?;
+            (format!("[{inside}] "), tail.trim_start())
+        }
+        None => (String::new(), rest),
+    };
+    let mut words = tail.split_whitespace();
+    let uri = words.next()?;
+    let release = words.next()?;
+    if !is_release_suite(release) {
+        return None;
+    }
+    let components: Vec<&str> = words.collect();
+    Some(format!("{options}{uri} {suite} {}", components.join(" ")))
+}
+
 /// A deb822 sources file with every stanza whose `Types` has `deb` turned into a `deb-src`
-/// stanza (other fields kept as they are), the rest left out.
-fn deb822_twin(text: &str) -> String {
+/// stanza (other fields kept as they are, `Suites` replaced as [`source_twins`] says), the rest
+/// left out.
+fn deb822_twin(text: &str, suite: Option<&str>) -> String {
     let mut out = String::new();
     for stanza in text.split("\n\n") {
         let lines: Vec<&str> = stanza
@@ -234,14 +359,21 @@ fn deb822_twin(text: &str) -> String {
         };
         let has_deb = field("Types").is_some_and(|t| t.split_whitespace().any(|t| t == "deb"));
         let enabled = field("Enabled").is_none_or(|e| !e.eq_ignore_ascii_case("no"));
-        if !has_deb || !enabled {
+        let names_release =
+            field("Suites").is_some_and(|suites| suites.split_whitespace().any(is_release_suite));
+        if !has_deb || !enabled || (suite.is_some() && !names_release) {
             continue;
         }
         for line in &lines {
-            let is_types = line
-                .split_once(':')
-                .is_some_and(|(key, _)| key.trim().eq_ignore_ascii_case("Types"));
-            out.push_str(if is_types { "Types: deb-src" } else { line });
+            let key = line.split_once(':').map(|(key, _)| key.trim());
+            match key {
+                Some(key) if key.eq_ignore_ascii_case("Types") => out.push_str("Types: deb-src"),
+                Some(key) if key.eq_ignore_ascii_case("Suites") && suite.is_some() => {
+                    out.push_str("Suites: ");
+                    out.push_str(suite.unwrap_or_default());
+                }
+                _ => out.push_str(line),
+            }
             out.push('\n');
         }
         out.push('\n');
@@ -284,7 +416,8 @@ mod tests {
             "Types: deb\nURIs: http://off.example\nSuites: x\nComponents: main\n",
         )
         .unwrap();
-        let (list, parts) = source_twins(&etc).unwrap();
+        let (list, parts) = source_twins(&etc, None).unwrap();
+        let (dev_list, dev_parts) = source_twins(&etc, Some("unstable")).unwrap();
         std::fs::remove_dir_all(&etc).unwrap();
         assert_eq!(
             list,
@@ -299,5 +432,38 @@ mod tests {
                     .to_owned()
             )]
         );
+        assert_eq!(
+            dev_list,
+            "deb-src [arch=amd64] http://mirror.example/debian unstable main\n"
+        );
+        assert_eq!(
+            dev_parts,
+            [(
+                "a.sources".to_owned(),
+                "Types: deb-src\nURIs: http://mirror.example/debian\nSuites: unstable\n\
+                 Components: main\nSigned-By: /k.gpg\n\n"
+                    .to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn companion_suites_have_no_development_twin() {
+        assert_eq!(
+            one_line_twin(
+                "http://m.example/debian-security bookworm-security main",
+                Some("unstable")
+            ),
+            None
+        );
+        assert_eq!(
+            deb822_twin(
+                "Types: deb\nURIs: http://m.example/s\nSuites: bookworm-security\nComponents: main\n",
+                Some("unstable")
+            ),
+            ""
+        );
+        assert_eq!(upstream("1:22.1.8-1~deb12u1"), "22.1.8");
+        assert_eq!(upstream("22.1.8"), "22.1.8");
     }
 }

@@ -2,14 +2,13 @@
 //! for that pass (llvm/test/CodeGen/AMDGPU/*printf*.ll, run through opt): every entry parses,
 //! and each call's record length (4 + the entry's sizes) is the byte count the pass passes to
 //! `__printf_alloc` for the call that stores that ID. The pass of LLVM 19 (opt-19) and of LLVM 22
-//! (opt-22) both run, on LLVM 19's inputs: LLVM 22's test tree may not be fetchable (see
-//! `Llvm::test_tree_required_in_ci`), and the three inputs are plain IR that opt-22 reads.
+//! (opt-22) both run, each on its own release's inputs.
 
 use std::collections::HashMap;
 use std::process::Command;
 
 use fmtstr_elf::hsa;
-use fmtstr_oracles::{require_llvm, require_llvm_source, Llvm, Tool};
+use fmtstr_oracles::{require_llvm, require_llvm_source_of, Llvm, Tool};
 
 /// The bytes of an LLVM metadata string literal body: `\\` is a backslash, `\XX` a byte.
 fn unescape(text: &str) -> String {
@@ -41,7 +40,8 @@ fn every_entry_the_writer_emits_parses_and_sizes_its_record() {
 }
 
 fn every_entry_the_writer_emits_parses_and_sizes_its_record_with(llvm: Llvm) {
-    let (Some(source), Some(opt)) = (require_llvm_source(), require_llvm(llvm, Tool::Opt)) else {
+    let (Some(source), Some(opt)) = (require_llvm_source_of(llvm), require_llvm(llvm, Tool::Opt))
+    else {
         return;
     };
     let dir = source.join("llvm/test/CodeGen/AMDGPU");

@@ -211,12 +211,27 @@ impl DataLayout {
             }
             'p' => {
                 let mut parts = rest.split(':');
-                let space = parts.next().unwrap_or("");
+                // LLVM 22: `p[flags][n][(name)]`, flags `e` (external state) and `u` (unstable
+                // representation), which only non-zero address spaces may carry.
+                let spec = parts.next().unwrap_or("");
+                let space = spec.trim_start_matches(['e', 'u']);
+                let flagged = space.len() != spec.len();
+                if let Some(flag) = space.chars().next().filter(char::is_ascii_alphabetic) {
+                    return Err(format!("`{flag}` is not a pointer specification flag"));
+                }
+                let space = match space.split_once('(') {
+                    Some((number, name)) if name.len() > 1 && name.ends_with(')') => number,
+                    Some(_) => return Err("expected `(address space name)`".into()),
+                    None => space,
+                };
                 let addrspace = if space.is_empty() {
                     0
                 } else {
                     addrspace(space)?
                 };
+                if flagged && addrspace == 0 {
+                    return Err("address space 0 cannot be unstable or have external state".into());
+                }
                 let size_bits = parts
                     .next()
                     .ok_or("expected p[n]:<size>:<abi>")
@@ -689,6 +704,14 @@ mod tests {
         assert_eq!(amd.pointer(7).abi_align, 32);
         assert_eq!(amd.pointer(7).index_bits, 32);
         assert_eq!(amd.pointer(42).size_bits, 64);
+        // LLVM 22's pointer flags and address space names (verdicts of llvm-as-22).
+        let flagged = DataLayout::parse("pe1:64:64:64:32-pu2(x):32:32-p3(global):64:64").unwrap();
+        assert_eq!(flagged.pointer(1).index_bits, 32);
+        assert_eq!(flagged.pointer(2).size_bits, 32);
+        assert_eq!(flagged.pointer(3).size_bits, 64);
+        for bad in ["pe:64:64", "px1:64:64", "p1():64:64"] {
+            assert!(DataLayout::parse(bad).is_err(), "{bad}");
+        }
         for bad in ["i8:16", "p:0:8", "x", "i32:3", "a1:8", "i:8"] {
             assert!(DataLayout::parse(bad).is_err(), "{bad}");
         }

@@ -201,16 +201,6 @@ impl Llvm {
         ]
     }
 
-    /// Whether CI must judge this release's own test tree (`cargo xtask llvm-source`, `corpus
-    /// --llvm-tests`), so that a missing tree fails there. LLVM 19's source package is in
-    /// Debian's archive beside its binaries. LLVM 22's binaries come from bookworm-security,
-    /// whose archive may lack the source package's files (the mirror this project's machines
-    /// use answers 404 for its `.dsc` and orig tarball): CI judges its tree where it can be
-    /// fetched and says so where not, and the tests that read it skip without it.
-    pub fn test_tree_required_in_ci(self) -> bool {
-        self == Llvm::V19
-    }
-
     /// Debian's source package, whose test tree `cargo xtask llvm-source` unpacks:
     /// `llvm-toolchain-22`.
     pub fn source_package(self) -> String {
@@ -342,8 +332,7 @@ pub fn require_llvm_source() -> Option<PathBuf> {
     require_llvm_source_of(Llvm::V19)
 }
 
-/// A release's test tree, as [`require_llvm_source`] does for LLVM 19 (under `CI=true` a
-/// missing tree fails only where [`Llvm::test_tree_required_in_ci`]).
+/// A release's test tree, as [`require_llvm_source`] does for LLVM 19.
 pub fn require_llvm_source_of(llvm: Llvm) -> Option<PathBuf> {
     let dir = llvm_source_dir_of(llvm);
     if dir.join(".fmtstr-complete").is_file() {
@@ -357,7 +346,7 @@ pub fn require_llvm_source_of(llvm: Llvm) -> Option<PathBuf> {
         "{llvm}'s test tree not found at {}; fetch it with `{fetch}`",
         dir.display()
     );
-    if in_ci() && llvm.test_tree_required_in_ci() {
+    if in_ci() {
         panic!("{message} (CI=true: an oracle test must not skip)");
     }
     eprintln!("skipping: {message}");
