@@ -553,7 +553,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__lower)
-            opts="-o -h --output --force --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --prefix --only --limit-per-site --report --report-json --time-phases --Werror --color --help"
+            opts="-o -h --output --force --pass --target --sm --no-opt-byval --stage --layout --buffer-addrspace --emit-strings --lgc-form --user-data-offset --runtime-strings --prefix --only --limit-per-site --report --report-json --time-phases --Werror --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -600,6 +600,10 @@ _fmtstr() {
                     return 0
                     ;;
                 --user-data-offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --runtime-strings)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

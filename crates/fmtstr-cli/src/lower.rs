@@ -120,6 +120,14 @@ pub struct Args {
     /// another value than the module's table has is an error.
     #[arg(long, value_name = "N")]
     user_data_offset: Option<u64>,
+    /// amdgpu --stage buffer: a %s of a string computed at run time (not a literal) travels
+    /// as a copy of its first N bytes (1 to 4096) in the entry: a length word, then N bytes
+    /// rounded up to dwords, copied by a loop that stops at the NUL. `fmtstr decode` prints it
+    /// as C would (width and precision included); a longer string is cut at N, and `decode
+    /// --stats` counts the cuts. Every call of a format then copies that argument, literals
+    /// too. Without it such a %s is refused.
+    #[arg(long, value_name = "N")]
+    runtime_strings: Option<u32>,
     /// Who printed it: prefix every call's format with the ids named, e.g. `block,thread`
     /// prints `[block 1,0,0 thread 5,0,0] ` first. Names: block (or workgroup): the block /
     /// workgroup id (nvptx %ctaid via llvm.nvvm.read.ptx.sreg.ctaid.*, amdgpu
@@ -267,6 +275,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         only,
         limit_per_site: args.limit_per_site,
         asserts: args.pass == PassArg::Assert,
+        runtime_strings: args.runtime_strings,
         report: args.report || args.report_json.is_some(),
     };
     // NVPTX lowering works function by function: a large module is lowered in shards, one
@@ -551,6 +560,7 @@ fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
         (args.prefix.is_some(), "--prefix"),
         (args.only.is_some(), "--only"),
         (args.limit_per_site.is_some(), "--limit-per-site"),
+        (args.runtime_strings.is_some(), "--runtime-strings"),
         (args.time_phases, "--time-phases"),
     ] {
         if given {
@@ -612,6 +622,7 @@ fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
         (args.prefix.is_some(), "--prefix"),
         (args.only.is_some(), "--only"),
         (args.limit_per_site.is_some(), "--limit-per-site"),
+        (args.runtime_strings.is_some(), "--runtime-strings"),
         (args.time_phases, "--time-phases"),
     ] {
         if given {
@@ -656,6 +667,7 @@ fn target(args: &Args) -> anyhow::Result<Target> {
                 (args.emit_strings.is_some(), "--emit-strings"),
                 (args.lgc_form.is_some(), "--lgc-form"),
                 (args.user_data_offset.is_some(), "--user-data-offset"),
+                (args.runtime_strings.is_some(), "--runtime-strings"),
             ] {
                 if given {
                     bail!("{option} applies to --target amdgpu, not nvptx");
@@ -686,6 +698,20 @@ fn target(args: &Args) -> anyhow::Result<Target> {
                 bail!(
                     "--lgc-form chooses what --stage lgc writes; --stage buffer reads both forms"
                 );
+            }
+            if args.runtime_strings.is_some() && stage != Stage::Buffer {
+                bail!(
+                    "--runtime-strings needs --stage buffer (lgc.debug.printf takes no string \
+                     bytes: LLPC lowers it later)"
+                );
+            }
+            if let Some(bytes) = args.runtime_strings {
+                let most = fmtstr_lower::amdgpu::inline::MAX_BYTES;
+                if bytes == 0 || bytes > most {
+                    bail!(
+                        "--runtime-strings {bytes}: give the bytes to copy per string, 1 to {most}"
+                    );
+                }
             }
             if args.user_data_offset.is_some() && stage != Stage::Buffer {
                 bail!("--user-data-offset needs --stage buffer (it goes into the format-string table)");

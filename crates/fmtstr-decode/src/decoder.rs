@@ -1,5 +1,6 @@
 //! Turning one entry into text: find its format, read its payload as the layout says, render.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 use std::io::Write as _;
@@ -137,7 +138,7 @@ pub struct Interpreted<'d> {
     pub known: &'d Known,
     pub compiled: &'d Compiled,
     /// One [`Arg`] per scalar value, as [`fmtstr_format::Format::render`] takes them.
-    pub args: &'d [Arg<'d>],
+    pub args: Cow<'d, [Arg<'d>]>,
     /// Payload dwords the format read.
     pub needs: u32,
 }
@@ -251,7 +252,10 @@ impl<'f> Decoder<'f> {
     }
 
     /// Finds the entry's format and reads its payload into rendering arguments.
-    pub fn interpret(&mut self, entry: &RawEntry<'_>) -> Result<Interpreted<'_>, ProblemKind> {
+    pub fn interpret<'d>(
+        &'d mut self,
+        entry: &RawEntry<'d>,
+    ) -> Result<Interpreted<'d>, ProblemKind> {
         let formats = self.formats;
         let Some(known) = formats.get(entry.id) else {
             if let Some(abort) = formats.abort(entry.id) {
@@ -287,11 +291,16 @@ impl<'f> Decoder<'f> {
                 has,
             });
         }
-        self.fill(compiled, entry.payload);
+        let args = if compiled.has_inline_strings() {
+            Cow::Owned(arguments_of(formats, compiled, entry.payload))
+        } else {
+            self.fill(compiled, entry.payload);
+            Cow::Borrowed(self.args.as_slice())
+        };
         Ok(Interpreted {
             known,
             compiled,
-            args: &self.args,
+            args,
             needs,
         })
     }
@@ -331,6 +340,12 @@ impl<'f> Decoder<'f> {
                             }
                         }
                     }
+                }
+            }
+            None if compiled.has_inline_strings() => {
+                let args = arguments_of(self.formats, compiled, payload);
+                if compiled.format().render(&args, out).is_err() {
+                    return Quick::Failed;
                 }
             }
             None => {
@@ -392,7 +407,7 @@ impl<'f> Decoder<'f> {
         interpreted
             .compiled
             .format()
-            .render(interpreted.args, out)
+            .render(&interpreted.args, out)
             .map_err(|error| ProblemKind::Render {
                 id: entry.id,
                 format: crate::formats::quoted(known.entry()),
@@ -424,6 +439,36 @@ fn argument<'f>(
         }
     }
     arg
+}
+
+/// Every argument of an entry whose format has inline strings, which borrow from the payload.
+fn arguments_of<'a>(formats: &'a Formats, compiled: &Compiled, payload: &'a [u8]) -> Vec<Arg<'a>> {
+    compiled
+        .ops
+        .iter()
+        .zip(&compiled.op_at)
+        .map(|(op, at)| match *op {
+            crate::formats::Op::StrInline(bytes) => {
+                plan::inline_string(payload, *at as usize, bytes).0
+            }
+            op => argument(formats, op, payload, *at as usize),
+        })
+        .collect()
+}
+
+/// How many of an entry's inline strings were cut (0 for a format without them).
+pub(crate) fn strings_cut(compiled: &Compiled, payload: &[u8]) -> u64 {
+    compiled
+        .ops
+        .iter()
+        .zip(&compiled.op_at)
+        .filter(|(op, at)| match **op {
+            crate::formats::Op::StrInline(bytes) => {
+                plan::inline_string(payload, **at as usize, bytes).1
+            }
+            _ => false,
+        })
+        .count() as u64
 }
 
 fn abort_words(abort: &fmtstr_meta::AbortEntry<'_>, payload: &[u8]) -> Vec<u32> {

@@ -18,6 +18,8 @@ pub struct Formats {
     findings: Vec<MergeFinding>,
     /// Whether some entry is a `%s` string fmtstr interned (key [`INTERNED_KEY`]).
     interns: bool,
+    /// Whether some entry has inline strings ([`fmtstr_meta::INLINE_STRINGS_KEY`]).
+    inline_strings: bool,
     /// The longest string of any entry: what a 64-bit `%s` naming an entry can print.
     longest_string: u64,
 }
@@ -86,6 +88,11 @@ impl Formats {
                 key.as_str() == Some(INTERNED_KEY) && value.as_bool() == Some(true)
             })
         });
+        let inline_strings = merged
+            .table
+            .entries
+            .iter()
+            .any(|entry| !entry.inline_strings().is_empty());
         let longest_string = merged
             .table
             .entries
@@ -109,6 +116,7 @@ impl Formats {
             sources,
             findings: merged.findings,
             interns,
+            inline_strings,
             longest_string,
         }
     }
@@ -126,6 +134,11 @@ impl Formats {
     /// read as the ID of one.
     pub fn interns(&self) -> bool {
         self.interns
+    }
+
+    /// Whether some format's `%s` arguments travel as their bytes in the entry.
+    pub fn has_inline_strings(&self) -> bool {
+        self.inline_strings
     }
 
     /// The shader-abort message entry with this ID, if a table has one.
@@ -201,6 +214,8 @@ pub(crate) struct Slot {
     pub(crate) wide: bool,
     /// Components: the vector length, or 1.
     pub(crate) components: u8,
+    /// A `%s` whose bytes travel in the entry: the bytes reserved.
+    pub(crate) inline: Option<u32>,
 }
 
 /// How one scalar value (one vector component) is read from the payload.
@@ -222,6 +237,23 @@ pub(crate) enum Op {
     /// A `%s` pointer in one or two dwords.
     Str32,
     Str64,
+    /// A `%s` whose bytes travel in the entry: a length word, then this many bytes reserved
+    /// (`fmtstr lower --runtime-strings`).
+    StrInline(u32),
+}
+
+/// The length word of an inline string: the bytes copied in bits 0 to 30.
+pub(crate) const INLINE_LENGTH_MASK: u32 = 0x7FFF_FFFF;
+/// Set in the length word when the string was cut.
+pub(crate) const INLINE_CUT_BIT: u32 = 1 << 31;
+/// The length word of a null pointer.
+pub(crate) const INLINE_NULL: u32 = u32::MAX;
+/// The most bytes an inline string may reserve (as `fmtstr lower` allows).
+const INLINE_MOST_BYTES: u64 = 4096;
+
+/// Dwords of an inline string reserving `bytes` bytes.
+fn inline_dwords(bytes: u32) -> u32 {
+    1 + bytes.div_ceil(4)
 }
 
 /// A format parsed once, with the payload layout its table entry gives.
@@ -254,7 +286,44 @@ impl Compiled {
                 format: arguments.len(),
             });
         }
+        let inline = entry.inline_strings();
+        for &(index, bytes) in &inline {
+            let is_string = arguments.get(index as usize).is_some_and(|slot| {
+                matches!(slot, ArgSlot::Value { spec } if specs[*spec].class() == ArgClass::String && specs[*spec].vector_len().is_none())
+            });
+            if !is_string {
+                return Err(format!(
+                    "the table's {} lists argument {} as string bytes, but it is not a %s",
+                    fmtstr_meta::INLINE_STRINGS_KEY,
+                    index + 1
+                ));
+            }
+            if bytes == 0 || bytes > INLINE_MOST_BYTES {
+                return Err(format!(
+                    "the table's {} reserves {bytes} bytes for argument {}: 1 to \
+                     {INLINE_MOST_BYTES} are possible",
+                    fmtstr_meta::INLINE_STRINGS_KEY,
+                    index + 1
+                ));
+            }
+        }
+        let inline_bytes = |index: usize| {
+            inline
+                .iter()
+                .find(|(at, _)| *at == index as u64)
+                .map(|&(_, bytes)| bytes as u32)
+        };
         for (index, slot) in arguments.iter().enumerate() {
+            if let Some(bytes) = inline_bytes(index) {
+                payload_dwords = payload_dwords.saturating_add(inline_dwords(bytes));
+                slots.push(Slot {
+                    kind: Kind::String,
+                    wide: false,
+                    components: 1,
+                    inline: Some(bytes),
+                });
+                continue;
+            }
             let wide = entry.mask().bit(index as u64);
             let (kind, spec) = match *slot {
                 ArgSlot::Star { spec } => (Kind::Star, specs[spec]),
@@ -302,11 +371,15 @@ impl Compiled {
                 kind,
                 wide,
                 components,
+                inline: None,
             });
         }
         let ops: Vec<Op> = slots
             .iter()
             .flat_map(|slot| {
+                if let Some(bytes) = slot.inline {
+                    return std::iter::repeat_n(Op::StrInline(bytes), 1);
+                }
                 let op = match (slot.kind, slot.wide) {
                     (Kind::Star | Kind::Unsigned, false) => Op::Zero32,
                     (Kind::Signed, false) => Op::Sign32,
@@ -327,11 +400,21 @@ impl Compiled {
             op_at.push(at);
             at = at.saturating_add(match op {
                 Op::Int64 | Op::Float64 | Op::Ptr64 | Op::Str64 => 8,
+                Op::StrInline(bytes) => 4 * inline_dwords(*bytes),
                 _ => 4,
             });
         }
-        let plan = crate::plan::compile(&format, &ops, &op_at);
-        let text_bound = text_bound(&format);
+        // Inline strings borrow from the payload: they are rendered off the planned path.
+        let plan = if inline.is_empty() {
+            crate::plan::compile(&format, &ops, &op_at)
+        } else {
+            None
+        };
+        let text_bound = inline
+            .iter()
+            .fold(text_bound(&format), |bound, (_, bytes)| {
+                bound.saturating_add(*bytes)
+            });
         Ok(Compiled {
             text_bound,
             format,
@@ -371,6 +454,11 @@ impl Compiled {
     /// What is odd about the format and its table entry (said once per format).
     pub fn notes(&self) -> &[FormatNote] {
         &self.notes
+    }
+
+    /// Whether some `%s` of the format travels as its bytes in the entry.
+    pub fn has_inline_strings(&self) -> bool {
+        self.slots.iter().any(|slot| slot.inline.is_some())
     }
 
     /// Whether argument `index` (0-based, as [`Format::arguments`] counts) is read as two

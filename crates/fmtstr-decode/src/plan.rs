@@ -159,6 +159,24 @@ pub(crate) fn wide_at(payload: &[u8], at: usize) -> u64 {
 
 /// The argument op `op` reads at payload byte `at`.
 #[inline]
+/// An inline string's argument at payload byte `at` (its length word), reserving `bytes`
+/// bytes, and whether it was cut. A length past the reservation (a damaged entry) is read as
+/// the reservation.
+pub(crate) fn inline_string(payload: &[u8], at: usize, bytes: u32) -> (Arg<'_>, bool) {
+    use crate::formats::{INLINE_CUT_BIT, INLINE_LENGTH_MASK, INLINE_NULL};
+    let length_word = word(payload, at);
+    if length_word == INLINE_NULL {
+        return (Arg::Ptr(0), false);
+    }
+    let length = (length_word & INLINE_LENGTH_MASK).min(bytes) as usize;
+    let start = (at + 4).min(payload.len());
+    let end = (start + length).min(payload.len());
+    (
+        Arg::Str(&payload[start..end]),
+        length_word & INLINE_CUT_BIT != 0,
+    )
+}
+
 pub(crate) fn arg(op: Op, payload: &[u8], at: usize) -> Arg<'static> {
     let wide = |at: usize| u64::from(word(payload, at)) | u64::from(word(payload, at + 4)) << 32;
     match op {
@@ -172,6 +190,8 @@ pub(crate) fn arg(op: Op, payload: &[u8], at: usize) -> Arg<'static> {
         Op::Str32 if word(payload, at) == 0 => Arg::Ptr(0),
         Op::Str64 if wide(at) == 0 => Arg::Ptr(0),
         Op::Str32 | Op::Str64 => Arg::Str(crate::STRING_PLACEHOLDER),
+        // Read by `inline_string`, which borrows the payload.
+        Op::StrInline(_) => Arg::Str(crate::STRING_PLACEHOLDER),
     }
 }
 

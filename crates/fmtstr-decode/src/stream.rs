@@ -408,6 +408,9 @@ pub fn decode_to_vec(buffer: &Buffer<'_>, formats: &Formats) -> TextChunk {
 pub struct Count {
     pub entries: u64,
     pub dwords: u64,
+    /// `%s` strings whose bytes travelled in the entry and were cut (`fmtstr lower
+    /// --runtime-strings N`: the string went on past N bytes).
+    pub strings_cut: u64,
 }
 
 /// Entries and dwords per format ID over a window or a buffer.
@@ -425,6 +428,7 @@ impl Stats {
             let mine = self.by_id.entry(id).or_default();
             mine.entries += count.entries;
             mine.dwords += count.dwords;
+            mine.strings_cut += count.strings_cut;
         }
         if self.stop.is_none() {
             self.stop = other.stop;
@@ -444,15 +448,23 @@ impl Stats {
     }
 }
 
-/// Counts the entries of `window` per ID without rendering them.
-pub fn count(buffer: &Buffer<'_>, window: Range<u64>) -> Stats {
+/// Counts the entries of `window` per ID without rendering them (and the inline strings
+/// that were cut, where `formats` has formats with inline strings).
+pub fn count(buffer: &Buffer<'_>, formats: &Formats, window: Range<u64>) -> Stats {
     let mut stats = Stats::default();
+    let inline = formats.has_inline_strings();
     for item in buffer.entries_in(window) {
         match item {
             Ok(entry) => {
                 let count = stats.by_id.entry(entry.id).or_default();
                 count.entries += 1;
                 count.dwords += u64::from(entry.size);
+                if inline {
+                    if let Some(Ok(compiled)) = formats.get(entry.id).map(|known| known.compiled())
+                    {
+                        count.strings_cut += crate::decoder::strings_cut(compiled, entry.payload);
+                    }
+                }
             }
             Err((offset, stop)) => {
                 stats.stop = Some(Problem {

@@ -663,7 +663,7 @@ fn stats_count_entries_and_dwords_per_id() {
     w.entry(id("b\n"), &[]).entry(77, &[1, 2, 3, 4, 5, 6]);
     let bytes = w.finish();
     let buffer = Buffer::parse(&bytes).unwrap();
-    let stats = stream::count(&buffer, 0..buffer.end());
+    let stats = stream::count(&buffer, &Formats::new(), 0..buffer.end());
     let rows = stats.sorted();
     assert_eq!(rows[0].0, id("a %d\n"));
     assert_eq!((rows[0].1.entries, rows[0].1.dwords), (10, 30));

@@ -71,7 +71,7 @@ fn check(bytes: &[u8], formats: &Formats) {
     )
     .unwrap();
     assert!(text == whole.text);
-    let stats = stream::count(&buffer, 0..buffer.end());
+    let stats = stream::count(&buffer, &Formats::new(), 0..buffer.end());
     let entries: u64 = stats.by_id.values().map(|c| c.entries).sum();
     let stopped = whole
         .problems

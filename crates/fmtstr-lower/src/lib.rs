@@ -128,6 +128,9 @@ pub struct Options {
     pub limit_per_site: Option<u32>,
     /// Failed asserts are printed through printf first, then trap ([`assert`]).
     pub asserts: bool,
+    /// AMD buffer stage: a `%s` of a string computed at run time travels as its first N bytes
+    /// ([`amdgpu::inline`]; at most [`amdgpu::inline::MAX_BYTES`]).
+    pub runtime_strings: Option<u32>,
     /// Fill [`Lowered::report`] (each call's location is then looked up: a cost per call).
     pub report: bool,
 }
@@ -142,6 +145,7 @@ impl Options {
             only: None,
             limit_per_site: None,
             asserts: false,
+            runtime_strings: None,
             report: false,
         }
     }
@@ -333,6 +337,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 lgc_form,
                 user_data_offset,
                 sites: options.prefix.is_some_and(|p| p.has_site()),
+                runtime_strings: options.runtime_strings,
             };
             let planning = Instant::now();
             let plan = amdgpu::plan(module, &calls, &settings, &mut diagnostics);
@@ -341,7 +346,7 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
                 return fail(diagnostics, options.werror);
             }
             report = if options.report {
-                report::amdgpu(module, &calls)
+                report::amdgpu(module, &calls, options.runtime_strings)
             } else {
                 Vec::new()
             };

@@ -70,7 +70,12 @@ pub(crate) fn nvptx(
 }
 
 /// The reports of the AMD calls: each entry's size as the buffer stage lays it out.
-pub(crate) fn amdgpu(module: &Module, calls: &[PrintfCall]) -> Vec<CallReport> {
+pub(crate) fn amdgpu(
+    module: &Module,
+    calls: &[PrintfCall],
+    runtime_strings: Option<u32>,
+) -> Vec<CallReport> {
+    let copies = amdgpu::StringCopies::find(module, calls, runtime_strings);
     calls
         .iter()
         .map(|call| {
@@ -79,7 +84,11 @@ pub(crate) fn amdgpu(module: &Module, calls: &[PrintfCall]) -> Vec<CallReport> {
             } else {
                 call.args
                     .iter()
-                    .map(|arg| amdgpu::carry(module, call, arg, Stage::Buffer).map(|c| c.dwords))
+                    .enumerate()
+                    .map(|(index, arg)| {
+                        amdgpu::carry(module, call, arg, Stage::Buffer, copies.of(call, index))
+                            .map(|c| c.dwords)
+                    })
                     .sum::<Result<u32, String>>()
                     .ok()
                     .map(|d| u64::from(d + ENTRY_HEADER_DWORDS))

@@ -20,4 +20,7 @@ pub mod table;
 pub use id::{FormatId, ParseIdError};
 pub use mask::Mask;
 pub use merge::{merge, Merged, Merger, OffsetConflict, OnCollision, Relation};
-pub use table::{AbortEntry, Entry, Item, Problem, Table, TableError, LIMIT_MARKER, SITES_KEY};
+pub use table::{
+    AbortEntry, Entry, Item, Problem, Table, TableError, INLINE_STRINGS_KEY, LIMIT_MARKER,
+    SITES_KEY,
+};

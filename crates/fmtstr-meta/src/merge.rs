@@ -40,7 +40,7 @@ pub enum Relation {
     Identical,
     /// Different strings.
     Collision,
-    /// Same string, different argument count or mask bits.
+    /// Same string, different argument count, mask bits or inline strings.
     Conflict,
 }
 
@@ -50,6 +50,7 @@ pub fn relation(first: &Entry<'_>, second: &Entry<'_>) -> Relation {
         Relation::Collision
     } else if first.argument_count() != second.argument_count()
         || !first.mask().same_bits(second.mask())
+        || first.inline_strings() != second.inline_strings()
     {
         Relation::Conflict
     } else {

@@ -53,6 +53,12 @@ pub mod keys {
 /// `file:line:column` strings (a function's name without debug information). Readers other
 /// than fmtstr pass over it.
 pub const SITES_KEY: &str = ".fmtstr_sites";
+/// With `fmtstr lower --runtime-strings N`, an entry whose `%s` arguments travel as copies of
+/// their bytes lists them under this key: an array of `[argument index (0-based), bytes
+/// reserved]` pairs. Such an argument's payload is a length word (the bytes copied in bits 0
+/// to 30, bit 31 set when the string went on past them, all ones for a null pointer), then the
+/// bytes reserved, in dwords.
+pub const INLINE_STRINGS_KEY: &str = ".fmtstr_inline_strings";
 
 /// What follows a site in the line that `fmtstr lower --limit-per-site N` prints once a site
 /// went over its limit: `FILE:LINE: further output of this call dropped (limit N)`.
@@ -148,18 +154,39 @@ impl<'a> Entry<'a> {
             .unwrap_or_default()
     }
 
+    /// The `%s` arguments whose bytes travel in the entry, as `(argument index, bytes
+    /// reserved)` pairs listed under [`INLINE_STRINGS_KEY`] (none when the key is absent or
+    /// malformed).
+    pub fn inline_strings(&self) -> Vec<(u64, u64)> {
+        self.extra
+            .iter()
+            .find(|(key, _)| key.as_str() == Some(INLINE_STRINGS_KEY))
+            .and_then(|(_, value)| value.as_array())
+            .map(|pairs| {
+                pairs
+                    .iter()
+                    .filter_map(|pair| match pair.as_array()?.as_slice() {
+                        [index, bytes] => Some((index.as_u64()?, bytes.as_u64()?)),
+                        _ => None,
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
     /// The exact bytes this entry had in its file, if it came from one.
     pub fn raw(&self) -> Option<&'a [u8]> {
         self.raw
     }
 
-    /// Whether the two entries say the same thing (ID, string, argument count and mask bits;
-    /// unknown keys are not compared).
+    /// Whether the two entries say the same thing (ID, string, argument count, mask bits and
+    /// inline strings; other keys are not compared).
     pub fn same_as(&self, other: &Entry<'_>) -> bool {
         self.id == other.id
             && self.string == other.string
             && self.argument_count == other.argument_count
             && self.mask.same_bits(&other.mask)
+            && self.inline_strings() == other.inline_strings()
     }
 
     /// An owned copy that no longer borrows from the file.

@@ -137,7 +137,7 @@ pub fn decode(
             stream::run::<_, io::Error, _, _>(
                 &buffer,
                 &stream_options,
-                |window| stream::count(&buffer, window),
+                |window| stream::count(&buffer, &formats, window),
                 |window, window_stats| {
                     release(&window);
                     stats.merge(window_stats);
@@ -444,6 +444,20 @@ fn write_stats(
             count.dwords as f64 * 100.0 / dwords.max(1) as f64,
             id
         )?;
+    }
+    let cut: Vec<&(u64, stream::Count)> = rows.iter().filter(|(_, c)| c.strings_cut > 0).collect();
+    if !cut.is_empty() {
+        writeln!(
+            out,
+            "%s strings cut at the bytes reserved (fmtstr lower --runtime-strings N):"
+        )?;
+        writeln!(out, "  {:>10}  {:<14}  format", "cut", "ID")?;
+        for (id, count) in cut {
+            let format = formats
+                .get(*id)
+                .map_or_else(String::new, |known| fmtstr_decode::quoted(known.entry()));
+            writeln!(out, "  {:>10}  {:#014x}  {format}", count.strings_cut, id)?;
+        }
     }
     let sites = site_stats(formats, &rows);
     if !sites.is_empty() {

@@ -1084,3 +1084,182 @@ fn stats_show_each_site_with_its_limit() {
     .stdout_text();
     assert_eq!(text.matches("  hit    ").count(), 5, "{text}");
 }
+
+/// `%s` of strings built at run time, of every length from 0 to 12 around the 8 bytes copied,
+/// with widths, precisions and null pointers. The host build cuts each string at `CUT` bytes
+/// itself (its printf is the oracle for what the cut copy must print); the device build passes
+/// them whole.
+const RUNTIME_STRINGS_WORK_C: &str = r#"int printf(const char *format, ...);
+#ifdef CUT
+static const char *S(const char *p, char *keep) {
+    if (!p) return p;
+    int k = 0;
+    for (; k < CUT && p[k]; k++) keep[k] = p[k];
+    keep[k] = 0;
+    return keep;
+}
+#else
+#define S(p, keep) (p)
+#endif
+
+static char strings[8][40];
+static char keeps[8][40];
+
+void work(int tid, int i) {
+    char *s = strings[tid & 7];
+    char *keep = keeps[tid & 7];
+    int len = (tid + i) % 13;
+    for (int k = 0; k < len; k++) s[k] = 'a' + (tid * 7 + i + k) % 26;
+    s[len] = 0;
+    printf("t%d i%d str [%s] [%10s] [%-12s] [%.3s] len %d\n", tid, i, S(s, keep), S(s, keep),
+           S(s, keep), S(s, keep), len);
+    printf("t%d i%d two %s and %s\n", tid, i, S(s, keep), "a literal");
+    printf("t%d i%d null [%s] [%8s] [%.2s]\n", tid, i, i % 4 == 0 ? (const char *)0 : S(s, keep),
+           i % 3 == 0 ? (const char *)0 : S(s, keep), i % 2 == 0 ? (const char *)0 : S(s, keep));
+}
+"#;
+
+/// `--runtime-strings 8` on the host run of the AMD protocol (8 pthreads, x86_64): strings of
+/// 0 to 12 bytes built at run time decode exactly as the host's printf prints them cut at 8
+/// bytes (widths, precisions, `(null)` included); a literal in another position stays
+/// interned; `decode --stats` counts the strings that were cut, format by format; llc-19 and
+/// llc-22 compile the lowered module for gfx1100. Without the option the lowering is refused
+/// with the option named; out-of-range values and other stages are refused too.
+#[test]
+fn runtime_strings_decode_as_the_host_prints_them_cut() {
+    use crate::decode_commands::{by_thread, checked, HARNESS_C};
+    for llvm in Llvm::ALL {
+        let Some(clang) = require_llvm(llvm, Tool::Clang) else {
+            return;
+        };
+        let dir = scratch();
+        let at = |name: &str| dir.path().join(name);
+        let lowered = lower_for_host_run(
+            &clang,
+            dir.path(),
+            RUNTIME_STRINGS_WORK_C,
+            HARNESS_C,
+            &[],
+            &["--runtime-strings", "8"],
+        );
+        // The oracle: the host's printf of the same calls with every string cut at 8 bytes.
+        checked(
+            std::process::Command::new(&clang)
+                .args(["-O1", "-pthread", "-fno-builtin-printf", "-DCUT=8", "-o"])
+                .arg(at("host"))
+                .arg(at("harness.c"))
+                .arg(at("work.c")),
+        );
+        for tool in Llvm::ALL {
+            if let Some(llc) = require_llvm(tool, Tool::Llc) {
+                checked(
+                    std::process::Command::new(llc)
+                        .args([
+                            "-mtriple=amdgcn-amd-amdpal",
+                            "-mcpu=gfx1100",
+                            "-o",
+                            "/dev/null",
+                        ])
+                        .arg(at("work.buffer.ll")),
+                );
+            }
+        }
+        assert!(lowered.contains("printf.copy"), "{lowered}");
+        let expected = checked(std::process::Command::new(at("host")).arg("40")).stdout;
+        checked(
+            std::process::Command::new(at("lowered"))
+                .args(["40", &(1u64 << 22).to_string()])
+                .arg(at("all.bin")),
+        );
+        let decoded = run([
+            "decode".as_ref(),
+            at("all.bin").as_os_str(),
+            "--strings".as_ref(),
+            at("strings.json").as_os_str(),
+            "--strict".as_ref(),
+        ])
+        .expect_code(0);
+        let expected = String::from_utf8(expected).unwrap();
+        assert_eq!(
+            by_thread(&decoded.stdout_text()),
+            by_thread(&expected),
+            "{llvm}"
+        );
+        assert_eq!(decoded.stdout_text().lines().count(), 8 * 40 * 3);
+        // Strings longer than 8 bytes: (tid + i) % 13 in 9..=12, counted per format.
+        let long = (0..8)
+            .flat_map(|tid| (0..40).map(move |i| (tid + i) % 13))
+            .filter(|len| *len > 8)
+            .count() as u64;
+        let stats = run([
+            "decode".as_ref(),
+            at("all.bin").as_os_str(),
+            "--strings".as_ref(),
+            at("strings.json").as_os_str(),
+            "--stats".as_ref(),
+            "--json".as_ref(),
+        ])
+        .expect_code(0);
+        let stats: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+        assert_matches_schema("decode.schema.json", &stats);
+        let cut = |needle: &str| {
+            stats["formats"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|f| f["format"].as_str().is_some_and(|s| s.contains(needle)))
+                .map(|f| f["strings_cut"].as_u64().unwrap())
+                .unwrap()
+        };
+        assert_eq!(cut(" str "), 4 * long);
+        assert_eq!(cut(" two "), long);
+        let text_stats = run([
+            "decode".as_ref(),
+            at("all.bin").as_os_str(),
+            "--strings".as_ref(),
+            at("strings.json").as_os_str(),
+            "--stats".as_ref(),
+        ])
+        .expect_code(0)
+        .stdout_text();
+        assert!(
+            text_stats.contains("%s strings cut at the bytes reserved"),
+            "{text_stats}"
+        );
+        // The table marks the copied arguments; the literal of " two " stays interned.
+        let table: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(at("strings.json")).unwrap()).unwrap();
+        let text = table.to_string();
+        assert!(text.contains(".fmtstr_inline_strings"), "{text}");
+        assert!(text.contains("a literal"), "{text}");
+
+        // Without the option, or with a value out of range, or at the lgc stage: refused.
+        let refused = run([
+            "lower".as_ref(),
+            "--target".as_ref(),
+            "amdgpu".as_ref(),
+            "--stage".as_ref(),
+            "buffer".as_ref(),
+            at("work.ll").as_os_str(),
+        ])
+        .expect_code(2);
+        assert!(
+            refused.stderr.contains("--runtime-strings N"),
+            "{}",
+            refused.stderr
+        );
+        for args in [
+            vec!["--stage", "buffer", "--runtime-strings", "0"],
+            vec!["--stage", "buffer", "--runtime-strings", "4097"],
+            vec!["--stage", "lgc", "--runtime-strings", "8"],
+        ] {
+            let bad = run(["lower", "--target", "amdgpu"]
+                .into_iter()
+                .chain(args.iter().copied())
+                .map(std::ffi::OsStr::new)
+                .chain([at("work.ll").as_os_str()]))
+            .expect_code(2);
+            assert!(bad.stderr.contains("--runtime-strings"), "{}", bad.stderr);
+        }
+    }
+}

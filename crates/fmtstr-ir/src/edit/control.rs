@@ -8,7 +8,7 @@
 
 use super::{invalid, Builder, Position};
 use crate::error::EditError;
-use crate::inst::{Opcode, NONE, REMOVED};
+use crate::inst::{Opcode, NEW, NONE, REMOVED};
 use crate::module::{
     none_text, BlockData, BlockId, FuncId, InstId, InstList, Module, Operand, Value,
 };
@@ -97,6 +97,35 @@ impl Module {
         self.retarget_phis(terminator, old, new);
         self.builder(Position::End(old))?.br(new)?;
         Ok(new)
+    }
+
+    /// Sets the value coming in over edge `edge` (0-based) of a phi built by an edit: a loop's
+    /// back edge, whose value is made after the phi. Refused for a source instruction, for any
+    /// other instruction than a phi, for an edge it lacks and for a value of another type.
+    pub fn set_phi_value(
+        &mut self,
+        phi: InstId,
+        edge: usize,
+        value: Operand,
+    ) -> Result<(), EditError> {
+        let d = *self.live_inst(phi)?;
+        if d.flags & NEW == 0 || d.opcode != Opcode::Phi {
+            return invalid("only a phi built by an edit can have an incoming value set");
+        }
+        if 2 * edge >= d.ops_len as usize {
+            return invalid(format!("the phi has no incoming edge {edge}"));
+        }
+        if value.ty != d.ty {
+            return Err(EditError::TypeMismatch {
+                expected: self.type_name(d.ty),
+                found: self.type_name(value.ty),
+            });
+        }
+        let slot = d.ops as usize + 2 * edge;
+        self.ops[slot] = crate::module::PackedOp::new(value);
+        let f = self.blocks[d.block as usize].func;
+        self.note_use(f, phi, self.ops[slot].value);
+        Ok(())
     }
 
     /// Adds an empty block named from `hint` right after `after` (in print order). The caller
@@ -265,6 +294,11 @@ impl Module {
             tail,
             result,
         })
+    }
+
+    /// The terminator of `block`, if it has one yet.
+    pub fn terminator(&self, block: BlockId) -> Option<InstId> {
+        self.live_terminator(block)
     }
 
     /// The last live instruction of `block`, when it is a terminator.

@@ -23,7 +23,9 @@
 //!   table entry has the argument count (a vector counts once) and the 64-bit mask (bit i set
 //!   when argument i is 64 bits wide, or its components are). A value of 64 bits is one 8-byte
 //!   store at a 4-byte-aligned address: low dword first on these little-endian targets.
-//! - How each argument travels: `carry` in the module above. `%s` is an error.
+//! - How each argument travels: `carry` in the module above. A `%s` of a string literal
+//!   travels as the ID of a table entry of its own; one computed at run time is an error, or
+//!   with `--runtime-strings N` its first N bytes are copied into the entry ([`super::inline`]).
 //! - Two format strings with one ID (a collision), or one string printed with arguments of
 //!   different widths (a conflict: the decoder could not read both), are errors; so is a
 //!   collision or conflict with the table already in the module.
@@ -44,7 +46,7 @@ use std::collections::HashMap;
 
 use fmtstr_elf::Document;
 use fmtstr_ir::{EditError, MdInput, Module, Opcode, Operand, Ordering, Position, RmwOp, TypeId};
-use fmtstr_meta::{merge, Entry, FormatId, Mask, Relation, Table};
+use fmtstr_meta::{merge, Entry, FormatId, Mask, Relation, Table, INLINE_STRINGS_KEY};
 
 use super::lgc::{prepacked_error, result_warning, retire};
 use super::{carry, BufferSource, Carry, Cast, Settings};
@@ -114,6 +116,7 @@ pub(crate) fn plan(
     let mut ids: HashMap<FormatId, (usize, &PrintfCall)> = HashMap::new();
     // Entry index -> the sites that print it (with --prefix site).
     let mut sites: HashMap<usize, Vec<String>> = HashMap::new();
+    let copies = super::StringCopies::find(module, calls, settings.runtime_strings);
     let needs_source = calls.iter().any(|c| own_buffer(c).is_none());
     if let (true, Some(first)) = (needs_source, calls.first()) {
         if let Some(message) = BufferSource::check(module, buffer_addrspace) {
@@ -148,7 +151,13 @@ pub(crate) fn plan(
         }
         let mut carries = Vec::with_capacity(call.args.len());
         for (index, arg) in call.args.iter().enumerate() {
-            match carry(module, call, arg, super::Stage::Buffer) {
+            match carry(
+                module,
+                call,
+                arg,
+                super::Stage::Buffer,
+                copies.of(call, index),
+            ) {
                 Ok(c) => carries.push(c),
                 Err(message) => diagnostics.push(
                     call.location(module)
@@ -174,11 +183,28 @@ pub(crate) fn plan(
             .enumerate()
             .filter(|(_, c)| c.wide)
             .map(|(i, _)| i);
-        let entry = Entry::for_format(
+        let mut entry = Entry::for_format(
             string.to_owned(),
             call.args.len() as u64,
             Mask::for_arguments(call.args.len(), wide),
         );
+        let copied: Vec<rmpv::Value> = carries
+            .iter()
+            .enumerate()
+            .filter_map(|(index, c)| match c.cast {
+                Cast::Inline(bytes) => Some(rmpv::Value::Array(vec![
+                    rmpv::Value::from(index as u64),
+                    rmpv::Value::from(u64::from(bytes)),
+                ])),
+                _ => None,
+            })
+            .collect();
+        if !copied.is_empty() {
+            entry = entry.with_extra(vec![(
+                rmpv::Value::from(INLINE_STRINGS_KEY),
+                rmpv::Value::Array(copied),
+            )]);
+        }
         let id = entry.id();
         let site = || crate::prefix::site_of(module, call);
         match ids.get(&id) {
@@ -272,10 +298,9 @@ pub(crate) fn plan(
     for (index, list) in sites {
         let entry = table.entries[index].clone();
         let list = list.into_iter().map(rmpv::Value::from).collect();
-        table.entries[index] = entry.with_extra(vec![(
-            rmpv::Value::from(SITES_KEY),
-            rmpv::Value::Array(list),
-        )]);
+        let mut extra = entry.extra().to_vec();
+        extra.push((rmpv::Value::from(SITES_KEY), rmpv::Value::Array(list)));
+        table.entries[index] = entry.with_extra(extra);
     }
     let mut merged_table = table;
     if let (Some(bytes), Some(first)) = (&document, calls.first()) {
@@ -453,15 +478,29 @@ pub(crate) fn apply(
             clamped
         };
         let entry = b.gep(TypeId::I32, buffer, &[first], false, "printf.entry")?;
-        let mut values: Vec<Operand> = header.to_vec();
+        let mut values: Vec<(Operand, Option<u32>)> = header.iter().map(|&h| (h, None)).collect();
         for (operand, c) in current.into_iter().zip(&planned.carries) {
-            values.push(c.emit(&mut b, operand)?);
+            let copied = match c.cast {
+                Cast::Inline(bytes) => Some(bytes),
+                _ => None,
+            };
+            values.push((c.emit(&mut b, operand)?, copied));
         }
-        for (value, slot) in values.into_iter().zip(slots) {
+        // Strings copied by a loop come last, once the straight-line stores are done.
+        let mut copies = Vec::new();
+        for ((value, copied), slot) in values.into_iter().zip(slots) {
             let at = b.gep(TypeId::I32, entry, &[slot], false, "printf.slot")?;
-            b.store(value, at, 4)?;
+            match copied {
+                Some(bytes) => copies.push((value, at, bytes)),
+                None => {
+                    b.store(value, at, 4)?;
+                }
+            }
         }
         drop(b);
+        for (string, slot, bytes) in copies {
+            super::inline::copy_string(module, call.inst, string, slot, bytes)?;
+        }
         retire(module, call, zero)?;
     }
     crate::remove_printf_if_unused(module)?;

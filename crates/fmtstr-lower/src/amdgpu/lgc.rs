@@ -105,7 +105,7 @@ pub(crate) fn plan(
         diagnostics.extend(result_warning(module, call));
         let mut carries = Vec::with_capacity(call.args.len());
         for (index, arg) in call.args.iter().enumerate() {
-            match carry(module, call, arg, super::Stage::Lgc) {
+            match carry(module, call, arg, super::Stage::Lgc, None) {
                 Ok(c) => carries.push(c),
                 Err(message) => diagnostics.push(
                     call.location(module)

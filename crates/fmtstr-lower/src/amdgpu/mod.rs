@@ -20,6 +20,7 @@
 //! today's form has none and gets the function's buffer as `printf` does.
 
 pub mod buffer;
+pub mod inline;
 pub mod lgc;
 
 use fmtstr_format::ArgClass;
@@ -62,6 +63,8 @@ pub(crate) struct Settings {
     pub user_data_offset: Option<u64>,
     /// Each format entry lists its call sites under [`fmtstr_meta::SITES_KEY`] (`--prefix site`).
     pub sites: bool,
+    /// `%s` of a string computed at run time travels as its first N bytes ([`inline`]).
+    pub runtime_strings: Option<u32>,
 }
 
 /// Address space 7: AMDGPU's buffer fat pointer.
@@ -109,6 +112,9 @@ pub(crate) enum Cast {
     /// A `%s` argument that is a constant string: the value stored is the string's 48-bit ID
     /// (an `i64` constant); the string is an entry of the table of its own.
     Interned(FormatId),
+    /// A `%s` argument whose bytes, at most this many, are copied into the entry by a loop
+    /// ([`inline`]); nothing is stored for it in the straight-line part.
+    Inline(u32),
 }
 
 impl Carry {
@@ -135,6 +141,7 @@ impl Carry {
             Cast::FpExt => (Opcode::FPExt, "fpext"),
             Cast::PtrToInt => (Opcode::PtrToInt, "ptrtoint"),
             Cast::Interned(id) => return Ok(b.const_int(TypeId::I64, id.get() as i64)),
+            Cast::Inline(_) => return Ok(value),
         };
         b.cast(opcode, value, to, hint)
     }
@@ -159,8 +166,18 @@ pub(crate) fn carry(
     call: &PrintfCall,
     arg: &Argument,
     stage: Stage,
+    inline: Option<u32>,
 ) -> Result<Carry, String> {
     if arg.class == Some(ArgClass::String) && stage == Stage::Buffer {
+        if let Some(bytes) = inline {
+            return Ok(Carry {
+                cast: Cast::Inline(bytes),
+                elem: TypeId::I32,
+                len: None,
+                dwords: inline::slot_dwords(bytes),
+                wide: false,
+            });
+        }
         return match module.c_string_at(arg.operand) {
             Some(bytes) => Ok(Carry::scalar(
                 Cast::Interned(FormatId::of(&bytes)),
@@ -169,9 +186,9 @@ pub(crate) fn carry(
             )),
             None => Err(
                 "`%s` of a string computed at run time cannot travel through the AMD printf \
-                 buffer, which carries dwords: fmtstr interns only constant strings (string \
-                 literals) as table entries of their own; pass a literal, or print the \
-                 characters with %c"
+                 buffer without a copy of its bytes: give --runtime-strings N to copy its first \
+                 N bytes into the entry, or pass a string literal (interned as a table entry \
+                 of its own)"
                     .to_owned(),
             ),
         };
@@ -258,6 +275,45 @@ impl Cast {
         } else {
             self
         }
+    }
+}
+
+/// Which `%s` arguments travel as copies of their bytes ([`inline`]): with `--runtime-strings
+/// N`, every `%s` argument position of a format (by its bytes) that some call fills with a
+/// string computed at run time, so that all entries of one format share one layout (a literal
+/// in such a position is copied too).
+#[derive(Debug, Default)]
+pub(crate) struct StringCopies {
+    bytes: u32,
+    positions: std::collections::HashSet<(std::sync::Arc<[u8]>, usize)>,
+}
+
+impl StringCopies {
+    pub fn find(module: &Module, calls: &[PrintfCall], runtime_strings: Option<u32>) -> Self {
+        let Some(bytes) = runtime_strings else {
+            return StringCopies::default();
+        };
+        let mut positions = std::collections::HashSet::new();
+        for call in calls {
+            for (index, arg) in call.args.iter().enumerate() {
+                if arg.class == Some(ArgClass::String) && module.c_string_at(arg.operand).is_none()
+                {
+                    positions.insert((call.format.bytes.clone(), index));
+                }
+            }
+        }
+        StringCopies { bytes, positions }
+    }
+
+    /// The bytes reserved for argument `index` of `call`, when it is copied.
+    pub fn of(&self, call: &PrintfCall, index: usize) -> Option<u32> {
+        // Most modules have none: no key is built then.
+        if self.positions.is_empty() {
+            return None;
+        }
+        self.positions
+            .contains(&(call.format.bytes.clone(), index))
+            .then_some(self.bytes)
     }
 }
 

@@ -197,6 +197,7 @@ pub fn write_stats(
             "format": formats.get(*id).map(|known| known.entry().string()),
             "entries": count.entries,
             "dwords": count.dwords,
+            "strings_cut": count.strings_cut,
         })).collect::<Vec<_>>(),
     });
     let mut object = object;
