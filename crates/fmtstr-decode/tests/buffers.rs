@@ -672,3 +672,117 @@ fn stats_count_entries_and_dwords_per_id() {
     assert!(stats.stop.is_none());
     let _ = f;
 }
+
+/// An entry whose `%s` arguments carry their bytes (`fmtstr lower --runtime-strings N`).
+fn inline_formats(string: &str, argc: u64, inline: &[(u64, u64)]) -> Formats {
+    let pairs = inline
+        .iter()
+        .map(|&(index, bytes)| {
+            rmpv::Value::Array(vec![rmpv::Value::from(index), rmpv::Value::from(bytes)])
+        })
+        .collect();
+    let entry = Entry::for_format(
+        string.to_string(),
+        argc,
+        Mask::for_arguments(argc as usize, std::iter::empty()),
+    )
+    .with_extra(vec![(
+        rmpv::Value::from(fmtstr_meta::INLINE_STRINGS_KEY),
+        rmpv::Value::Array(pairs),
+    )]);
+    let mut table = Table::new();
+    table.entries.push(entry);
+    Formats::from_tables([("t.json".to_string(), table)])
+}
+
+/// A length word, then `reserved` bytes (rounded up to dwords) of which the first are `text`.
+fn inline_string(p: &mut Payload, length_word: u32, text: &[u8], reserved: usize) {
+    p.u32(length_word);
+    let mut bytes = text.to_vec();
+    bytes.resize(reserved.div_ceil(4) * 4, b'#');
+    for chunk in bytes.chunks(4) {
+        p.u32(u32::from_le_bytes([chunk[0], chunk[1], chunk[2], chunk[3]]));
+    }
+}
+
+#[test]
+fn inline_strings_print_as_c_would_and_damaged_ones_stay_in_bounds() {
+    let format = "[%s] [%6.2s] %d\n";
+    let f = inline_formats(format, 3, &[(0, 8), (1, 8)]);
+    let mut w = BufferWriter::new();
+    let mut p = Payload::new();
+    // "abc"; the null pointer; then a cut string and a length word past the reservation,
+    // which is read as the reservation (never past the slot).
+    inline_string(&mut p, 3, b"abc", 8);
+    inline_string(&mut p, u32::MAX, b"", 8);
+    p.u32(7);
+    w.entry(id(format), p.dwords());
+    p.clear();
+    inline_string(&mut p, 8 | 1 << 31, b"abcdefgh", 8);
+    inline_string(&mut p, 0x7FFF_FFFF, b"xyzwvuts", 8);
+    p.u32(-1i32 as u32);
+    w.entry(id(format), p.dwords());
+    let (text, problems) = decode(&w.finish(), &f);
+    assert_eq!(text, "[abc] [      ] 7\n[abcdefgh] [    xy] -1\n");
+    assert!(problems.is_empty(), "{problems:?}");
+    // The cut is counted.
+    let bytes = w_rebuilt(format);
+    let buffer = Buffer::parse(&bytes).unwrap();
+    let stats = stream::count(&buffer, &f, 0..buffer.end());
+    assert_eq!(stats.by_id[&id(format)].strings_cut, 1);
+
+    // A payload shorter than the reservation: the entry is not printed, and said why.
+    let mut w = BufferWriter::new();
+    let mut p = Payload::new();
+    p.u32(3).u32(0);
+    w.entry(id(format), p.dwords());
+    let (text, problems) = decode(&w.finish(), &f);
+    assert!(
+        text.contains("reads 7 payload dwords but the entry has 2; skipped"),
+        "{text}"
+    );
+    assert!(
+        matches!(
+            problems[0].kind,
+            ProblemKind::ShortPayload {
+                needs: 7,
+                has: 2,
+                ..
+            }
+        ),
+        "{problems:?}"
+    );
+
+    // A table that lists a %d, or reserves 0 bytes, as a string: the format is refused.
+    for bad in [
+        inline_formats("%d\n", 1, &[(0, 8)]),
+        inline_formats("%s\n", 1, &[(0, 0)]),
+    ] {
+        let mut w = BufferWriter::new();
+        let mut p = Payload::new();
+        p.u32(0).u32(0).u32(0);
+        let string = if bad.get(id("%d\n")).is_some() {
+            "%d\n"
+        } else {
+            "%s\n"
+        };
+        w.entry(id(string), p.dwords());
+        let (text, problems) = decode(&w.finish(), &bad);
+        assert!(text.starts_with("<fmtstr: "), "{text}");
+        assert!(
+            matches!(&problems[0].kind, ProblemKind::BadFormat { message, .. } if message.contains(".fmtstr_inline_strings")),
+            "{problems:?}"
+        );
+    }
+}
+
+/// The second entry of the test above alone: one string cut.
+fn w_rebuilt(format: &str) -> Vec<u8> {
+    let mut w = BufferWriter::new();
+    let mut p = Payload::new();
+    inline_string(&mut p, 8 | 1 << 31, b"abcdefgh", 8);
+    inline_string(&mut p, 2, b"xy", 8);
+    p.u32(1);
+    w.entry(id(format), p.dwords());
+    w.finish()
+}

@@ -562,3 +562,47 @@ fn a_numbered_block_is_split_and_its_numbers_stay() {
     );
     assert_ne!(guard.head, guard.tail);
 }
+
+/// A loop whose back-edge value is made after its phi: `set_phi_value` fills it in; it refuses
+/// source instructions, other opcodes, missing edges and other types, changing nothing.
+#[test]
+fn a_loop_phi_gets_its_back_edge_value_afterwards() {
+    let mut module = Module::parse("k.ll", NAMED).unwrap();
+    let call = call_to(&module, "use", 0);
+    let k = module.function_by_name("k").unwrap();
+    let entry = module.function(k).entry().unwrap().id();
+    let head = module.split_block_before(call, "loop").unwrap();
+    let tail = module.split_block_before(call, "done").unwrap();
+    let jump = module.block(head).terminator().unwrap().id();
+    module.remove_inst(jump).unwrap();
+    let zero = module.const_int(TypeId::I32, 0);
+    let one = module.const_int(TypeId::I32, 1);
+    let ten = module.const_int(TypeId::I32, 10);
+    let mut b = module.builder(Position::End(head)).unwrap();
+    let i = b
+        .phi(TypeId::I32, &[(zero, entry), (zero, head)], "i")
+        .unwrap();
+    let next = b.binary(Opcode::Add, i, one, "next").unwrap();
+    let more = b.icmp(Predicate::ULT, next, ten, "more").unwrap();
+    b.cond_br(more, head, tail).unwrap();
+    drop(b);
+    let fmtstr_ir::Value::Inst(phi) = i.value else {
+        panic!("a phi is an instruction")
+    };
+    let before = String::from_utf8(module.print()).unwrap();
+    // Refusals: an edge the phi lacks, a value of another type, a source instruction.
+    let wide = module.const_int(TypeId::I64, 1);
+    assert!(module.set_phi_value(phi, 2, next).is_err());
+    assert!(module.set_phi_value(phi, 1, wide).is_err());
+    assert!(module.set_phi_value(call, 0, next).is_err());
+    assert_eq!(String::from_utf8(module.print()).unwrap(), before);
+    module.set_phi_value(phi, 1, next).unwrap();
+    let out = String::from_utf8(module.print()).unwrap();
+    assert_llvm_as(&out);
+    assert!(
+        out.contains(
+            "loop:\n  %i = phi i32 [ 0, %entry ], [ %next, %loop ]\n  %next = add i32 %i, 1\n"
+        ),
+        "{out}"
+    );
+}

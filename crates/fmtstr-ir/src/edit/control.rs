@@ -296,11 +296,6 @@ impl Module {
         })
     }
 
-    /// The terminator of `block`, if it has one yet.
-    pub fn terminator(&self, block: BlockId) -> Option<InstId> {
-        self.live_terminator(block)
-    }
-
     /// The last live instruction of `block`, when it is a terminator.
     fn live_terminator(&self, block: BlockId) -> Option<InstId> {
         self.block_inst_ids(block)

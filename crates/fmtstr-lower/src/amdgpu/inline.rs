@@ -112,7 +112,7 @@ pub(crate) fn copy_string(
 
 /// Removes the `br` a split left at the end of `block`, for the caller to end it otherwise.
 fn replace_jump(module: &mut Module, block: BlockId) -> Result<(), EditError> {
-    match module.terminator(block) {
+    match module.block(block).terminator().map(|jump| jump.id()) {
         Some(jump) => module.remove_inst(jump),
         None => Err(EditError::Invalid("a split block has no branch".into())),
     }
