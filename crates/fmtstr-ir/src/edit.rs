@@ -512,6 +512,28 @@ impl Module {
         }
     }
 
+    /// Makes `new` (made by an edit) stand for `old` (a source instruction it replaces) in
+    /// what is said about it: its [`crate::Inst::source_pos`] and [`crate::Inst::text`] are
+    /// `old`'s, so that diagnostics and reports about a rewritten call name the line it came
+    /// from. Printing is not affected.
+    pub fn stand_in(&mut self, new: InstId, old: InstId) -> Result<(), EditError> {
+        let d = *self.live_inst(new)?;
+        if d.flags & NEW == 0 {
+            return invalid("only an instruction made by an edit can stand for another");
+        }
+        let Some(origin) = self.insts.get(old.index()) else {
+            return invalid("no such instruction");
+        };
+        // A stand-in of a stand-in names the source instruction.
+        let old = if origin.flags & NEW != 0 {
+            self.stand_ins.get(&old).copied().unwrap_or(old)
+        } else {
+            old
+        };
+        self.stand_ins.insert(new, old);
+        Ok(())
+    }
+
     /// Replaces every use of a local value (instruction result or parameter) in its function
     /// with `new`, debug records included. Returns how many instructions changed.
     pub fn replace_all_uses(&mut self, old: Value, new: Operand) -> Result<usize, EditError> {

@@ -806,6 +806,9 @@ pub struct Module {
     pub(crate) new_ints: NewInts,
     /// Contents of string globals made by edits.
     pub(crate) byte_strings: Vec<Box<[u8]>>,
+    /// Instructions made by edits that stand for a source instruction they replace (see
+    /// [`Module::stand_in`]): their source position and text are that one's.
+    pub(crate) stand_ins: FxHashMap<InstId, InstId>,
     pub(crate) line_starts: OnceLock<Vec<u32>>,
     /// Each `attributes #n = { ... }`, by n, built on the first question about function
     /// attributes.

@@ -225,6 +225,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         new_names: crate::module::NewNames::default(),
         new_blocks: Default::default(),
         new_ints: Default::default(),
+        stand_ins: FxHashMap::default(),
         byte_strings: Vec::new(),
         line_starts: std::sync::OnceLock::new(),
         attr_groups: std::sync::OnceLock::new(),

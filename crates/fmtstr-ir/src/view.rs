@@ -501,7 +501,8 @@ impl<'m> Inst<'m> {
     pub fn source_pos(&self) -> Option<SourcePos> {
         let data = self.data();
         if data.flags & NEW != 0 {
-            return None;
+            let old = self.module.stand_ins.get(&self.id)?;
+            return self.module.inst(*old).source_pos();
         }
         let (line, column) = self.module.line_col(data.start);
         Some(SourcePos { line, column })
@@ -511,7 +512,10 @@ impl<'m> Inst<'m> {
     pub fn text(&self) -> &'m [u8] {
         let data = self.data();
         if data.flags & NEW != 0 {
-            return &[];
+            return match self.module.stand_ins.get(&self.id) {
+                Some(old) => self.module.inst(*old).text(),
+                None => &[],
+            };
         }
         let text = self
             .module

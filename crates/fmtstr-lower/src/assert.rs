@@ -52,10 +52,10 @@ pub fn asserts_to_printf(module: &mut Module) -> Result<usize, EditError> {
             )));
         };
         let no_attrs: &[Attr] = &[];
-        {
+        let print = {
             let mut b = module.builder(Position::Before(call))?;
             b.debug_loc_from(call);
-            b.call(
+            let print = b.call(
                 printf,
                 &[
                     (format, no_attrs),
@@ -67,7 +67,9 @@ pub fn asserts_to_printf(module: &mut Module) -> Result<usize, EditError> {
                 "",
             )?;
             b.call(trap, &[], "")?;
-        }
+            print
+        };
+        module.stand_in(print, call)?;
         module.remove_inst(call)?;
     }
     let declarations: Vec<_> = [ASSERT_FAIL, ASSERTFAIL]

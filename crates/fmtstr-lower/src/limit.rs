@@ -97,6 +97,8 @@ pub(crate) fn apply(
         let with_attrs: Vec<(Operand, &[Attr])> =
             args.iter().map(|(o, a)| (*o, a.as_slice())).collect();
         let marker = b.call(callee, &with_attrs, "")?;
+        drop(b);
+        module.stand_in(marker, inst)?;
         conditions.insert(inst, ok);
         conditions.insert(marker, over);
     }
@@ -104,8 +106,8 @@ pub(crate) fn apply(
 }
 
 /// `FILE:LINE: further output of this call dropped (limit N)\n`, `%` written `%%`. Without
-/// debug information: the function and the call's line in the `.ll`, or, for a call fmtstr
-/// made (`--prefix` replaces the calls), its number among the module's sites.
+/// debug information: the function and the call's line in the `.ll` (of the call a
+/// `--prefix` call replaced), or, for a call without one, its number among the module's sites.
 fn marker_text(module: &Module, call: &PrintfCall, site: usize, limit: u32) -> String {
     let location = Location::of(module, call.inst);
     let function = module.function(call.function).name_str().into_owned();

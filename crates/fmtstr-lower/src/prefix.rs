@@ -302,6 +302,7 @@ pub(crate) fn apply(
             b.debug_loc_from(inst);
             b.call(callee, &with_attrs, "")?
         };
+        module.stand_in(new_call, inst)?;
         match module.inst(new_call).result() {
             Some(result) if result_ty != TypeId::VOID => module.replace_inst(inst, result)?,
             _ => module.remove_inst(inst)?,
