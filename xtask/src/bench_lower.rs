@@ -29,21 +29,14 @@
 //!   spends.
 //! - warm, in this process with the same library calls, as `bench lower-phases` gives it:
 //!   print and write apart. The module is freed and parsed again between runs, so after the
-//!   first the allocator hands back memory already faulted in: parse, which fills the most
-//!   new memory, gains the most (on the clang -O2 shape 21 ms here against 25-28 ms as run),
-//!   which is why lowering per parse reads higher here (0.42-0.54x against 0.36-0.45x as
-//!   run, 2026-11-24).
+//!   first the allocator hands back memory already faulted in, and parse reads faster than as
+//!   run (doc/perf.md, "Lowering phases").
 //!
 //! Last, fmtstr runs once per module as a build runs it: after the machine was idle for 3 s,
 //! three times with mimalloc's transparent huge pages and three times without
 //! (`MIMALLOC_ALLOW_THP=0`), the median of each against opt's time. The figures are printed,
-//! not judged. On a virtual machine whose guest reports free memory to its host (virtio-balloon
-//! free page reporting, 2 MiB blocks, 2 s after they are freed: this machine), the 2 MiB pages
-//! a huge-page fault takes are the ones handed back, and the host backs each again on first
-//! touch: after idle fmtstr took 1.7-2.3x the time with huge pages as without (clang -O2:
-//! 0.274 s against 0.160 s, 2026-11-24), while back to back, as the runs above go, huge
-//! pages are 1.23-1.31x faster (farm-bench, 20 pairs). opt, on glibc's 4 KiB pages, takes
-//! the same time either way.
+//! not judged: on a virtual machine that hands freed memory back to its host, huge pages are
+//! slower after idle and faster back to back (doc/perf.md, "Huge pages after idle").
 //!
 //! The C shapes are compiled once and kept under `target/bench-lower/` (named by a hash of
 //! the source and flags), as clang takes longer than everything else here.

@@ -851,11 +851,10 @@ fn find_llvm_dis() -> Option<PathBuf> {
     candidates.into_iter().find(|p| p.is_file())
 }
 
-/// At least as many bytes as a lowered call adds to the text (the bench's shapes: 370-470), so
-/// that the output file's blocks are all allocated before it is written. Where the output
-/// replaces a file, ext4 writes back a new file whose blocks it allocates as they are written
-/// (delayed allocation) when it is renamed over the old one: 7 ms of 14 for a 37 MB output.
-/// An estimate too large costs nothing: the file is cut to what was written.
+/// At least as many bytes as a lowered call adds to the text, so that the output file's blocks
+/// are all allocated before it is written: ext4's delayed allocation otherwise lands in the
+/// rename over an old output (doc/perf.md, "Writing the output"). An estimate too large costs
+/// nothing: the file is cut to what was written.
 const MAX_TEXT_PER_CALL: usize = 1024;
 
 /// Writes the module to `args.output` (stdout for none or `-`; `expected`: about how many
