@@ -47,10 +47,10 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
-use fmtstr_cli::phases::PhaseTimes;
 use fmtstr_ir::Module;
 use fmtstr_lower::{lower_shards, Options, Target};
 use fmtstr_oracles::Tool;
+use fmtstr_tools::lower::PhaseTimes;
 
 use crate::measure::{self, best_of, run_measured};
 use crate::process;
@@ -557,7 +557,7 @@ fn phases(input: &Path, output: &Path, runs: usize) -> anyhow::Result<Split> {
         let started = Instant::now();
         let text = fmtstr_cli::files::read_module(input)?;
         let read = started.elapsed();
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get().min(8));
+        let threads = fmtstr_ir::default_threads();
         let text_len = text.len() as u64;
         let parsing = Instant::now();
         let mut shards = Module::parse_shards_where(

@@ -30,11 +30,6 @@ pub mod files {
     pub use crate::output::write_atomically_sized;
 }
 
-/// What `fmtstr lower --time-phases` prints, for `cargo xtask bench lower` to read back.
-pub mod phases {
-    pub use crate::lower::PhaseTimes;
-}
-
 /// The exit-code contract, shown in `--help` and README.md.
 macro_rules! exit_codes {
     () => {

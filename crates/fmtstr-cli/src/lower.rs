@@ -4,16 +4,14 @@
 //! `fmtstr_lower`, prints every diagnostic on stderr and writes the module (stdout, or a file
 //! replaced atomically). A module without printf calls is written back byte for byte.
 
-use std::fmt::Write as _;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
-use fmtstr_ir::{Module, Shard, SourceText};
-use fmtstr_lower::{lower_shards, Failed, Layout, LgcForm, Options, Stage, Target};
+use fmtstr_ir::SourceText;
+use fmtstr_tools::lower::{self, LowerError, LowerOptions};
 
 use crate::nvptx_config::NvptxArgs;
 use crate::Outcome;
@@ -236,579 +234,161 @@ impl Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    match args.pass {
-        PassArg::StructArgs => return run_struct_args(&args),
-        PassArg::Strip => return run_strip(&args),
-        PassArg::Printf | PassArg::Assert => {}
-    }
-    let target = target(&args)?;
+    let options = args.options();
+    // Usage errors before the input is read.
+    options.job().map_err(|error| anyhow::anyhow!("{error}"))?;
     let reading = Instant::now();
     let (name, text, input) = read_input(&args.input)?;
     let read = reading.elapsed();
-    let prefix = match &args.prefix {
-        Some(text) => Some(fmtstr_lower::Prefix::parse(text)?),
-        None => None,
-    };
-    let only = match &args.only {
-        Some(text) => Some(fmtstr_lower::Condition::parse(text)?),
-        None => None,
-    };
-    if prefix.is_some_and(|p| p.has_seq()) && (only.is_some() || args.limit_per_site.is_some()) {
-        bail!(
-            "--prefix seq with --only or --limit-per-site: the counter would count the prints \
-             they skip too, and `fmtstr gaps` would report them lost; drop seq or the other"
-        );
-    }
-    if args.limit_per_site == Some(0) {
-        bail!("--limit-per-site 0 would print only the markers: give at least 1 (or --pass strip to print nothing)");
-    }
-    // These rewrite calls before lowering, on the whole module (asserts are found outside
-    // the functions that mention printf too).
-    let rewrites = prefix.is_some()
-        || only.is_some()
-        || args.limit_per_site.is_some()
-        || args.pass == PassArg::Assert;
-    let options = Options {
-        target,
-        werror: args.werror,
-        prefix,
-        only,
-        limit_per_site: args.limit_per_site,
-        asserts: args.pass == PassArg::Assert,
-        runtime_strings: args.runtime_strings,
-        report: args.report || args.report_json.is_some(),
-    };
-    // NVPTX lowering works function by function: a large module is lowered in shards, one
-    // thread each. The AMD buffer stage keeps a module-wide table: one module.
-    let threads = match target {
-        // --prefix, --only and --limit-per-site rewrite calls before lowering, on the whole
-        // module.
-        Target::Nvptx { .. } if rewrites => 1,
-        Target::Nvptx { .. } => std::thread::available_parallelism().map_or(1, |n| n.get().min(8)),
-        Target::Amdgpu { .. } => 1,
-    };
-    let parsing = Instant::now();
-    let mut shards = if matches!(target, Target::Nvptx { .. }) && !rewrites {
-        // Only the calls to printf and what uses their results are parsed; the rest is
-        // copied. (--only splits blocks: the phis of their successors must be parsed.)
-        Module::parse_shards_where(&name, text, threads, &fmtstr_lower::find_printf)
-    } else if threads > 1 {
-        Module::parse_shards(&name, text, threads)
-    } else {
-        Module::parse(&name, text).map(|module| {
-            vec![Shard {
-                module,
-                first_function: None,
-            }]
-        })
-    }
-    .map_err(|error| anyhow::anyhow!("{error}"))?;
-    let parse = parsing.elapsed();
-    let lowered = match lower_shards(&mut shards, &options) {
+    let lowered = match lower::lower(&name, text, &options) {
         Ok(lowered) => lowered,
-        Err(failed) => return report_failure(&failed),
+        Err(error) => return report_error(error, args.werror),
     };
     let mut stderr = crate::diagnostics::stderr();
     for warning in &lowered.warnings {
         let _ = writeln!(stderr, "{warning}");
     }
     drop(stderr);
-    if args.report {
+    if !lowered.params.is_empty() {
         let mut stderr = std::io::stderr().lock();
-        let _ = stderr.write_all(report_text(target, &lowered.report).as_bytes());
-        if let Some(condition) = &args.only {
-            let _ = writeln!(
-                stderr,
-                "  (--only '{condition}': bytes per thread the condition matches; the others write none)"
-            );
+        for param in &lowered.params {
+            let _ = writeln!(stderr, "{param}");
         }
+    }
+    if let (true, Some(report)) = (args.report, &lowered.report) {
+        let _ = std::io::stderr().lock().write_all(report.text().as_bytes());
     }
     // The side outputs wait for the module: all are written, or none.
     let mut outputs = Outputs::new();
-    if let Some(path) = &args.report_json {
-        let json = report_json(target, &lowered.report, args.only.as_deref());
-        stage_json(&mut outputs, &args, path, &json)?;
+    if let (Some(path), Some(report)) = (&args.report_json, &lowered.report) {
+        stage_json(&mut outputs, &args, path, &report.json())?;
     }
     if let Some(path) = &args.emit_strings {
-        let table = lowered.strings.unwrap_or_default();
+        let table = lowered.strings.clone().unwrap_or_default();
         stage_json(&mut outputs, &args, path, &table.to_json())?;
     }
-    // The output is about as long as the module, and each lowered call adds some text.
-    let source = shards.first().map_or(&[][..], |s| s.module.source());
-    let expected = source
-        .len()
-        .saturating_add(lowered.calls.saturating_mul(MAX_TEXT_PER_CALL));
     let writing = Instant::now();
-    if lowered.calls == 0 {
-        // Nothing to lower: the module as it came.
-        write_output(&args, outputs, &input, source.len(), |w| {
-            w.write_all(source)
-        })?;
-    } else {
-        write_output(&args, outputs, &input, expected, |mut w| {
-            Module::write_shards(&shards, &mut w)
-        })?;
-    }
+    write_output(&args, outputs, &input, lowered.expected_len(), |w| {
+        lowered.write_to(w)
+    })?;
     if args.time_phases {
         let times = PhaseTimes {
             read,
-            parse,
+            parse: lowered.parse,
             lowering: lowered.phases,
             print_write: writing.elapsed(),
         };
         let _ = write!(crate::diagnostics::stderr(), "{}", times.table(&name));
     }
     // The process ends here: freeing a large module piece by piece would only cost time.
-    std::mem::forget(shards);
+    std::mem::forget(lowered);
     Ok(Outcome::Clean)
 }
 
-/// `--time-phases`: where one lowering's time went (wall clock).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PhaseTimes {
-    pub read: Duration,
-    pub parse: Duration,
-    /// Extract, plan and apply (the slowest shard's extract and plan).
-    pub lowering: fmtstr_lower::Phases,
-    /// Printing the module into the output, and writing it.
-    pub print_write: Duration,
-}
-
-impl PhaseTimes {
-    /// Each phase's name and time, in the order they run.
-    pub fn rows(&self) -> [(&'static str, Duration); 6] {
-        [
-            ("read", self.read),
-            ("parse", self.parse),
-            ("extract", self.lowering.extract),
-            ("plan", self.lowering.plan),
-            ("apply", self.lowering.apply),
-            ("print+write", self.print_write),
-        ]
-    }
-
-    /// What `--time-phases` prints: a heading that names the module, then `  NAME  MS ms`
-    /// per phase, and the total.
-    pub fn table(&self, name: &str) -> String {
-        let rows = self.rows();
-        let total: Duration = rows.iter().map(|&(_, time)| time).sum();
-        let mut table = format!("fmtstr lower: phase times for {name} (wall clock)\n");
-        for (phase, time) in rows.into_iter().chain([("total", total)]) {
-            let _ = writeln!(table, "  {phase:<12}{:>10.2} ms", time.as_secs_f64() * 1e3);
-        }
-        table
-    }
-
-    /// The times from [`PhaseTimes::table`]'s text (other lines around it are skipped).
-    pub fn from_table(text: &str) -> Option<PhaseTimes> {
-        let ms = |name: &str| {
-            text.lines().find_map(|line| {
-                let mut words = line.split_whitespace();
-                if words.next()? != name {
-                    return None;
-                }
-                let value: f64 = words.next()?.parse().ok()?;
-                (words.next()? == "ms" && value >= 0.0)
-                    .then(|| Duration::from_secs_f64(value / 1e3))
-            })
-        };
-        Some(PhaseTimes {
-            read: ms("read")?,
-            parse: ms("parse")?,
-            lowering: fmtstr_lower::Phases {
-                extract: ms("extract")?,
-                plan: ms("plan")?,
-                apply: ms("apply")?,
+impl Args {
+    /// The library's options: what was asked, the files aside.
+    fn options(&self) -> LowerOptions {
+        LowerOptions {
+            pass: match self.pass {
+                PassArg::Printf => lower::Pass::Printf,
+                PassArg::Assert => lower::Pass::Assert,
+                PassArg::Strip => lower::Pass::Strip,
+                PassArg::StructArgs => lower::Pass::StructArgs,
             },
-            print_write: ms("print+write")?,
-        })
-    }
-
-    /// Extract, plan and apply together, per parse time.
-    pub fn lowering_per_parse(&self) -> f64 {
-        let lowering = self.lowering.extract + self.lowering.plan + self.lowering.apply;
-        lowering.as_secs_f64() / self.parse.as_secs_f64().max(1e-9)
-    }
-
-    /// Each phase's faster of `self` and `other`.
-    pub fn fastest(self, other: PhaseTimes) -> PhaseTimes {
-        PhaseTimes {
-            read: self.read.min(other.read),
-            parse: self.parse.min(other.parse),
-            lowering: fmtstr_lower::Phases {
-                extract: self.lowering.extract.min(other.lowering.extract),
-                plan: self.lowering.plan.min(other.lowering.plan),
-                apply: self.lowering.apply.min(other.lowering.apply),
-            },
-            print_write: self.print_write.min(other.print_write),
+            target: self.target.map(|target| match target {
+                TargetArg::Nvptx => lower::TargetName::Nvptx,
+                TargetArg::Amdgpu => lower::TargetName::Amdgpu,
+            }),
+            stage: self.stage.map(|stage| match stage {
+                StageArg::Lgc => lower::StageName::Lgc,
+                StageArg::Buffer => lower::StageName::Buffer,
+            }),
+            layout: self.layout.map(|layout| match layout {
+                LayoutArg::Natural => lower::LayoutName::Natural,
+                LayoutArg::Slot32 => lower::LayoutName::Slot32,
+            }),
+            buffer_addrspace: self.buffer_addrspace,
+            lgc_form: self.lgc_form.map(|form| match form {
+                LgcFormArg::FormatFirst => lower::LgcFormName::FormatFirst,
+                LgcFormArg::BufferFirst => lower::LgcFormName::BufferFirst,
+            }),
+            user_data_offset: self.user_data_offset,
+            prefix: self.prefix.clone(),
+            only: self.only.clone(),
+            limit_per_site: self.limit_per_site,
+            runtime_strings: self.runtime_strings,
+            report: self.report || self.report_json.is_some(),
+            emit_strings: self.emit_strings.is_some(),
+            time_phases: self.time_phases,
+            werror: self.werror,
+            nvptx: self.nvptx.config(),
         }
     }
 }
 
-/// Where a reported call is: the program source's file:line (from `!dbg`), else the .ll's.
-fn report_location(location: &fmtstr_lower::Location) -> String {
-    match &location.source {
-        // file:line:column -> file:line
-        Some(source) => source
-            .rsplit_once(':')
-            .map_or(source.clone(), |(file_line, _)| file_line.to_owned()),
-        None => format!("{}:{}", location.file, location.line),
-    }
-}
-
-fn target_name(target: Target) -> &'static str {
-    match target {
-        Target::Nvptx { .. } => "nvptx",
-        Target::Amdgpu { .. } => "amdgpu",
-    }
-}
-
-/// `--report`: one line per call, one per function.
-fn report_text(target: Target, calls: &[fmtstr_lower::CallReport]) -> String {
-    use std::fmt::Write as _;
-    let mut out = String::new();
-    let unit = match target {
-        Target::Nvptx { .. } => "vprintf argument buffer bytes per call",
-        Target::Amdgpu { .. } => "printf-buffer entry dwords per call, header included",
-    };
-    let _ = writeln!(out, "printf report ({}: {unit}):", target_name(target));
-    for call in calls {
-        let size = match (call.dwords, call.bytes) {
-            (Some(dwords), Some(bytes)) => format!("{dwords} dwords ({bytes} bytes)"),
-            (None, Some(bytes)) => format!("{bytes} bytes"),
-            _ => "unknown bytes (the caller packs the buffer)".to_owned(),
-        };
-        let _ = writeln!(
-            out,
-            "  {}: @{} \"{}\": {size}",
-            report_location(&call.location),
-            call.function,
-            fmtstr_meta::escape::escape(&call.format)
-        );
-    }
-    for f in fmtstr_lower::report::per_function(calls) {
-        let _ = writeln!(
-            out,
-            "  @{}: {} call{}, {}{} bytes per thread per pass",
-            f.function,
-            f.calls,
-            if f.calls == 1 { "" } else { "s" },
-            if f.complete { "" } else { "at least " },
-            f.bytes
-        );
-    }
-    out
-}
-
-/// `--report-json`: schemas/lower-report.schema.json.
-/// `only`: the `--only` condition as given, whose matching threads alone write the bytes.
-fn report_json(
-    target: Target,
-    calls: &[fmtstr_lower::CallReport],
-    only: Option<&str>,
-) -> serde_json::Value {
-    let amd = matches!(target, Target::Amdgpu { .. });
-    let calls_json: Vec<serde_json::Value> = calls
-        .iter()
-        .map(|call| {
-            let mut entry = serde_json::json!({
-                "function": call.function,
-                "location": report_location(&call.location),
-                "ll_location": format!("{}:{}:{}", call.location.file, call.location.line, call.location.column),
-                "format": String::from_utf8_lossy(&call.format),
-                "bytes": call.bytes,
-            });
-            if amd {
-                entry["dwords"] = serde_json::json!(call.dwords);
-            }
-            entry
-        })
-        .collect();
-    let functions: Vec<serde_json::Value> = fmtstr_lower::report::per_function(calls)
-        .into_iter()
-        .map(|f| {
-            serde_json::json!({
-                "function": f.function,
-                "calls": f.calls,
-                "bytes_per_pass": f.bytes,
-                "complete": f.complete,
-            })
-        })
-        .collect();
-    let mut report = serde_json::json!({
-        "target": target_name(target),
-        "calls": calls_json,
-        "functions": functions,
-    });
-    if let Some(condition) = only {
-        report["only"] = serde_json::json!(condition);
-    }
-    report
-}
-
-/// `--pass strip`: every printf and lgc.debug.printf call removed.
-fn run_strip(args: &Args) -> anyhow::Result<Outcome> {
-    for (given, option) in [
-        (args.target.is_some(), "--target"),
-        (args.stage.is_some(), "--stage"),
-        (args.layout.is_some(), "--layout"),
-        (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
-        (args.emit_strings.is_some(), "--emit-strings"),
-        (args.lgc_form.is_some(), "--lgc-form"),
-        (args.user_data_offset.is_some(), "--user-data-offset"),
-        (args.report || args.report_json.is_some(), "--report"),
-        (args.prefix.is_some(), "--prefix"),
-        (args.only.is_some(), "--only"),
-        (args.limit_per_site.is_some(), "--limit-per-site"),
-        (args.runtime_strings.is_some(), "--runtime-strings"),
-        (args.time_phases, "--time-phases"),
-    ] {
-        if given {
-            bail!("{option} applies to --pass printf; --pass strip removes the calls for every target: drop {option}");
-        }
-    }
-    let (name, text, input) = read_input(&args.input)?;
-    let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let stripped = fmtstr_lower::strip(&mut module).map_err(|error| {
-        anyhow::anyhow!("{name}: cannot strip printf: {error}\nnothing was written")
-    })?;
-    let mut stderr = crate::diagnostics::stderr();
-    for warning in &stripped.warnings {
-        let _ = writeln!(
-            stderr,
-            "{}",
-            if args.werror {
+/// Prints what stopped the lowering: errors are exit 2, warnings promoted by --Werror exit 1.
+fn report_error(error: LowerError, werror: bool) -> anyhow::Result<Outcome> {
+    let promoted = |warnings: &[fmtstr_lower::Diagnostic]| {
+        let mut stderr = crate::diagnostics::stderr();
+        for warning in warnings {
+            let shown = if werror {
                 warning.clone().promote()
             } else {
                 warning.clone()
-            }
-        );
-    }
-    drop(stderr);
-    if args.werror && !stripped.warnings.is_empty() {
+            };
+            let _ = writeln!(stderr, "{shown}");
+        }
         let _ = writeln!(
-            crate::diagnostics::stderr(),
+            stderr,
             "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
         );
-        return Ok(Outcome::Findings);
-    }
-    if stripped.calls == 0 {
-        write_output(args, Outputs::new(), &input, module.source().len(), |w| {
-            w.write_all(module.source())
-        })?;
-    } else {
-        write_output(
-            args,
-            Outputs::new(),
-            &input,
-            module.source().len(),
-            |mut w| module.write_to(&mut w),
-        )?;
-    }
-    Ok(Outcome::Clean)
-}
-
-/// `--pass struct-args`: the rewrite of byval aggregate parameters.
-fn run_struct_args(args: &Args) -> anyhow::Result<Outcome> {
-    for (given, option) in [
-        (args.target == Some(TargetArg::Amdgpu), "--target amdgpu"),
-        (args.stage.is_some(), "--stage"),
-        (args.layout.is_some(), "--layout"),
-        (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
-        (args.emit_strings.is_some(), "--emit-strings"),
-        (args.lgc_form.is_some(), "--lgc-form"),
-        (args.user_data_offset.is_some(), "--user-data-offset"),
-        (args.report || args.report_json.is_some(), "--report"),
-        (args.prefix.is_some(), "--prefix"),
-        (args.only.is_some(), "--only"),
-        (args.limit_per_site.is_some(), "--limit-per-site"),
-        (args.runtime_strings.is_some(), "--runtime-strings"),
-        (args.time_phases, "--time-phases"),
-    ] {
-        if given {
-            bail!("{option} applies to --pass printf, not struct-args (an NVPTX-only pass)");
-        }
-    }
-    let (name, text, input) = read_input(&args.input)?;
-    let mut module = Module::parse(&name, text).map_err(|error| anyhow::anyhow!("{error}"))?;
-    let report = fmtstr_nvptx::struct_args::run(&mut module, &args.nvptx.config())
-        .map_err(|error| anyhow::anyhow!("{error}\nnothing was written"))?;
-    let mut stderr = std::io::stderr().lock();
-    for param in &report.params {
-        let _ = writeln!(stderr, "{param}");
-    }
-    drop(stderr);
-    if report.changed() {
-        write_output(
-            args,
-            Outputs::new(),
-            &input,
-            module.source().len(),
-            |mut w| module.write_to(&mut w),
-        )?;
-    } else {
-        write_output(args, Outputs::new(), &input, module.source().len(), |w| {
-            w.write_all(module.source())
-        })?;
-    }
-    Ok(Outcome::Clean)
-}
-
-/// The target the options ask for; options that do not apply to it are usage errors.
-fn target(args: &Args) -> anyhow::Result<Target> {
-    let Some(target) = args.target else {
-        bail!("--pass printf needs --target nvptx or --target amdgpu");
+        Ok(Outcome::Findings)
     };
-    match target {
-        TargetArg::Nvptx => {
-            for (given, option) in [
-                (args.stage.is_some(), "--stage"),
-                (args.buffer_addrspace.is_some(), "--buffer-addrspace"),
-                (args.emit_strings.is_some(), "--emit-strings"),
-                (args.lgc_form.is_some(), "--lgc-form"),
-                (args.user_data_offset.is_some(), "--user-data-offset"),
-                (args.runtime_strings.is_some(), "--runtime-strings"),
-            ] {
-                if given {
-                    bail!("{option} applies to --target amdgpu, not nvptx");
+    match error {
+        LowerError::Failed {
+            diagnostics,
+            errors,
+        } => {
+            if errors == 0 {
+                // Every diagnostic is a warning (already promoted by the library).
+                let mut stderr = crate::diagnostics::stderr();
+                for diagnostic in &diagnostics {
+                    let _ = writeln!(stderr, "{diagnostic}");
                 }
+                let _ = writeln!(
+                    stderr,
+                    "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
+                );
+                return Ok(Outcome::Findings);
             }
-            Ok(Target::Nvptx {
-                layout: match args.layout {
-                    Some(LayoutArg::Slot32) => Layout::Slot32,
-                    _ => Layout::Natural,
-                },
-            })
+            let mut stderr = crate::diagnostics::stderr();
+            for diagnostic in &diagnostics {
+                let _ = writeln!(stderr, "{diagnostic}");
+            }
+            drop(stderr);
+            bail!(
+                "{errors} error{} in printf lowering; nothing was written",
+                if errors == 1 { "" } else { "s" }
+            )
         }
-        TargetArg::Amdgpu => {
-            if args.layout.is_some() {
-                bail!("--layout applies to --target nvptx, not amdgpu");
-            }
-            let stage = match args.stage {
-                Some(StageArg::Buffer) => Stage::Buffer,
-                _ => Stage::Lgc,
-            };
-            if args.emit_strings.is_some() && stage != Stage::Buffer {
-                bail!(
-                    "--emit-strings needs --stage buffer (the lgc stage assigns no IDs yet: \
-                     LLPC does that when it lowers lgc.debug.printf)"
-                );
-            }
-            if args.lgc_form.is_some() && stage != Stage::Lgc {
-                bail!(
-                    "--lgc-form chooses what --stage lgc writes; --stage buffer reads both forms"
-                );
-            }
-            if args.runtime_strings.is_some() && stage != Stage::Buffer {
-                bail!(
-                    "--runtime-strings needs --stage buffer (lgc.debug.printf takes no string \
-                     bytes: LLPC lowers it later)"
-                );
-            }
-            if let Some(bytes) = args.runtime_strings {
-                let most = fmtstr_lower::amdgpu::inline::MAX_BYTES;
-                if bytes == 0 || bytes > most {
-                    bail!(
-                        "--runtime-strings {bytes}: give the bytes to copy per string, 1 to {most}"
-                    );
-                }
-            }
-            if args.user_data_offset.is_some() && stage != Stage::Buffer {
-                bail!("--user-data-offset needs --stage buffer (it goes into the format-string table)");
-            }
-            let lgc_form = match args.lgc_form {
-                Some(LgcFormArg::BufferFirst) => LgcForm::BufferFirst,
-                _ => LgcForm::FormatFirst,
-            };
-            if stage == Stage::Lgc
-                && lgc_form == LgcForm::FormatFirst
-                && args.buffer_addrspace.is_some()
-            {
-                bail!(
-                    "--buffer-addrspace does not apply to today's lgc.debug.printf, which passes \
-                     no buffer (LLPC fetches it); add --lgc-form buffer-first, or use --stage buffer"
-                );
-            }
-            Ok(Target::Amdgpu {
-                stage,
-                buffer_addrspace: args
-                    .buffer_addrspace
-                    .unwrap_or(fmtstr_lower::amdgpu::FAT_POINTER_ADDRSPACE),
-                lgc_form,
-                user_data_offset: args.user_data_offset,
-            })
-        }
+        LowerError::Warnings { warnings } => promoted(&warnings),
+        other => bail!("{other}"),
     }
 }
 
-/// Prints every diagnostic; errors are exit 2, warnings promoted by --Werror exit 1.
-fn report_failure(failed: &Failed) -> anyhow::Result<Outcome> {
-    let mut stderr = crate::diagnostics::stderr();
-    for diagnostic in &failed.diagnostics {
-        let _ = writeln!(stderr, "{diagnostic}");
-    }
-    let genuine = failed
-        .diagnostics
-        .iter()
-        .filter(|d| d.severity == fmtstr_lower::Severity::Error)
-        .count();
-    if genuine > 0 {
-        bail!(
-            "{genuine} error{} in printf lowering; nothing was written",
-            if genuine == 1 { "" } else { "s" }
-        );
-    }
-    let _ = writeln!(
-        stderr,
-        "fmtstr: error: warnings treated as errors (--Werror); nothing was written"
-    );
-    Ok(Outcome::Findings)
-}
+use fmtstr_tools::lower::PhaseTimes;
 
 /// The module's name for diagnostics and its text (bitcode goes through llvm-dis).
 fn read_input(path: &Path) -> anyhow::Result<(String, SourceText, Owned)> {
     let stdin = fmtstr_fs::input::is_stdin(path);
     let name = fmtstr_fs::input::name_of(path);
     let (bytes, input) = read_watched(path)?;
-    let bitcode = bytes.starts_with(b"BC\xC0\xDE") || bytes.starts_with(b"\xDE\xC0\x17\x0B");
-    if !bitcode {
+    if !lower::is_bitcode(&bytes) {
         return Ok((name, bytes, input));
     }
-    let Some(llvm_dis) = find_llvm_dis() else {
-        bail!(
-            "{name} is LLVM bitcode, and reading bitcode needs llvm-dis (LLVM 22 or 19), which is not \
-             installed: install it (`apt-get install llvm-22`, or set FMTSTR_LLVM_BINDIR), or \
-             disassemble first with `llvm-dis {name} -o module.ll`"
-        );
-    };
-    let mut command = Command::new(&llvm_dis);
-    command.arg("-o").arg("-");
-    let output = if stdin {
-        let mut child = command
-            .arg("-")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .with_context(|| format!("cannot run {}", llvm_dis.display()))?;
-        let mut pipe = child.stdin.take().context("llvm-dis has no stdin")?;
-        let feeder = std::thread::spawn(move || pipe.write_all(&bytes));
-        let output = child.wait_with_output()?;
-        let _ = feeder.join();
-        output
-    } else {
-        command
-            .arg(path)
-            .output()
-            .with_context(|| format!("cannot run {}", llvm_dis.display()))?
-    };
-    if !output.status.success() {
-        bail!(
-            "llvm-dis cannot read {name}:\n{}",
-            String::from_utf8_lossy(&output.stderr).trim_end()
-        );
-    }
-    Ok((name, output.stdout.into(), input))
+    let text = lower::disassemble_bitcode(&name, &bytes, (!stdin).then_some(path))
+        .map_err(|error| anyhow::anyhow!("{error}"))?;
+    Ok((name, text.into(), input))
 }
 
 /// A file's bytes (`-`: stdin). A large one is mapped, not read: copying 40 MB out of the
@@ -826,36 +406,6 @@ fn read_watched(path: &Path) -> anyhow::Result<(SourceText, Owned)> {
     let input = fmtstr_fs::Input::map_from(path, MAP_FROM, true)?.into_owned();
     Ok((SourceText::new(input.clone()), input))
 }
-
-/// llvm-dis: in `$FMTSTR_LLVM_BINDIR` when that is set (and only there), else LLVM 22's or
-/// LLVM 19's (on PATH as `llvm-dis-22`/`-19`, or in Debian's `/usr/lib/llvm-N/bin`), else
-/// `llvm-dis` on PATH.
-fn find_llvm_dis() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("FMTSTR_LLVM_BINDIR") {
-        return Some(PathBuf::from(dir).join("llvm-dis")).filter(|p| p.is_file());
-    }
-    // The newest first: an llvm-dis reads the bitcode of its own and every older release,
-    // and fmtstr reads the text of LLVM 19 and 22 alike.
-    let mut candidates = Vec::new();
-    if let Some(path) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&path) {
-            candidates.push(dir.join("llvm-dis-22"));
-            candidates.push(dir.join("llvm-dis-19"));
-        }
-    }
-    candidates.push(PathBuf::from("/usr/lib/llvm-22/bin/llvm-dis"));
-    candidates.push(PathBuf::from("/usr/lib/llvm-19/bin/llvm-dis"));
-    if let Some(path) = std::env::var_os("PATH") {
-        candidates.extend(std::env::split_paths(&path).map(|dir| dir.join("llvm-dis")));
-    }
-    candidates.into_iter().find(|p| p.is_file())
-}
-
-/// At least as many bytes as a lowered call adds to the text, so that the output file's blocks
-/// are all allocated before it is written: ext4's delayed allocation otherwise lands in the
-/// rename over an old output (doc/perf.md, "Writing the output"). An estimate too large costs
-/// nothing: the file is cut to what was written.
-const MAX_TEXT_PER_CALL: usize = 1024;
 
 /// Writes the module to `args.output` (stdout for none or `-`; `expected`: about how many
 /// bytes), then puts it and the side outputs staged in `outputs` in place, all or none, once

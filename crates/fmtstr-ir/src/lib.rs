@@ -140,7 +140,7 @@ pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};
 pub use module::{
     ArgId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, Module, Operand, SourceText, Value,
 };
-pub use parallel::Shard;
+pub use parallel::{default_threads, Shard};
 pub use parser::MAX_INPUT;
 pub use types::{StructType, Type, TypeId, Types};
 pub use view::{

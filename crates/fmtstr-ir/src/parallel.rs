@@ -33,7 +33,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 /// Below this size a sequential parse is faster than starting threads.
 pub(crate) const MIN_PARALLEL: usize = 4 << 20;
 
-pub(crate) fn default_threads() -> usize {
+/// The thread-count rule of every sharded parse and lowering: one per core, at most 8 (more
+/// threads add more merging than they save on the modules fmtstr sees).
+pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get().min(8))
 }
 

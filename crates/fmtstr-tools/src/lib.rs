@@ -19,6 +19,7 @@ pub mod audit;
 pub mod decode;
 pub mod dump;
 pub mod gaps;
+pub mod lower;
 pub mod merge;
 pub mod spirv;
 

@@ -599,7 +599,7 @@ fn time_phases_reports_each_phase_and_changes_no_output() {
             "total"
         ]
     );
-    let times = fmtstr_cli::phases::PhaseTimes::from_table(&report).expect("a phase table");
+    let times = fmtstr_tools::lower::PhaseTimes::from_table(&report).expect("a phase table");
     let total: f64 = report
         .lines()
         .find_map(|line| line.trim().strip_prefix("total"))
