@@ -272,6 +272,75 @@ pub fn test() -> anyhow::Result<()> {
             }
             compared += 1;
         }
+        // lower: the module on stdout, the diagnostics on stderr, the exit code and the
+        // --emit-strings table, as the CLI gives them for the same options.
+        let lower_cases: [(&str, &[&str], &str); 6] = [
+            (
+                r#"{"target": "nvptx"}"#,
+                &["--target", "nvptx"],
+                "lower/forms.ll",
+            ),
+            (
+                r#"{"target": "amdgpu", "stage": "buffer", "emit-strings": true}"#,
+                &["--target", "amdgpu", "--stage", "buffer"],
+                "lower/llpc-today.ll",
+            ),
+            (
+                r#"{"target": "nvptx", "prefix": "site,thread", "limit-per-site": 4}"#,
+                &[
+                    "--target",
+                    "nvptx",
+                    "--prefix",
+                    "site,thread",
+                    "--limit-per-site",
+                    "4",
+                ],
+                "lower/seed000.ll",
+            ),
+            (
+                r#"{"target": "nvptx"}"#,
+                &["--target", "nvptx"],
+                "lower/warnings.ll",
+            ),
+            (
+                r#"{"target": "nvptx", "werror": true}"#,
+                &["--target", "nvptx", "--Werror"],
+                "lower/warnings.ll",
+            ),
+            (
+                r#"{"target": "amdgpu", "stage": "buffer"}"#,
+                &["--target", "amdgpu", "--stage", "buffer"],
+                "lower/forms.ll",
+            ),
+        ];
+        for (index, (options, args, module)) in lower_cases.into_iter().enumerate() {
+            let cli_table = build.join(format!("{}-lower{index}-cli.json", program.name));
+            let our_table = build.join(format!("{}-lower{index}-capi.json", program.name));
+            let _ = std::fs::remove_file(&cli_table);
+            let _ = std::fs::remove_file(&our_table);
+            let tables = options.contains("emit-strings");
+            let mut cli = Command::new(&fmtstr);
+            cli.arg("lower").args(args).arg(sample(module));
+            let mut ours = Command::new(&program.path);
+            ours.arg("lower").arg(options).arg(sample(module));
+            if tables {
+                cli.arg("--emit-strings").arg(&cli_table);
+                ours.arg(&our_table);
+            }
+            same(
+                &program.name,
+                &mut cli,
+                &mut ours,
+                &[(sample(module), "module".to_owned())],
+            )?;
+            if tables && std::fs::read(&cli_table).ok() != std::fs::read(&our_table).ok() {
+                bail!(
+                    "{}: the table of {module} differs from `fmtstr lower --emit-strings`'s",
+                    program.name
+                );
+            }
+            compared += 1;
+        }
         let edges = process::output(Command::new(&program.path).arg("edges"))?;
         if edges.stdout != b"edges: ok\n" {
             bail!(
@@ -293,7 +362,14 @@ pub fn test() -> anyhow::Result<()> {
         .find(|p| p.name == "c-gcc-shared")
         .context("no c-gcc-shared program")?;
     let merged = build.join("valgrind-merge.elf");
-    let runs: [Vec<PathBuf>; 3] = [
+    let runs: [Vec<PathBuf>; 4] = [
+        vec![
+            "lower".into(),
+            r#"{"target": "amdgpu", "stage": "buffer", "emit-strings": true, "report": true}"#
+                .into(),
+            sample("lower/llpc-today.ll"),
+            build.join("valgrind-strings.json"),
+        ],
         vec!["edges".into()],
         vec![
             "decode".into(),

@@ -81,6 +81,37 @@ int fmtstr_merge(const uint8_t *base,
                  char **error);
 
 /**
+ * Lower the printf calls of an LLVM IR module (text or bitcode), as `fmtstr lower` does.
+ *
+ * `options` is a JSON object of `fmtstr lower`'s options by their command-line names
+ * (NUL-terminated; NULL is `{}`): `{"target": "nvptx"}`, `{"target": "amdgpu", "stage":
+ * "buffer", "emit-strings": true, "runtime-strings": 32}`, `{"pass": "strip"}`; `"report":
+ * true` asks for the report, `"emit-strings": true` for the table. `name` names the module in
+ * messages (NULL: `module`).
+ *
+ * Returns the CLI's exit code: 0 with `*out` (`*out_len` bytes and a NUL) the lowered module,
+ * `*strings_json` and `*report_json` what `--emit-strings` and `--report-json` write (NULL
+ * unless asked); 1 when `"werror": true` and there were warnings; 2 on errors or bad options.
+ * `*diagnostics` holds what the CLI prints on stderr, one diagnostic per line (NULL when
+ * none); `*error` what it prints after `fmtstr: error: ` (codes 1 and 2). Free every returned
+ * string with `fmtstr_free`.
+ *
+ * # Safety
+ * `module` is NULL or valid for `module_len` bytes; `name` and `options` are NULL or
+ * NUL-terminated; the output pointers are NULL or writable.
+ */
+int fmtstr_lower(const uint8_t *module,
+                 size_t module_len,
+                 const char *name,
+                 const char *options,
+                 char **out,
+                 size_t *out_len,
+                 char **strings_json,
+                 char **report_json,
+                 char **diagnostics,
+                 char **error);
+
+/**
  * Frees a string or image returned by fmtstr (NULL is ignored).
  *
  * # Safety

@@ -228,6 +228,119 @@ pub unsafe extern "C" fn fmtstr_merge(
     }
 }
 
+/// Lower the printf calls of an LLVM IR module (text or bitcode), as `fmtstr lower` does.
+///
+/// `options` is a JSON object of `fmtstr lower`'s options by their command-line names
+/// (NUL-terminated; NULL is `{}`): `{"target": "nvptx"}`, `{"target": "amdgpu", "stage":
+/// "buffer", "emit-strings": true, "runtime-strings": 32}`, `{"pass": "strip"}`; `"report":
+/// true` asks for the report, `"emit-strings": true` for the table. `name` names the module in
+/// messages (NULL: `module`).
+///
+/// Returns the CLI's exit code: 0 with `*out` (`*out_len` bytes and a NUL) the lowered module,
+/// `*strings_json` and `*report_json` what `--emit-strings` and `--report-json` write (NULL
+/// unless asked); 1 when `"werror": true` and there were warnings; 2 on errors or bad options.
+/// `*diagnostics` holds what the CLI prints on stderr, one diagnostic per line (NULL when
+/// none); `*error` what it prints after `fmtstr: error: ` (codes 1 and 2). Free every returned
+/// string with `fmtstr_free`.
+///
+/// # Safety
+/// `module` is NULL or valid for `module_len` bytes; `name` and `options` are NULL or
+/// NUL-terminated; the output pointers are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fmtstr_lower(
+    module: *const u8,
+    module_len: usize,
+    name: *const c_char,
+    options: *const c_char,
+    out: *mut *mut c_char,
+    out_len: *mut usize,
+    strings_json: *mut *mut c_char,
+    report_json: *mut *mut c_char,
+    diagnostics: *mut *mut c_char,
+    error: *mut *mut c_char,
+) -> c_int {
+    // SAFETY: the output pointers are NULL or writable (the caller's promise).
+    unsafe {
+        for target in [out, strings_json, report_json, diagnostics, error] {
+            reset(target);
+        }
+        if !out_len.is_null() {
+            *out_len = 0;
+        }
+    }
+    let result = catch_unwind(AssertUnwindSafe(
+        || -> Result<fmtstr_tools::lower::InMemory, String> {
+            if out.is_null() {
+                return Err("out is NULL: pass the address of a char * for the module".into());
+            }
+            // SAFETY: the caller lends these for the call (checked for NULL).
+            let module = unsafe { slice(module, module_len) }
+                .ok_or("module is NULL but module_len is not 0")?;
+            let name = unsafe { c_str(name, "name") }?.unwrap_or_else(|| "module".into());
+            let options = unsafe { c_str(options, "options") }?.unwrap_or_else(|| "{}".into());
+            let options: fmtstr_tools::lower::LowerOptions = serde_json::from_str(&options)
+                .map_err(|e| format!("options: {e}: give a JSON object of fmtstr lower's options, e.g. {{\"target\": \"nvptx\"}}"))?;
+            Ok(fmtstr_tools::lower::lower_in_memory(
+                &name, module, &options,
+            ))
+        },
+    ));
+    // SAFETY: the output pointers are NULL or writable (checked above for `out`).
+    unsafe {
+        match result {
+            Ok(Ok(lowered)) => {
+                if !lowered.diagnostics.is_empty() {
+                    set(diagnostics, lowered.diagnostics.as_bytes());
+                }
+                if let Some(message) = &lowered.error {
+                    set(error, message.as_bytes());
+                }
+                if let Some(text) = &lowered.strings_json {
+                    set(strings_json, text.as_bytes());
+                }
+                if let Some(text) = &lowered.report_json {
+                    set(report_json, text.as_bytes());
+                }
+                if let Some(module) = &lowered.module {
+                    let copy = malloc_copy(module, true);
+                    if copy.is_null() {
+                        set(error, b"out of memory");
+                        return FMTSTR_BAD_INPUT;
+                    }
+                    *out = copy.cast();
+                    if !out_len.is_null() {
+                        *out_len = module.len();
+                    }
+                }
+                c_int::from(lowered.code)
+            }
+            Ok(Err(message)) => {
+                set(error, message.as_bytes());
+                FMTSTR_BAD_INPUT
+            }
+            Err(panic) => {
+                set(error, panicked(&panic).as_bytes());
+                FMTSTR_BAD_INPUT
+            }
+        }
+    }
+}
+
+/// A NUL-terminated string a caller lends (`None` for NULL); not UTF-8 is an error.
+///
+/// # Safety
+/// `pointer` is NULL or NUL-terminated.
+unsafe fn c_str(pointer: *const c_char, what: &str) -> Result<Option<String>, String> {
+    if pointer.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: NUL-terminated (the caller's promise).
+    let text = unsafe { std::ffi::CStr::from_ptr(pointer) };
+    text.to_str()
+        .map(|s| Some(s.to_owned()))
+        .map_err(|_| format!("{what} is not UTF-8"))
+}
+
 /// Frees a string or image returned by fmtstr (NULL is ignored).
 ///
 /// # Safety

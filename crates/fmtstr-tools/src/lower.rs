@@ -814,3 +814,107 @@ fn find_llvm_dis() -> Option<PathBuf> {
     }
     candidates.into_iter().find(|p| p.is_file())
 }
+
+/// `fmtstr lower` on a module in memory, as the C library and the Python package give it:
+/// what the CLI would write to OUT, print on stderr and write as side outputs.
+#[derive(Debug, Default)]
+pub struct InMemory {
+    /// 0: lowered; 1: `--Werror` and there were warnings; 2: errors or bad options. The CLI's
+    /// exit codes.
+    pub code: u8,
+    /// The lowered module (code 0 only).
+    pub module: Option<Vec<u8>>,
+    /// The diagnostics, one per line as the CLI prints them on stderr (without colour);
+    /// struct-args's parameter lines too.
+    pub diagnostics: String,
+    /// What stopped the lowering (codes 1 and 2), as the CLI prints it after `fmtstr: error: `.
+    pub error: Option<String>,
+    /// `--emit-strings`'s JSON (`emit-strings` asked, AMD buffer stage).
+    pub strings_json: Option<String>,
+    /// `--report-json`'s JSON (`report` asked).
+    pub report_json: Option<String>,
+}
+
+/// Lowers `bytes` (IR text or bitcode, named `name` in messages) as `options` ask.
+pub fn lower_in_memory(name: &str, bytes: &[u8], options: &LowerOptions) -> InMemory {
+    let failed = |code: u8, diagnostics: String, error: String| InMemory {
+        code,
+        diagnostics,
+        error: Some(error),
+        ..InMemory::default()
+    };
+    if let Err(error) = options.job() {
+        return failed(2, String::new(), error.to_string());
+    }
+    let text: SourceText = if is_bitcode(bytes) {
+        match disassemble_bitcode(name, bytes, None) {
+            Ok(text) => text.into(),
+            Err(error) => return failed(2, String::new(), error.to_string()),
+        }
+    } else {
+        bytes.to_vec().into()
+    };
+    let lines = |diagnostics: &[Diagnostic], promote: bool| {
+        let mut out = String::new();
+        for diagnostic in diagnostics {
+            let shown = if promote {
+                diagnostic.clone().promote()
+            } else {
+                diagnostic.clone()
+            };
+            let _ = writeln!(out, "{shown}");
+        }
+        out
+    };
+    let werror_message = "warnings treated as errors (--Werror); nothing was written";
+    let lowered = match lower(name, text, options) {
+        Ok(lowered) => lowered,
+        Err(LowerError::Failed {
+            diagnostics,
+            errors,
+        }) => {
+            let shown = lines(&diagnostics, false);
+            return if errors == 0 {
+                failed(1, shown, werror_message.to_owned())
+            } else {
+                failed(
+                    2,
+                    shown,
+                    format!(
+                        "{errors} error{} in printf lowering; nothing was written",
+                        if errors == 1 { "" } else { "s" }
+                    ),
+                )
+            };
+        }
+        Err(LowerError::Warnings { warnings }) => {
+            return failed(1, lines(&warnings, true), werror_message.to_owned())
+        }
+        Err(error) => return failed(2, String::new(), error.to_string()),
+    };
+    let mut diagnostics = lines(&lowered.warnings, false);
+    for param in &lowered.params {
+        let _ = writeln!(diagnostics, "{param}");
+    }
+    let pretty = |value: &serde_json::Value| {
+        let mut text = serde_json::to_string_pretty(value).unwrap_or_default();
+        text.push('\n');
+        text
+    };
+    let strings_json = options
+        .emit_strings
+        .then(|| pretty(&lowered.strings.clone().unwrap_or_default().to_json()));
+    let report_json = lowered.report.as_ref().map(|report| pretty(&report.json()));
+    let mut module = Vec::with_capacity(lowered.expected_len());
+    if let Err(error) = lowered.write_to(&mut module) {
+        return failed(2, diagnostics, format!("cannot print the module: {error}"));
+    }
+    InMemory {
+        code: 0,
+        module: Some(module),
+        diagnostics,
+        error: None,
+        strings_json,
+        report_json,
+    }
+}

@@ -3,6 +3,8 @@
  *   fmtstr_tool hash STRING                 the ID in decimal, as `fmtstr hash --json` gives it
  *   fmtstr_tool decode BUFFER ELF...        the text on stdout, warnings on stderr
  *   fmtstr_tool merge OUT BASE [INPUT...]   the merged image into OUT (exit 1 on collisions)
+ *   fmtstr_tool lower OPTIONS MODULE [TABLE] the lowered module on stdout, diagnostics on
+ *                                           stderr, --emit-strings's table into TABLE
  *   fmtstr_tool edges                       NULL pointers and lengths give errors, not crashes
  * Exit status: the library's (0, 1, 2), or 3 when this program itself fails. */
 #include <fmtstr.h>
@@ -100,6 +102,36 @@ static int merge(int argc, char **argv) {
     return status;
 }
 
+static int lower(int argc, char **argv) {
+    size_t module_len;
+    unsigned char *module = read_file(argv[1], &module_len);
+    char *out = NULL, *strings = NULL, *report = NULL, *diagnostics = NULL, *error = NULL;
+    size_t out_len = 0;
+    int status = fmtstr_lower(module, module_len, "module", argv[0], &out, &out_len, &strings,
+                              &report, &diagnostics, &error);
+    if (diagnostics)
+        fputs(diagnostics, stderr);
+    if (status == 0) {
+        fwrite(out, 1, out_len, stdout);
+        if (argc == 3) {
+            FILE *file = fopen(argv[2], "wb");
+            if (!file || !strings || fputs(strings, file) < 0 || fclose(file) != 0) {
+                perror(argv[2]);
+                status = 3;
+            }
+        }
+    } else {
+        fprintf(stderr, "fmtstr: error: %s\n", error ? error : "(no message)");
+    }
+    fmtstr_free(out);
+    fmtstr_free(strings);
+    fmtstr_free(report);
+    fmtstr_free(diagnostics);
+    fmtstr_free(error);
+    free(module);
+    return status;
+}
+
 #define EXPECT(condition)                                                               \
     do {                                                                                \
         if (!(condition)) {                                                             \
@@ -142,6 +174,16 @@ static int edges(void) {
     EXPECT(fmtstr_merge(junk, sizeof junk, NULL, NULL, 0, &out, &out_len, &error) == 2);
     EXPECT(out == NULL && error != NULL && strstr(error, "base"));
     fmtstr_free(error);
+    /* Options that are not JSON, or not fmtstr lower's: a message, nothing lowered. */
+    char *lowered = NULL, *diagnostics = NULL;
+    EXPECT(fmtstr_lower(junk, sizeof junk, NULL, "{\"targte\": \"nvptx\"}", &lowered, NULL,
+                        NULL, NULL, &diagnostics, &error) == 2);
+    EXPECT(lowered == NULL && error != NULL && strstr(error, "targte"));
+    fmtstr_free(error);
+    error = NULL;
+    EXPECT(fmtstr_lower(NULL, 3, NULL, NULL, &lowered, NULL, NULL, NULL, NULL, &error) == 2);
+    EXPECT(lowered == NULL && error != NULL && strstr(error, "NULL"));
+    fmtstr_free(error);
     fmtstr_free(NULL);
     puts("edges: ok");
     return 0;
@@ -156,9 +198,12 @@ int main(int argc, char **argv) {
         return decode(argc - 2, argv + 2);
     if (argc >= 4 && strcmp(argv[1], "merge") == 0)
         return merge(argc - 2, argv + 2);
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "lower") == 0)
+        return lower(argc - 2, argv + 2);
     if (argc == 2 && strcmp(argv[1], "edges") == 0)
         return edges();
-    fputs("usage: fmtstr_tool hash STRING | decode BUFFER ELF... | merge OUT BASE [INPUT...] | edges\n",
+    fputs("usage: fmtstr_tool hash STRING | decode BUFFER ELF... | merge OUT BASE [INPUT...] | "
+          "lower OPTIONS MODULE [TABLE] | edges\n",
           stderr);
     return 3;
 }
