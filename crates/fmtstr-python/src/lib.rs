@@ -235,6 +235,64 @@ fn printf<'py>(
     Ok(PyBytes::new(py, &rendered))
 }
 
+/// What `fmtstr lower` does to a module (see fmtstr/__init__.pyi).
+#[pyfunction]
+#[pyo3(signature = (module, name=None, **options))]
+fn lower(
+    py: Python<'_>,
+    module: &Bound<'_, PyAny>,
+    name: Option<String>,
+    options: Option<&Bound<'_, pyo3::types::PyDict>>,
+) -> PyResult<PyObject> {
+    let input = Input::extract(module, "module".into())?;
+    let (name, bytes) = match input {
+        Input::Path(path) => {
+            let bytes = std::fs::read(&path)
+                .map_err(|e| Error::new_err(format!("cannot read {}: {e}", path.display())))?;
+            (name.unwrap_or_else(|| path.display().to_string()), bytes)
+        }
+        Input::Bytes { bytes, .. } => (name.unwrap_or_else(|| "module".into()), bytes),
+    };
+    // The options by their command-line names: runtime_strings is --runtime-strings.
+    let renamed = pyo3::types::PyDict::new(py);
+    if let Some(options) = options {
+        for (key, value) in options.iter() {
+            let key: String = key.extract()?;
+            // `pass_` is how Python spells the keyword `pass`.
+            renamed.set_item(key.trim_end_matches('_').replace('_', "-"), value)?;
+        }
+    }
+    let json: String = py
+        .import("json")?
+        .call_method1("dumps", (renamed,))?
+        .extract()?;
+    let options: fmtstr_tools::lower::LowerOptions = serde_json::from_str(&json)
+        .map_err(|e| PyTypeError::new_err(format!("options: {e}")))?;
+    let lowered =
+        py.allow_threads(|| fmtstr_tools::lower::lower_in_memory(&name, &bytes, &options));
+    if lowered.code != 0 {
+        return Err(Error::new_err(format!(
+            "{}fmtstr: error: {}",
+            lowered.diagnostics,
+            lowered.error.unwrap_or_default()
+        )));
+    }
+    let json_loads = |text: &Option<String>| -> PyResult<PyObject> {
+        match text {
+            Some(text) => Ok(py.import("json")?.call_method1("loads", (text,))?.unbind()),
+            None => Ok(py.None()),
+        }
+    };
+    let result = pyo3::types::PyDict::new(py);
+    let text = PyBytes::new(py, lowered.module.as_deref().unwrap_or_default())
+        .call_method1("decode", ("utf-8", "surrogateescape"))?;
+    result.set_item("module", text)?;
+    result.set_item("diagnostics", lowered.diagnostics.as_str())?;
+    result.set_item("strings", json_loads(&lowered.strings_json)?)?;
+    result.set_item("report", json_loads(&lowered.report_json)?)?;
+    Ok(result.into_any().unbind())
+}
+
 /// An int (its bits as C passes them: negative numbers in two's complement) or a float.
 fn number(value: &Bound<'_, PyAny>, index: usize) -> PyResult<Arg<'static>> {
     if value.is_instance_of::<pyo3::types::PyFloat>() {
@@ -262,5 +320,6 @@ fn _fmtstr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(dump, m)?)?;
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(printf, m)?)?;
+    m.add_function(wrap_pyfunction!(lower, m)?)?;
     Ok(())
 }

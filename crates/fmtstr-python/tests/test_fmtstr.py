@@ -142,3 +142,65 @@ def test_printf_errors():
         fmtstr.printf("%y")
     with pytest.raises(TypeError):
         fmtstr.printf("%d", object())
+
+
+LOWER = SAMPLES / "lower"
+
+
+@pytest.mark.parametrize(
+    "module, args, options",
+    [
+        ("forms.ll", ["--target", "nvptx"], {"target": "nvptx"}),
+        (
+            "seed000.ll",
+            ["--target", "nvptx", "--prefix", "site,thread", "--limit-per-site", "4"],
+            {"target": "nvptx", "prefix": "site,thread", "limit_per_site": 4},
+        ),
+        ("warnings.ll", ["--target", "nvptx"], {"target": "nvptx"}),
+        ("llpc-today.ll", ["--target", "amdgpu"], {"target": "amdgpu"}),
+        ("seed000.ll", ["--pass", "strip"], {"pass_": "strip"}),
+    ],
+)
+def test_lower_equals_the_cli(module, args, options):
+    run = cli("lower", *args, LOWER / module)
+    assert run.returncode == 0, run.stderr
+    for given in (LOWER / module, (LOWER / module).read_bytes()):
+        name = str(LOWER / module)
+        lowered = fmtstr.lower(given, name, **options)
+        assert lowered["module"].encode("utf-8", "surrogateescape") == run.stdout
+        assert lowered["diagnostics"] == run.stderr.decode()
+        assert lowered["strings"] is None and lowered["report"] is None
+
+
+def test_lower_gives_the_table_and_the_report_the_cli_writes(tmp_path):
+    table, report = tmp_path / "table.json", tmp_path / "report.json"
+    module = LOWER / "llpc-today.ll"
+    run = cli(
+        "lower", "--target", "amdgpu", "--stage", "buffer", "--emit-strings", table,
+        "--report-json", report, module,
+    )
+    assert run.returncode == 0, run.stderr
+    lowered = fmtstr.lower(
+        module, target="amdgpu", stage="buffer", emit_strings=True, report=True
+    )
+    assert lowered["module"].encode() == run.stdout
+    assert lowered["strings"] == json.loads(table.read_text())
+    assert lowered["report"] == json.loads(report.read_text())
+
+
+def test_lower_errors_carry_the_cli_diagnostics():
+    module = LOWER / "warnings.ll"
+    run = cli("lower", "--target", "nvptx", "--Werror", module)
+    assert run.returncode == 1
+    with pytest.raises(fmtstr.Error) as error:
+        fmtstr.lower(module, target="nvptx", werror=True)
+    assert str(error.value) == run.stderr.decode().rstrip("\n")
+    run = cli("lower", "--target", "amdgpu", "--stage", "buffer", LOWER / "forms.ll")
+    assert run.returncode == 2
+    with pytest.raises(fmtstr.Error) as error:
+        fmtstr.lower(LOWER / "forms.ll", target="amdgpu", stage="buffer")
+    assert str(error.value) == run.stderr.decode().rstrip("\n")
+    with pytest.raises(TypeError, match="targte"):
+        fmtstr.lower(LOWER / "forms.ll", targte="nvptx")
+    with pytest.raises(fmtstr.Error, match="runtime-strings"):
+        fmtstr.lower(LOWER / "forms.ll", target="nvptx", runtime_strings=8)

@@ -1,5 +1,5 @@
 import os
-from typing import Any, Sequence, Union
+from typing import Any, Literal, Optional, Sequence, TypedDict, Union
 
 PathOrBytes = Union[str, os.PathLike[str], bytes]
 
@@ -39,3 +39,39 @@ def printf(fmt: Union[bytes, str], *args: Union[int, float, bytes, str, None, Se
     """The bytes glibc's printf prints: int for integer conversions, %c and '*' (as the bits
     C would pass), float for floating ones, bytes or str for %s, None for a null %s or %p, a
     sequence of numbers for an OpenCL vector (%v4f)."""
+
+class Lowered(TypedDict):
+    module: str
+    """The lowered module's text (bytes that are not UTF-8 as surrogate escapes)."""
+    diagnostics: str
+    """What `fmtstr lower` prints on stderr: the warnings, one diagnostic after another."""
+    strings: Optional[dict[str, Any]]
+    """The --emit-strings table (emit_strings=True, AMD buffer stage), else None."""
+    report: Optional[dict[str, Any]]
+    """The --report-json report (report=True), else None."""
+
+def lower(
+    module: PathOrBytes,
+    name: Optional[str] = None,
+    *,
+    target: Optional[Literal["nvptx", "amdgpu"]] = ...,
+    pass_: Optional[Literal["printf", "assert", "strip", "struct-args"]] = ...,
+    stage: Optional[Literal["lgc", "buffer"]] = ...,
+    layout: Optional[Literal["natural", "slot32"]] = ...,
+    buffer_addrspace: Optional[int] = ...,
+    lgc_form: Optional[Literal["format-first", "buffer-first"]] = ...,
+    user_data_offset: Optional[int] = ...,
+    prefix: Optional[str] = ...,
+    only: Optional[str] = ...,
+    limit_per_site: Optional[int] = ...,
+    runtime_strings: Optional[int] = ...,
+    report: bool = False,
+    emit_strings: bool = False,
+    werror: bool = False,
+    **options: Any,
+) -> Lowered:
+    """`fmtstr lower` on a module (a path, or the bytes of IR text or bitcode): the options are
+    the command's, with underscores for dashes (runtime_strings=32 is --runtime-strings 32;
+    pass_="strip" is --pass strip). Raises Error with the CLI's diagnostics and
+    message when the lowering fails (errors, or warnings with werror=True), TypeError for an
+    unknown option. `name` names the module in messages (default: the path, or "module")."""
