@@ -50,6 +50,7 @@ pub fn run() -> anyhow::Result<()> {
     // valgrind; then the Python wheel and its pytest suite against the CLI.
     capi::test()?;
     wheel::run(true)?;
+    install_check()?;
     // Every fuzz target for 20 s, two at a time (a CI machine has 2 cores): a smoke test of
     // the harnesses, and the corpus under target/fuzz-corpus grows from run to run. The seed
     // is fixed so that a CI verdict repeats: `cargo xtask fuzz --seconds 20 --seed 1` on a
@@ -65,6 +66,35 @@ pub fn run() -> anyhow::Result<()> {
         seed: Some(CI_FUZZ_SEED),
     })?;
     eprintln!("xtask ci: everything passed");
+    Ok(())
+}
+
+/// README's install line, offline (the dependencies are fetched by now), into a directory under
+/// target/: the binary it installs runs and says which commit it is.
+fn install_check() -> anyhow::Result<()> {
+    let root = process::target_dir().join("install-check");
+    process::run(
+        cargo()
+            .args([
+                "install",
+                "--locked",
+                "--offline",
+                "--force",
+                "--quiet",
+                "--path",
+                "crates/fmtstr-cli",
+                "--root",
+            ])
+            .arg(&root),
+    )?;
+    let binary = root.join("bin/fmtstr");
+    let version = process::output(Command::new(&binary).arg("--version"))?;
+    let size = std::fs::metadata(&binary)?.len();
+    eprintln!(
+        "xtask ci: cargo install gave {} ({:.1} MB)",
+        String::from_utf8_lossy(&version.stdout).trim(),
+        size as f64 / 1e6
+    );
     Ok(())
 }
 

@@ -266,8 +266,8 @@ fn lower(
         .import("json")?
         .call_method1("dumps", (renamed,))?
         .extract()?;
-    let options: fmtstr_tools::lower::LowerOptions = serde_json::from_str(&json)
-        .map_err(|e| PyTypeError::new_err(format!("options: {e}")))?;
+    let options: fmtstr_tools::lower::LowerOptions =
+        serde_json::from_str(&json).map_err(|e| PyTypeError::new_err(format!("options: {e}")))?;
     let lowered =
         py.allow_threads(|| fmtstr_tools::lower::lower_in_memory(&name, &bytes, &options));
     if lowered.code != 0 {
