@@ -50,7 +50,7 @@ pub fn run() -> anyhow::Result<()> {
     // valgrind; then the Python wheel and its pytest suite against the CLI.
     capi::test()?;
     wheel::run(true)?;
-    install_check()?;
+    install_check(&mut cargo())?;
     // Every fuzz target for 20 s, two at a time (a CI machine has 2 cores): a smoke test of
     // the harnesses, and the corpus under target/fuzz-corpus grows from run to run. The seed
     // is fixed so that a CI verdict repeats: `cargo xtask fuzz --seconds 20 --seed 1` on a
@@ -71,7 +71,7 @@ pub fn run() -> anyhow::Result<()> {
 
 /// README's install line, offline (the dependencies are fetched by now), into a directory under
 /// target/: the binary it installs runs and says which commit it is.
-fn install_check() -> anyhow::Result<()> {
+fn install_check(cargo: &mut Command) -> anyhow::Result<()> {
     let root = process::target_dir().join("install-check");
     process::run(
         cargo()
