@@ -74,7 +74,7 @@ pub fn run() -> anyhow::Result<()> {
 fn install_check(cargo: &mut Command) -> anyhow::Result<()> {
     let root = process::target_dir().join("install-check");
     process::run(
-        cargo()
+        cargo
             .args([
                 "install",
                 "--locked",
