@@ -425,14 +425,9 @@ impl<'f> Decoder<'f> {
 /// string fmtstr interned (a table entry of its own, `.fmtstr_interned`): its string, when a
 /// table has the ID (else the placeholder, as for any pointer).
 #[inline]
-fn argument<'f>(
-    formats: &'f Formats,
-    op: crate::formats::Op,
-    payload: &[u8],
-    at: usize,
-) -> Arg<'f> {
+fn argument<'f>(formats: &'f Formats, op: crate::ops::Op, payload: &[u8], at: usize) -> Arg<'f> {
     let arg = plan::arg(op, payload, at);
-    if op == crate::formats::Op::Str64 && matches!(arg, Arg::Str(_)) {
+    if op == crate::ops::Op::Str64 && matches!(arg, Arg::Str(_)) {
         let id = plan::wide_at(payload, at) & ((1 << 48) - 1);
         if let Some(known) = formats.get(id) {
             return Arg::Str(known.entry().bytes());
@@ -448,9 +443,7 @@ fn arguments_of<'a>(formats: &'a Formats, compiled: &Compiled, payload: &'a [u8]
         .iter()
         .zip(&compiled.op_at)
         .map(|(op, at)| match *op {
-            crate::formats::Op::StrInline(bytes) => {
-                plan::inline_string(payload, *at as usize, bytes).0
-            }
+            crate::ops::Op::StrInline(bytes) => plan::inline_string(payload, *at as usize, bytes).0,
             op => argument(formats, op, payload, *at as usize),
         })
         .collect()
@@ -463,7 +456,7 @@ pub(crate) fn strings_cut(compiled: &Compiled, payload: &[u8]) -> u64 {
         .iter()
         .zip(&compiled.op_at)
         .filter(|(op, at)| match **op {
-            crate::formats::Op::StrInline(bytes) => {
+            crate::ops::Op::StrInline(bytes) => {
                 plan::inline_string(payload, **at as usize, bytes).1
             }
             _ => false,

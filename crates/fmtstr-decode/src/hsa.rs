@@ -1,5 +1,5 @@
 //! The printf buffer of HSA code objects written by OpenCL's printf (numbered records; HIP's
-//! buffered printf, which names formats by hash, is `crate::hip`).
+//! buffered printf, which names formats by hash, is the `hip` module).
 //!
 //! # Who writes what
 //!

@@ -79,6 +79,7 @@ mod formats;
 pub mod hip;
 pub mod hsa;
 pub mod lines;
+mod ops;
 mod plan;
 pub mod stream;
 pub mod vprintf;

@@ -9,7 +9,7 @@ use std::ops::Range;
 
 use fmtstr_format::{int_digits, Arg, Count, Format, IntRadix as Radix, Piece, Spec};
 
-use crate::formats::Op;
+use crate::ops::Op;
 
 /// Bytes copied at once for short text, digits and padding: a constant-size copy is a few
 /// moves where a variable-size one is a call.
@@ -163,7 +163,7 @@ pub(crate) fn wide_at(payload: &[u8], at: usize) -> u64 {
 /// bytes, and whether it was cut. A length past the reservation (a damaged entry) is read as
 /// the reservation.
 pub(crate) fn inline_string(payload: &[u8], at: usize, bytes: u32) -> (Arg<'_>, bool) {
-    use crate::formats::{INLINE_CUT_BIT, INLINE_LENGTH_MASK, INLINE_NULL};
+    use crate::ops::{INLINE_CUT_BIT, INLINE_LENGTH_MASK, INLINE_NULL};
     let length_word = word(payload, at);
     if length_word == INLINE_NULL {
         return (Arg::Ptr(0), false);

@@ -1,22 +1,11 @@
 //! A parsed format: the bytes and their pieces, parsed once and rendered many times.
 
-use std::ops::Range;
 use std::str::FromStr;
 
 use crate::parse::{parse_pieces, ParseError};
+pub use crate::piece::Piece;
 use crate::render::{render_format, Arg, RenderError};
 use crate::spec::{ArgClass, Count, Spec};
-
-/// One piece of a format.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Piece {
-    /// Literal text: a byte range into [`Format::bytes`].
-    Literal(Range<usize>),
-    /// `%%`, printed as `%`.
-    Percent,
-    /// A conversion that consumes arguments.
-    Spec(Spec),
-}
 
 /// One argument a format consumes, in the order a caller passes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,7 +114,7 @@ impl Format {
     /// [`Arg::Int`] (read as a C `int`) before the value. Extra arguments are ignored, as in C.
     /// On error `out` is left as it was.
     pub fn render(&self, args: &[Arg<'_>], out: &mut Vec<u8>) -> Result<(), RenderError> {
-        render_format(self, args, out)
+        render_format(self.bytes(), self.pieces(), args, out)
     }
 
     /// [`Format::render`] into a new vector.

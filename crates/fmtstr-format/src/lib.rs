@@ -42,6 +42,7 @@ mod check;
 mod dialect;
 mod format;
 mod parse;
+mod piece;
 mod render;
 mod scan;
 mod spec;

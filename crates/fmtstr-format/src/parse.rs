@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::format::Piece;
+use crate::piece::Piece;
 use crate::spec::{Conversion, Count, Flags, Length, Spec};
 
 /// The largest width or precision a format may ask for.

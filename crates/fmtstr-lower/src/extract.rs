@@ -25,8 +25,7 @@ use crate::model::{Argument, Callee, Extend, Form, FormatString, PrintfCall};
 
 /// The name of the C function.
 pub const PRINTF: &str = "printf";
-/// The name of LGC's printf operation.
-pub const LGC_DEBUG_PRINTF: &str = "lgc.debug.printf";
+pub use crate::model::LGC_DEBUG_PRINTF;
 
 /// What extraction found.
 #[derive(Debug, Default)]
@@ -360,7 +359,7 @@ fn lgc_buffer_first(module: &Module, args: &[fmtstr_ir::CallArg<'_>]) -> bool {
     let Some(addrspace) = types.ptr_addrspace(first.operand.ty) else {
         return false;
     };
-    if addrspace == crate::amdgpu::FAT_POINTER_ADDRSPACE {
+    if addrspace == crate::model::FAT_POINTER_ADDRSPACE {
         return true;
     }
     let is_string_global = |operand: fmtstr_ir::Operand| {

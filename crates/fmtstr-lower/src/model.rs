@@ -1,8 +1,9 @@
 //! The vendor-neutral model of one printf call.
 //!
-//! [`crate::extract()`] builds a [`PrintfCall`] for every call once; each back end consumes the
-//! list and never looks at the call's operands again except through the model. Nothing here
-//! knows about a target.
+//! The extraction (`extract`) builds a [`PrintfCall`] for every call once; each back end
+//! consumes the list and never looks at the call's operands again except through the model.
+//! Nothing here knows about a target but the two names the extraction and the AMD back end
+//! share (the LGC operation and the fat pointer's address space).
 
 use std::sync::Arc;
 
@@ -10,6 +11,12 @@ use fmtstr_format::ArgClass;
 use fmtstr_ir::{FuncId, GlobalId, InstId, Module, Operand, TypeId};
 
 use crate::diag::Location;
+
+/// The name of LGC's printf operation, which the extraction reads and the AMD back end writes.
+pub const LGC_DEBUG_PRINTF: &str = "lgc.debug.printf";
+/// Address space 7: AMDGPU's buffer fat pointer, the address space of an older
+/// `lgc.debug.printf`'s buffer operand and of the AMD printf buffer by default.
+pub const FAT_POINTER_ADDRSPACE: u32 = 7;
 
 /// The form of a call: the op-tag byte of its `!printf.form` metadata.
 ///

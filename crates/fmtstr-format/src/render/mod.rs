@@ -5,11 +5,11 @@ mod float;
 mod hexfloat;
 pub(crate) mod int;
 
-use crate::format::{Format, Piece};
 use crate::parse::MAX_COUNT;
+use crate::piece::Piece;
 use crate::spec::{ArgClass, Conversion, Count, Flags, Spec};
 
-/// One scalar argument for [`Format::render`].
+/// One scalar argument for [`crate::Format::render`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Arg<'a> {
     /// Integer bits as passed; the spec's length modifier picks the width and signedness that
@@ -73,15 +73,16 @@ pub(crate) struct Field {
     pub(crate) precision: Option<usize>,
 }
 
-pub(crate) fn render_format(
-    format: &Format,
+/// Renders the `pieces` of a format whose text is `bytes`.
+pub(crate) fn render_format<'p>(
+    bytes: &[u8],
+    pieces: impl IntoIterator<Item = &'p Piece>,
     args: &[Arg<'_>],
     out: &mut Vec<u8>,
 ) -> Result<(), RenderError> {
     let start = out.len();
-    let bytes = format.bytes();
     let mut next = 0;
-    for piece in format.pieces() {
+    for piece in pieces {
         let result = match piece {
             Piece::Literal(range) => {
                 out.extend_from_slice(&bytes[range.clone()]);

@@ -504,7 +504,7 @@ pub(crate) fn apply(
         retire(module, call, zero)?;
     }
     crate::remove_printf_if_unused(module)?;
-    crate::remove_declaration_if_unused(module, crate::extract::LGC_DEBUG_PRINTF)?;
+    crate::remove_declaration_if_unused(module, crate::model::LGC_DEBUG_PRINTF)?;
     module.remove_unused_globals(&old_globals)?;
 
     // The PAL metadata: the document with its table replaced, or a new one (none when every

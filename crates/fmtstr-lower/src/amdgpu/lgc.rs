@@ -37,7 +37,7 @@ use crate::diag::Diagnostic;
 use crate::model::{Form, PrintfCall};
 
 /// LGC's printf operation.
-pub const OPERATION: &str = crate::extract::LGC_DEBUG_PRINTF;
+pub const OPERATION: &str = crate::model::LGC_DEBUG_PRINTF;
 
 /// The planned rewrite.
 #[derive(Debug)]

@@ -67,8 +67,7 @@ pub(crate) struct Settings {
     pub runtime_strings: Option<u32>,
 }
 
-/// Address space 7: AMDGPU's buffer fat pointer.
-pub const FAT_POINTER_ADDRSPACE: u32 = 7;
+pub use crate::model::FAT_POINTER_ADDRSPACE;
 /// Address space 4: AMDGPU's constant memory, where format strings live.
 pub const CONSTANT_ADDRSPACE: u32 = 4;
 /// LLPC's `InternalDescriptorSetId`.
