@@ -18,6 +18,7 @@ mod corpus_llvm;
 mod demo;
 mod demo_story;
 mod fuzz;
+mod layout;
 mod llvm_source;
 mod measure;
 mod oracles;
@@ -92,6 +93,9 @@ enum Task {
         #[arg(long)]
         test: bool,
     },
+    /// Check the codebase's shape: no import cycle between a crate's modules, no source file
+    /// over 1,500 lines without a written reason.
+    Layout,
     /// Regenerate fmtstr's man pages (doc/man) and shell completions (doc/completions);
     /// --check: fail when the checked-in copies are stale.
     Man {
@@ -203,6 +207,7 @@ fn main() -> anyhow::Result<()> {
         }),
         Task::Wheel { test } => wheel::run(test),
         Task::Man { check } => cli_docs::run(check),
+        Task::Layout => layout::run(),
         Task::Capi { which } => match which {
             Capi::Header { check } => capi::header(check),
             Capi::Install { prefix } => capi::install(prefix).map(drop),
