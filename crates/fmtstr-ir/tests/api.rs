@@ -274,7 +274,10 @@ fn printf_lowering_sketch_on_a_small_module() {
     );
     assert!(!out.contains("@printf"));
     assert!(out.contains("\ndeclare i32 @vprintf(ptr, ptr)\n"));
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
     }
 }
@@ -351,7 +354,10 @@ fn removal_keeps_explicit_numbers_and_new_names_are_fresh() {
     );
     let reparsed = Module::parse("n2.ll", out.clone()).unwrap();
     assert_eq!(reparsed.print(), out.as_bytes());
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
     }
 }
@@ -382,7 +388,10 @@ fn removal_renumbers_when_an_implicit_number_follows() {
         kept,
         "declare i32 @g()\ndefine i32 @f(i32 %0) {\n  %3 = add i32 %0, 2\n  %4 = call i32 @g()\n  %5 = add i32 %3, %4\n  ret i32 %5\n}\n"
     );
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
         assert_eq!(common::llvm_as(&llvm_as, kept.as_bytes()), None);
     }
@@ -402,7 +411,10 @@ fn removal_renumbers_when_an_unlabeled_block_follows() {
         out.contains("  %4 = add i32 %2, 1\n  ret i32 %4\n"),
         "{out}"
     );
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
     }
 }
@@ -628,7 +640,10 @@ fn metadata_and_globals_come_and_go() {
         reparsed.md_node(s).string().as_deref(),
         Some(&b"fmtstr \"lowered\""[..])
     );
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, out.as_bytes()), None);
     }
 }
@@ -691,13 +706,19 @@ fn a_removed_value_named_only_by_a_debug_record_prints_as_poison_there() {
         "{printed}"
     );
     assert!(printed.contains("  %y = mul i32 %a,   %a ; odd spacing stays\n"));
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, printed.as_bytes()), None);
     }
     // A value no text names goes without touching any other line.
     let printed = removed("unused");
     assert_eq!(printed, text.replace("  %unused = add i32 %a, 2\n", ""));
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, printed.as_bytes()), None);
     }
 }

@@ -1,5 +1,5 @@
 //! Control-flow edits: splitting blocks, branches, phis and `guard` (an instruction behind a
-//! branch). Judged by llvm-as-19 (the verifier: dominance, phi predecessors, numbering) and by
+//! branch). Judged by llvm-as of LLVM 19 and 22 (the verifier: dominance, phi predecessors, numbering) and by
 //! the text: every untouched line is kept byte for byte.
 
 mod common;
@@ -15,7 +15,10 @@ const NAMES: GuardNames<'static> = GuardNames {
 };
 
 fn assert_llvm_as(text: &str) {
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, text.as_bytes()), None, "{text}");
     }
 }

@@ -1,16 +1,25 @@
 //! Constructs of LLVM 19's grammar that real modules use and fmtstr-ir once refused, one small
-//! module each (written here, checked by `llvm-as-19`): each must print back byte-identical,
-//! and the model must say what LLVM means by it.
+//! module each (written here, checked by `llvm-as` of LLVM 19 and 22): each must print back
+//! byte-identical, and the model must say what LLVM means by it.
 
 mod common;
 
 use fmtstr_ir::{Module, Opcode, Position, Type, TypeId, Value};
 
-/// Parses `text` (after `llvm-as-19` accepted it, when installed) and checks the round trip.
+/// Parses `text` (after `llvm-as` of LLVM 19 and 22 accepted it, when installed) and checks
+/// the round trip.
 fn parse(name: &str, text: &str) -> Module {
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    parse_as(name, text, &fmtstr_oracles::Llvm::ALL)
+}
+
+/// [`parse`], with the releases whose `llvm-as` must accept the input (a construct LLVM 22
+/// dropped is still read as LLVM 19 reads it).
+fn parse_as(name: &str, text: &str, releases: &[fmtstr_oracles::Llvm]) -> Module {
+    for (llvm, llvm_as) in releases.iter().filter_map(|&llvm| {
+        fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs).map(|path| (llvm, path))
+    }) {
         if let Some(error) = common::llvm_as(&llvm_as, text.as_bytes()) {
-            panic!("{name}: llvm-as-19 rejects the test input:\n{error}");
+            panic!("{name}: llvm-as of {llvm} rejects the test input:\n{error}");
         }
     }
     let module = Module::parse(name, text).unwrap_or_else(|e| panic!("{e}"));
@@ -24,10 +33,13 @@ fn parse(name: &str, text: &str) -> Module {
 
 /// `llvm-as-19` accepts `text`, when installed.
 fn llvm_as_accepts(name: &str, text: &[u8]) {
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         if let Some(error) = common::llvm_as(&llvm_as, text) {
             panic!(
-                "{name}: llvm-as-19 rejects fmtstr's output:\n{error}\n{}",
+                "{name}: llvm-as rejects fmtstr's output:\n{error}\n{}",
                 String::from_utf8_lossy(text)
             );
         }
@@ -163,9 +175,9 @@ fn aliases_of_constant_expressions() {
 #[test]
 fn legacy_data_layout_components() {
     // `s0:64:64` (stack objects, gone from LangRef) and fields past the preferred alignment
-    // (`f80:128:128:n8`) are read and ignored by LLVM 19.
+    // (`f80:128:128:n8`) are read and ignored by LLVM 19; LLVM 22 refuses the latter.
     let text = "target datalayout = \"e-p:64:64:64-i64:64:64-s0:64:64-f80:128:128:n8:16:32:64-S128\"\n\n@g = global i64 0\n";
-    let module = parse("layout.ll", text);
+    let module = parse_as("layout.ll", text, &[fmtstr_oracles::Llvm::V19]);
     let layout = module.data_layout();
     assert_eq!(layout.alloc_size(module.types(), TypeId::I64).unwrap(), 8);
     assert_eq!(layout.abi_align(module.types(), TypeId::I64).unwrap(), 8);

@@ -14,7 +14,10 @@ fn print(m: &Module) -> String {
 
 /// `llvm-as` accepts the text (skipped without llvm-as, except under `CI=true`).
 fn assert_llvm_accepts(text: &str) {
-    if let Some(llvm_as) = fmtstr_oracles::require(fmtstr_oracles::Tool::LlvmAs) {
+    for llvm_as in fmtstr_oracles::Llvm::ALL
+        .into_iter()
+        .filter_map(|llvm| fmtstr_oracles::require_llvm(llvm, fmtstr_oracles::Tool::LlvmAs))
+    {
         assert_eq!(common::llvm_as(&llvm_as, text.as_bytes()), None, "{text}");
     }
 }
