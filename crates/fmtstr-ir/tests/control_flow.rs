@@ -1,6 +1,6 @@
 //! Control-flow edits: splitting blocks, branches, phis and `guard` (an instruction behind a
-//! branch). Judged by llvm-as of LLVM 19 and 22 (the verifier: dominance, phi predecessors, numbering) and by
-//! the text: every untouched line is kept byte for byte.
+//! branch). Judged by llvm-as of LLVM 19 and 22 (the verifier: dominance, phi predecessors,
+//! numbering) and by the text: every untouched line is kept byte for byte.
 
 mod common;
 
