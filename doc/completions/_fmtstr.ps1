@@ -58,10 +58,11 @@ Register-ArgumentCompleter -Native -CommandName 'fmtstr' -ScriptBlock {
         }
         'fmtstr;check' {
             [CompletionResult]::new('--args', '--args', [CompletionResultType]::ParameterName, 'Comma-separated argument types, in call order (leave out for a call with none)')
+            [CompletionResult]::new('--format', '--format', [CompletionResultType]::ParameterName, 'How to print findings')
             [CompletionResult]::new('--dialect', '--dialect', [CompletionResultType]::ParameterName, 'Whose printf to check against: gpu (clang''s -Wformat plus what GPU printf cannot print; the default for a format), c (clang 19''s -Wformat for C on x86_64 Linux), opencl (clang 19''s for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V)')
             [CompletionResult]::new('--color', '--color', [CompletionResultType]::ParameterName, 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never')
             [CompletionResult]::new('--raw', '--raw', [CompletionResultType]::ParameterName, 'Take FORMAT''s bytes literally instead of reading C escapes')
-            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print the findings as JSON (schemas/check.schema.json)')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'The same as --format json')
             [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
             break

@@ -164,7 +164,7 @@ _fmtstr() {
             fi
             case "${prev}" in
                 --format)
-                    COMPREPLY=($(compgen -W "text json github" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "text json github sarif" -- "${cur}"))
                     return 0
                     ;;
                 --color)
@@ -179,7 +179,7 @@ _fmtstr() {
             return 0
             ;;
         fmtstr__subcmd__check)
-            opts="-h --args --raw --json --dialect --color --help"
+            opts="-h --args --raw --format --json --dialect --color --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -187,6 +187,10 @@ _fmtstr() {
             case "${prev}" in
                 --args)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --format)
+                    COMPREPLY=($(compgen -W "text json sarif" -- "${cur}"))
                     return 0
                     ;;
                 --dialect)

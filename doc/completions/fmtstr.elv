@@ -52,10 +52,11 @@ set edit:completion:arg-completer[fmtstr] = {|@words|
         }
         &'fmtstr;check'= {
             cand --args 'Comma-separated argument types, in call order (leave out for a call with none)'
+            cand --format 'How to print findings'
             cand --dialect 'Whose printf to check against: gpu (clang''s -Wformat plus what GPU printf cannot print; the default for a format), c (clang 19''s -Wformat for C on x86_64 Linux), opencl (clang 19''s for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V)'
             cand --color 'When to color diagnostics (stderr, and audit''s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never'
             cand --raw 'Take FORMAT''s bytes literally instead of reading C escapes'
-            cand --json 'Print the findings as JSON (schemas/check.schema.json)'
+            cand --json 'The same as --format json'
             cand -h 'Print help (see more with ''--help'')'
             cand --help 'Print help (see more with ''--help'')'
         }

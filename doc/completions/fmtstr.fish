@@ -54,12 +54,15 @@ never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand printf" -l raw -d 'Take FORMAT\'s and the string arguments\' bytes literally instead of reading C escapes'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand printf" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l args -d 'Comma-separated argument types, in call order (leave out for a call with none)' -r
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l format -d 'How to print findings' -r -f -a "text\t'clang-style diagnostics on stderr'
+json\t'One JSON report on stdout (schemas/check.schema.json; check-spirv.schema.json for a SPIR-V module)'
+sarif\t'A SARIF 2.1.0 log on stdout, for GitHub code scanning and other CI systems'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l dialect -d 'Whose printf to check against: gpu (clang\'s -Wformat plus what GPU printf cannot print; the default for a format), c (clang 19\'s -Wformat for C on x86_64 Linux), opencl (clang 19\'s for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V)' -r
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l raw -d 'Take FORMAT\'s bytes literally instead of reading C escapes'
-complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l json -d 'Print the findings as JSON (schemas/check.schema.json)'
+complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -l json -d 'The same as --format json'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand dump" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
@@ -88,7 +91,8 @@ complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -l force -d 'Replac
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand merge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l format -d 'How to print findings' -r -f -a "text\t'`FILE: error: KIND: message`, then a summary line'
 json\t'One JSON report (schemas/audit.schema.json)'
-github\t'GitHub Actions workflow commands: `::error file=FILE,title=...::message`'"
+github\t'GitHub Actions workflow commands: `::error file=FILE,title=...::message`'
+sarif\t'A SARIF 2.1.0 log, for GitHub code scanning and other CI systems: one rule per kind of finding, each finding an error at its file (and the bytes of its metadata note, where the finding is about an entry)'"
 complete -c fmtstr -n "__fish_fmtstr_using_subcommand audit" -l color -d 'When to color diagnostics (stderr, and audit\'s text findings): auto (only on a terminal, never when NO_COLOR is set, always when CLICOLOR_FORCE is), always, never' -r -f -a "auto\t''
 always\t''
 never\t''"

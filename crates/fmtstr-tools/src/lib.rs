@@ -7,6 +7,7 @@
 //! - [`dump`]: the format-string tables of ELF images, as text or JSON.
 //! - [`gaps`]: the prints of a `--prefix seq` run that its captured output lacks.
 //! - [`merge`]: the post-link step (fold a linked image's notes) and table merges.
+//! - [`sarif`]: `fmtstr check`'s and `fmtstr audit`'s findings as SARIF 2.1.0 logs.
 //! - [`decode`]: a printf buffer and the tables of ELF images (PAL or HSA) and JSON files in,
 //!   the text (or JSON Lines, or statistics) out, warnings to a sink of their own.
 
@@ -21,6 +22,7 @@ pub mod dump;
 pub mod gaps;
 pub mod lower;
 pub mod merge;
+pub mod sarif;
 pub mod spirv;
 
 /// An input: a file, or bytes in memory with the name messages give them.

@@ -209,3 +209,42 @@ pub fn audit_table(bytes: &[u8]) -> Result<Option<Table<'static>>, String> {
         .map(Some)
         .map_err(|error| format!("SPIR-V: {error}"))
 }
+
+/// `fmtstr check` of a module: its DebugPrintf calls, and each call's findings against its own
+/// argument types (one list per call, in module order).
+#[derive(Debug)]
+pub struct ModuleCheck {
+    pub module: Module,
+    pub findings: Vec<Vec<fmtstr_format::Finding>>,
+}
+
+/// Checks every DebugPrintf call of the module `name` in `dialect`; errors name the file.
+pub fn check(
+    name: &str,
+    bytes: &[u8],
+    dialect: fmtstr_format::Dialect,
+) -> Result<ModuleCheck, Error> {
+    let module = read(name, bytes)?;
+    let findings = module
+        .calls
+        .iter()
+        .map(|call| {
+            let types = fmtstr_spirv::argument_types(call)
+                .map_err(|error| Error::input(format!("{name}: {error}")))?;
+            Ok(fmtstr_format::check_format(&call.format, &types, dialect))
+        })
+        .collect::<Result<_, Error>>()?;
+    Ok(ModuleCheck { module, findings })
+}
+
+/// The length in bytes of the instruction at `offset` (its first word's high half counts its
+/// words), when the module holds all of it.
+pub fn instruction_len(bytes: &[u8], endian: fmtstr_spirv::Endian, offset: usize) -> Option<u64> {
+    let word: [u8; 4] = bytes.get(offset..offset.checked_add(4)?)?.try_into().ok()?;
+    let word = match endian {
+        fmtstr_spirv::Endian::Little => u32::from_le_bytes(word),
+        fmtstr_spirv::Endian::Big => u32::from_be_bytes(word),
+    };
+    let length = u64::from(word >> 16) * 4;
+    (length > 0 && offset as u64 + length <= bytes.len() as u64).then_some(length)
+}

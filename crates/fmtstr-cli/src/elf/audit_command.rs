@@ -57,8 +57,9 @@ use crate::Outcome;
   fmtstr audit shader-cache/                      text, one finding per line
   fmtstr audit --format github build/*.elf        ::error file=...:: annotations for CI
   fmtstr audit --format json --verify-ids out/    schemas/audit.schema.json
+  fmtstr audit --format sarif build/ > audit.sarif   SARIF 2.1.0 for code scanning
 
-Exit codes: 0 no findings, 1 findings, 2 an input could not be read at all.")]
+Exit codes, in every format: 0 no findings, 1 findings, 2 an input could not be read at all.")]
 pub struct Args {
     /// Files and directories to audit.
     #[arg(required = true, value_name = "PATH")]
@@ -80,6 +81,10 @@ enum Style {
     Json,
     /// GitHub Actions workflow commands: `::error file=FILE,title=...::message`.
     Github,
+    /// A SARIF 2.1.0 log, for GitHub code scanning and other CI systems: one rule per kind of
+    /// finding, each finding an error at its file (and the bytes of its metadata note, where
+    /// the finding is about an entry).
+    Sarif,
 }
 
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
@@ -118,6 +123,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             crate::output::unread_is_fine(written.map_err(fmtstr_fs::stdout::classify))?;
         }
         Style::Github => print(report.to_github())?,
+        Style::Sarif => print_json(&fmtstr_tools::sarif::audit(&report, env!("FMTSTR_VERSION")))?,
     }
     Ok(if report.clean {
         Outcome::Clean

@@ -77,12 +77,13 @@ fn completions_lists_every_shell_one_per_line() {
 }
 
 /// Option values with a description of their own are listed one per line, not joined into
-/// the option's sentence (lower --pass, audit --format).
+/// the option's sentence (lower --pass, audit and check --format).
 #[test]
 fn option_values_are_listed_one_per_line() {
     for (command, values) in [
         ("lower", &["printf", "strip", "struct-args"][..]),
-        ("audit", &["text", "json", "github"][..]),
+        ("audit", &["text", "json", "github", "sarif"][..]),
+        ("check", &["text", "json", "sarif"][..]),
     ] {
         let help = long_help(command);
         for value in values {
@@ -211,7 +212,11 @@ fn bash_completes_with_the_generated_script() {
     assert_eq!(complete(&["fmtstr", "au"]), "audit\n");
     assert_eq!(
         complete(&["fmtstr", "audit", "--format", ""]),
-        "text\njson\ngithub\n"
+        "text\njson\ngithub\nsarif\n"
+    );
+    assert_eq!(
+        complete(&["fmtstr", "check", "--format", ""]),
+        "text\njson\nsarif\n"
     );
     assert_eq!(complete(&["fmtstr", "lower", "--pa"]), "--pass\n");
     assert_eq!(

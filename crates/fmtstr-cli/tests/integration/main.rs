@@ -16,5 +16,6 @@ mod lower_commands;
 mod lower_llvm22;
 mod lower_only;
 mod lower_options;
+mod sarif_commands;
 mod spirv_commands;
 mod util;

@@ -67,8 +67,15 @@ pub fn root() -> &'static Path {
 /// violation.
 #[track_caller]
 pub fn assert_matches_schema(schema_file: &str, document: &serde_json::Value) {
-    let path = root().join("schemas").join(schema_file);
-    let text = std::fs::read_to_string(&path)
+    assert_matches_schema_at(&root().join("schemas").join(schema_file), document);
+}
+
+/// Validates a JSON document against the schema in a file (JSON Schema draft 4 to 2020-12, as
+/// its `$schema` says), panicking with every violation.
+#[track_caller]
+pub fn assert_matches_schema_at(path: &Path, document: &serde_json::Value) {
+    let schema_file = path.display();
+    let text = std::fs::read_to_string(path)
         .unwrap_or_else(|error| panic!("cannot read {}: {error}", path.display()));
     let schema: serde_json::Value = serde_json::from_str(&text)
         .unwrap_or_else(|error| panic!("{} is not JSON: {error}", path.display()));

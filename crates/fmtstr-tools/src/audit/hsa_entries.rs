@@ -44,6 +44,7 @@ fn location(file: &Path, note: Option<u64>, index: usize, entry: Option<&PrintfE
         string: entry.map(|e| String::from_utf8_lossy(&e.format).into_owned()),
         argument_count: entry.map(|e| u64::from(e.argument_count)),
         mask: None,
+        region: None,
     }
 }
 
@@ -146,6 +147,7 @@ fn buffered_location(
         string: Some(String::from_utf8_lossy(&entry.format).into_owned()),
         argument_count: entry.argument_count.map(u64::from),
         mask: None,
+        region: None,
     }
 }
 

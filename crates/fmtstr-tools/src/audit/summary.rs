@@ -134,6 +134,7 @@ mod tests {
                 string: None,
                 argument_count: None,
                 mask: None,
+                region: None,
             }],
         };
         Report {
