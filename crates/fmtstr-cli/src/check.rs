@@ -1,10 +1,12 @@
 //! `fmtstr check`: clang -Wformat-style findings for a format against IR argument types.
 
-use anyhow::{bail, Context};
-use fmtstr_format::{check_format, ArgType, Dialect, ScalarType, Severity};
-use serde::Serialize;
+use std::io::Write;
 
-use crate::output::print_json;
+use anyhow::bail;
+use fmtstr_format::Dialect;
+use fmtstr_tools::check::{self, CheckOptions, CheckStyle};
+
+use crate::output::print;
 use crate::{diagnostics, Outcome};
 
 /// Check FORMAT against the argument types of a printf call, as clang's -Wformat does.
@@ -93,123 +95,37 @@ fn parse_dialect(name: &str) -> Result<Dialect, String> {
         .map_err(|error: fmtstr_format::UnknownDialect| error.to_string())
 }
 
-#[derive(Serialize)]
-struct Report {
-    format: String,
-    dialect: &'static str,
-    findings: Vec<JsonFinding>,
-}
-
-#[derive(Serialize)]
-struct JsonFinding {
-    kind: &'static str,
-    severity: &'static str,
-    /// Byte offset in the format of what the finding is about, when it has one.
-    offset: Option<usize>,
-    /// 0-based index of the argument, when the finding has one.
-    argument: Option<usize>,
-    message: String,
-    fix: Option<String>,
-}
-
 pub fn run(args: Args) -> anyhow::Result<Outcome> {
-    let style = if args.json { Style::Json } else { args.format };
-    if !args.raw && args.args.is_empty() && crate::spirv::names_module(&args.input) {
-        let dialect = args.dialect.unwrap_or(Dialect::Vvl);
-        return crate::spirv::check(std::path::Path::new(&args.input), dialect, style);
-    }
-    let dialect = args.dialect.unwrap_or(Dialect::Gpu);
-    let bytes = diagnostics::format_bytes(&args.input, args.raw)?;
-    let types = args
-        .args
-        .iter()
-        .filter(|name| !name.trim().is_empty())
-        .enumerate()
-        .map(|(index, name)| {
-            parse_ir_type(name.trim()).with_context(|| format!("in --args, type {}", index + 1))
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let findings = check_format(&bytes, &types, dialect);
-    if style == Style::Sarif {
-        print_json(&fmtstr_tools::sarif::check_format(
+    let format = if args.json { Style::Json } else { args.format };
+    let options = CheckOptions {
+        args: args.args.clone(),
+        dialect: args.dialect.map(|dialect| dialect.name().to_owned()),
+        format: match format {
+            Style::Text => CheckStyle::Text,
+            Style::Json => CheckStyle::Json,
+            Style::Sarif => CheckStyle::Sarif,
+        },
+    };
+    let checked = if !args.raw && args.args.is_empty() && crate::spirv::names_module(&args.input) {
+        let path = std::path::Path::new(&args.input);
+        let bytes = fmtstr_fs::Input::read(path)?.into_bytes();
+        check::check_module_bytes(
+            &path.display().to_string(),
             &bytes,
-            &findings,
+            &options,
             env!("FMTSTR_VERSION"),
-        ))?;
-    } else if style == Style::Json {
-        print_json(&Report {
-            format: fmtstr_meta::escape::escape(&bytes),
-            dialect: dialect.name(),
-            findings: findings
-                .iter()
-                .map(|finding| JsonFinding {
-                    kind: finding.kind.name(),
-                    severity: match finding.severity {
-                        Severity::Warning => "warning",
-                        Severity::Error => "error",
-                    },
-                    offset: finding.offset,
-                    argument: finding.arg_index,
-                    message: finding.to_string(),
-                    fix: finding.fix.clone(),
-                })
-                .collect(),
-        })?;
+        )
     } else {
-        for finding in &findings {
-            diagnostics::print_finding(&bytes, finding);
-        }
-    }
-    if let Some(error) = findings.iter().find(|f| f.severity == Severity::Error) {
-        bail!(
-            "the format cannot be parsed (byte {}): {}{}",
-            error.offset.unwrap_or(0),
-            error.message,
-            error
-                .fix
-                .as_deref()
-                .map(|fix| format!("; {fix}"))
-                .unwrap_or_default()
-        );
-    }
-    Ok(if findings.is_empty() {
-        Outcome::Clean
-    } else {
-        Outcome::Findings
-    })
-}
-
-/// An IR type name: iN, half, float, double, ptr (with f16/f32/f64 as synonyms) or vN<type>.
-fn parse_ir_type(name: &str) -> anyhow::Result<ArgType> {
-    let scalar = |name: &str| -> Option<ScalarType> {
-        match name {
-            "half" | "f16" => Some(ScalarType::Half),
-            "x86_fp80" => Some(ScalarType::X86Fp80),
-            "fp128" => Some(ScalarType::Fp128),
-            "float" | "f32" => Some(ScalarType::Float),
-            "double" | "f64" => Some(ScalarType::Double),
-            "ptr" => Some(ScalarType::Ptr),
-            _ => {
-                let bits: u16 = name.strip_prefix('i')?.parse().ok()?;
-                (1..=128).contains(&bits).then_some(ScalarType::Int(bits))
-            }
-        }
+        let bytes = diagnostics::format_bytes(&args.input, args.raw)?;
+        check::check_format_bytes(&bytes, &options, env!("FMTSTR_VERSION"))
     };
-    let parsed = match name.strip_prefix('v') {
-        Some(rest) => {
-            let digits = rest.chars().take_while(char::is_ascii_digit).count();
-            let len: Option<u16> = rest[..digits].parse().ok().filter(|len| *len > 0);
-            let element = scalar(&rest[digits..]);
-            len.zip(element)
-                .map(|(len, element)| ArgType::Vector { len, element })
-        }
-        None => scalar(name).map(ArgType::Scalar),
-    };
-    match parsed {
-        Some(parsed) => Ok(parsed),
-        None => bail!(
-            "`{name}` is not a type; write iN (i1 to i128), half, float, double, x86_fp80, fp128, \
-             ptr, or vN<type> such as v4f32"
-        ),
+    if !checked.stdout.is_empty() {
+        print(&checked.stdout)?;
+    }
+    let _ = diagnostics::stderr().write_all(checked.stderr.as_bytes());
+    match checked.code {
+        0 => Ok(Outcome::Clean),
+        1 => Ok(Outcome::Findings),
+        _ => bail!("{}", checked.error.unwrap_or_default()),
     }
 }

@@ -9,7 +9,7 @@
 use std::io::Write;
 
 use anstyle::{AnsiColor, Style};
-use fmtstr_format::{Finding, ParseError, Severity};
+use fmtstr_format::{Finding, ParseError};
 use fmtstr_meta::escape;
 
 const BOLD: Style = Style::new().bold();
@@ -167,27 +167,7 @@ pub fn parse_error(format: &[u8], error: &ParseError) -> anyhow::Error {
     anyhow::anyhow!("in FORMAT {error}\n{}", excerpt(format, error.offset))
 }
 
-/// A checker finding on stderr, clang style.
+/// One finding on stderr, as `fmtstr check` prints it (the text is the library's).
 pub fn print_finding(format: &[u8], finding: &Finding) {
-    let position = match (finding.offset, finding.arg_index) {
-        (Some(offset), Some(argument)) => format!("byte {offset}, argument {}", argument + 1),
-        (Some(offset), None) => format!("byte {offset}"),
-        (None, Some(argument)) => format!("argument {}", argument + 1),
-        (None, None) => "format".to_owned(),
-    };
-    let severity = match finding.severity {
-        Severity::Warning => "warning",
-        Severity::Error => "error",
-    };
-    let mut stderr = stderr();
-    let _ = writeln!(
-        stderr,
-        "fmtstr: {severity}: {position}: {finding} [-Wformat]"
-    );
-    if let Some(offset) = finding.offset {
-        let _ = writeln!(stderr, "{}", excerpt(format, offset));
-    }
-    if let Some(fix) = &finding.fix {
-        let _ = writeln!(stderr, "  fix: {fix}");
-    }
+    let _ = stderr().write_all(fmtstr_tools::check::finding_text(format, finding).as_bytes());
 }

@@ -17,6 +17,7 @@ use std::path::Path;
 use fmtstr_elf::{Document, LinkedElf};
 
 pub mod audit;
+pub mod check;
 pub mod decode;
 pub mod dump;
 pub mod gaps;
@@ -24,6 +25,18 @@ pub mod lower;
 pub mod merge;
 pub mod sarif;
 pub mod spirv;
+
+/// An error and its causes, as the CLI prints them after `fmtstr: error: `: one line, then
+/// `  caused by: ...` per cause.
+pub fn describe(error: &dyn std::error::Error) -> String {
+    let mut message = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        message.push_str(&format!("\n  caused by: {cause}"));
+        source = cause.source();
+    }
+    message
+}
 
 /// An input: a file, or bytes in memory with the name messages give them.
 #[derive(Clone, Copy, Debug)]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use fmtstr_tools::audit::{self, AuditError, Options, Report};
 
-use crate::output::{print, print_json};
+use crate::output::print;
 use crate::Outcome;
 
 /// Audit PAL ELFs, HSA code objects and SPIR-V modules for format-string collisions and mistakes.
@@ -110,20 +110,23 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         bar.finish_and_clear();
     }
     let report = report?;
-    match args.format {
-        Style::Json => print_json(&report)?,
+    let style = match args.format {
+        Style::Text => audit::Style::Text,
+        Style::Json => audit::Style::Json,
+        Style::Github => audit::Style::Github,
+        Style::Sarif => audit::Style::Sarif,
+    };
+    let (text, _) = audit::render(&report, style, env!("FMTSTR_VERSION"));
+    if style == audit::Style::Text {
         // Findings read like diagnostics: colored as they are, when stdout is colored.
-        Style::Text => {
-            let mut stdout = anstream::stdout().lock();
-            let written = report
-                .to_text()
-                .lines()
-                .try_for_each(|line| writeln!(stdout, "{}", crate::diagnostics::paint_line(line)));
-            let written = written.and_then(|()| stdout.flush());
-            crate::output::unread_is_fine(written.map_err(fmtstr_fs::stdout::classify))?;
-        }
-        Style::Github => print(report.to_github())?,
-        Style::Sarif => print_json(&fmtstr_tools::sarif::audit(&report, env!("FMTSTR_VERSION")))?,
+        let mut stdout = anstream::stdout().lock();
+        let written = text
+            .lines()
+            .try_for_each(|line| writeln!(stdout, "{}", crate::diagnostics::paint_line(line)));
+        let written = written.and_then(|()| stdout.flush());
+        crate::output::unread_is_fine(written.map_err(fmtstr_fs::stdout::classify))?;
+    } else {
+        print(text)?;
     }
     Ok(if report.clean {
         Outcome::Clean
