@@ -341,6 +341,78 @@ pub fn test() -> anyhow::Result<()> {
             }
             compared += 1;
         }
+        // check: a format (its bytes as given: --raw) and a SPIR-V module, in every format.
+        let check_cases: [(&str, &[&str], &str); 6] = [
+            (
+                r#"{"args": ["i32", "ptr"]}"#,
+                &["--args", "i32,ptr"],
+                "%ld %s",
+            ),
+            (
+                r#"{"args": ["i32"], "format": "json"}"#,
+                &["--args", "i32", "--format", "json"],
+                "%d %f",
+            ),
+            (
+                r#"{"args": ["ptr"], "format": "sarif"}"#,
+                &["--args", "ptr", "--format", "sarif"],
+                "%+p x",
+            ),
+            (
+                r#"{"args": ["ptr"], "dialect": "c"}"#,
+                &["--args", "ptr", "--dialect", "c"],
+                "%+p",
+            ),
+            (r#"{"args": ["i32"]}"#, &["--args", "i32"], "%y %d"),
+            (r#"{"args": ["i33x"]}"#, &["--args", "i33x"], "%d"),
+        ];
+        for (options, args, format) in check_cases {
+            let mut cli = Command::new(&fmtstr);
+            cli.args(["check", "--raw"]).args(args).arg(format);
+            let mut ours = Command::new(&program.path);
+            ours.args(["check", options, format]);
+            same(&program.name, &mut cli, &mut ours, &[])?;
+            compared += 1;
+        }
+        for (options, args) in [
+            ("{}", &[][..]),
+            (r#"{"format": "json"}"#, &["--format", "json"][..]),
+        ] {
+            let module = sample("spirv/mistakes.spv");
+            let mut cli = Command::new(&fmtstr);
+            cli.arg("check").args(args).arg(&module);
+            let mut ours = Command::new(&program.path);
+            ours.args(["check-file", options]).arg(&module);
+            same(&program.name, &mut cli, &mut ours, &[])?;
+            compared += 1;
+        }
+        // audit: files and directories, in every format; an input that cannot be read.
+        let audit_cases: [(&str, &[&str], &[&str]); 5] = [
+            ("{}", &[], &["pal"]),
+            (
+                r#"{"format": "json"}"#,
+                &["--format", "json"],
+                &["pal/compute.elf", "pal/graphics.elf"],
+            ),
+            (r#"{"format": "github"}"#, &["--format", "github"], &["pal"]),
+            (
+                r#"{"format": "sarif", "verify-ids": true}"#,
+                &["--format", "sarif", "--verify-ids"],
+                &["pal"],
+            ),
+            ("{}", &[], &["pal/no-such.elf"]),
+        ];
+        for (options, args, paths) in audit_cases {
+            let mut cli = Command::new(&fmtstr);
+            cli.arg("audit")
+                .args(args)
+                .args(paths.iter().map(|p| sample(p)));
+            let mut ours = Command::new(&program.path);
+            ours.args(["audit", options])
+                .args(paths.iter().map(|p| sample(p)));
+            same(&program.name, &mut cli, &mut ours, &[])?;
+            compared += 1;
+        }
         let edges = process::output(Command::new(&program.path).arg("edges"))?;
         if edges.stdout != b"edges: ok\n" {
             bail!(
@@ -362,7 +434,17 @@ pub fn test() -> anyhow::Result<()> {
         .find(|p| p.name == "c-gcc-shared")
         .context("no c-gcc-shared program")?;
     let merged = build.join("valgrind-merge.elf");
-    let runs: [Vec<PathBuf>; 4] = [
+    let runs: [Vec<PathBuf>; 6] = [
+        vec![
+            "check-file".into(),
+            r#"{"format": "sarif"}"#.into(),
+            sample("spirv/mistakes.spv"),
+        ],
+        vec![
+            "audit".into(),
+            r#"{"format": "json"}"#.into(),
+            sample("pal"),
+        ],
         vec![
             "lower".into(),
             r#"{"target": "amdgpu", "stage": "buffer", "emit-strings": true, "report": true}"#

@@ -112,6 +112,51 @@ int fmtstr_lower(const uint8_t *module,
                  char **error);
 
 /**
+ * Check a format against IR argument types, or every DebugPrintf call of a SPIR-V module, as
+ * `fmtstr check` does.
+ *
+ * `input` is the format's bytes, or a SPIR-V module's (when it starts with the SPIR-V magic
+ * number; `name` names it in messages, NULL: `module`). `options` is a JSON object of
+ * `fmtstr check`'s options by their command-line names (NUL-terminated; NULL is `{}`):
+ * `{"args": ["i32", "ptr"], "dialect": "c", "format": "json"}` (`format`: text, json or
+ * sarif). Returns the CLI's exit code: 0 no findings, 1 findings, 2 the format cannot be
+ * parsed or bad input. `*out` is what the CLI prints on stdout (the JSON report or the SARIF
+ * log; NULL for text), `*diagnostics` what it prints on stderr before its last line (the text
+ * findings), `*error` that last line after `fmtstr: error: ` (code 2). Free every returned
+ * string with `fmtstr_free`.
+ *
+ * # Safety
+ * `input` is NULL or valid for `input_len` bytes; `name` and `options` are NULL or
+ * NUL-terminated; the output pointers are NULL or writable.
+ */
+int fmtstr_check(const uint8_t *input,
+                 size_t input_len,
+                 const char *name,
+                 const char *options,
+                 char **out,
+                 char **diagnostics,
+                 char **error);
+
+/**
+ * Audit PAL ELFs, HSA code objects and SPIR-V modules (files and directories, by path) for
+ * format-string collisions and other problems, as `fmtstr audit` does.
+ *
+ * `options` is a JSON object of `fmtstr audit`'s options (NUL-terminated; NULL is `{}`):
+ * `{"format": "json", "verify-ids": true}` (`format`: text, json, github or sarif). Returns
+ * the CLI's exit code: 0 clean, 1 findings (`*out`, as the CLI prints it on stdout, either
+ * way), 2 an input cannot be read (`*error`). Free every returned string with `fmtstr_free`.
+ *
+ * # Safety
+ * `paths` is NULL or holds `path_count` NUL-terminated strings; `options` is NULL or
+ * NUL-terminated; the output pointers are NULL or writable.
+ */
+int fmtstr_audit(const char *const *paths,
+                 size_t path_count,
+                 const char *options,
+                 char **out,
+                 char **error);
+
+/**
  * Frees a string or image returned by fmtstr (NULL is ignored).
  *
  * # Safety

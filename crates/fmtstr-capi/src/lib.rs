@@ -326,6 +326,149 @@ pub unsafe extern "C" fn fmtstr_lower(
     }
 }
 
+/// Check a format against IR argument types, or every DebugPrintf call of a SPIR-V module, as
+/// `fmtstr check` does.
+///
+/// `input` is the format's bytes, or a SPIR-V module's (when it starts with the SPIR-V magic
+/// number; `name` names it in messages, NULL: `module`). `options` is a JSON object of
+/// `fmtstr check`'s options by their command-line names (NUL-terminated; NULL is `{}`):
+/// `{"args": ["i32", "ptr"], "dialect": "c", "format": "json"}` (`format`: text, json or
+/// sarif). Returns the CLI's exit code: 0 no findings, 1 findings, 2 the format cannot be
+/// parsed or bad input. `*out` is what the CLI prints on stdout (the JSON report or the SARIF
+/// log; NULL for text), `*diagnostics` what it prints on stderr before its last line (the text
+/// findings), `*error` that last line after `fmtstr: error: ` (code 2). Free every returned
+/// string with `fmtstr_free`.
+///
+/// # Safety
+/// `input` is NULL or valid for `input_len` bytes; `name` and `options` are NULL or
+/// NUL-terminated; the output pointers are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fmtstr_check(
+    input: *const u8,
+    input_len: usize,
+    name: *const c_char,
+    options: *const c_char,
+    out: *mut *mut c_char,
+    diagnostics: *mut *mut c_char,
+    error: *mut *mut c_char,
+) -> c_int {
+    // SAFETY: the output pointers are NULL or writable (the caller's promise).
+    unsafe {
+        for target in [out, diagnostics, error] {
+            reset(target);
+        }
+    }
+    let result = catch_unwind(AssertUnwindSafe(
+        || -> Result<fmtstr_tools::check::Checked, String> {
+            // SAFETY: the caller lends these for the call (checked for NULL).
+            let input =
+                unsafe { slice(input, input_len) }.ok_or("input is NULL but input_len is not 0")?;
+            let name = unsafe { c_str(name, "name") }?.unwrap_or_else(|| "module".into());
+            let options = unsafe { c_str(options, "options") }?.unwrap_or_else(|| "{}".into());
+            let options: fmtstr_tools::check::CheckOptions = serde_json::from_str(&options)
+                .map_err(|e| format!("options: {e}: give a JSON object of fmtstr check's options, e.g. {{\"args\": [\"i32\"]}}"))?;
+            Ok(if fmtstr_tools::spirv::is_spirv(input) {
+                fmtstr_tools::check::check_module_bytes(
+                    &name,
+                    input,
+                    &options,
+                    fmtstr_tools::VERSION,
+                )
+            } else {
+                fmtstr_tools::check::check_format_bytes(input, &options, fmtstr_tools::VERSION)
+            })
+        },
+    ));
+    // SAFETY: the output pointers are NULL or writable.
+    unsafe {
+        match result {
+            Ok(Ok(checked)) => {
+                if !checked.stdout.is_empty() {
+                    set(out, checked.stdout.as_bytes());
+                }
+                if !checked.stderr.is_empty() {
+                    set(diagnostics, checked.stderr.as_bytes());
+                }
+                if let Some(message) = &checked.error {
+                    set(error, message.as_bytes());
+                }
+                c_int::from(checked.code)
+            }
+            Ok(Err(message)) => {
+                set(error, message.as_bytes());
+                FMTSTR_BAD_INPUT
+            }
+            Err(panic) => {
+                set(error, panicked(&panic).as_bytes());
+                FMTSTR_BAD_INPUT
+            }
+        }
+    }
+}
+
+/// Audit PAL ELFs, HSA code objects and SPIR-V modules (files and directories, by path) for
+/// format-string collisions and other problems, as `fmtstr audit` does.
+///
+/// `options` is a JSON object of `fmtstr audit`'s options (NUL-terminated; NULL is `{}`):
+/// `{"format": "json", "verify-ids": true}` (`format`: text, json, github or sarif). Returns
+/// the CLI's exit code: 0 clean, 1 findings (`*out`, as the CLI prints it on stdout, either
+/// way), 2 an input cannot be read (`*error`). Free every returned string with `fmtstr_free`.
+///
+/// # Safety
+/// `paths` is NULL or holds `path_count` NUL-terminated strings; `options` is NULL or
+/// NUL-terminated; the output pointers are NULL or writable.
+#[no_mangle]
+pub unsafe extern "C" fn fmtstr_audit(
+    paths: *const *const c_char,
+    path_count: usize,
+    options: *const c_char,
+    out: *mut *mut c_char,
+    error: *mut *mut c_char,
+) -> c_int {
+    // SAFETY: the output pointers are NULL or writable (the caller's promise).
+    unsafe {
+        reset(out);
+        reset(error);
+    }
+    let result = catch_unwind(AssertUnwindSafe(|| -> Result<(String, u8), String> {
+        if path_count > 0 && paths.is_null() {
+            return Err(format!("paths is NULL but path_count is {path_count}"));
+        }
+        let mut list = Vec::with_capacity(path_count);
+        for index in 0..path_count {
+            // SAFETY: `paths` holds `path_count` pointers (the caller's promise).
+            let pointer = unsafe { *paths.add(index) };
+            let path = unsafe { c_str(pointer, &format!("paths[{index}]")) }?
+                .ok_or_else(|| format!("paths[{index}] is NULL"))?;
+            list.push(std::path::PathBuf::from(path));
+        }
+        if list.is_empty() {
+            return Err("no paths to audit: give at least one file or directory".into());
+        }
+        let options = unsafe { c_str(options, "options") }?.unwrap_or_else(|| "{}".into());
+        let request: fmtstr_tools::audit::Request = serde_json::from_str(&options)
+            .map_err(|e| format!("options: {e}: give a JSON object of fmtstr audit's options, e.g. {{\"format\": \"json\"}}"))?;
+        fmtstr_tools::audit::audit_to_text(&list, &request, fmtstr_tools::VERSION)
+    }));
+    // SAFETY: the output pointers are NULL or writable.
+    unsafe {
+        match result {
+            Ok(Ok((text, code))) => {
+                set(out, text.as_bytes());
+                c_int::from(code)
+            }
+            Ok(Err(message)) => {
+                set(error, message.as_bytes());
+                FMTSTR_BAD_INPUT
+            }
+            Err(panic) => {
+                set(error, panicked(&panic).as_bytes());
+                FMTSTR_BAD_INPUT
+            }
+        }
+    }
+}
+
 /// A NUL-terminated string a caller lends (`None` for NULL); not UTF-8 is an error.
 ///
 /// # Safety

@@ -113,11 +113,11 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             &path.display().to_string(),
             &bytes,
             &options,
-            env!("FMTSTR_VERSION"),
+            fmtstr_tools::VERSION,
         )
     } else {
         let bytes = diagnostics::format_bytes(&args.input, args.raw)?;
-        check::check_format_bytes(&bytes, &options, env!("FMTSTR_VERSION"))
+        check::check_format_bytes(&bytes, &options, fmtstr_tools::VERSION)
     };
     if !checked.stdout.is_empty() {
         print(&checked.stdout)?;

@@ -52,7 +52,7 @@ macro_rules! examples {
 #[derive(Parser, Debug)]
 #[command(
     name = "fmtstr",
-    version = env!("FMTSTR_VERSION"),
+    version = fmtstr_tools::VERSION,
     about = "GPU debug printf across vendors: format strings, IDs, PAL metadata, buffers",
     long_about = "fmtstr lowers printf calls in LLVM IR for NVIDIA's vprintf ABI and AMD's printf \
 buffer protocol, manages the 48-bit format-string IDs and amdpal.format_strings tables in PAL \

@@ -89,9 +89,8 @@ pub fn render(report: &Report, style: Style, version: &str) -> (String, u8) {
             json
         }
         Style::Sarif => {
-            let mut json =
-                serde_json::to_string_pretty(&crate::sarif::audit(report, version))
-                    .unwrap_or_default();
+            let mut json = serde_json::to_string_pretty(&crate::sarif::audit(report, version))
+                .unwrap_or_default();
             json.push('\n');
             json
         }

@@ -26,6 +26,10 @@ pub mod merge;
 pub mod sarif;
 pub mod spirv;
 
+/// fmtstr's version: the package version and, in a git checkout, the commit (`0.1.0
+/// (1a2b3c4)`, `-dirty` when tracked files differ).
+pub const VERSION: &str = env!("FMTSTR_VERSION");
+
 /// An error and its causes, as the CLI prints them after `fmtstr: error: `: one line, then
 /// `  caused by: ...` per cause.
 pub fn describe(error: &dyn std::error::Error) -> String {

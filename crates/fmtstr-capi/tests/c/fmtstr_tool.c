@@ -5,6 +5,9 @@
  *   fmtstr_tool merge OUT BASE [INPUT...]   the merged image into OUT (exit 1 on collisions)
  *   fmtstr_tool lower OPTIONS MODULE [TABLE] the lowered module on stdout, diagnostics on
  *                                           stderr, --emit-strings's table into TABLE
+ *   fmtstr_tool check OPTIONS FORMAT        a format (its bytes as given) checked
+ *   fmtstr_tool check-file OPTIONS FILE     a SPIR-V module checked (named by its path)
+ *   fmtstr_tool audit OPTIONS PATH...       files and directories audited
  *   fmtstr_tool edges                       NULL pointers and lengths give errors, not crashes
  * Exit status: the library's (0, 1, 2), or 3 when this program itself fails. */
 #include <fmtstr.h>
@@ -132,6 +135,42 @@ static int lower(int argc, char **argv) {
     return status;
 }
 
+static int check(const char *options, const uint8_t *input, size_t input_len, const char *name) {
+    char *out = NULL, *diagnostics = NULL, *error = NULL;
+    int status = fmtstr_check(input, input_len, name, options, &out, &diagnostics, &error);
+    if (out)
+        fputs(out, stdout);
+    if (diagnostics)
+        fputs(diagnostics, stderr);
+    if (status == 2)
+        fprintf(stderr, "fmtstr: error: %s\n", error ? error : "(no message)");
+    fmtstr_free(out);
+    fmtstr_free(diagnostics);
+    fmtstr_free(error);
+    return status;
+}
+
+static int check_file(const char *options, const char *path) {
+    size_t len;
+    unsigned char *bytes = read_file(path, &len);
+    int status = check(options, bytes, len, path);
+    free(bytes);
+    return status;
+}
+
+static int audit(int argc, char **argv) {
+    char *out = NULL, *error = NULL;
+    int status = fmtstr_audit((const char *const *)(argv + 1), (size_t)(argc - 1), argv[0], &out,
+                              &error);
+    if (out)
+        fputs(out, stdout);
+    if (status == 2)
+        fprintf(stderr, "fmtstr: error: %s\n", error ? error : "(no message)");
+    fmtstr_free(out);
+    fmtstr_free(error);
+    return status;
+}
+
 #define EXPECT(condition)                                                               \
     do {                                                                                \
         if (!(condition)) {                                                             \
@@ -184,6 +223,15 @@ static int edges(void) {
     EXPECT(fmtstr_lower(NULL, 3, NULL, NULL, &lowered, NULL, NULL, NULL, NULL, &error) == 2);
     EXPECT(lowered == NULL && error != NULL && strstr(error, "NULL"));
     fmtstr_free(error);
+    error = NULL;
+    EXPECT(fmtstr_audit(NULL, 2, NULL, &diagnostics, &error) == 2);
+    EXPECT(error != NULL && strstr(error, "NULL"));
+    fmtstr_free(error);
+    error = NULL;
+    EXPECT(fmtstr_check(junk, sizeof junk, NULL, "{\"format\": \"xml\"}", &lowered, &diagnostics,
+                        &error) == 2);
+    EXPECT(error != NULL && strstr(error, "xml"));
+    fmtstr_free(error);
     fmtstr_free(NULL);
     puts("edges: ok");
     return 0;
@@ -198,12 +246,19 @@ int main(int argc, char **argv) {
         return decode(argc - 2, argv + 2);
     if (argc >= 4 && strcmp(argv[1], "merge") == 0)
         return merge(argc - 2, argv + 2);
+    if (argc == 4 && strcmp(argv[1], "check") == 0)
+        return check(argv[2], (const uint8_t *)argv[3], strlen(argv[3]), NULL);
+    if (argc == 4 && strcmp(argv[1], "check-file") == 0)
+        return check_file(argv[2], argv[3]);
+    if (argc >= 4 && strcmp(argv[1], "audit") == 0)
+        return audit(argc - 2, argv + 2);
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "lower") == 0)
         return lower(argc - 2, argv + 2);
     if (argc == 2 && strcmp(argv[1], "edges") == 0)
         return edges();
     fputs("usage: fmtstr_tool hash STRING | decode BUFFER ELF... | merge OUT BASE [INPUT...] | "
-          "lower OPTIONS MODULE [TABLE] | edges\n",
+          "lower OPTIONS MODULE [TABLE] | check OPTIONS FORMAT | check-file OPTIONS FILE | "
+          "audit OPTIONS PATH... | edges\n",
           stderr);
     return 3;
 }

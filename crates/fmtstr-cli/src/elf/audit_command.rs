@@ -116,7 +116,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         Style::Github => audit::Style::Github,
         Style::Sarif => audit::Style::Sarif,
     };
-    let (text, _) = audit::render(&report, style, env!("FMTSTR_VERSION"));
+    let (text, _) = audit::render(&report, style, fmtstr_tools::VERSION);
     if style == audit::Style::Text {
         // Findings read like diagnostics: colored as they are, when stdout is colored.
         let mut stdout = anstream::stdout().lock();
