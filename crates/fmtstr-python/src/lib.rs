@@ -293,6 +293,81 @@ fn lower(
     Ok(result.into_any().unbind())
 }
 
+/// What `fmtstr check` prints for a format or a SPIR-V module (see fmtstr/__init__.pyi).
+#[pyfunction]
+#[pyo3(signature = (input, args=Vec::new(), dialect=None, format="text"))]
+fn check(
+    py: Python<'_>,
+    input: &Bound<'_, PyAny>,
+    args: Vec<String>,
+    dialect: Option<String>,
+    format: &str,
+) -> PyResult<PyObject> {
+    let options: fmtstr_tools::check::CheckOptions = serde_json::from_value(serde_json::json!({
+        "args": args,
+        "dialect": dialect,
+        "format": format,
+    }))
+    .map_err(|e| PyTypeError::new_err(format!("options: {e}")))?;
+    // A str or bytes is the format itself; a path (os.PathLike) names a SPIR-V module.
+    let checked = if input.is_instance_of::<PyString>() || input.is_instance_of::<PyBytes>() {
+        let bytes = string_bytes(input, "input")?;
+        py.allow_threads(|| {
+            fmtstr_tools::check::check_format_bytes(&bytes, &options, fmtstr_tools::VERSION)
+        })
+    } else {
+        let path: PathBuf = input.extract().map_err(|_| {
+            PyTypeError::new_err("input: expected a format (str or bytes) or a module's path")
+        })?;
+        let bytes = std::fs::read(&path).map_err(|e| {
+            Error::new_err(format!("cannot read {}\n  caused by: {e}", path.display()))
+        })?;
+        let name = path.display().to_string();
+        py.allow_threads(|| {
+            fmtstr_tools::check::check_module_bytes(&name, &bytes, &options, fmtstr_tools::VERSION)
+        })
+    };
+    if checked.code == 2 {
+        return Err(Error::new_err(format!(
+            "{}{}",
+            checked.stderr,
+            checked.error.unwrap_or_default()
+        )));
+    }
+    let result = pyo3::types::PyDict::new(py);
+    result.set_item("code", checked.code)?;
+    result.set_item("output", checked.stdout)?;
+    result.set_item("diagnostics", checked.stderr)?;
+    Ok(result.into_any().unbind())
+}
+
+/// What `fmtstr audit` prints for files and directories (see fmtstr/__init__.pyi).
+#[pyfunction]
+#[pyo3(signature = (paths, format="text", verify_ids=false))]
+fn audit(
+    py: Python<'_>,
+    paths: Vec<PathBuf>,
+    format: &str,
+    verify_ids: bool,
+) -> PyResult<(u8, String)> {
+    let request: fmtstr_tools::audit::Request = serde_json::from_value(serde_json::json!({
+        "format": format,
+        "verify-ids": verify_ids,
+    }))
+    .map_err(|e| PyTypeError::new_err(format!("options: {e}")))?;
+    if paths.is_empty() {
+        return Err(Error::new_err(
+            "no paths to audit: give at least one file or directory",
+        ));
+    }
+    let (text, code) = py
+        .allow_threads(|| {
+            fmtstr_tools::audit::audit_to_text(&paths, &request, fmtstr_tools::VERSION)
+        })
+        .map_err(Error::new_err)?;
+    Ok((code, text))
+}
+
 /// An int (its bits as C passes them: negative numbers in two's complement) or a float.
 fn number(value: &Bound<'_, PyAny>, index: usize) -> PyResult<Arg<'static>> {
     if value.is_instance_of::<pyo3::types::PyFloat>() {
@@ -321,5 +396,7 @@ fn _fmtstr(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(merge, m)?)?;
     m.add_function(wrap_pyfunction!(printf, m)?)?;
     m.add_function(wrap_pyfunction!(lower, m)?)?;
+    m.add_function(wrap_pyfunction!(check, m)?)?;
+    m.add_function(wrap_pyfunction!(audit, m)?)?;
     Ok(())
 }

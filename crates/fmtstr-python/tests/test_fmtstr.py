@@ -204,3 +204,68 @@ def test_lower_errors_carry_the_cli_diagnostics():
         fmtstr.lower(LOWER / "forms.ll", targte="nvptx")
     with pytest.raises(fmtstr.Error, match="runtime-strings"):
         fmtstr.lower(LOWER / "forms.ll", target="nvptx", runtime_strings=8)
+
+
+@pytest.mark.parametrize(
+    "fmt, args, options",
+    [
+        ("%ld %s", ["--args", "i32,ptr"], {"args": ["i32", "ptr"]}),
+        ("%d %f", ["--args", "i32", "--format", "json"], {"args": ["i32"], "format": "json"}),
+        ("%+p x", ["--args", "ptr", "--format", "sarif"], {"args": ["ptr"], "format": "sarif"}),
+        ("%+p", ["--args", "ptr", "--dialect", "c"], {"args": ["ptr"], "dialect": "c"}),
+        ("%d %f\n", ["--args", "i32,double"], {"args": ["i32", "double"]}),
+    ],
+)
+def test_check_equals_the_cli(fmt, args, options):
+    run = cli("check", "--raw", *args, fmt)
+    checked = fmtstr.check(fmt, **options)
+    assert checked["code"] == run.returncode
+    assert checked["output"] == run.stdout.decode()
+    assert checked["diagnostics"] == run.stderr.decode()
+    assert fmtstr.check(fmt.encode(), **options) == checked
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif"])
+def test_check_of_a_module_equals_the_cli(fmt):
+    module = SAMPLES / "spirv" / "mistakes.spv"
+    run = cli("check", "--format", fmt, module)
+    checked = fmtstr.check(module, format=fmt)
+    assert (checked["code"], checked["output"], checked["diagnostics"]) == (
+        run.returncode,
+        run.stdout.decode(),
+        run.stderr.decode(),
+    )
+
+
+def test_check_errors_carry_the_cli_message():
+    run = cli("check", "--raw", "--args", "i32", "%y %d")
+    assert run.returncode == 2
+    with pytest.raises(fmtstr.Error) as error:
+        fmtstr.check("%y %d", ["i32"])
+    assert "fmtstr: error: " + str(error.value).splitlines()[-1] in run.stderr.decode()
+    with pytest.raises(TypeError):
+        fmtstr.check("%d", ["i32"], format="xml")
+
+
+@pytest.mark.parametrize(
+    "paths, args, options",
+    [
+        (["pal"], [], {}),
+        (["pal/compute.elf", "pal/graphics.elf"], ["--format", "json"], {"format": "json"}),
+        (["pal"], ["--format", "github"], {"format": "github"}),
+        (["pal"], ["--format", "sarif", "--verify-ids"], {"format": "sarif", "verify_ids": True}),
+    ],
+)
+def test_audit_equals_the_cli(paths, args, options):
+    full = [SAMPLES / p for p in paths]
+    run = cli("audit", *args, *full)
+    assert fmtstr.audit(full, **options) == (run.returncode, run.stdout.decode())
+
+
+def test_audit_of_an_unreadable_path_raises_the_cli_message():
+    missing = SAMPLES / "pal" / "no-such.elf"
+    run = cli("audit", missing)
+    assert run.returncode == 2
+    with pytest.raises(fmtstr.Error) as error:
+        fmtstr.audit([missing])
+    assert run.stderr.decode() == "fmtstr: error: " + str(error.value) + "\n"

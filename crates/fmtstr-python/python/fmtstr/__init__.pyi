@@ -75,3 +75,30 @@ def lower(
     pass_="strip" is --pass strip). Raises Error with the CLI's diagnostics and
     message when the lowering fails (errors, or warnings with werror=True), TypeError for an
     unknown option. `name` names the module in messages (default: the path, or "module")."""
+
+class Checked(TypedDict):
+    code: int
+    """0 without findings, 1 with findings (the CLI's exit code)."""
+    output: str
+    """What `fmtstr check` prints on stdout: the JSON report or the SARIF log ("" for text)."""
+    diagnostics: str
+    """What it prints on stderr: the text findings (format="text")."""
+
+def check(
+    input: Union[str, bytes, os.PathLike[str]],
+    args: Sequence[str] = ...,
+    dialect: Optional[Literal["gpu", "c", "opencl", "vvl"]] = None,
+    format: Literal["text", "json", "sarif"] = "text",
+) -> Checked:
+    """`fmtstr check`: a format (str or bytes, taken as they are, like --raw) against argument
+    types as LLVM IR spells them (args=["i32", "ptr"]), or a SPIR-V module given by its path
+    (pathlib.Path). Raises Error with the CLI's message when the format cannot be parsed or the
+    module read (exit 2), TypeError for an unknown dialect or format."""
+
+def audit(
+    paths: Sequence[Union[str, os.PathLike[str]]],
+    format: Literal["text", "json", "github", "sarif"] = "text",
+    verify_ids: bool = False,
+) -> tuple[int, str]:
+    """`fmtstr audit PATHS...`: (the exit code, 0 clean or 1 findings; what it prints on
+    stdout). Raises Error with the CLI's message when an input cannot be read."""
