@@ -1,8 +1,9 @@
 //! The AMD printf buffer: a table of up to four fuzzed formats (IDs 1 to 4, so that the
 //! buffer's entry headers can name them) and a fuzzed buffer, decoded and counted.
 //!
-//! Input: a count byte, then per format a length byte, its bytes, an argument-count byte and
-//! the 64-bit argument mask; the rest is the buffer.
+//! Input: a count byte, then per format a length byte, its bytes, an argument-count byte (its
+//! high bit: an argument travels as string bytes, named by the next two bytes) and the 64-bit
+//! argument mask; the rest is the buffer.
 #![no_main]
 
 use fmtstr_decode::{decode_to_vec, stream, Buffer, Formats};
@@ -17,10 +18,25 @@ fuzz_target!(|data: &[u8]| {
     for index in 0..count {
         let len = usize::from(bytes.u8());
         let string = String::from_utf8_lossy(bytes.slice(len)).into_owned();
-        let argument_count = u64::from(bytes.u8() % 70);
+        let count_byte = bytes.u8();
+        let argument_count = u64::from(count_byte % 70);
         let mask = Mask::from_words(&[bytes.u64()]);
         let id = FormatId::new(u64::from(index) + 1).expect("small IDs are valid");
-        entries.push(Entry::new(id, string, argument_count, mask));
+        let mut entry = Entry::new(id, string, argument_count, mask);
+        // The high bit: some argument travels as string bytes (`--runtime-strings`), however
+        // well or badly that fits the format.
+        if count_byte & 0x80 != 0 {
+            let argument = u64::from(bytes.u8() % 8);
+            let reserved = u64::from(bytes.u8()) * 17;
+            entry = entry.with_extra(vec![(
+                rmpv::Value::from(fmtstr_meta::INLINE_STRINGS_KEY),
+                rmpv::Value::Array(vec![rmpv::Value::Array(vec![
+                    rmpv::Value::from(argument),
+                    rmpv::Value::from(reserved),
+                ])]),
+            )]);
+        }
+        entries.push(entry);
     }
     let table = Table {
         entries,
@@ -32,7 +48,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let _ = buffer.notices();
     let whole = decode_to_vec(&buffer, &formats);
-    let _ = stream::count(&buffer, 0..buffer.end());
+    let _ = stream::count(&buffer, &formats, 0..buffer.end());
 
     // Decoding in windows (as the parallel decoder does) prints the same text, and an entry
     // alone in its window prints no more than its format's text bound.
