@@ -58,6 +58,10 @@ pub struct Document<'a> {
 impl<'a> Document<'a> {
     /// Checks the whole document (structure, lengths, depth) and decodes its format-string
     /// table. Other values are checked, not decoded.
+    ///
+    /// The document is walked token by token rather than deserialized (rmp-serde was measured
+    /// for the table's entries, see fmtstr-meta's `decode_entry`): every pair but the table is
+    /// kept as its byte range, which no serde type gives.
     pub fn parse(bytes: &'a [u8]) -> Result<Document<'a>, DocumentError> {
         let mut reader = Reader::new(bytes);
         let Token::Map(pairs) = reader.next_token()? else {

@@ -1,15 +1,23 @@
 //! The parts of an ELF file fmtstr reads and patches: the header, section headers, program
-//! headers and notes. Little-endian ELF32 and ELF64; every offset and size is checked against
-//! the file before it is used.
+//! headers and notes, little-endian ELF32 and ELF64. Reading goes through the `object` crate;
+//! this module turns object's terse errors into messages with file offsets, and keeps the
+//! positions of the header fields that the writer patches in place.
+
+use std::mem::{offset_of, size_of};
+
+use object::elf::{self, FileHeader32, FileHeader64, NoteHeader32, ProgramHeader64};
+use object::read::elf::{FileHeader, NoteIterator, ProgramHeader as _, SectionHeader as _};
+use object::LittleEndian as LE;
 
 use crate::{ElfError, Result};
 
-pub const SHT_NOBITS: u32 = 8;
-pub const SHT_NOTE: u32 = 7;
-pub const SHF_ALLOC: u64 = 2;
-pub const PT_NOTE: u32 = 4;
-const SHN_XINDEX: u32 = 0xffff;
-const SHN_LORESERVE: u64 = 0xff00;
+pub const SHT_NOBITS: u32 = elf::SHT_NOBITS;
+pub const SHT_NOTE: u32 = elf::SHT_NOTE;
+pub const SHF_ALLOC: u64 = elf::SHF_ALLOC as u64;
+pub const PT_NOTE: u32 = elf::PT_NOTE;
+const SHN_LORESERVE: u64 = elf::SHN_LORESERVE as u64;
+/// A note's header (namesz, descsz, type), in both classes.
+const NOTE_HEADER: usize = size_of::<NoteHeader32<LE>>();
 
 /// ELF32 or ELF64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,22 +29,22 @@ pub enum Class {
 impl Class {
     pub fn header_size(self) -> usize {
         match self {
-            Class::Elf32 => 52,
-            Class::Elf64 => 64,
+            Class::Elf32 => size_of::<FileHeader32<LE>>(),
+            Class::Elf64 => size_of::<FileHeader64<LE>>(),
         }
     }
 
     pub fn section_header_size(self) -> usize {
         match self {
-            Class::Elf32 => 40,
-            Class::Elf64 => 64,
+            Class::Elf32 => size_of::<elf::SectionHeader32<LE>>(),
+            Class::Elf64 => size_of::<elf::SectionHeader64<LE>>(),
         }
     }
 
     pub fn program_header_size(self) -> usize {
         match self {
-            Class::Elf32 => 32,
-            Class::Elf64 => 56,
+            Class::Elf32 => size_of::<elf::ProgramHeader32<LE>>(),
+            Class::Elf64 => size_of::<ProgramHeader64<LE>>(),
         }
     }
 
@@ -45,6 +53,13 @@ impl Class {
         match self {
             Class::Elf32 => 4,
             Class::Elf64 => 8,
+        }
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            Class::Elf32 => 32,
+            Class::Elf64 => 64,
         }
     }
 }
@@ -56,7 +71,7 @@ pub struct Field {
     pub width: usize,
 }
 
-/// Field positions for a class.
+/// The positions of the fields the writer patches, and of those error messages point at.
 #[derive(Clone, Copy, Debug)]
 pub struct Fields {
     pub e_phoff: Field,
@@ -65,77 +80,65 @@ pub struct Fields {
     pub e_phnum: Field,
     pub e_shentsize: Field,
     pub e_shnum: Field,
-    pub e_shstrndx: Field,
     pub sh_name: Field,
     pub sh_type: Field,
-    pub sh_flags: Field,
     pub sh_offset: Field,
     pub sh_size: Field,
-    pub sh_link: Field,
     pub sh_addralign: Field,
-    pub p_type: Field,
-    pub p_offset: Field,
     pub p_filesz: Field,
     pub p_memsz: Field,
 }
 
-const fn f(at: usize, width: usize) -> Field {
-    Field { at, width }
+fn width_of<H, F>(_: impl Fn(&H) -> &F) -> usize {
+    size_of::<F>()
+}
+
+/// A field's place in object's definition of the header, so that the writer patches exactly
+/// the bytes the reader read.
+macro_rules! field {
+    ($header:ty, $name:ident) => {
+        Field {
+            at: offset_of!($header, $name),
+            width: width_of(|header: &$header| &header.$name),
+        }
+    };
+}
+
+macro_rules! fields {
+    ($file:ty, $section:ty, $program:ty) => {
+        Fields {
+            e_phoff: field!($file, e_phoff),
+            e_shoff: field!($file, e_shoff),
+            e_phentsize: field!($file, e_phentsize),
+            e_phnum: field!($file, e_phnum),
+            e_shentsize: field!($file, e_shentsize),
+            e_shnum: field!($file, e_shnum),
+            sh_name: field!($section, sh_name),
+            sh_type: field!($section, sh_type),
+            sh_offset: field!($section, sh_offset),
+            sh_size: field!($section, sh_size),
+            sh_addralign: field!($section, sh_addralign),
+            p_filesz: field!($program, p_filesz),
+            p_memsz: field!($program, p_memsz),
+        }
+    };
 }
 
 impl Class {
     pub fn fields(self) -> Fields {
         match self {
-            Class::Elf64 => Fields {
-                e_phoff: f(32, 8),
-                e_shoff: f(40, 8),
-                e_phentsize: f(54, 2),
-                e_phnum: f(56, 2),
-                e_shentsize: f(58, 2),
-                e_shnum: f(60, 2),
-                e_shstrndx: f(62, 2),
-                sh_name: f(0, 4),
-                sh_type: f(4, 4),
-                sh_flags: f(8, 8),
-                sh_offset: f(24, 8),
-                sh_size: f(32, 8),
-                sh_link: f(40, 4),
-                sh_addralign: f(48, 8),
-                p_type: f(0, 4),
-                p_offset: f(8, 8),
-                p_filesz: f(32, 8),
-                p_memsz: f(40, 8),
-            },
-            Class::Elf32 => Fields {
-                e_phoff: f(28, 4),
-                e_shoff: f(32, 4),
-                e_phentsize: f(42, 2),
-                e_phnum: f(44, 2),
-                e_shentsize: f(46, 2),
-                e_shnum: f(48, 2),
-                e_shstrndx: f(50, 2),
-                sh_name: f(0, 4),
-                sh_type: f(4, 4),
-                sh_flags: f(8, 4),
-                sh_offset: f(16, 4),
-                sh_size: f(20, 4),
-                sh_link: f(24, 4),
-                sh_addralign: f(32, 4),
-                p_type: f(0, 4),
-                p_offset: f(4, 4),
-                p_filesz: f(16, 4),
-                p_memsz: f(20, 4),
-            },
+            Class::Elf64 => fields!(
+                FileHeader64<LE>,
+                elf::SectionHeader64<LE>,
+                ProgramHeader64<LE>
+            ),
+            Class::Elf32 => fields!(
+                FileHeader32<LE>,
+                elf::SectionHeader32<LE>,
+                elf::ProgramHeader32<LE>
+            ),
         }
     }
-}
-
-/// Reads a little-endian field at `base + field.at` (the caller checked the range).
-pub fn get(bytes: &[u8], base: usize, field: Field) -> u64 {
-    bytes[base + field.at..base + field.at + field.width]
-        .iter()
-        .rev()
-        .fold(0u64, |acc, &b| (acc << 8) | u64::from(b))
 }
 
 /// Writes a little-endian field at `base + field.at`; the value must fit its width.
@@ -149,7 +152,6 @@ pub fn put(bytes: &mut [u8], base: usize, field: Field, value: u64) {
 pub struct Section {
     pub index: usize,
     pub name: String,
-    pub name_offset: u32,
     pub sh_type: u32,
     pub flags: u64,
     pub offset: u64,
@@ -226,179 +228,235 @@ impl Layout {
     }
 
     pub fn parse(bytes: &[u8]) -> Result<Layout> {
-        if bytes.len() < 4 || &bytes[..4] != b"\x7fELF" {
-            let shown: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
-            return Err(ElfError::NotElf {
-                start: shown.join(" "),
-            });
+        match identify(bytes)? {
+            Class::Elf32 => parse_class::<FileHeader32<LE>>(bytes, Class::Elf32),
+            Class::Elf64 => parse_class::<FileHeader64<LE>>(bytes, Class::Elf64),
         }
-        if bytes.len() < 16 {
-            return Err(ElfError::Truncated {
-                what: "the ELF identification (16 bytes)".into(),
-                needed: 16,
-                len: bytes.len() as u64,
-            });
-        }
-        let class = match bytes[4] {
-            1 => Class::Elf32,
-            2 => Class::Elf64,
-            other => {
-                return Err(bad(
-                    4,
-                    format!("EI_CLASS is {other}; only 1 (ELF32) and 2 (ELF64) exist"),
-                ))
-            }
-        };
-        match bytes[5] {
-            1 => {}
-            2 => return Err(ElfError::BigEndian),
-            other => {
-                return Err(bad(
-                    5,
-                    format!("EI_DATA is {other}; only 1 (little-endian) is supported"),
-                ))
-            }
-        }
-        if bytes.len() < class.header_size() {
-            return Err(ElfError::Truncated {
-                what: format!("the {}-byte ELF header", class.header_size()),
-                needed: class.header_size() as u64,
-                len: bytes.len() as u64,
-            });
-        }
-        let fields = class.fields();
-        let shoff = get(bytes, 0, fields.e_shoff);
-        let phoff = get(bytes, 0, fields.e_phoff);
-        let shentsize = get(bytes, 0, fields.e_shentsize) as usize;
-        let phentsize = get(bytes, 0, fields.e_phentsize) as usize;
-        let mut shnum = get(bytes, 0, fields.e_shnum);
-        let mut shstrndx = get(bytes, 0, fields.e_shstrndx) as u32;
-        let phnum = get(bytes, 0, fields.e_phnum);
-        let mut extended = false;
-
-        let mut sections = Vec::new();
-        if shoff != 0 {
-            if shentsize < class.section_header_size() {
-                return Err(bad(
-                    fields.e_shentsize.at as u64,
-                    format!(
-                        "e_shentsize is {shentsize}; a section header is {} bytes",
-                        class.section_header_size()
-                    ),
-                ));
-            }
-            if checked_range(shoff, shentsize as u64, bytes.len()).is_none() {
-                return Err(ElfError::Truncated {
-                    what: format!("the section header table at {shoff:#x}"),
-                    needed: shoff.saturating_add(shentsize as u64),
-                    len: bytes.len() as u64,
-                });
-            }
-            let base = shoff as usize;
-            if shnum == 0 {
-                shnum = get(bytes, base, fields.sh_size);
-                extended = true;
-            }
-            if shstrndx == SHN_XINDEX {
-                shstrndx = get(bytes, base, fields.sh_link) as u32;
-                extended = true;
-            }
-            let table_len = shnum.checked_mul(shentsize as u64);
-            if table_len
-                .and_then(|len| checked_range(shoff, len, bytes.len()))
-                .is_none()
-            {
-                return Err(ElfError::Truncated {
-                    what: format!("{shnum} section headers of {shentsize} bytes at {shoff:#x}"),
-                    needed: shoff.saturating_add(table_len.unwrap_or(u64::MAX)),
-                    len: bytes.len() as u64,
-                });
-            }
-            sections.reserve(shnum as usize);
-            for index in 0..shnum as usize {
-                let at = base + index * shentsize;
-                sections.push(Section {
-                    index,
-                    name: String::new(),
-                    name_offset: get(bytes, at, fields.sh_name) as u32,
-                    sh_type: get(bytes, at, fields.sh_type) as u32,
-                    flags: get(bytes, at, fields.sh_flags),
-                    offset: get(bytes, at, fields.sh_offset),
-                    size: get(bytes, at, fields.sh_size),
-                    align: get(bytes, at, fields.sh_addralign),
-                    header_at: at,
-                });
-            }
-            for section in &sections {
-                if section.has_bytes()
-                    && checked_range(section.offset, section.size, bytes.len()).is_none()
-                {
-                    return Err(ElfError::SectionPastEnd {
-                        section: format!("section [{}]", section.index),
-                        offset: section.offset,
-                        size: section.size,
-                        len: bytes.len() as u64,
-                    });
-                }
-            }
-            // Names, when the string table is usable.
-            if let Some(strtab) = sections.get(shstrndx as usize).filter(|s| s.has_bytes()) {
-                let range = strtab.offset as usize..(strtab.offset + strtab.size) as usize;
-                let names = &bytes[range];
-                for section in &mut sections {
-                    if let Some(rest) = names.get(section.name_offset as usize..) {
-                        let end = rest.iter().position(|b| *b == 0).unwrap_or(rest.len());
-                        section.name = String::from_utf8_lossy(&rest[..end]).into_owned();
-                    }
-                }
-            }
-        }
-
-        let mut segments = Vec::new();
-        if phoff != 0 && phnum > 0 {
-            if phentsize < class.program_header_size() {
-                return Err(bad(
-                    fields.e_phentsize.at as u64,
-                    format!(
-                        "e_phentsize is {phentsize}; a program header is {} bytes",
-                        class.program_header_size()
-                    ),
-                ));
-            }
-            let table_len = phnum * phentsize as u64;
-            if checked_range(phoff, table_len, bytes.len()).is_none() {
-                return Err(ElfError::Truncated {
-                    what: format!("{phnum} program headers at {phoff:#x}"),
-                    needed: phoff.saturating_add(table_len),
-                    len: bytes.len() as u64,
-                });
-            }
-            for index in 0..phnum as usize {
-                let at = phoff as usize + index * phentsize;
-                segments.push(Segment {
-                    p_type: get(bytes, at, fields.p_type) as u32,
-                    offset: get(bytes, at, fields.p_offset),
-                    filesz: get(bytes, at, fields.p_filesz),
-                    memsz: get(bytes, at, fields.p_memsz),
-                    header_at: at,
-                });
-            }
-        }
-        Ok(Layout {
-            class,
-            shoff,
-            shentsize,
-            phoff,
-            shstrndx: shstrndx as usize,
-            extended,
-            sections,
-            segments,
-        })
     }
 
     /// Whether adding a section would need extended numbering, which fmtstr does not write.
     pub fn section_count_is_full(&self) -> bool {
         self.extended || self.sections.len() as u64 + 1 >= SHN_LORESERVE
+    }
+
+    /// The notes of a note section.
+    pub fn notes<'a>(&self, bytes: &'a [u8], section: &Section) -> Result<Vec<Note<'a>>> {
+        // object takes sh_addralign as the note alignment and refuses anything but 0 to 8;
+        // fmtstr reads every alignment but 8 as 4, as binutils does, so it passes object 0
+        // (read as 4) or 8.
+        let eight = note_alignment(section) == 8;
+        match self.class {
+            Class::Elf32 => notes_of::<FileHeader32<LE>>(bytes, section, u32::from(eight) * 8),
+            Class::Elf64 => notes_of::<FileHeader64<LE>>(bytes, section, u64::from(eight) * 8),
+        }
+    }
+}
+
+/// The class, after checking the identification bytes that decide how object reads the rest.
+/// object's own check says only "Unsupported ELF header"; this one names the byte at fault.
+fn identify(bytes: &[u8]) -> Result<Class> {
+    if !bytes.starts_with(&elf::ELFMAG) {
+        let shown: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        return Err(ElfError::NotElf {
+            start: shown.join(" "),
+        });
+    }
+    if bytes.len() < size_of::<elf::Ident>() {
+        return Err(ElfError::Truncated {
+            what: format!("the ELF identification ({} bytes)", size_of::<elf::Ident>()),
+            needed: size_of::<elf::Ident>() as u64,
+            len: bytes.len() as u64,
+        });
+    }
+    // (object's Ident is not Pod, so its bytes are read by their places in it.)
+    let ident = |field: usize| bytes[field];
+    let class = match ident(offset_of!(elf::Ident, class)) {
+        elf::ELFCLASS32 => Class::Elf32,
+        elf::ELFCLASS64 => Class::Elf64,
+        other => {
+            return Err(bad(
+                offset_of!(elf::Ident, class) as u64,
+                format!("EI_CLASS is {other}; only 1 (ELF32) and 2 (ELF64) exist"),
+            ))
+        }
+    };
+    match ident(offset_of!(elf::Ident, data)) {
+        elf::ELFDATA2LSB => {}
+        elf::ELFDATA2MSB => return Err(ElfError::BigEndian),
+        other => {
+            return Err(bad(
+                offset_of!(elf::Ident, data) as u64,
+                format!("EI_DATA is {other}; only 1 (little-endian) is supported"),
+            ))
+        }
+    }
+    let version = ident(offset_of!(elf::Ident, version));
+    if version != elf::EV_CURRENT {
+        return Err(bad(
+            offset_of!(elf::Ident, version) as u64,
+            format!(
+                "EI_VERSION is {version}; the only ELF version is 1 (EV_CURRENT), so the file is \
+                 corrupt or not ELF"
+            ),
+        ));
+    }
+    if bytes.len() < class.header_size() {
+        return Err(ElfError::Truncated {
+            what: format!("the {}-byte ELF header", class.header_size()),
+            needed: class.header_size() as u64,
+            len: bytes.len() as u64,
+        });
+    }
+    Ok(class)
+}
+
+fn parse_class<Elf: FileHeader<Endian = LE>>(bytes: &[u8], class: Class) -> Result<Layout> {
+    // `identify` checked all that object's `parse` checks.
+    let header = Elf::parse(bytes).map_err(|error| bad(0, format!("the ELF header: {error}")))?;
+    let shoff: u64 = header.e_shoff(LE).into();
+    let phoff: u64 = header.e_phoff(LE).into();
+    let shentsize = class.section_header_size();
+    let headers = header
+        .section_headers(LE, bytes)
+        .map_err(|_| section_table_error(header, bytes, class))?;
+
+    let mut sections = Vec::with_capacity(headers.len());
+    for (index, section) in headers.iter().enumerate() {
+        let section = Section {
+            index,
+            name: String::new(),
+            sh_type: section.sh_type(LE),
+            flags: section.sh_flags(LE).into(),
+            offset: section.sh_offset(LE).into(),
+            size: section.sh_size(LE).into(),
+            align: section.sh_addralign(LE).into(),
+            header_at: shoff as usize + index * shentsize,
+        };
+        // An empty section may name any offset: nothing of it is read.
+        if section.has_bytes() && headers[index].data(LE, bytes).is_err() {
+            return Err(ElfError::SectionPastEnd {
+                section: format!("section [{index}]"),
+                offset: section.offset,
+                size: section.size,
+                len: bytes.len() as u64,
+            });
+        }
+        sections.push(section);
+    }
+    // Without a usable name table (e_shstrndx 0 or out of range) the sections are nameless:
+    // nothing fmtstr reads depends on another section's name.
+    let names = header
+        .section_strings(LE, bytes, headers)
+        .unwrap_or_default();
+    for (section, raw) in sections.iter_mut().zip(headers) {
+        if let Ok(name) = raw.name(LE, names) {
+            section.name = String::from_utf8_lossy(name).into_owned();
+        }
+    }
+
+    let segments = header
+        .program_headers(LE, bytes)
+        .map_err(|_| program_table_error(header, bytes, class))?
+        .iter()
+        .enumerate()
+        .map(|(index, segment)| Segment {
+            p_type: segment.p_type(LE),
+            offset: segment.p_offset(LE).into(),
+            filesz: segment.p_filesz(LE).into(),
+            memsz: segment.p_memsz(LE).into(),
+            header_at: phoff as usize + index * class.program_header_size(),
+        })
+        .collect();
+
+    Ok(Layout {
+        class,
+        shoff,
+        shentsize,
+        phoff,
+        // 0 (no table) where object refuses the index; sections.get(0) is then the null
+        // section, which has no bytes.
+        shstrndx: header.shstrndx(LE, bytes).map_or(0, |index| index as usize),
+        extended: header.e_shnum(LE) == 0 || header.e_shstrndx(LE) == elf::SHN_XINDEX,
+        sections,
+        segments,
+    })
+}
+
+/// Why object refused the section header table, with the offsets it lies at.
+fn section_table_error<Elf: FileHeader<Endian = LE>>(
+    header: &Elf,
+    bytes: &[u8],
+    class: Class,
+) -> ElfError {
+    let fields = class.fields();
+    let shoff: u64 = header.e_shoff(LE).into();
+    let shentsize = usize::from(header.e_shentsize(LE));
+    if shentsize != class.section_header_size() {
+        return bad(
+            fields.e_shentsize.at as u64,
+            format!(
+                "e_shentsize is {shentsize}; a section header of ELF{} is {} bytes",
+                class.bits(),
+                class.section_header_size()
+            ),
+        );
+    }
+    let count = match header.e_shnum(LE) {
+        0 => match header.section_0(LE, bytes) {
+            Ok(Some(first)) => first.sh_size(LE).into(),
+            _ => {
+                // e_shnum 0 puts the count in section 0's sh_size: that header must be there.
+                return ElfError::Truncated {
+                    what: format!("the section header table at {shoff:#x}"),
+                    needed: shoff.saturating_add(shentsize as u64),
+                    len: bytes.len() as u64,
+                };
+            }
+        },
+        count => u64::from(count),
+    };
+    let table_len = count.checked_mul(shentsize as u64);
+    ElfError::Truncated {
+        what: format!("{count} section headers of {shentsize} bytes at {shoff:#x}"),
+        needed: shoff.saturating_add(table_len.unwrap_or(u64::MAX)),
+        len: bytes.len() as u64,
+    }
+}
+
+/// Why object refused the program header table, with the offsets it lies at.
+fn program_table_error<Elf: FileHeader<Endian = LE>>(
+    header: &Elf,
+    bytes: &[u8],
+    class: Class,
+) -> ElfError {
+    let fields = class.fields();
+    let phoff: u64 = header.e_phoff(LE).into();
+    let Ok(count) = header.phnum(LE, bytes) else {
+        return bad(
+            fields.e_phnum.at as u64,
+            format!(
+                "e_phnum is {:#x} (PN_XNUM), which puts the program header count in section \
+                 0's sh_info, but the file has no section header table",
+                elf::PN_XNUM
+            ),
+        );
+    };
+    let phentsize = usize::from(header.e_phentsize(LE));
+    if phentsize != class.program_header_size() {
+        return bad(
+            fields.e_phentsize.at as u64,
+            format!(
+                "e_phentsize is {phentsize}; a program header of ELF{} is {} bytes",
+                class.bits(),
+                class.program_header_size()
+            ),
+        );
+    }
+    let table_len = (count as u64).saturating_mul(phentsize as u64);
+    ElfError::Truncated {
+        what: format!("{count} program headers at {phoff:#x}"),
+        needed: phoff.saturating_add(table_len),
+        len: bytes.len() as u64,
     }
 }
 
@@ -429,55 +487,65 @@ pub fn align_up(value: usize, align: usize) -> usize {
     value.div_ceil(align) * align
 }
 
-/// The notes of a note section.
-pub fn notes<'a>(bytes: &'a [u8], section: &Section) -> Result<Vec<Note<'a>>> {
-    let align = note_alignment(section);
+/// The notes of a note section (whose bytes the caller checked are in the file), read by
+/// object's iterator. Its errors do not say where, so the position of each note is followed
+/// here (as object aligns: from the start of the section) to name the one at fault.
+fn notes_of<'a, Elf: FileHeader<Endian = LE>>(
+    bytes: &'a [u8],
+    section: &Section,
+    align: Elf::Word,
+) -> Result<Vec<Note<'a>>> {
     let start = section.offset as usize;
-    let end = start + section.size as usize;
+    let data = &bytes[start..start + section.size as usize];
+    let end = start + data.len();
+    let step = note_alignment(section);
+    let mut iterator = NoteIterator::<Elf>::new(LE, align, data)
+        .map_err(|error| bad(start as u64, error.to_string()))?;
     let mut notes = Vec::new();
-    let mut at = start;
-    while end - at >= 12 {
-        let word = |offset: usize| {
-            u32::from_le_bytes([
-                bytes[offset],
-                bytes[offset + 1],
-                bytes[offset + 2],
-                bytes[offset + 3],
-            ])
-        };
-        let namesz = u64::from(word(at));
-        let descsz = u64::from(word(at + 4));
-        let n_type = word(at + 8);
-        let name_at = at as u64 + 12;
-        let desc_at = align_up((name_at + namesz) as usize, align) as u64;
-        let desc_end = desc_at + descsz;
-        if desc_at > end as u64 || desc_end > end as u64 {
-            return Err(ElfError::NotePastEnd {
-                section: section.label(),
-                offset: at as u64,
-                namesz,
-                descsz,
-                section_end: end as u64,
-            });
+    let mut at = 0;
+    // object reads a tail shorter than a note header as a broken note; zeros there are padding
+    // (a section rounded up to its alignment), so they end the section quietly.
+    while data.len() - at >= NOTE_HEADER {
+        match iterator.next() {
+            Ok(Some(note)) => {
+                let name_end = at + NOTE_HEADER + note.n_namesz(LE) as usize;
+                let desc_at = align_up(name_end, step);
+                let desc_end = desc_at + note.n_descsz(LE) as usize;
+                let next = align_up(desc_end, step).min(data.len());
+                notes.push(Note {
+                    start: start + at,
+                    end: start + next,
+                    name: note.name_bytes(),
+                    n_type: note.n_type(LE),
+                    desc_at: start + desc_at,
+                    desc: note.desc(),
+                });
+                at = next;
+            }
+            Ok(None) => break,
+            Err(_) => {
+                let (namesz, descsz) = object::pod::from_bytes::<NoteHeader32<LE>>(&data[at..])
+                    .map_or((0, 0), |(header, _)| {
+                        (header.n_namesz.get(LE), header.n_descsz.get(LE))
+                    });
+                return Err(ElfError::NotePastEnd {
+                    section: section.label(),
+                    offset: (start + at) as u64,
+                    namesz: u64::from(namesz),
+                    descsz: u64::from(descsz),
+                    section_end: end as u64,
+                });
+            }
         }
-        let next = align_up(desc_end as usize, align).min(end);
-        notes.push(Note {
-            start: at,
-            end: next,
-            name: &bytes[name_at as usize..(name_at + namesz) as usize],
-            n_type,
-            desc_at: desc_at as usize,
-            desc: &bytes[desc_at as usize..desc_end as usize],
-        });
-        at = next;
     }
-    if bytes[at..end].iter().any(|b| *b != 0) {
+    if data[at..].iter().any(|b| *b != 0) {
         return Err(bad(
-            at as u64,
+            (start + at) as u64,
             format!(
-                "{} ends with {} bytes that are not a whole note (a note header is 12 bytes)",
+                "{} ends with {} bytes that are not a whole note (a note header is \
+                 {NOTE_HEADER} bytes)",
                 section.label(),
-                end - at
+                data.len() - at
             ),
         ));
     }

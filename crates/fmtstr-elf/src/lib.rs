@@ -1,7 +1,8 @@
 //! ELF notes for AMDGPU PAL metadata.
 //!
-//! [`PalElf::parse`] finds the `NT_AMDGPU_METADATA` note (owner `AMDGPU`, type 32) in the
-//! SHT_NOTE sections of a little-endian ELF32 or ELF64 file; [`PalElf::document`] decodes its
+//! [`PalElf::parse`] reads a little-endian ELF32 or ELF64 file's headers and notes with the
+//! `object` crate and finds the `NT_AMDGPU_METADATA` note (owner `AMDGPU`, type 32) in its
+//! SHT_NOTE sections; [`PalElf::document`] decodes its
 //! msgpack document, checking every value without trusting any length and decoding the
 //! `amdpal.format_strings` table; [`PalElf::rewrite`] produces a new file in which only that
 //! note changed:
@@ -311,9 +312,11 @@ impl<'a> PalElf<'a> {
                 // An empty section's offset is not checked when the file is read; appending
                 // there needs it inside the file.
                 && s.offset <= self.bytes.len() as u64
-                // Readers align a note's fields by file offset, so the new note must start
-                // aligned: the end of a misplaced section is no place for it.
-                && (s.offset + s.size) % note_alignment(s) as u64 == 0
+                // Readers (object, LLVM, binutils) align a note's fields from the start of its
+                // section, and a note at a misaligned file offset is misaligned in memory:
+                // both must be aligned for the new note.
+                && s.offset % note_alignment(s) as u64 == 0
+                && s.size % note_alignment(s) as u64 == 0
         })
     }
 
@@ -567,7 +570,7 @@ fn metadata_notes(bytes: &[u8], layout: &Layout) -> Result<Vec<MetadataNote>> {
         .iter()
         .filter(|s| s.sh_type == layout::SHT_NOTE && s.has_bytes())
     {
-        for note in layout::notes(bytes, section)? {
+        for note in layout.notes(bytes, section)? {
             if note.n_type == NT_AMDGPU_METADATA && name_is(note.name, NOTE_OWNER) {
                 found.push(MetadataNote {
                     section: section.index,

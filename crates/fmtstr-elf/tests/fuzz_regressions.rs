@@ -75,9 +75,11 @@ fn an_empty_section_at_the_largest_offset_is_not_shifted() {
 }
 
 /// A file without a metadata note whose empty `.note` section sits at the unaligned offset
-/// 0x73: the new note was appended there, but readers align a note's descriptor by file
-/// offset (fmtstr's own reader too), so the table read back was the middle of the note. The
-/// table now goes into a new, aligned `.note` section.
+/// 0x73: the new note was appended there, and fmtstr's reader of the time aligned a note's
+/// descriptor by file offset, so the table read back was the middle of the note. A note is
+/// now appended only to a section whose offset and size are both aligned (so that readers
+/// aligning from the section's start, as object and LLVM do, and from the file's start
+/// agree); here the table goes into a new, aligned `.note` section.
 #[test]
 fn a_note_is_never_appended_at_an_unaligned_offset() {
     let bytes = sample("misaligned-empty-note-section.elf");

@@ -463,6 +463,214 @@ fn bad_headers_are_clear_errors() {
     ));
 }
 
+/// Header field offsets of a class: (e_shoff, e_shentsize, e_shnum, e_phoff, e_phentsize,
+/// e_phnum, section header size, sh_offset, sh_size).
+fn offsets(class: Class) -> [usize; 9] {
+    match class {
+        Class::Elf32 => [32, 46, 48, 28, 42, 44, 40, 16, 20],
+        Class::Elf64 => [40, 58, 60, 32, 54, 56, 64, 24, 32],
+    }
+}
+
+fn read_word(bytes: &[u8], at: usize, width: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word[..width].copy_from_slice(&bytes[at..at + width]);
+    u64::from_le_bytes(word)
+}
+
+fn write_word(bytes: &mut [u8], at: usize, width: usize, value: u64) {
+    bytes[at..at + width].copy_from_slice(&value.to_le_bytes()[..width]);
+}
+
+/// The message of a parse that must fail, checked to hold every phrase.
+fn refused(bytes: &[u8], phrases: &[&str]) -> ElfError {
+    let error = PalElf::parse(bytes).expect_err("the file is refused");
+    let message = error.to_string();
+    for phrase in phrases {
+        assert!(message.contains(phrase), "{phrase:?} not in: {message}");
+    }
+    error
+}
+
+/// Every way the headers or the notes can be broken, in both classes: each is a typed error
+/// that says where (a file offset) and what.
+#[test]
+fn malformed_headers_and_notes_say_where_in_both_classes() {
+    for class in [Class::Elf32, Class::Elf64] {
+        let [e_shoff, e_shentsize, e_shnum, e_phoff, e_phentsize, e_phnum, shsize, sh_offset, sh_size] =
+            offsets(class);
+        let word = if class == Class::Elf32 { 4 } else { 8 };
+        let good = tiny_elf(class, Some(&other_note()));
+        let elf = PalElf::parse(&good).expect("the unbroken file parses");
+        assert_eq!(elf.class(), class);
+        assert_eq!(elf.sections().len(), 4);
+        let shoff = read_word(&good, e_shoff, word) as usize;
+        let label = format!("{class:?}");
+
+        // The section header table cut short.
+        let cut = &good[..shoff + shsize + 3];
+        let error = refused(
+            cut,
+            &[
+                &format!("4 section headers of {shsize} bytes at {shoff:#x}"),
+                "truncated",
+            ],
+        );
+        assert!(
+            matches!(error, ElfError::Truncated { .. }),
+            "{label}: {error}"
+        );
+        // More sections than the file holds.
+        let mut many = good.clone();
+        write_word(&mut many, e_shnum, 2, 900);
+        refused(
+            &many,
+            &["900 section headers", &format!("has {}", good.len())],
+        );
+        // A section header size no reader takes.
+        let mut entsize = good.clone();
+        write_word(&mut entsize, e_shentsize, 2, shsize as u64 + 8);
+        let error = refused(
+            &entsize,
+            &[
+                &format!("offset {e_shentsize:#x}"),
+                &format!("is {} bytes", shsize),
+            ],
+        );
+        assert!(
+            matches!(error, ElfError::Malformed { .. }),
+            "{label}: {error}"
+        );
+        // A section (.text, [1]) past the end of the file.
+        let mut past = good.clone();
+        write_word(
+            &mut past,
+            shoff + shsize + sh_offset,
+            word,
+            good.len() as u64 - 4,
+        );
+        refused(&past, &["section [1]", "runs past the end of the file"]);
+        // e_shnum 0 (the count is in section 0's sh_size) with no room for section 0.
+        let mut extended = good[..shoff + 10].to_vec();
+        write_word(&mut extended, e_shnum, 2, 0);
+        refused(&extended, &[&format!("section header table at {shoff:#x}")]);
+
+        // A program header table past the end of the file, and one of the wrong entry size.
+        let mut program = good.clone();
+        write_word(&mut program, e_phoff, word, good.len() as u64 - 8);
+        write_word(&mut program, e_phnum, 2, 2);
+        write_word(
+            &mut program,
+            e_phentsize,
+            2,
+            if word == 4 { 32 } else { 56 },
+        );
+        refused(&program, &["2 program headers at", "truncated"]);
+        write_word(&mut program, e_phentsize, 2, 12);
+        refused(
+            &program,
+            &[&format!("offset {e_phentsize:#x}"), "e_phentsize is 12"],
+        );
+
+        // Identification bytes.
+        let mut ident = good.clone();
+        ident[4] = 3;
+        refused(&ident, &["offset 0x4", "EI_CLASS is 3"]);
+        let mut ident = good.clone();
+        ident[5] = 7;
+        refused(&ident, &["offset 0x5", "EI_DATA is 7"]);
+        let mut ident = good.clone();
+        ident[6] = 0;
+        refused(&ident, &["offset 0x6", "EI_VERSION is 0"]);
+        refused(&good[..10], &["identification", "16 bytes"]);
+        refused(&good[..20], &["ELF header", "truncated"]);
+
+        // Notes: a name or a descriptor past the section, a tail that is not a note.
+        let note_at = good.windows(8).position(|w| w == b"GNU\0abc\0").unwrap() - 12;
+        for (field, size) in [(0, 0x100u32), (4, 0x7fff_0000)] {
+            let mut broken = good.clone();
+            broken[note_at + field..note_at + field + 4].copy_from_slice(&size.to_le_bytes());
+            let error = refused(
+                &broken,
+                &[
+                    &format!("at offset {note_at:#x} in section [2] .note"),
+                    &format!("{size}"),
+                    "runs past the section's end",
+                ],
+            );
+            assert!(
+                matches!(error, ElfError::NotePastEnd { .. }),
+                "{label}: {error}"
+            );
+        }
+        let note_header = shoff + 2 * shsize;
+        let note_size = read_word(&good, note_header + sh_size, word);
+        // The section (followed by the string table) grows by 4 bytes: "\0.te".
+        let mut tail = good.clone();
+        write_word(&mut tail, note_header + sh_size, word, note_size + 4);
+        refused(
+            &tail,
+            &[
+                &format!("offset {:#x}", note_at + note_size as usize),
+                "ends with 4 bytes that are not a whole note",
+            ],
+        );
+        // Zeros after the last note are padding, not a broken note.
+        let mut padded = good.clone();
+        let strtab_header = shoff + 3 * shsize;
+        let strtab_at = read_word(&good, strtab_header + sh_offset, word) as usize;
+        padded.splice(strtab_at..strtab_at, [0u8; 8]);
+        // The section headers moved by 8 too.
+        write_word(&mut padded, e_shoff, word, shoff as u64 + 8);
+        write_word(&mut padded, note_header + 8 + sh_size, word, note_size + 8);
+        write_word(
+            &mut padded,
+            strtab_header + 8 + sh_offset,
+            word,
+            strtab_at as u64 + 8,
+        );
+        let elf = PalElf::parse(&padded).unwrap_or_else(|e| panic!("{label}: {e}"));
+        assert_eq!(elf.sections()[3].name, ".shstrtab");
+    }
+}
+
+/// object reads headers at any file offset (its `unaligned` feature): a section header table
+/// and a note section at odd offsets parse, and the table written into that note reads back.
+#[test]
+fn headers_and_notes_at_odd_offsets_are_read() {
+    for class in [Class::Elf32, Class::Elf64] {
+        let [e_shoff, _, _, _, _, _, shsize, sh_offset, _] = offsets(class);
+        let word = if class == Class::Elf32 { 4 } else { 8 };
+        let good = tiny_elf(class, Some(&other_note()));
+        let shoff = read_word(&good, e_shoff, word) as usize;
+        // One byte before the note section: it and every later section move by one.
+        let note_at = read_word(&good, shoff + 2 * shsize + sh_offset, word) as usize;
+        let mut odd = good.clone();
+        odd.insert(note_at, 0xaa);
+        let shoff = shoff + 1;
+        write_word(&mut odd, e_shoff, word, shoff as u64);
+        for index in [2, 3] {
+            let at = shoff + index * shsize + sh_offset;
+            let offset = read_word(&odd, at, word);
+            write_word(&mut odd, at, word, offset + 1);
+        }
+        let elf = PalElf::parse(&odd).unwrap_or_else(|e| panic!("{class:?}: {e}"));
+        assert_eq!(elf.sections()[2].name, ".note");
+        assert_eq!(elf.section_bytes(2), Some(&other_note()[..]));
+        let table = Table {
+            entries: vec![Entry::for_format("odd %d\n", 1, Mask::from_words(&[0]))],
+            ..Default::default()
+        };
+        let out = elf.with_format_strings(&table).expect("rewrites");
+        let read = PalElf::parse(&out)
+            .expect("parses")
+            .format_strings()
+            .expect("decodes")
+            .expect("has a table");
+        assert_eq!(read.entries[0].string(), "odd %d\n");
+    }
+}
+
 #[test]
 fn a_loaded_note_is_rewritten_in_place_or_not_at_all() {
     // A metadata note with room to spare, in a .note section marked SHF_ALLOC (as in HSA code

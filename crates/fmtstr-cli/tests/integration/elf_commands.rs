@@ -522,6 +522,37 @@ fn audit_summary_is_one_line_in_every_format() {
 /// An ELF64 file like llc's (header, `.text`, `.note` with the AMD ISA note and a metadata note
 /// holding `document`, `.strtab`), built by hand so the msgpack can be anything.
 fn elf_with_document(document: &[u8]) -> Vec<u8> {
+    hand_built_elf(document, Width::Elf64)
+}
+
+/// The same file as ELF32 (AMDGPU code objects are ELF64; fmtstr reads both classes alike).
+fn elf32_with_document(document: &[u8]) -> Vec<u8> {
+    hand_built_elf(document, Width::Elf32)
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Width {
+    Elf32,
+    Elf64,
+}
+
+/// Where the hand-built file's header fields are: (header size, section header size, e_shoff,
+/// e_shentsize, e_shnum, e_shstrndx, sh_offset, sh_size, sh_addralign).
+fn places(width: Width) -> [usize; 9] {
+    match width {
+        Width::Elf32 => [52, 40, 32, 46, 48, 50, 16, 20, 32],
+        Width::Elf64 => [64, 64, 40, 58, 60, 62, 24, 32, 48],
+    }
+}
+
+fn put_word(out: &mut [u8], at: usize, width: Width, value: u64) {
+    let len = if width == Width::Elf32 { 4 } else { 8 };
+    out[at..at + len].copy_from_slice(&value.to_le_bytes()[..len]);
+}
+
+fn hand_built_elf(document: &[u8], width: Width) -> Vec<u8> {
+    let [ehsize, shentsize, e_shoff, e_shentsize, e_shnum, e_shstrndx, sh_offset, sh_size, sh_addralign] =
+        places(width);
     let mut notes = Vec::new();
     let mut note = |name: &[u8], n_type: u32, desc: &[u8]| {
         notes.extend_from_slice(&(name.len() as u32).to_le_bytes());
@@ -534,8 +565,9 @@ fn elf_with_document(document: &[u8]) -> Vec<u8> {
     };
     note(b"AMD\0", 11, b"amdgcn-unknown-amdpal--gfx1100\0");
     note(b"AMDGPU\0", 32, document);
-    let mut out = vec![0u8; 64];
-    out[..7].copy_from_slice(b"\x7fELF\x02\x01\x01");
+    let mut out = vec![0u8; ehsize];
+    let class = if width == Width::Elf32 { 1 } else { 2 };
+    out[..7].copy_from_slice(&[0x7f, b'E', b'L', b'F', class, 1, 1]);
     out[16..18].copy_from_slice(&1u16.to_le_bytes());
     out[18..20].copy_from_slice(&224u16.to_le_bytes());
     let text_at = out.len();
@@ -555,19 +587,28 @@ fn elf_with_document(document: &[u8]) -> Vec<u8> {
     ];
     for (name, kind, offset, size, align) in headers {
         let at = out.len();
-        out.resize(at + 64, 0);
+        out.resize(at + shentsize, 0);
         out[at..at + 4].copy_from_slice(&name.to_le_bytes());
         out[at + 4..at + 8].copy_from_slice(&kind.to_le_bytes());
-        out[at + 24..at + 32].copy_from_slice(&(offset as u64).to_le_bytes());
-        out[at + 32..at + 40].copy_from_slice(&(size as u64).to_le_bytes());
-        out[at + 48..at + 56].copy_from_slice(&align.to_le_bytes());
+        put_word(&mut out, at + sh_offset, width, offset as u64);
+        put_word(&mut out, at + sh_size, width, size as u64);
+        put_word(&mut out, at + sh_addralign, width, align);
     }
-    out[40..48].copy_from_slice(&(shoff as u64).to_le_bytes());
-    out[52..54].copy_from_slice(&64u16.to_le_bytes());
-    out[58..60].copy_from_slice(&64u16.to_le_bytes());
-    out[60..62].copy_from_slice(&4u16.to_le_bytes());
-    out[62..64].copy_from_slice(&3u16.to_le_bytes());
+    put_word(&mut out, e_shoff, width, shoff as u64);
+    out[e_shoff + if width == Width::Elf32 { 8 } else { 12 }..][..2]
+        .copy_from_slice(&(ehsize as u16).to_le_bytes());
+    out[e_shentsize..e_shentsize + 2].copy_from_slice(&(shentsize as u16).to_le_bytes());
+    out[e_shnum..e_shnum + 2].copy_from_slice(&4u16.to_le_bytes());
+    out[e_shstrndx..e_shstrndx + 2].copy_from_slice(&3u16.to_le_bytes());
     out
+}
+
+/// The file offset of the first note whose name is `name`.
+fn note_at(elf: &[u8], name: &[u8]) -> usize {
+    elf.windows(name.len())
+        .position(|w| w == name)
+        .expect("the note is there")
+        - 12
 }
 
 /// A document `{amdpal.format_strings: {.version: V, .strings: [ENTRY]}}` with raw entry bytes.
@@ -627,6 +668,76 @@ fn bad_inputs() -> Vec<(&'static str, Vec<u8>, &'static str)> {
         "note size past the end",
         past,
         "runs past the section's end",
+    ));
+    // The same in ELF32, and the name size instead of the descriptor's.
+    let mut past32 = elf32_with_document(&document_with(1, &good_entry()));
+    let at = note_at(&past32, b"AMDGPU\0\0");
+    past32[at + 4..at + 8].copy_from_slice(&0x7fff_0000u32.to_le_bytes());
+    inputs.push((
+        "ELF32 note size past the end",
+        past32,
+        "runs past the section's end",
+    ));
+    let mut name_past = elf_with_document(&document_with(1, &good_entry()));
+    let at = note_at(&name_past, b"AMD\0");
+    name_past[at..at + 4].copy_from_slice(&0x1000u32.to_le_bytes());
+    inputs.push((
+        "note name size past the end",
+        name_past,
+        &*format!("the note at offset {at:#x} in section [2] .note (name size 4096").leak(),
+    ));
+    // Section header tables that do not fit the file, in both classes.
+    for (width, file) in [
+        (Width::Elf64, good.clone()),
+        (
+            Width::Elf32,
+            elf32_with_document(&document_with(1, &good_entry())),
+        ),
+    ] {
+        let [_, shentsize, e_shoff, e_shentsize, e_shnum, ..] = places(width);
+        let mut many = file.clone();
+        many[e_shnum..e_shnum + 2].copy_from_slice(&0x7fffu16.to_le_bytes());
+        let shoff = if width == Width::Elf32 {
+            u64::from(u32::from_le_bytes(
+                file[e_shoff..e_shoff + 4].try_into().unwrap(),
+            ))
+        } else {
+            u64::from_le_bytes(file[e_shoff..e_shoff + 8].try_into().unwrap())
+        };
+        inputs.push((
+            "section header table past the end",
+            many,
+            format!("32767 section headers of {shentsize} bytes at {shoff:#x}").leak(),
+        ));
+        let cut = file[..shoff as usize + shentsize + 7].to_vec();
+        inputs.push(("section header table cut short", cut, "is truncated"));
+        let mut entsize = file.clone();
+        entsize[e_shentsize..e_shentsize + 2].copy_from_slice(&24u16.to_le_bytes());
+        inputs.push((
+            "e_shentsize",
+            entsize,
+            format!("at offset {e_shentsize:#x}: e_shentsize is 24").leak(),
+        ));
+    }
+    // A section whose bytes lie past the end of the file.
+    let mut section_past = elf_with_document(&document_with(1, &good_entry()));
+    let shoff = u64::from_le_bytes(section_past[40..48].try_into().unwrap()) as usize;
+    let text_offset = shoff + 64 + 24;
+    section_past[text_offset..text_offset + 8].copy_from_slice(&0xfff0u64.to_le_bytes());
+    inputs.push((
+        "section past the end",
+        section_past,
+        "section [1] at offset 0xfff0 with size 0x10 runs past the end of the file",
+    ));
+    // A note section that ends in 4 bytes that are no note (it claims .strtab's first ones).
+    let mut tail = elf_with_document(&document_with(1, &good_entry()));
+    let note_size = shoff + 2 * 64 + 32;
+    let size = u64::from_le_bytes(tail[note_size..note_size + 8].try_into().unwrap());
+    tail[note_size..note_size + 8].copy_from_slice(&(size + 4).to_le_bytes());
+    inputs.push((
+        "a tail that is not a note",
+        tail,
+        "ends with 4 bytes that are not a whole note",
     ));
     let whole = document_with(1, &good_entry());
     inputs.push((
@@ -710,6 +821,43 @@ fn the_hand_built_elf_is_good_before_it_is_broken_with(llvm: Llvm) {
             "fine"
         );
     }
+}
+
+/// ELF32 files read and rewrite like ELF64 ones: dump, embed (the note grows and the sections
+/// after it move) and dump again.
+#[test]
+fn an_elf32_file_reads_and_rewrites() {
+    let dir = scratch();
+    let path = dir.path().join("elf32.elf");
+    std::fs::write(&path, elf32_with_document(&document_with(1, &good_entry()))).expect("write");
+    assert_eq!(dumped_table(&path)[".strings"][0][".string"], "fine");
+    let strings = write_json(
+        dir.path(),
+        "strings.json",
+        &json!({".version": 1, ".strings": [
+            {".index": 5, ".string": "fine", ".argument_count": 0, ".64bit_arguments": []},
+            {".index": 9, ".string": "a longer string than the note had room for: %d\n",
+             ".argument_count": 1, ".64bit_arguments": [0]}
+        ]}),
+    );
+    let out = dir.path().join("out.elf");
+    run([
+        Path::new("embed"),
+        Path::new("--strings"),
+        &strings,
+        &path,
+        Path::new("-o"),
+        &out,
+    ])
+    .expect_code(0);
+    let written = std::fs::read(&out).expect("written");
+    assert_eq!(written[4], 1, "still ELF32");
+    let table = dumped_table(&out);
+    assert_eq!(table[".strings"][1][".index"], 9);
+    assert_eq!(
+        table[".strings"][1][".string"],
+        "a longer string than the note had room for: %d\n"
+    );
 }
 
 #[test]
