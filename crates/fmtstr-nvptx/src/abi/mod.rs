@@ -103,6 +103,7 @@
 //! the function's plan leaves it out.
 
 pub mod atomics;
+mod llc22;
 pub mod model;
 mod symbols;
 
@@ -441,6 +442,15 @@ impl<'m> Planner<'m> {
     }
 
     fn should_pass_as_array(&self, ty: TypeId) -> bool {
+        // llc 22 passes every scalar of 128 bits or more as an array (`fp128`, `i256`).
+        if self.llc22()
+            && matches!(
+                self.m.types().get(ty),
+                Type::Fp128 | Type::Int { bits: 129.. }
+            )
+        {
+            return true;
+        }
         matches!(
             self.m.types().get(ty),
             Type::Struct(_)
@@ -481,21 +491,17 @@ impl<'m> Planner<'m> {
         self.config.llc == Llc::V22
     }
 
-    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: integers of
-    /// widths PTX lacks (llc 22 loads an `i17` parameter as one `b32`, an `i2` as a byte at
-    /// another offset), and packed structs with a field of two or more bytes at an odd offset
-    /// inside a value aligned to 2 or more (llc 19 moves the field byte by byte, llc 22 joins
-    /// the bytes with their neighbours into wider loads and stores where the alignment
-    /// allows; a packed struct on its own, aligned to 1, moves alike).
+    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: packed structs
+    /// with a field of two or more bytes at an odd offset inside a value aligned to 2 or more
+    /// (llc 19 moves the field byte by byte, llc 22 joins the bytes with their neighbours into
+    /// wider loads and stores where the values allow; a packed struct on its own, aligned to
+    /// 1, moves alike).
     fn llc22_unmeasured(&self, ty: TypeId, aligned: bool, depth: u32) -> Option<String> {
         let types = self.m.types();
         if depth > 16 {
             return None;
         }
         match types.get(ty) {
-            Type::Int { bits } if !matches!(bits, 1 | 8 | 16 | 32 | 64 | 128) => Some(format!(
-                "llc 22 moves `i{bits}` (a width PTX lacks) through .param otherwise than llc 19 (one b32 load, or a byte at another offset); not measured"
-            )),
             Type::Vector { elem, .. } | Type::Array { elem, .. } => {
                 self.llc22_unmeasured(elem, aligned, depth + 1)
             }
@@ -525,7 +531,7 @@ impl<'m> Planner<'m> {
                 self.finding(f, at, why);
             }
         }
-        match parts::value_parts(self.m, ty, 0) {
+        match self.value_parts(ty) {
             Ok(p) => p,
             Err(parts::Unsupported(why)) => {
                 self.finding(f, at, format!("no parameter plan: {why}"));
@@ -543,6 +549,9 @@ impl<'m> Planner<'m> {
         align: u64,
         what: &str,
     ) {
+        if self.llc22() {
+            return;
+        }
         if let Some(offset) = parts::store_crashes_llc(list, align) {
             self.finding(
                 f,
@@ -597,7 +606,17 @@ impl<'m> Planner<'m> {
     }
 
     fn part_count(&self, ty: TypeId) -> Option<usize> {
-        parts::value_parts(self.m, ty, 0).ok().map(|p| p.len())
+        self.value_parts(ty).ok().map(|p| p.len())
+    }
+
+    /// The parts of `ty` as the planned llc splits it.
+    fn value_parts(&self, ty: TypeId) -> Result<Vec<Part>, parts::Unsupported> {
+        if self.llc22() {
+            let f32x2 = self.config.sm >= 100 && self.config.ptx_version() >= 86;
+            llc22::value_parts(self.m, ty, f32x2)
+        } else {
+            parts::value_parts(self.m, ty, 0)
+        }
     }
 
     /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
@@ -884,10 +903,44 @@ impl<'m> Planner<'m> {
                 (format!(".param .{t} {pointer}{pname}"), self.abi_align(ty))
             } else {
                 let bits = self.scalar_bits(ty).unwrap_or(0);
-                (format!(".param .b{bits} {pname}"), self.abi_align(ty))
+                // llc 22 loads a scalar at the alignment it would give an array parameter
+                // (an `i7` of a local function at 16, so in one piece).
+                let align = if self.llc22() {
+                    self.stack_align(attrs)
+                        .or_else(|| self.annotations.param_align(f, index))
+                        .unwrap_or_else(|| self.optimized_align(Some(f), ty))
+                } else {
+                    self.abi_align(ty)
+                };
+                (format!(".param .b{bits} {pname}"), align)
             };
             let used = arg.is_some_and(|a| !m.uses(Value::Arg(a.id())).is_empty());
-            let reads = if used {
+            let reads = if !used {
+                Vec::new()
+            } else if self.llc22() {
+                let mut reads = llc22::accesses(&parts, align, 0);
+                // DAGCombiner folds `bitcast (load)` into a load of the cast's type when one
+                // load reads the whole parameter: such a read is planned as well.
+                if reads.len() == 1 {
+                    let casts: Vec<TypeId> = arg
+                        .map(|a| m.uses(Value::Arg(a.id())))
+                        .unwrap_or_default()
+                        .into_iter()
+                        .map(|u| m.inst(u))
+                        .filter(|u| u.opcode() == Opcode::BitCast)
+                        .map(|u| u.ty())
+                        .collect();
+                    for cast in casts {
+                        if let Ok(cast_parts) = self.value_parts(cast) {
+                            let moved = llc22::accesses(&cast_parts, align, 0);
+                            if moved.len() == 1 && !reads.contains(&moved[0]) {
+                                reads.extend(moved);
+                            }
+                        }
+                    }
+                }
+                access_plans(reads)
+            } else {
                 let packed = matches!(m.types().get(ty), Type::Struct(s) if s.packed);
                 access_plans(parts::accesses_at(
                     &parts,
@@ -895,8 +948,6 @@ impl<'m> Planner<'m> {
                     0,
                     parts::Site::Formal { packed },
                 ))
-            } else {
-                Vec::new()
             };
             params.push(ParamPlan {
                 index,
@@ -969,7 +1020,15 @@ impl<'m> Planner<'m> {
                 // alignment of the declaration (and of the caller's retval0, whose loads it
                 // groups); the callee's stores are still grouped by the optimized alignment
                 // (measured with llc 19 and llc 22).
-                let declared = self.annotations.return_align(f).unwrap_or(optimized);
+                // llc 22 also reads `alignstack(N)` on the return value, which llc 19's IR
+                // reader rejects.
+                let declared = if self.llc22() {
+                    self.stack_align(func.return_attrs())
+                        .or_else(|| self.annotations.return_align(f))
+                        .unwrap_or(optimized)
+                } else {
+                    self.annotations.return_align(f).unwrap_or(optimized)
+                };
                 let align = optimized;
                 (
                     Some(format!(
@@ -1017,6 +1076,16 @@ impl<'m> Planner<'m> {
                 .flat_map(|b| m.block(b).instructions())
             {
                 match inst.opcode() {
+                    Opcode::Ret if ret != TypeId::VOID && self.llc22() => returns.push(ReturnPlan {
+                        line: inst.source_pos().map_or(0, |p| p.line),
+                        stores: access_plans(self.llc22_stores(
+                            inst.operand(0),
+                            ret,
+                            &return_parts,
+                            ret_align,
+                            widen_ret,
+                        )),
+                    }),
                     Opcode::Ret if ret != TypeId::VOID => returns.push(ReturnPlan {
                         line: inst.source_pos().map_or(0, |p| p.line),
                         stores: access_plans(self.defined_accesses(
@@ -1339,12 +1408,16 @@ impl<'m> Planner<'m> {
                 declaration,
                 byval: false,
                 row,
-                stores: access_plans(self.defined_accesses(
-                    Some(arg.operand),
-                    ty,
-                    &parts,
-                    parts::accesses(&parts, align, widen),
-                )),
+                stores: access_plans(if self.llc22() {
+                    self.llc22_stores(Some(arg.operand), ty, &parts, align, widen)
+                } else {
+                    self.defined_accesses(
+                        Some(arg.operand),
+                        ty,
+                        &parts,
+                        parts::accesses(&parts, align, widen),
+                    )
+                }),
                 parts: part_plans(&parts),
             });
         }
@@ -1405,6 +1478,10 @@ impl<'m> Planner<'m> {
             let widen = self.scalar_int_widening(ret);
             if self.should_pass_as_array(ret) {
                 let align = match target {
+                    Some(c) if self.llc22() => self
+                        .stack_align(m.function(c).return_attrs())
+                        .or_else(|| self.annotations.return_align(c))
+                        .unwrap_or_else(|| self.optimized_align(Some(c), ret)),
                     Some(c) => self
                         .annotations
                         .return_align(c)
@@ -1414,14 +1491,14 @@ impl<'m> Planner<'m> {
                 let size = self.alloc_size(ret);
                 (
                     Some(format!(".param .align {align} .b8 retval0[{size}]")),
-                    access_plans(parts::accesses(&parts, align, widen)),
+                    access_plans(self.result_loads(&parts, align, widen)),
                     format!("(.param .align {align} .b8 _[{size}])"),
                 )
             } else {
                 let bits = self.scalar_bits(ret).unwrap_or(0);
                 (
                     Some(format!(".param .b{bits} retval0")),
-                    access_plans(parts::accesses(&parts, self.abi_align(ret), widen)),
+                    access_plans(self.result_loads(&parts, self.abi_align(ret), widen)),
                     format!("(.param .b{bits} _)"),
                 )
             }
@@ -1980,6 +2057,8 @@ fn promote(bits: u32) -> u32 {
         32
     } else if bits <= 64 {
         64
+    } else if bits <= 128 {
+        128
     } else {
         bits
     }
