@@ -21,7 +21,7 @@
 //! - a stored value that is a bitcast is stored as the value it was cast from (`double` as
 //!   `<2 x float>`: `st.param.v2.b32`).
 
-use fmtstr_ir::{Constant, Module, Opcode, Operand, Type, TypeId, Value};
+use fmtstr_ir::{Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value};
 
 use super::Planner;
 use crate::parts::{self, common_align, vectorize, Access, Mvt, Part, Unsupported};
@@ -257,68 +257,133 @@ pub fn accesses(parts: &[Part], align: u64, widen: u32) -> Vec<Access> {
     out
 }
 
-/// The DAG combiner's merging of consecutive constant stores (`tryStoreMergeOfConstants`),
-/// over `stores` (in offset order) of which `constant` says which store constants, in a
-/// `.param` aligned to `align`. A run of consecutive stores of one width (32 bits or less)
-/// becomes one integer store of the widest legal size (16, 32 or 64 bits) to which the first
-/// store is aligned; what cannot start a merge is skipped.
-pub fn merge_constant_stores(stores: &[Access], constant: &[bool], align: u64) -> Vec<Access> {
-    let mut order: Vec<usize> = (0..stores.len()).collect();
-    order.sort_by_key(|&i| stores[i].offset);
+/// What a store holds, as the DAG combiner's store merging tells stores apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Held {
+    /// A constant stored as one integer (a floating-point one, or a vector of 32 bits, too):
+    /// merges with any other of its size.
+    Constant,
+    /// A constant vector of these parts: merges only with the same.
+    ConstantVector(Mvt, u32),
+    /// A load, from a `.param`, of these parts whose only use is the store: merges with
+    /// loads of the same parts from the next addresses.
+    Load(Mvt, u32),
+    /// Anything else: never merged.
+    Other,
+}
+
+/// What each of `stores` (made of `list`) holds, given which parts are constants (`None`:
+/// loads of a parameter passed on whole).
+pub fn held(stores: &[Access], list: &[Part], constant: Option<&[bool]>) -> Vec<Held> {
+    stores
+        .iter()
+        .map(|a| {
+            let end = a.offset + u64::from(a.bits / 8).max(1) * u64::from(a.arity);
+            let covered: Vec<usize> = (0..list.len())
+                .filter(|&i| {
+                    let p = list[i];
+                    p.offset < end && a.offset < p.offset + p.mvt.store_size()
+                })
+                .collect();
+            let Some(&first) = covered.first() else {
+                return Held::Other;
+            };
+            let mvt = list[first].mvt;
+            let count = covered.len() as u32;
+            match constant {
+                None => Held::Load(mvt, count),
+                Some(c) if !covered.iter().all(|&i| c[i]) => Held::Other,
+                // A constant moved in one word (a scalar, or 32 bits of bytes or halves) is
+                // stored as an integer; two bytes stay a vector.
+                Some(_) if a.arity == 1 => Held::Constant,
+                Some(_) => Held::ConstantVector(mvt, count),
+            }
+        })
+        .collect()
+}
+
+/// The DAG combiner's store merging (`mergeConsecutiveStores`) over `stores` into a `.param`
+/// aligned to `align`, each holding what `held` says; loads come from a `.param` aligned to
+/// `load_align`. A run of consecutive stores of one size (32 bits or less) that hold
+/// mergeable values of one kind becomes one integer store of the widest legal size (16, 32
+/// or 64 bits) to which the first store (and its load) is aligned; what cannot start a merge
+/// passes unchanged. The combiner runs until nothing changes, so merged stores merge again
+/// (two bytes and a 16-bit word into 32 bits, two of those into 64). Returns the stores and
+/// the merged accesses (which the loads of a merged run become too).
+pub fn merge_stores(
+    stores: &[Access],
+    held: &[Held],
+    align: u64,
+    load_align: u64,
+) -> (Vec<Access>, Vec<Access>) {
     let bytes = |a: &Access| u64::from(a.bits / 8).max(1) * u64::from(a.arity);
-    let mut out: Vec<Access> = Vec::new();
-    let mut i = 0;
-    while i < order.len() {
-        let first = stores[order[i]];
-        let width = bytes(&first);
-        // The run of consecutive constant stores of the same width from here.
-        let mut run = 1;
-        if constant[order[i]] && width * 8 * 2 <= 64 {
-            while i + run < order.len() {
-                let next = stores[order[i + run]];
-                if !constant[order[i + run]]
-                    || bytes(&next) != width
-                    || next.offset != first.offset + width * run as u64
-                {
-                    break;
-                }
-                run += 1;
-            }
-        }
-        if run < 2 {
-            out.push(first);
-            i += 1;
-            continue;
-        }
-        // Merge the longest legal prefix; stores that cannot start one pass unchanged.
-        let mut k = 0;
-        while k < run {
-            let at = stores[order[i + k]];
-            let aligned = common_align(align, at.offset);
-            let mut take = 1;
-            for count in 2..=run - k {
-                let size = width * count as u64;
-                if size > 8 {
-                    break;
-                }
-                if matches!(size, 2 | 4 | 8) && aligned >= size {
-                    take = count;
+    let mut current: Vec<(Access, Held)> =
+        stores.iter().copied().zip(held.iter().copied()).collect();
+    current.sort_by_key(|(a, _)| a.offset);
+    let mut merged: Vec<Access> = Vec::new();
+    loop {
+        let mut out: Vec<(Access, Held)> = Vec::new();
+        let mut changed = false;
+        let mut i = 0;
+        while i < current.len() {
+            let (first, kind) = current[i];
+            let width = bytes(&first);
+            let mut run = 1;
+            if kind != Held::Other && width * 8 * 2 <= 64 {
+                while i + run < current.len() {
+                    let (next, next_kind) = current[i + run];
+                    if next_kind != kind
+                        || bytes(&next) != width
+                        || next.offset != first.offset + width * run as u64
+                    {
+                        break;
+                    }
+                    run += 1;
                 }
             }
-            if take >= 2 {
-                out.push(Access {
-                    offset: at.offset,
-                    bits: (width * take as u64 * 8) as u32,
-                    arity: 1,
-                });
-            } else {
-                out.push(at);
+            let mut k = 0;
+            while k < run {
+                let (at, _) = current[i + k];
+                let mut aligned = common_align(align, at.offset);
+                if matches!(kind, Held::Load(..)) {
+                    aligned = aligned.min(common_align(load_align, at.offset));
+                }
+                let mut take = 1;
+                for count in 2..=run - k {
+                    let size = width * count as u64;
+                    if size > 8 {
+                        break;
+                    }
+                    if matches!(size, 2 | 4 | 8) && aligned >= size {
+                        take = count;
+                    }
+                }
+                if take >= 2 {
+                    let access = Access {
+                        offset: at.offset,
+                        bits: (width * take as u64 * 8) as u32,
+                        arity: 1,
+                    };
+                    let now = match kind {
+                        Held::Load(..) => Held::Load(Mvt::Int(access.bits), 1),
+                        _ => Held::Constant,
+                    };
+                    out.push((access, now));
+                    merged.push(access);
+                    changed = true;
+                } else {
+                    out.push(current[i + k]);
+                }
+                k += take;
             }
-            k += take;
+            i += run;
         }
-        i += run;
+        current = out;
+        if !changed {
+            break;
+        }
     }
-    out
+    (current.into_iter().map(|(a, _)| a).collect(), merged)
 }
 
 impl Planner<'_> {
@@ -326,7 +391,7 @@ impl Planner<'_> {
     /// aligned to `align`: as [`accesses`] plans them, a bitcast stored as the value
     /// it was cast from, stores of undef dropped, and consecutive stores of constants merged.
     pub(super) fn llc22_stores(
-        &self,
+        &mut self,
         value: Option<Operand>,
         ty: TypeId,
         list: &[Part],
@@ -348,23 +413,62 @@ impl Planner<'_> {
             }
         }
         let stores = self.defined_accesses(value, ty, list, stores);
+        if let Some(stores) = value.and_then(|v| self.passed_through(v, list, align, &stores)) {
+            return stores;
+        }
         let Some(mask) = value.and_then(|v| self.constant_parts(v, ty, 0)) else {
             return stores;
         };
         if mask.len() != list.len() {
             return stores;
         }
-        let constant: Vec<bool> = stores
-            .iter()
-            .map(|a| {
-                let end = a.offset + u64::from(a.bits / 8).max(1) * u64::from(a.arity);
-                list.iter()
-                    .zip(&mask)
-                    .filter(|(p, _)| p.offset < end && a.offset < p.offset + p.mvt.store_size())
-                    .all(|(_, &c)| c)
-            })
-            .collect();
-        merge_constant_stores(&stores, &constant, align)
+        merge_stores(&stores, &held(&stores, list, Some(&mask)), align, align).0
+    }
+
+    /// The stores of a parameter of the function passed on whole (returned, or passed to a
+    /// call) when that is its only use: llc 22 merges consecutive stores of its loads
+    /// (`<12 x i8>`'s first two words move as one `b64`), and the merged loads are planned
+    /// as reads of the parameter too. `None` when `value` is something else.
+    fn passed_through(
+        &mut self,
+        value: Operand,
+        list: &[Part],
+        align: u64,
+        stores: &[Access],
+    ) -> Option<Vec<Access>> {
+        let m = self.m;
+        let Value::Arg(a) = value.value else {
+            return None;
+        };
+        let arg = m.arg(a);
+        let uses = m.uses(Value::Arg(a));
+        let [user] = uses[..] else {
+            return None;
+        };
+        if m.inst(user)
+            .operands()
+            .filter(|op| op.value == value.value)
+            .count()
+            != 1
+            || arg.byval().is_some()
+            || !self.should_pass_as_array(value.ty)
+        {
+            return None;
+        }
+        let (f, index) = (arg.function(), arg.index());
+        let attrs = arg.attrs();
+        let load_align = self
+            .optimized_align(Some(f), value.ty)
+            .max(self.stack_align(attrs).unwrap_or(1))
+            .max(self.annotations.param_align(f, index).unwrap_or(1));
+        // The loads must move the same pieces as the stores.
+        if accesses(list, load_align, 0) != stores {
+            return None;
+        }
+        let (stores, merged) = merge_stores(stores, &held(stores, list, None), align, load_align);
+        self.merged_reads
+            .extend(merged.into_iter().map(|access| (f, index, access)));
+        Some(stores)
     }
 
     /// The loads of a call's result.
@@ -462,6 +566,48 @@ impl Planner<'_> {
                 Some(mask)
             }
             _ => Some(vec![false; count]),
+        }
+    }
+
+    /// A finding when llc 22 may join the bytes of a packed field at an odd offset of `ty` in
+    /// a `.param` aligned to `align` (where a value aligned to 1 moves byte by byte alike).
+    pub(super) fn llc22_packed(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId, align: u64) {
+        if let Some(why) = self.llc22_unmeasured(ty, align > 1, 0) {
+            self.finding(f, at, why);
+        }
+    }
+
+    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: packed structs
+    /// with a field of two or more bytes at an odd offset inside a value aligned to 2 or more
+    /// (llc 19 moves the field byte by byte, llc 22 joins the bytes with their neighbours into
+    /// wider loads and stores where the values allow; a packed struct on its own, aligned to
+    /// 1, moves alike).
+    fn llc22_unmeasured(&self, ty: TypeId, aligned: bool, depth: u32) -> Option<String> {
+        let types = self.m.types();
+        if depth > 16 {
+            return None;
+        }
+        match types.get(ty) {
+            Type::Vector { elem, .. } | Type::Array { elem, .. } => {
+                self.llc22_unmeasured(elem, aligned, depth + 1)
+            }
+            Type::Struct(s) => {
+                let mut offset = 0u64;
+                for &field in s.fields {
+                    if let Some(why) = self.llc22_unmeasured(field, aligned, depth + 1) {
+                        return Some(why);
+                    }
+                    if aligned && s.packed && offset % 2 == 1 && self.alloc_size(field) > 1 {
+                        return Some(format!(
+                            "llc 22 joins the bytes llc 19 moves one by one for a field at an odd offset of the packed struct `{}` (byte {offset}) into wider loads and stores; not measured",
+                            types.display(ty)
+                        ));
+                    }
+                    offset += self.alloc_size(field);
+                }
+                None
+            }
+            _ => None,
         }
     }
 }

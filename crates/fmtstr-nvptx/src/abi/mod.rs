@@ -171,6 +171,8 @@ struct Planner<'m> {
     libcalls: std::collections::BTreeSet<&'static str>,
     seq: u32,
     findings: Vec<Finding>,
+    /// Reads of parameters llc 22 merges with their neighbours, by function and index.
+    merged_reads: Vec<(FuncId, usize, parts::Access)>,
 }
 
 fn part_plans(list: &[Part]) -> Vec<PartPlan> {
@@ -266,6 +268,7 @@ impl<'m> Planner<'m> {
             libcalls: std::collections::BTreeSet::new(),
             seq: 0,
             findings,
+            merged_reads: Vec::new(),
         }
     }
 
@@ -491,46 +494,7 @@ impl<'m> Planner<'m> {
         self.config.llc == Llc::V22
     }
 
-    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: packed structs
-    /// with a field of two or more bytes at an odd offset inside a value aligned to 2 or more
-    /// (llc 19 moves the field byte by byte, llc 22 joins the bytes with their neighbours into
-    /// wider loads and stores where the values allow; a packed struct on its own, aligned to
-    /// 1, moves alike).
-    fn llc22_unmeasured(&self, ty: TypeId, aligned: bool, depth: u32) -> Option<String> {
-        let types = self.m.types();
-        if depth > 16 {
-            return None;
-        }
-        match types.get(ty) {
-            Type::Vector { elem, .. } | Type::Array { elem, .. } => {
-                self.llc22_unmeasured(elem, aligned, depth + 1)
-            }
-            Type::Struct(s) => {
-                let mut offset = 0u64;
-                for &field in s.fields {
-                    if let Some(why) = self.llc22_unmeasured(field, aligned, depth + 1) {
-                        return Some(why);
-                    }
-                    if aligned && s.packed && offset % 2 == 1 && self.alloc_size(field) > 1 {
-                        return Some(format!(
-                            "llc 22 joins the bytes llc 19 moves one by one for a field at an odd offset of the packed struct `{}` (byte {offset}) into wider loads and stores; not measured",
-                            types.display(ty)
-                        ));
-                    }
-                    offset += self.alloc_size(field);
-                }
-                None
-            }
-            _ => None,
-        }
-    }
-
     fn parts(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId) -> Vec<Part> {
-        if self.llc22() {
-            if let Some(why) = self.llc22_unmeasured(ty, self.abi_align(ty) > 1, 0) {
-                self.finding(f, at, why);
-            }
-        }
         match self.value_parts(ty) {
             Ok(p) => p,
             Err(parts::Unsupported(why)) => {
@@ -918,6 +882,7 @@ impl<'m> Planner<'m> {
             let reads = if !used {
                 Vec::new()
             } else if self.llc22() {
+                self.llc22_packed(f, None, ty, align);
                 let mut reads = llc22::accesses(&parts, align, 0);
                 // DAGCombiner folds `bitcast (load)` into a load of the cast's type when one
                 // load reads the whole parameter: such a read is planned as well.
@@ -1048,6 +1013,9 @@ impl<'m> Planner<'m> {
             }
         };
         let widen_ret = self.scalar_int_widening(ret);
+        if self.llc22() && definition && ret != TypeId::VOID {
+            self.llc22_packed(f, None, ret, ret_align);
+        }
         // LowerReturn checks scalar parts of aggregates against the type's ABI alignment.
         let ret_check_align = if matches!(m.types().get(ret), Type::Struct(_) | Type::Array { .. })
         {
@@ -1137,6 +1105,12 @@ impl<'m> Planner<'m> {
             }
         }
 
+        for &(_, index, access) in self.merged_reads.iter().filter(|r| r.0 == f) {
+            if let Some(reads) = params.get_mut(index).and_then(|p| p.reads.as_mut()) {
+                reads.push(AccessPlan::from(access));
+            }
+        }
+        self.merged_reads.retain(|r| r.0 != f);
         if let (Some(at), false) = (expanded_copy, calls.is_empty()) {
             self.finding(
                 f,
@@ -1402,6 +1376,9 @@ impl<'m> Planner<'m> {
             proto_params.push(proto);
             self.check_store(f, Some(inst), &parts, align, "passing");
             let widen = self.scalar_int_widening(ty);
+            if self.llc22() {
+                self.llc22_packed(f, Some(inst), ty, align);
+            }
             args.push(ArgPlan {
                 index: i,
                 name: pname,
@@ -1489,6 +1466,9 @@ impl<'m> Planner<'m> {
                     None => self.abi_align(ret),
                 };
                 let size = self.alloc_size(ret);
+                if self.llc22() {
+                    self.llc22_packed(f, Some(inst), ret, align);
+                }
                 (
                     Some(format!(".param .align {align} .b8 retval0[{size}]")),
                     access_plans(self.result_loads(&parts, align, widen)),
