@@ -25,6 +25,7 @@ use fmtstr_ir::{Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId,
 
 use super::Planner;
 use crate::parts::{self, common_align, vectorize, Access, Mvt, Part, Unsupported};
+use crate::Config;
 
 fn unsupported<T>(m: &Module, ty: TypeId, why: &str) -> Result<T, Unsupported> {
     Err(Unsupported(format!("`{}` {why}", m.types().display(ty))))
@@ -384,6 +385,79 @@ pub fn merge_stores(
         }
     }
     (current.into_iter().map(|(a, _)| a).collect(), merged)
+}
+
+/// The qualifiers llc 22 writes after `atom.` in the compare-and-swap of a `cmpxchg` or of
+/// the loop an `atomicrmw` expands into (measured on sm_50, sm_60, sm_70 and sm_90 for every
+/// ordering and scope): from sm_70 the memory order and the scope (`acquire.gpu.`), on sm_60
+/// the scope alone (`gpu.`), below nothing. The order is the success and failure orderings
+/// together (an `atomicrmw`'s failure ordering is the strongest its ordering allows):
+/// `monotonic` is `relaxed`, acquire with release `acq_rel`, and anything `seq_cst` is
+/// `acquire` after a `fence.sc`. A `cmpxchg` of 8 or 16 bits is a loop of relaxed
+/// compare-and-swaps on the containing word between fences (`partword`). The scope is `sys`
+/// without a `syncscope` (or with `""`), `cta` for `"block"`, `gpu` for `"device"`, `cluster` for
+/// `"cluster"`; other scopes are an `Err`.
+pub fn cas_qualifiers(text: &str, partword: bool, config: &Config) -> Result<String, String> {
+    let scope = match text.split_once("syncscope(\"") {
+        None => "sys",
+        Some((_, rest)) => match rest.split('"').next().unwrap_or("") {
+            "" => "sys",
+            "block" => "cta",
+            "device" => "gpu",
+            "cluster" => "cluster",
+            other => {
+                return Err(format!(
+                    "llc 22's compare-and-swap at syncscope(\"{other}\") is not measured"
+                ))
+            }
+        },
+    };
+    let orders: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|w| {
+            matches!(
+                *w,
+                "unordered" | "monotonic" | "acquire" | "release" | "acq_rel" | "seq_cst"
+            )
+        })
+        .collect();
+    let (success, failure) = match orders[..] {
+        [success, failure] => (success, failure),
+        [order] => (
+            order,
+            match order {
+                "release" => "monotonic",
+                "acq_rel" => "acquire",
+                other => other,
+            },
+        ),
+        _ => return Err("the ordering of this atomic is not one llc 22 is measured with".into()),
+    };
+    if config.sm < 60 {
+        return Ok(String::new());
+    }
+    if config.sm < 70 {
+        return Ok(format!("{scope}."));
+    }
+    let rank = |o: &str| match o {
+        "acquire" => 1,
+        "release" => 2,
+        "acq_rel" => 3,
+        "seq_cst" => 4,
+        _ => 0,
+    };
+    let order = if partword {
+        "relaxed"
+    } else {
+        match (rank(success), rank(failure)) {
+            (4, _) | (_, 4) => "acquire",
+            (3, _) | (_, 3) | (1, 2) | (2, 1) => "acq_rel",
+            (1, _) | (_, 1) => "acquire",
+            (2, _) | (_, 2) => "release",
+            _ => "relaxed",
+        }
+    };
+    Ok(format!("{order}.{scope}."))
 }
 
 impl Planner<'_> {

@@ -1785,27 +1785,9 @@ impl<'m> Planner<'m> {
         } else {
             operation.as_str()
         };
-        if self.llc22() {
-            let ordered = text
-                .split_whitespace()
-                .any(|w| matches!(w, "acquire" | "release" | "acq_rel" | "seq_cst"));
-            // A cmpxchg, or an atomicrmw llc expands into a loop around one.
-            let cas = op_key == "cmpxchg"
-                || atomics::select(op_key, atomic_ty, space, &self.config)
-                    .is_some_and(|s| s.lowering == AtomicLowering::CasLoop);
-            let why = if cas && ordered {
-                Some("llc 22 writes the ordering into the atom of a cmpxchg or of the compare-and-swap loop of an atomicrmw (`atom.acquire.sys.cas.b32`) where llc 19 fences a plain `atom.cas`; not measured")
-            } else if cas && self.config.sm < 70 {
-                Some("llc 22's compare-and-swap below sm_70 (no memory-order qualifiers) is not measured")
-            } else if matches!(atomic_ty, atomics::AtomicType::Int(bits) if bits > 64) {
-                Some("llc 22 lowers 128-bit atomics to `atom.cas.b128` (PTX 8.3 and sm_90) and rejects them below (\"unsupported cmpxchg\"), where llc 19 calls libatomic; not measured")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                self.finding(f, Some(inst), why.to_string());
-                return None;
-            }
+        if self.llc22() && matches!(atomic_ty, atomics::AtomicType::Int(bits) if bits > 64) {
+            self.finding(f, Some(inst), "llc 22 lowers 128-bit atomics to `atom.cas.b128` (PTX 8.3 and sm_90) and rejects them below (\"unsupported cmpxchg\"), where llc 19 calls libatomic; not measured".to_string());
+            return None;
         }
         let Some(selection) = atomics::select(op_key, atomic_ty, space, &self.config) else {
             self.finding(
@@ -1820,11 +1802,19 @@ impl<'m> Planner<'m> {
         };
         let mut selection = selection;
         if self.llc22() && (op_key == "cmpxchg" || selection.lowering == AtomicLowering::CasLoop) {
-            // llc 22 (sm_70 and later) names the memory order and scope of every
-            // compare-and-swap: a monotonic one is `atom.relaxed.sys[.space].cas.bN`.
-            selection.mnemonic = selection
-                .mnemonic
-                .map(|m| m.replacen("atom.", "atom.relaxed.sys.", 1));
+            // A cmpxchg on a byte or a 16-bit word is a loop on the containing word.
+            let partword = op_key == "cmpxchg" && selection.lowering == AtomicLowering::CasLoop;
+            match llc22::cas_qualifiers(&text, partword, &self.config) {
+                Ok(q) => {
+                    selection.mnemonic = selection
+                        .mnemonic
+                        .map(|m| m.replacen("atom.", &format!("atom.{q}"), 1));
+                }
+                Err(why) => {
+                    self.finding(f, Some(inst), why);
+                    return None;
+                }
+            }
         }
         if let Some(name) = selection.libcall {
             // The runtime call is a call sequence of its own.
