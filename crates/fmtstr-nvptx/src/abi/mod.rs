@@ -1486,14 +1486,10 @@ impl<'m> Planner<'m> {
         if !result_used {
             return_loads.clear();
         }
-        if self.llc22() && target.is_some() && direct.is_none() {
-            self.finding(
-                f,
-                Some(inst),
-                "llc 22 calls a function whose type differs from the call's through a .callprototype (mov.b64 of its address, then an indirect call), where llc 19 calls it directly; not measured".to_string(),
-            );
-        }
-        let callee = match (target, alias_callee) {
+        // llc 22 calls a function whose type differs from the call's through a
+        // .callprototype, as an indirect call (shouldConvertToIndirectCall); llc 19 directly.
+        let converted = self.llc22() && target.is_some() && direct.is_none();
+        let callee = match (target.filter(|_| !converted), alias_callee) {
             (Some(c), _) => CalleePlan {
                 kind: CalleeKind::Direct,
                 name: Some(self.ptx_name(c)),
@@ -2086,7 +2082,14 @@ fn function_uses(m: &Module) -> (HashSet<FuncId>, HashSet<FuncId>) {
                         == Value::Global(m.function(callee.unwrap_or(func.id())).global().id())
                 {
                     mentioned.extend(callee);
-                    continue;
+                    // A call of another type than the function's takes its address
+                    // (Function::hasAddressTaken; measured with llc 19 and llc 22).
+                    let same_type = inst.as_call().is_some_and(|c| {
+                        callee.is_some_and(|f| m.function(f).function_type() == c.function_type())
+                    });
+                    if same_type {
+                        continue;
+                    }
                 }
                 walk(m, op, &mut taken, 0);
             }
