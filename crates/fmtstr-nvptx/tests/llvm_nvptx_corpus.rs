@@ -153,6 +153,12 @@ fn llvm_nvptx_tests_judged_by_llc_22_agree_or_say_what_they_cannot_vouch_for() {
     corpus(Llvm::V19, Llvm::V22, Llc::V22, 85);
 }
 
+/// LLVM 22's own NVPTX tests judged by llc 22, against `--llc 22` plans.
+#[test]
+fn llvm_22_nvptx_tests_judged_by_llc_22_agree_or_say_what_they_cannot_vouch_for() {
+    corpus(Llvm::V22, Llvm::V22, Llc::V22, 95);
+}
+
 /// Every module of `tree`'s NVPTX tests through `llvm`'s llc, planned for `version`: no
 /// silent disagreement, and at least `percent` % of the compiled modules agree.
 fn corpus(tree: Llvm, llvm: Llvm, version: Llc, percent: usize) {

@@ -21,9 +21,9 @@
 //! - a stored value that is a bitcast is stored as the value it was cast from (`double` as
 //!   `<2 x float>`: `st.param.v2.b32`).
 
-use fmtstr_ir::{Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value};
+use fmtstr_ir::{CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value};
 
-use super::Planner;
+use super::{AccessPlan, ArgPlan, PartPlan, Planner, Row};
 use crate::parts::{self, common_align, vectorize, Access, Mvt, Part, Unsupported};
 use crate::Config;
 
@@ -683,5 +683,96 @@ impl Planner<'_> {
             }
             _ => None,
         }
+    }
+
+    /// The array of variadic arguments llc 22 passes when it does not expand `...` (the
+    /// module's triple is not nvptx or nvptx64; measured): `.param .align 8 .b8 param<N>[SIZE]`,
+    /// declared before the fixed arguments, each part of each argument stored on its own (no
+    /// vectors) at the next offset aligned to the part's type, a scalar integer narrower than
+    /// 32 bits as 32 bits (aligned as itself); consecutive constants of one argument merge as
+    /// elsewhere (its stores are aligned as the argument). No array without variadic
+    /// arguments; byval ones are a finding.
+    pub(super) fn llc22_varargs(
+        &mut self,
+        f: FuncId,
+        inst: InstId,
+        rest: &[CallArg<'_>],
+        fixed: usize,
+    ) -> Option<ArgPlan> {
+        if rest.is_empty() {
+            return None;
+        }
+        let callee = self
+            .m
+            .inst(inst)
+            .as_call()
+            .and_then(|c| c.called_function());
+        let mut offset = 0u64;
+        let mut parts_out = Vec::new();
+        let mut stores = Vec::new();
+        for arg in rest {
+            let ty = arg.operand.ty;
+            if arg.byval().is_some() {
+                self.finding(
+                    f,
+                    Some(inst),
+                    "llc 22 copies a byval variadic argument into its array in pieces of its own choosing; not measured".to_string(),
+                );
+                return None;
+            }
+            let list = self.parts(f, Some(inst), ty);
+            if list.is_empty() {
+                return None;
+            }
+            let extend = self.scalar_int_widening(ty) == 32;
+            let constant = self
+                .constant_parts(arg.operand, ty, 0)
+                .filter(|c| c.len() == list.len())
+                .unwrap_or_else(|| vec![false; list.len()]);
+            let (mut own, mut kinds) = (Vec::new(), Vec::new());
+            for (p, constant) in list.iter().zip(constant) {
+                let size = p.mvt.store_size();
+                offset = offset.div_ceil(p.mvt.abi_align()) * p.mvt.abi_align();
+                let bits = if extend { 32 } else { (size * 8).max(8) as u32 };
+                parts_out.push(PartPlan {
+                    offset,
+                    ty: p.mvt.name(),
+                    bits,
+                });
+                let access = accesses(&[Part { offset, mvt: p.mvt }], 8, 0);
+                let access = if extend {
+                    vec![Access {
+                        offset,
+                        bits: 32,
+                        arity: 1,
+                    }]
+                } else {
+                    access
+                };
+                for a in access {
+                    own.push(a);
+                    kinds.push(if constant && a.arity == 1 {
+                        Held::Constant
+                    } else {
+                        Held::Other
+                    });
+                }
+                offset += if extend { 4 } else { size };
+            }
+            // Each argument's stores are aligned as the argument itself (not as the array),
+            // so only the parts of one argument can merge.
+            let align = self.optimized_align(callee, ty);
+            stores.extend(merge_stores(&own, &kinds, align, align).0);
+        }
+        let name = format!("param{fixed}");
+        Some(ArgPlan {
+            index: fixed,
+            declaration: format!(".param .align 8 .b8 {name}[{offset}]"),
+            name,
+            byval: false,
+            row: Row::Direct,
+            parts: parts_out,
+            stores: stores.into_iter().map(AccessPlan::from).collect(),
+        })
     }
 }

@@ -656,12 +656,7 @@ impl<'m> Planner<'m> {
         let m = self.m;
         let rest = &call_args[fixed.min(call_args.len())..];
         if self.llc22() {
-            self.finding(
-                f,
-                Some(inst),
-                "llc 22 does not expand `...` here either (the module's triple is not nvptx or nvptx64), but its array of variadic arguments is laid out at natural alignment and declared before the fixed arguments, unlike llc 19's packed one; not measured".to_string(),
-            );
-            return None;
+            return self.llc22_varargs(f, inst, rest, fixed);
         }
         let unmeasured = |why: &str| {
             format!(
@@ -1404,7 +1399,9 @@ impl<'m> Planner<'m> {
                 self.packed_varargs(f, inst, direct.is_none(), &call_args, params.len())
             {
                 proto_params.push(".param .align 8 .b8 _[]".into());
-                args.push(arg);
+                // llc 22 declares the array before the fixed arguments.
+                let at = if self.llc22() { 0 } else { args.len() };
+                args.insert(at, arg);
             }
         } else if vararg {
             let i = params.len();
