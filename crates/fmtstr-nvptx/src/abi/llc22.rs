@@ -24,6 +24,7 @@
 use fmtstr_ir::{CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value};
 
 use super::{AccessPlan, ArgPlan, PartPlan, Planner, Row};
+use crate::annotations::Handle;
 use crate::parts::{self, common_align, vectorize, Access, Mvt, Part, Unsupported};
 use crate::Config;
 
@@ -774,5 +775,63 @@ impl Planner<'_> {
             parts: parts_out,
             stores: stores.into_iter().map(AccessPlan::from).collect(),
         })
+    }
+
+    /// An image or sampler parameter of a kernel under llc 22 (measured): `.param .texref
+    /// name` (or `.surfref`, `.samplerref`) when the kernel passes it to texture or surface
+    /// instructions under OpenCL's driver interface (NVPTXReplaceImageHandles puts the symbol
+    /// in the instruction and drops the load); `.param .u64 .ptr .texref name` when nothing
+    /// uses it there, and always under CUDA's, whose handles are loaded like any `.u64`. Other
+    /// uses are a finding. Returns the declaration and the planned reads.
+    pub(super) fn llc22_handle(
+        &mut self,
+        f: FuncId,
+        index: usize,
+        handle: Handle,
+        pname: &str,
+    ) -> (String, Option<Vec<AccessPlan>>) {
+        let m = self.m;
+        let kind = handle.ptx_type();
+        let uses = m
+            .function(f)
+            .param(index)
+            .map(|a| m.uses(Value::Arg(a.id())))
+            .unwrap_or_default();
+        let pointer = format!(".param .u64 .ptr .{kind} {pname}");
+        if !self.nvcl {
+            let reads = if uses.is_empty() {
+                Vec::new()
+            } else {
+                vec![AccessPlan {
+                    offset: 0,
+                    bits: 64,
+                    vector: 1,
+                }]
+            };
+            return (pointer, Some(reads));
+        }
+        let by_image_instructions = uses.iter().all(|&u| {
+            m.inst(u)
+                .as_call()
+                .and_then(|c| c.called_function())
+                .is_some_and(|c| {
+                    let name = m.function(c).name_str();
+                    ["tex.", "tld4.", "suld.", "sust.", "txq.", "suq."]
+                        .iter()
+                        .any(|p| name.starts_with(&format!("llvm.nvvm.{p}")))
+                })
+        });
+        if uses.is_empty() {
+            (pointer, Some(Vec::new()))
+        } else if by_image_instructions {
+            (format!(".param .{kind} {pname}"), Some(Vec::new()))
+        } else {
+            self.finding(
+                f,
+                None,
+                format!("parameter {index} is an image or sampler of an OpenCL kernel used other than by texture and surface instructions, whose declaration under llc 22 is not measured"),
+            );
+            (pointer, None)
+        }
     }
 }

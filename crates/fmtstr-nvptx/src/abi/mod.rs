@@ -801,27 +801,26 @@ impl<'m> Planner<'m> {
             }
             if kernel {
                 if let Some(handle) = self.annotations.handle(f, index) {
-                    if !self.nvcl {
-                        self.finding(
-                            f,
-                            None,
-                            format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
-                        );
-                    } else if self.llc22() {
-                        self.finding(
-                            f,
-                            None,
-                            format!("parameter {index} is an image or sampler of an OpenCL kernel, which llc 22 declares as `.param .{0}` or `.param .u64 .ptr .{0}` by rules not measured", handle.ptx_type()),
-                        );
-                    }
+                    let (declaration, reads) = if self.llc22() {
+                        self.llc22_handle(f, index, handle, &pname)
+                    } else {
+                        if !self.nvcl {
+                            self.finding(
+                                f,
+                                None,
+                                format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
+                            );
+                        }
+                        (format!(".param .{} {pname}", handle.ptx_type()), None)
+                    };
                     params.push(ParamPlan {
                         index,
                         name: pname.clone(),
                         ir_type,
                         byval: None,
                         vararg_buffer: false,
-                        declaration: format!(".param .{} {pname}", handle.ptx_type()),
-                        reads: None,
+                        declaration,
+                        reads,
                         parts: Vec::new(),
                         row: None,
                         read_mode: ReadMode::Value,
