@@ -23,7 +23,10 @@
 
 use fmtstr_ir::{CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value};
 
-use super::{AccessPlan, ArgPlan, PartPlan, Planner, Row};
+use super::{
+    envelope, AccessPlan, ArgPlan, CallPlan, CalleeKind, CalleePlan, FunctionKind, FunctionPlan,
+    PartPlan, Planner, Row,
+};
 use crate::annotations::Handle;
 use crate::parts::{self, common_align, vectorize, Access, Mvt, Part, Unsupported};
 use crate::Config;
@@ -833,5 +836,66 @@ impl Planner<'_> {
             );
             (pointer, None)
         }
+    }
+
+    /// The kernels llc 22 adds for `@llvm.global_ctors` and `@llvm.global_dtors`
+    /// (NVPTXCtorDtorLowering, always on; llc 19 runs it only with
+    /// `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has): for a non-empty
+    /// array, a `.weak .entry` `nvptx$device$init` (`nvptx$device$fini`) without parameters
+    /// at the end of the module, which calls each entry through one indirect call in a loop
+    /// (`.callprototype ()_ ()`, numbered after every other call).
+    pub(super) fn ctors_and_dtors(&mut self) -> Vec<FunctionPlan> {
+        let m = self.m;
+        let mut out = Vec::new();
+        for (array, kernel) in [
+            ("llvm.global_ctors", "nvptx$device$init"),
+            ("llvm.global_dtors", "nvptx$device$fini"),
+        ] {
+            let entries = m
+                .global_by_name(array)
+                .and_then(|g| m.global(g).initializer())
+                .is_some_and(|init| {
+                    matches!(init.value, Value::Const(c) if matches!(m.constant(c), Constant::Array(ops) if !ops.is_empty()))
+                });
+            if !entries {
+                continue;
+            }
+            let seq = self.seq;
+            self.seq += 1;
+            let callee = CalleePlan {
+                kind: CalleeKind::Indirect,
+                name: None,
+                prototype: Some(format!("prototype_{seq} : .callprototype ()_ ();")),
+            };
+            let call = CallPlan {
+                line: 0,
+                column: 0,
+                seq,
+                envelope: envelope(seq, &callee, &[], &None, &[]),
+                callee,
+                row: Row::Indirect,
+                args: Vec::new(),
+                vararg_buffer: Vec::new(),
+                return_declaration: None,
+                return_loads: Vec::new(),
+                note: None,
+            };
+            out.push(FunctionPlan {
+                name: kernel.to_string(),
+                ptx_name: kernel.to_string(),
+                kind: FunctionKind::Kernel,
+                definition: true,
+                emitted: true,
+                line: 0,
+                directive: if self.nvcl { ".entry" } else { ".weak .entry" }.to_string(),
+                return_declaration: None,
+                params: Vec::new(),
+                return_parts: Vec::new(),
+                returns: Vec::new(),
+                calls: vec![call],
+                atomics: Vec::new(),
+            });
+        }
+        out
     }
 }

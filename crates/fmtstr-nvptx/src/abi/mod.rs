@@ -284,7 +284,7 @@ impl<'m> Planner<'m> {
         }
         self.aliases(&mut functions);
         if self.llc22() {
-            self.ctors_and_dtors();
+            functions.extend(self.ctors_and_dtors());
         }
         for name in std::mem::take(&mut self.libcalls) {
             functions.push(libcall_declaration(name, self.nvcl));
@@ -355,33 +355,6 @@ impl<'m> Planner<'m> {
                 p.reads = None;
             }
             functions.push(alias);
-        }
-    }
-
-    /// llc 22 turns `@llvm.global_ctors` and `@llvm.global_dtors` into kernels of its own
-    /// (`nvptx$device$init`, `nvptx$device$fini`: NVPTXCtorDtorLowering, always on; llc 19
-    /// runs it only with `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has),
-    /// which the plan does not describe.
-    fn ctors_and_dtors(&mut self) {
-        let source = String::from_utf8_lossy(self.m.source()).into_owned();
-        for (name, kernel) in [
-            ("llvm.global_ctors", "nvptx$device$init"),
-            ("llvm.global_dtors", "nvptx$device$fini"),
-        ] {
-            let at = format!("@{name} =");
-            let Some(start) = source.find(&at) else {
-                continue;
-            };
-            let line = source[..start].matches('\n').count() as u32 + 1;
-            let column = (start - source[..start].rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
-            self.findings.push(Finding {
-                line,
-                column,
-                function: kernel.to_string(),
-                message: format!(
-                    "llc 22 lowers @{name} into a kernel {kernel} that calls each entry; not planned"
-                ),
-            });
         }
     }
 
