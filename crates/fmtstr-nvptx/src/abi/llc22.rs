@@ -152,6 +152,15 @@ fn leaves(
                 }
                 Type::Int { bits: 32 } => (Mvt::Int(32), u64::from(len)),
                 Type::Int { bits: 64 } => (Mvt::Int(64), u64::from(len)),
+                // Elements of a width PTX lacks: promoted to the one legal vector of as many
+                // wider elements (`<2 x i7>` to `<2 x i16>`, `<4 x i2>` to `<4 x i8>`), else
+                // split into elements of their register width (`<8 x i2>` is eight `i16`,
+                // written past the vector's own size as llc 19 writes `<N x i1>`).
+                Type::Int { bits } if bits < 64 => match (len, bits) {
+                    (2, ..16) => (Mvt::V2I16, 1),
+                    (4, ..8) => (Mvt::V4I8, 1),
+                    _ => (int_parts(bits).0, u64::from(len)),
+                },
                 Type::Float => (Mvt::F32, u64::from(len)),
                 Type::Double => (Mvt::F64, u64::from(len)),
                 Type::Ptr { addrspace } => (
@@ -160,6 +169,14 @@ fn leaves(
                 ),
                 _ => return unsupported(m, ty, "has an element type llc 22 is not measured with"),
             };
+            let slot = layout.alloc_size(m.types(), ty).unwrap_or(0);
+            if depth > 0 && mvt.store_size() * count > slot {
+                return unsupported(
+                    m,
+                    ty,
+                    "inside an aggregate: llc 22 moves it in registers wider than its place; not measured",
+                );
+            }
             push(out, mvt, count, start);
         }
         Type::Half => out.push(Part {
