@@ -1699,6 +1699,8 @@ impl<'m> Planner<'m> {
             0 => "",
             1 => "global",
             3 => "shared",
+            // The shared memory of the other blocks of a cluster, which LLVM 19 lacks.
+            7 if self.llc22() => "shared::cluster",
             5 => {
                 // NVPTXAtomicLower: an atomic on local memory (private to the thread) becomes
                 // an ordinary load, operation and store.
