@@ -408,6 +408,24 @@ pub fn merge_stores(
     (current.into_iter().map(|(a, _)| a).collect(), merged)
 }
 
+/// Whether `op` is an `alloca`, or an address computed from one by `getelementptr` or casts.
+pub fn from_alloca(m: &Module, op: Operand, depth: u32) -> bool {
+    if depth > 32 {
+        return false;
+    }
+    let Value::Inst(i) = op.value else {
+        return false;
+    };
+    let inst = m.inst(i);
+    match inst.opcode() {
+        Opcode::Alloca => true,
+        Opcode::GetElementPtr | Opcode::BitCast | Opcode::AddrSpaceCast => inst
+            .operand(0)
+            .is_some_and(|base| from_alloca(m, base, depth + 1)),
+        _ => false,
+    }
+}
+
 /// The qualifiers llc 22 writes after `atom.` in the compare-and-swap of a `cmpxchg` or of
 /// the loop an `atomicrmw` expands into (measured on sm_50, sm_60, sm_70 and sm_90 for every
 /// ordering and scope): from sm_70 the memory order and the scope (`acquire.gpu.`), on sm_60

@@ -1695,12 +1695,21 @@ impl<'m> Planner<'m> {
             (word, view.ty())
         };
         let pointer = view.operand(0)?;
-        let space = match pointer_space(m, kernel, pointer, 0) {
+        let mut number = pointer_space(m, kernel, pointer, 0);
+        // llc 22 moves allocas to the local space before selection; llc 19 leaves them
+        // generic.
+        if number == 0 && self.llc22() && llc22::from_alloca(m, pointer, 0) {
+            number = 5;
+        }
+        let space = match number {
             0 => "",
             1 => "global",
             3 => "shared",
             // The shared memory of the other blocks of a cluster, which LLVM 19 lacks.
             7 if self.llc22() => "shared::cluster",
+            // NVPTXAtomicLower rewrites only `atomicrmw`: llc 22 selects a cmpxchg on local
+            // memory as `atom.local.cas`.
+            5 if self.llc22() && view.opcode() == Opcode::CmpXchg => "local",
             5 => {
                 // NVPTXAtomicLower: an atomic on local memory (private to the thread) becomes
                 // an ordinary load, operation and store.
