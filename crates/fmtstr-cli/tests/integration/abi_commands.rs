@@ -528,7 +528,7 @@ fn what_llc_22_lowers_otherwise_is_a_finding() {
     let shown = run(["abi", p]).expect_code(1).stdout_text();
     assert!(
         shown.contains(&format!(
-            "{p}:3:1: finding: in @f: llc 22 joins the bytes llc 19 moves one by one for a field at an odd offset"
+            "{p}:3:1: finding: in @f: llc 22 splits the `i32` at byte 1 of `<{{ i8, i32 }}>`"
         )) && shown.contains(&format!(
             "{p}:8:3: finding: in @g: llc 22 lowers 128-bit atomics to `atom.cas.b128`"
         )),

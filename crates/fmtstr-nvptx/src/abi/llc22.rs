@@ -282,25 +282,34 @@ pub fn accesses(parts: &[Part], align: u64, widen: u32) -> Vec<Access> {
 /// What a store holds, as the DAG combiner's store merging tells stores apart.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Held {
-    /// A constant stored as one integer (a floating-point one, or a vector of 32 bits, too):
-    /// merges with any other of its size.
+    /// A constant stored as an integer (an `f32` or `f64` one is made one, and so is a vector
+    /// of 32 bits): merges with any other constant of its size.
     Constant,
-    /// A constant vector of these parts: merges only with the same.
-    ConstantVector(Mvt, u32),
+    /// A constant of `half` or `bfloat` elements (one, or a pair in 32 bits), which stays
+    /// floating-point: merges with constants of the same type.
+    ConstantFp(Mvt),
     /// A load, from a `.param`, of these parts whose only use is the store: merges with
-    /// loads of the same parts from the next addresses.
+    /// loads of the same type from the next addresses.
     Load(Mvt, u32),
     /// Anything else: never merged.
     Other,
 }
 
+impl Held {
+    fn constant(self) -> bool {
+        matches!(self, Held::Constant | Held::ConstantFp(_))
+    }
+}
+
 /// What each of `stores` (made of `list`) holds, given which parts are constants (`None`:
-/// loads of a parameter passed on whole).
+/// loads of a parameter passed on whole). A piece of a part split for its alignment is never
+/// merged (only values aligned to 1 are split where the plan vouches: into single bytes).
 pub fn held(stores: &[Access], list: &[Part], constant: Option<&[bool]>) -> Vec<Held> {
     stores
         .iter()
         .map(|a| {
-            let end = a.offset + u64::from(a.bits / 8).max(1) * u64::from(a.arity);
+            let size = u64::from(a.bits / 8).max(1) * u64::from(a.arity);
+            let end = a.offset + size;
             let covered: Vec<usize> = (0..list.len())
                 .filter(|&i| {
                     let p = list[i];
@@ -310,15 +319,32 @@ pub fn held(stores: &[Access], list: &[Part], constant: Option<&[bool]>) -> Vec<
             let Some(&first) = covered.first() else {
                 return Held::Other;
             };
-            let mvt = list[first].mvt;
-            let count = covered.len() as u32;
+            if size < list[first].mvt.store_size() {
+                return Held::Other;
+            }
+            // The memory type of the store: its element type and how many (two `i16` parts
+            // and one `<2 x i16>` part are both `v2i16`; an `i1` moves as a byte).
+            let (mvt, per) = match list[first].mvt {
+                Mvt::Int(1) => (Mvt::Int(8), 1),
+                Mvt::V2I8 => (Mvt::Int(8), 2),
+                Mvt::V4I8 => (Mvt::Int(8), 4),
+                Mvt::V2I16 => (Mvt::Int(16), 2),
+                Mvt::V2F16 => (Mvt::F16, 2),
+                Mvt::V2Bf16 => (Mvt::Bf16, 2),
+                other => (other, 1),
+            };
+            let count = covered.len() as u32 * per;
             match constant {
                 None => Held::Load(mvt, count),
+                // Constant pairs of bytes (`v2.b8`) are never seen merged.
+                Some(_) if a.arity > 1 => Held::Other,
                 Some(c) if !covered.iter().all(|&i| c[i]) => Held::Other,
+                Some(_) if matches!(mvt, Mvt::F16 | Mvt::Bf16) && a.arity == 1 => {
+                    Held::ConstantFp(mvt)
+                }
                 // A constant moved in one word (a scalar, or 32 bits of bytes or halves) is
-                // stored as an integer; two bytes stay a vector.
-                Some(_) if a.arity == 1 => Held::Constant,
-                Some(_) => Held::ConstantVector(mvt, count),
+                // stored as an integer.
+                Some(_) => Held::Constant,
             }
         })
         .collect()
@@ -326,86 +352,170 @@ pub fn held(stores: &[Access], list: &[Part], constant: Option<&[bool]>) -> Vec<
 
 /// The DAG combiner's store merging (`mergeConsecutiveStores`) over `stores` into a `.param`
 /// aligned to `align`, each holding what `held` says; loads come from a `.param` aligned to
-/// `load_align`. A run of consecutive stores of one size (32 bits or less) that hold
-/// mergeable values of one kind becomes one integer store of the widest legal size (16, 32
-/// or 64 bits) to which the first store (and its load) is aligned; what cannot start a merge
-/// passes unchanged. The combiner runs until nothing changes, so merged stores merge again
-/// (two bytes and a 16-bit word into 32 bits, two of those into 64). Returns the stores and
-/// the merged accesses (which the loads of a merged run become too).
+/// `load_align`. The store the combiner visits gathers the stores of its size on the same
+/// chain that it can merge with: an integer constant every constant, a `half` or `bfloat`
+/// constant only its own type, a vector constant or a load only its own type. Each run of
+/// consecutive ones (32 bits or less) becomes one integer store of the widest legal size
+/// (16, 32 or 64 bits) to which the first store (and its load) is aligned; what cannot start
+/// a merge passes unchanged. The combiner runs until nothing changes, so merged stores merge
+/// again (two bytes and a 16-bit word into 32 bits, two of those into 64). A visit whose
+/// consecutive stores merge nowhere stops all merging on the chain, so where one kind would
+/// fail and another succeed the outcome depends on which the combiner visits first: the
+/// third value says so, as it does for `half` or `bfloat` constants next to constants of
+/// another type (measured to merge with integers and wider neighbours, and also not to where
+/// the alignment allowed). Returns the stores and the merged accesses (which the loads of a
+/// merged run become too).
 pub fn merge_stores(
     stores: &[Access],
     held: &[Held],
     align: u64,
     load_align: u64,
-) -> (Vec<Access>, Vec<Access>) {
+) -> (Vec<Access>, Vec<Access>, bool) {
     let bytes = |a: &Access| u64::from(a.bits / 8).max(1) * u64::from(a.arity);
+    let gathers = |visitor: Held, other: Held| match visitor {
+        Held::Constant => other.constant(),
+        Held::Other => false,
+        _ => other == visitor,
+    };
     let mut current: Vec<(Access, Held)> =
         stores.iter().copied().zip(held.iter().copied()).collect();
     current.sort_by_key(|(a, _)| a.offset);
     let mut merged: Vec<Access> = Vec::new();
+    let mut uncertain = false;
     loop {
-        let mut out: Vec<(Access, Held)> = Vec::new();
-        let mut changed = false;
-        let mut i = 0;
-        while i < current.len() {
-            let (first, kind) = current[i];
-            let width = bytes(&first);
-            let mut run = 1;
-            if kind != Held::Other && width * 8 * 2 <= 64 {
-                while i + run < current.len() {
-                    let (next, next_kind) = current[i + run];
-                    if next_kind != kind
-                        || bytes(&next) != width
-                        || next.offset != first.offset + width * run as u64
-                    {
-                        break;
-                    }
+        // Each kind of visit: the merges it makes, or whether it fails.
+        let mut visits: Vec<(Held, u64)> = Vec::new();
+        for (a, h) in &current {
+            let key = (*h, bytes(a));
+            if *h != Held::Other && key.1 * 8 * 2 <= 64 && !visits.contains(&key) {
+                visits.push(key);
+            }
+        }
+        // `half` and `bfloat` constants next to other constants merge in ways not measured
+        // (with integers, with each other, with wider neighbours, and sometimes not where the
+        // alignment allows).
+        if current.windows(2).any(|w| {
+            w[0].0.offset + bytes(&w[0].0) == w[1].0.offset
+                && w[0].1.constant()
+                && w[1].1.constant()
+                && w[0].1 != w[1].1
+                && (matches!(w[0].1, Held::ConstantFp(_)) || matches!(w[1].1, Held::ConstantFp(_)))
+        }) {
+            uncertain = true;
+        }
+        let mut success: Option<Vec<(usize, usize)>> = None;
+        let mut failed = false;
+        for &(visitor, width) in &visits {
+            let members: Vec<usize> = (0..current.len())
+                .filter(|&i| bytes(&current[i].0) == width && gathers(visitor, current[i].1))
+                .collect();
+            // The consecutive runs among them, and what merges in each.
+            let mut merges: Vec<(usize, usize)> = Vec::new();
+            let mut consecutive = false;
+            let mut r = 0;
+            while r < members.len() {
+                let mut run = 1;
+                while r + run < members.len()
+                    && current[members[r + run]].0.offset
+                        == current[members[r]].0.offset + width * run as u64
+                {
                     run += 1;
                 }
-            }
-            let mut k = 0;
-            while k < run {
-                let (at, _) = current[i + k];
-                let mut aligned = common_align(align, at.offset);
-                if matches!(kind, Held::Load(..)) {
-                    aligned = aligned.min(common_align(load_align, at.offset));
-                }
-                let mut take = 1;
-                for count in 2..=run - k {
-                    let size = width * count as u64;
-                    if size > 8 {
-                        break;
+                consecutive |= run > 1;
+
+                let mut k = 0;
+                while k < run {
+                    let at = current[members[r + k]].0;
+                    let mut aligned = common_align(align, at.offset);
+                    if matches!(visitor, Held::Load(..)) {
+                        aligned = aligned.min(common_align(load_align, at.offset));
                     }
-                    if matches!(size, 2 | 4 | 8) && aligned >= size {
-                        take = count;
+                    let mut take = 1;
+                    for count in 2..=run - k {
+                        let size = width * count as u64;
+                        if size > 8 {
+                            break;
+                        }
+                        if matches!(size, 2 | 4 | 8) && aligned >= size {
+                            take = count;
+                        }
                     }
+                    if take >= 2 {
+                        merges.push((members[r + k], take));
+                    }
+                    k += take;
                 }
-                if take >= 2 {
-                    let access = Access {
-                        offset: at.offset,
-                        bits: (width * take as u64 * 8) as u32,
-                        arity: 1,
-                    };
-                    let now = match kind {
-                        Held::Load(..) => Held::Load(Mvt::Int(access.bits), 1),
-                        _ => Held::Constant,
-                    };
-                    out.push((access, now));
-                    merged.push(access);
-                    changed = true;
-                } else {
-                    out.push(current[i + k]);
-                }
-                k += take;
+                r += run;
             }
-            i += run;
+            if !merges.is_empty() {
+                success.get_or_insert(merges);
+            } else if consecutive {
+                failed = true;
+            }
+        }
+        let Some(merges) = success else {
+            break;
+        };
+        uncertain |= failed;
+        let mut out: Vec<(Access, Held)> = Vec::new();
+        let mut i = 0;
+        while i < current.len() {
+            let Some(&(_, take)) = merges.iter().find(|(at, _)| *at == i) else {
+                out.push(current[i]);
+                i += 1;
+                continue;
+            };
+            let (at, kind) = current[i];
+            let access = Access {
+                offset: at.offset,
+                bits: (bytes(&at) * take as u64 * 8) as u32,
+                arity: 1,
+            };
+            let now = match kind {
+                Held::Load(..) => Held::Load(Mvt::Int(access.bits), 1),
+                _ => Held::Constant,
+            };
+            out.push((access, now));
+            merged.push(access);
+            // The members of a run are consecutive stores in offset order.
+            i += 1;
+            let end = access.offset + u64::from(access.bits / 8);
+            while i < current.len() && current[i].0.offset < end {
+                i += 1;
+            }
         }
         current = out;
-        if !changed {
-            break;
-        }
     }
-    (current.into_iter().map(|(a, _)| a).collect(), merged)
+    (
+        current.into_iter().map(|(a, _)| a).collect(),
+        merged,
+        uncertain,
+    )
+}
+
+/// The scalar and vector fields of `ty` at `start`, as (offset, store size): what a memory
+/// store of the aggregate is split into.
+fn memory_fields(m: &Module, ty: TypeId, start: u64, depth: u32, out: &mut Vec<(u64, u64)>) {
+    let layout = crate::target_layout();
+    if depth > 64 {
+        return;
+    }
+    match m.types().get(ty) {
+        Type::Struct(s) => {
+            if let Ok(sl) = layout.struct_layout(m.types(), ty) {
+                for (field, offset) in s.fields.iter().zip(&sl.offsets) {
+                    memory_fields(m, *field, start + offset, depth + 1, out);
+                }
+            }
+        }
+        Type::Array { len, elem } => {
+            let size = layout.alloc_size(m.types(), elem).unwrap_or(0);
+            for i in 0..len.min(4096) {
+                memory_fields(m, elem, start + i * size, depth + 1, out);
+            }
+        }
+        _ => out.push((start, layout.store_size(m.types(), ty).unwrap_or(0))),
+    }
 }
 
 /// Whether `op` is an `alloca`, or an address computed from one by `getelementptr` or casts.
@@ -503,8 +613,11 @@ impl Planner<'_> {
     /// The stores llc 22 makes of `value` (of type `ty`, split into `list`) into a `.param`
     /// aligned to `align`: as [`accesses`] plans them, a bitcast stored as the value
     /// it was cast from, stores of undef dropped, and consecutive stores of constants merged.
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn llc22_stores(
         &mut self,
+        f: FuncId,
+        at: Option<InstId>,
         value: Option<Operand>,
         ty: TypeId,
         list: &[Part],
@@ -526,8 +639,13 @@ impl Planner<'_> {
             }
         }
         let stores = self.defined_accesses(value, ty, list, stores);
-        if let Some(stores) = value.and_then(|v| self.passed_through(v, list, align, &stores)) {
+        if let Some(stores) =
+            value.and_then(|v| self.passed_through(f, at, v, list, align, &stores))
+        {
             return stores;
+        }
+        if let Some(loaded) = value.and_then(|v| self.loaded_parts(v, ty, false, 0)) {
+            self.load_merge_risk(f, at, ty, &stores, list, &loaded, align);
         }
         let Some(mask) = value.and_then(|v| self.constant_parts(v, ty, 0)) else {
             return stores;
@@ -535,7 +653,12 @@ impl Planner<'_> {
         if mask.len() != list.len() {
             return stores;
         }
-        merge_stores(&stores, &held(&stores, list, Some(&mask)), align, align).0
+        let (stores, _, uncertain) =
+            merge_stores(&stores, &held(&stores, list, Some(&mask)), align, align);
+        if uncertain {
+            self.finding(f, at, "llc 22 may merge these constant stores or not, as its combiner happens to visit them (a failed attempt stops it); not measured".to_string());
+        }
+        stores
     }
 
     /// The stores of a parameter of the function passed on whole (returned, or passed to a
@@ -544,6 +667,8 @@ impl Planner<'_> {
     /// as reads of the parameter too. `None` when `value` is something else.
     fn passed_through(
         &mut self,
+        f: FuncId,
+        at: Option<InstId>,
         value: Operand,
         list: &[Part],
         align: u64,
@@ -568,19 +693,23 @@ impl Planner<'_> {
         {
             return None;
         }
-        let (f, index) = (arg.function(), arg.index());
+        let (owner, index) = (arg.function(), arg.index());
         let attrs = arg.attrs();
         let load_align = self
-            .optimized_align(Some(f), value.ty)
+            .optimized_align(Some(owner), value.ty)
             .max(self.stack_align(attrs).unwrap_or(1))
-            .max(self.annotations.param_align(f, index).unwrap_or(1));
+            .max(self.annotations.param_align(owner, index).unwrap_or(1));
         // The loads must move the same pieces as the stores.
         if accesses(list, load_align, 0) != stores {
             return None;
         }
-        let (stores, merged) = merge_stores(stores, &held(stores, list, None), align, load_align);
+        let (stores, merged, uncertain) =
+            merge_stores(stores, &held(stores, list, None), align, load_align);
+        if uncertain {
+            self.finding(f, at, "llc 22 may merge these stores of a parameter's loads or not, as its combiner happens to visit them (a failed attempt stops it); not measured".to_string());
+        }
         self.merged_reads
-            .extend(merged.into_iter().map(|access| (f, index, access)));
+            .extend(merged.into_iter().map(|access| (owner, index, access)));
         Some(stores)
     }
 
@@ -682,45 +811,192 @@ impl Planner<'_> {
         }
     }
 
-    /// A finding when llc 22 may join the bytes of a packed field at an odd offset of `ty` in
-    /// a `.param` aligned to `align` (where a value aligned to 1 moves byte by byte alike).
-    pub(super) fn llc22_packed(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId, align: u64) {
-        if let Some(why) = self.llc22_unmeasured(ty, align > 1, 0) {
+    /// For each part of `ty`, whether `value` gives it a value llc loads next to where it
+    /// stores it: a parameter's (its `ld.param`), a `load`'s (not with `params_only`),
+    /// through `insertvalue` and `extractvalue`; `None` when unknown.
+    pub(super) fn loaded_parts(
+        &self,
+        value: Operand,
+        ty: TypeId,
+        params_only: bool,
+        depth: u32,
+    ) -> Option<Vec<bool>> {
+        let m = self.m;
+        let count = self.part_count(ty)?;
+        if depth > 64 {
+            return None;
+        }
+        let Value::Inst(i) = value.value else {
+            return Some(vec![matches!(value.value, Value::Arg(_)); count]);
+        };
+        let inst = m.inst(i);
+        match inst.opcode() {
+            Opcode::Load => Some(vec![!params_only; count]),
+            Opcode::ExtractValue => {
+                let whole = inst.operand(0).is_some_and(|agg| {
+                    self.loaded_parts(agg, agg.ty, params_only, depth + 1)
+                        .is_some_and(|l| l.iter().all(|&x| x))
+                });
+                Some(vec![whole; count])
+            }
+            Opcode::InsertValue => {
+                let mut mask = self.loaded_parts(inst.operand(0)?, ty, params_only, depth + 1)?;
+                let mut start = 0usize;
+                let mut sub = ty;
+                for &index in inst.indices() {
+                    match m.types().get(sub) {
+                        Type::Struct(s) => {
+                            for &field in s.fields.get(..index as usize)? {
+                                start += self.part_count(field)?;
+                            }
+                            sub = *s.fields.get(index as usize)?;
+                        }
+                        Type::Array { elem, .. } => {
+                            start += self.part_count(elem)? * index as usize;
+                            sub = elem;
+                        }
+                        _ => return None,
+                    }
+                }
+                let inserted = self.loaded_parts(inst.operand(1)?, sub, params_only, depth + 1)?;
+                mask.get_mut(start..start + inserted.len())?
+                    .copy_from_slice(&inserted);
+                Some(mask)
+            }
+            _ => Some(vec![false; count]),
+        }
+    }
+
+    /// A finding when `stores` of loaded values (in a `.param` or memory aligned to `align`)
+    /// hold two neighbours of one size that the DAG combiner could merge into one wider load
+    /// and store (`tryStoreMergeOfLoads`): outside a parameter passed on whole, where it is
+    /// modelled, whether it does depends on where the loads come from; not measured.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn load_merge_risk(
+        &mut self,
+        f: FuncId,
+        at: Option<InstId>,
+        ty: TypeId,
+        stores: &[Access],
+        list: &[Part],
+        loaded: &[bool],
+        align: u64,
+    ) {
+        let mut sorted = stores.to_vec();
+        sorted.sort();
+        let bytes = |a: &Access| u64::from(a.bits / 8).max(1);
+        // A store of whole loaded parts.
+        let whole = |a: &Access| {
+            let end = a.offset + bytes(a) * u64::from(a.arity);
+            let covered: Vec<usize> = (0..list.len())
+                .filter(|&i| {
+                    list[i].offset < end && a.offset < list[i].offset + list[i].mvt.store_size()
+                })
+                .collect();
+            !covered.is_empty()
+                && covered.iter().all(|&i| {
+                    loaded.get(i).copied().unwrap_or(false)
+                        && list[i].offset >= a.offset
+                        && list[i].offset + list[i].mvt.store_size() <= end
+                })
+        };
+        let pair = sorted.windows(2).find(|w| {
+            let (a, b) = (w[0], w[1]);
+            let width = bytes(&a) * u64::from(a.arity);
+            width <= 4
+                && bytes(&b) * u64::from(b.arity) == width
+                && a.offset + width == b.offset
+                && whole(&a)
+                && whole(&b)
+                && common_align(align, a.offset) >= 2 * width
+        });
+        if let Some(w) = pair {
+            let why = format!(
+                "llc 22 may merge the stores of loaded values at bytes {} and {} of `{}` into one wider load and store; not measured",
+                w[0].offset,
+                w[1].offset,
+                self.m.types().display(ty)
+            );
             self.finding(f, at, why);
         }
     }
 
-    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: packed structs
-    /// with a field of two or more bytes at an odd offset inside a value aligned to 2 or more
-    /// (llc 19 moves the field byte by byte, llc 22 joins the bytes with their neighbours into
-    /// wider loads and stores where the values allow; a packed struct on its own, aligned to
-    /// 1, moves alike).
-    fn llc22_unmeasured(&self, ty: TypeId, aligned: bool, depth: u32) -> Option<String> {
-        let types = self.m.types();
-        if depth > 16 {
-            return None;
+    /// A parameter's parts stored to memory by one `store` of an aggregate: llc 22 may merge
+    /// neighbouring stores and so the loads of the parameter (a finding, as for `.param`
+    /// stores of loaded values).
+    pub(super) fn llc22_stored_parameter(&mut self, f: FuncId, inst: InstId) {
+        let m = self.m;
+        let view = m.inst(inst);
+        let Some(value) = view.operand(0) else {
+            return;
+        };
+        if !matches!(
+            m.types().get(value.ty),
+            Type::Struct(_) | Type::Array { .. }
+        ) {
+            return;
         }
-        match types.get(ty) {
-            Type::Vector { elem, .. } | Type::Array { elem, .. } => {
-                self.llc22_unmeasured(elem, aligned, depth + 1)
-            }
-            Type::Struct(s) => {
-                let mut offset = 0u64;
-                for &field in s.fields {
-                    if let Some(why) = self.llc22_unmeasured(field, aligned, depth + 1) {
-                        return Some(why);
-                    }
-                    if aligned && s.packed && offset % 2 == 1 && self.alloc_size(field) > 1 {
-                        return Some(format!(
-                            "llc 22 joins the bytes llc 19 moves one by one for a field at an odd offset of the packed struct `{}` (byte {offset}) into wider loads and stores; not measured",
-                            types.display(ty)
-                        ));
-                    }
-                    offset += self.alloc_size(field);
-                }
-                None
-            }
-            _ => None,
+        let Some(loaded) = self.loaded_parts(value, value.ty, true, 0) else {
+            return;
+        };
+        let text = String::from_utf8_lossy(view.text()).into_owned();
+        // Volatile and atomic stores are never merged.
+        if text
+            .split_whitespace()
+            .any(|w| w == "volatile" || w == "atomic")
+        {
+            return;
+        }
+        let align = text
+            .split(", align ")
+            .nth(1)
+            .and_then(|a| a.trim().parse().ok())
+            .unwrap_or_else(|| self.abi_align(value.ty));
+        let Ok(list) = self.value_parts(value.ty) else {
+            return;
+        };
+        // A memory store of an aggregate stores each field on its own, a vector whole.
+        let mut fields = Vec::new();
+        memory_fields(m, value.ty, 0, 0, &mut fields);
+        let stores: Vec<Access> = fields
+            .into_iter()
+            .map(|(offset, size)| Access {
+                offset,
+                bits: (size * 8) as u32,
+                arity: 1,
+            })
+            .collect();
+        self.load_merge_risk(f, Some(inst), value.ty, &stores, &list, &loaded, align);
+    }
+
+    /// A finding when a part of `ty` in a `.param` aligned to `align` (2 or more) lies less
+    /// aligned than its size (a field of a packed struct): llc 19 moves it byte by byte, llc
+    /// 22 splits it into pieces of its alignment and may join those with their neighbours
+    /// into wider loads and stores where the values allow, unmeasured. A value aligned to 1
+    /// moves byte by byte under both.
+    pub(super) fn llc22_packed(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId, align: u64) {
+        if align < 2 {
+            return;
+        }
+        // A vector on its own wider in registers than in memory (`<4 x i3>`, two bytes, as
+        // `<4 x i8>`) is stored in pieces that nothing joins.
+        if !matches!(self.m.types().get(ty), Type::Struct(_) | Type::Array { .. }) {
+            return;
+        }
+        let Ok(list) = self.value_parts(ty) else {
+            return;
+        };
+        if let Some(p) = list
+            .iter()
+            .find(|p| common_align(align, p.offset) < p.mvt.store_size())
+        {
+            let why = format!(
+                "llc 22 splits the `{}` at byte {} of `{}` (less aligned there than its size) into pieces it may join with their neighbours, where llc 19 moves it byte by byte; not measured",
+                p.mvt.name(),
+                p.offset,
+                self.m.types().display(ty)
+            );
+            self.finding(f, at, why);
         }
     }
 
@@ -790,10 +1066,10 @@ impl Planner<'_> {
                 };
                 for a in access {
                     own.push(a);
-                    kinds.push(if constant && a.arity == 1 {
-                        Held::Constant
-                    } else {
-                        Held::Other
+                    kinds.push(match p.mvt {
+                        _ if !constant || a.arity > 1 => Held::Other,
+                        Mvt::F16 | Mvt::Bf16 => Held::ConstantFp(p.mvt),
+                        _ => Held::Constant,
                     });
                 }
                 offset += if extend { 4 } else { size };
@@ -801,7 +1077,11 @@ impl Planner<'_> {
             // Each argument's stores are aligned as the argument itself (not as the array),
             // so only the parts of one argument can merge.
             let align = self.optimized_align(callee, ty);
-            stores.extend(merge_stores(&own, &kinds, align, align).0);
+            let (own, _, uncertain) = merge_stores(&own, &kinds, align, align);
+            if uncertain {
+                self.finding(f, Some(inst), "llc 22 may merge these constant stores or not, as its combiner happens to visit them (a failed attempt stops it); not measured".to_string());
+            }
+            stores.extend(own);
         }
         let name = format!("param{fixed}");
         Some(ArgPlan {

@@ -1014,6 +1014,8 @@ impl<'m> Planner<'m> {
                     Opcode::Ret if ret != TypeId::VOID && self.llc22() => returns.push(ReturnPlan {
                         line: inst.source_pos().map_or(0, |p| p.line),
                         stores: access_plans(self.llc22_stores(
+                            f,
+                            Some(inst.id()),
                             inst.operand(0),
                             ret,
                             &return_parts,
@@ -1062,6 +1064,9 @@ impl<'m> Planner<'m> {
                         calls.append(&mut self.pending_calls);
                     }
                     Opcode::Load | Opcode::Store => {
+                        if self.llc22() && inst.opcode() == Opcode::Store {
+                            self.llc22_stored_parameter(f, inst.id());
+                        }
                         if let Some(a) = self.wide_atomic_access(f, inst.id()) {
                             atomics.push(a);
                         }
@@ -1353,7 +1358,7 @@ impl<'m> Planner<'m> {
                 byval: false,
                 row,
                 stores: access_plans(if self.llc22() {
-                    self.llc22_stores(Some(arg.operand), ty, &parts, align, widen)
+                    self.llc22_stores(f, Some(inst), Some(arg.operand), ty, &parts, align, widen)
                 } else {
                     self.defined_accesses(
                         Some(arg.operand),
