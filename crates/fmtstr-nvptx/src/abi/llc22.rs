@@ -812,8 +812,9 @@ impl Planner<'_> {
     }
 
     /// For each part of `ty`, whether `value` gives it a value llc loads next to where it
-    /// stores it: a parameter's (its `ld.param`), a `load`'s (not with `params_only`),
-    /// through `insertvalue` and `extractvalue`; `None` when unknown.
+    /// stores it, for that store only: a parameter's (its `ld.param`), a `load`'s (not with
+    /// `params_only`), each used once, through `insertvalue` and `extractvalue`; `None` when
+    /// unknown.
     pub(super) fn loaded_parts(
         &self,
         value: Operand,
@@ -826,12 +827,15 @@ impl Planner<'_> {
         if depth > 64 {
             return None;
         }
+        // A load used more than once is not merged (measured with a parameter passed on to
+        // a call and returned).
+        let once = m.uses(value.value).len() == 1;
         let Value::Inst(i) = value.value else {
-            return Some(vec![matches!(value.value, Value::Arg(_)); count]);
+            return Some(vec![matches!(value.value, Value::Arg(_)) && once; count]);
         };
         let inst = m.inst(i);
         match inst.opcode() {
-            Opcode::Load => Some(vec![!params_only; count]),
+            Opcode::Load => Some(vec![!params_only && once; count]),
             Opcode::ExtractValue => {
                 let whole = inst.operand(0).is_some_and(|agg| {
                     self.loaded_parts(agg, agg.ty, params_only, depth + 1)
