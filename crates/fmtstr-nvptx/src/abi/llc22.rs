@@ -1,25 +1,14 @@
-//! How llc 22 splits values into `.param` parts and moves them, where it differs from llc 19
-//! ([`crate::parts`]).
+//! The planner's rules for llc 22 where they differ from llc 19's ([`crate::parts`] and the
+//! rest of [`super`]); the crate docs of [`super`] list them with the LLVM changes behind them.
 //!
-//! llc 22 (llvm/llvm-project#146930 and the changes before it) lowers parameters, call
-//! arguments and return values to ordinary loads and stores in the parameter address space,
-//! so what reaches the PTX is what type legalization and the DAG combiner make of them:
-//!
-//! - the parts of a value are its register types (`getRegisterTypeForCallingConv`): a
-//!   vector type the target has no register for is split into halves until one fits
-//!   (`<8 x half>` is four `<2 x half>`, `<8 x i8>` two `<4 x i8>`) or, when its length is not
-//!   a power of two, into its elements (`<6 x half>` is six `half`, where llc 19 makes three
-//!   pairs); `<3 x i8>` widens to one `<4 x i8>`, `<2 x i8>` is one part of two bytes; an
-//!   integer of a width PTX lacks is one part of the next register width (`i7` an `i16`,
-//!   `i17` an `i32`, `i48` an `i64`), `fp128` two `i64`;
-//! - a load or store less aligned than its size (the declaration's alignment at the part's
-//!   offset) is split into pieces of that alignment, and vectors of 8- and 16-bit elements
-//!   move in 32-bit words (`<4 x half>` is `v2.b32`, two bytes `v2.b8`);
-//! - consecutive stores of constants of up to 32 bits each are merged into one integer store
-//!   of 16, 32 or 64 bits where the first is aligned to that size (the DAG combiner's store
-//!   merging: a zero `<12 x i8>` return is `st.param.b64` and `st.param.b32`);
-//! - a stored value that is a bitcast is stored as the value it was cast from (`double` as
-//!   `<2 x float>`: `st.param.v2.b32`).
+//! llc 22 lowers parameters, call arguments and return values to ordinary loads and stores in
+//! the parameter address space (llvm/llvm-project#146930), so what reaches the PTX is what
+//! type legalization and the DAG combiner make of them: parts are the calling convention's
+//! register types ([`value_parts`]), accesses less aligned than their size are split and
+//! narrow elements move in 32-bit words ([`accesses`]), and consecutive stores of constants
+//! or of a parameter's loads merge ([`merge_stores`]). Here too: its compare-and-swap
+//! qualifiers ([`cas_qualifiers`]), the older vararg lowering, image parameters, and the
+//! kernels it adds for global constructors.
 
 use fmtstr_ir::{CallArg, Constant, FuncId, InstId, Module, Opcode, Operand, Type, TypeId, Value};
 

@@ -8,7 +8,7 @@
 //!   header, `param<N>` and `retval0` at call sites; `.param .align A .b8 name[SIZE]` for
 //!   aggregates, vectors, `i128`, `half`, `bfloat` and byval parameters (SIZE the DataLayout
 //!   alloc size, A the ABI alignment, raised to 16 for local functions whose address is not
-//!   taken), scalars as `.b32`/`.b64` (integers promoted to at least 32 bits) in device
+//!   taken, which a call of another type than the function's takes), scalars as `.b32`/`.b64` (integers promoted to at least 32 bits) in device
 //!   functions and as `.u8`/`.u16`/`.u32`/`.u64`/`.f32`/`.f64` in kernels;
 //! - the value parts of each parameter, argument and return value (structs split at their
 //!   field offsets, `i128` as two `i64`, 16-bit vector elements in pairs, `i8` in fours) and
@@ -49,52 +49,100 @@
 //!
 //! ## Where llc 22 differs from llc 19
 //!
-//! Measured with llc-22 on LLVM 19's NVPTX tests and the samples (LLVM 22's own test tree was
-//! not at hand); the LLVM change is named where one was found. With [`Llc::V22`]:
+//! Measured with llc-22 on LLVM 19's and LLVM 22's own NVPTX tests, the samples, and random
+//! aggregates; the LLVM change is named where one was found. With [`Llc::V22`]:
 //!
 //! - kernel pointer parameters are declared `.param .u64 .ptr [.global|.shared|.const|.local]
 //!   .align N name` (N the `align` attribute, else 1) under every triple; llc 19 does so only
 //!   under OpenCL's `nvcl` triples (llvm/llvm-project#114874);
-//! - a call's result is loaded from `retval0` only where something uses it, and its loads are
-//!   optimized like those of a function's own parameters (left out, narrowed, joined); the
-//!   check holds them to lie inside planned loads (llvm/llvm-project#146930, call parameters
-//!   through generic loads and stores);
-//! - 32 bits made of 16- or 8-bit elements (`<2 x half>`, `<2 x i16>`, `<4 x i8>`) move as one
-//!   `b32` or as `v2.b16`/`v4.b8`, as llc's registers happen to hold them; the check compares
-//!   such accesses by their 32-bit words;
-//! - a byval call argument is copied in pieces llc chooses (two `i32` fields as one `b64`); the
-//!   plan predicts no stores and the check requires them inside the declared array;
-//! - `atomicrmw uinc_wrap`/`udec_wrap` on `i32` are `atom[.space].inc.u32`/`dec.u32` (llc 19
-//!   loops on `atom.cas`); a monotonic compare-and-swap (a `cmpxchg`, or the loop of an
-//!   expanded `atomicrmw`) names its order and scope: `atom.relaxed.sys[.space].cas.bN`.
+//! - parameters, arguments and return values move through ordinary loads and stores in the
+//!   parameter space (llvm/llvm-project#146930), so what legalization and the DAG combiner
+//!   make of those is what the PTX shows:
+//!   - a call's result is loaded from `retval0` only where something uses it, and its loads
+//!     are optimized like those of a function's own parameters (left out, narrowed, joined);
+//!     the check holds them to lie inside planned loads;
+//!   - a part less aligned than its size (the declaration's alignment at its offset) moves in
+//!     pieces of that alignment, for the function's own parameters too (a packed `<{ float
+//!     }>` declared `alignstack(32)` is one `b32`, where llc 19 reads it byte by byte), and a
+//!     scalar parameter of a local function is read at the 16-byte alignment it would have
+//!     as an array;
+//!   - vectors of 8- and 16-bit elements move in 32-bit words (`<4 x half>` is `v2.b32`, two
+//!     bytes `v2.b8`), and 32 bits of them as one `b32` or as `v2.b16`/`v4.b8`, as llc's
+//!     registers happen to hold them; the check compares such accesses by their 32-bit words;
+//!   - consecutive constant stores of up to 32 bits each merge into one integer store of 16,
+//!     32 or 64 bits where the first is aligned to it, again until nothing changes (a zero
+//!     `<12 x i8>` return is `b64` and `b32`; `f32` and `f64` constants count as integers,
+//!     `half` and `bfloat` ones merge only with their own type); so do the loads and stores of
+//!     a parameter passed on whole (returned, or passed to a call) when that is its only use,
+//!     loads of one memory type with the next (`<12 x i8>`'s first two words as one `b64`),
+//!     and the merged load is planned as a read of the parameter too;
+//!   - a stored `bitcast` in one store moves as the value it was cast from (a `<2 x float>`
+//!     made from a `double` is `st.param.b64`), and a parameter read whole by one load and
+//!     cast may be read as the cast's type;
+//!   - a return value's `alignstack(N)` (which llc 19's reader rejects) is its declaration's
+//!     alignment, and the caller's;
+//!   - a byval call argument is copied in pieces llc chooses (two `i32` fields as one `b64`);
+//!     the plan predicts no stores and the check requires them inside the declared array;
+//! - values are split into the register types of the calling convention
+//!   (llvm/llvm-project#154476, `ComputePTXValueVTs` on `getRegisterTypeForCallingConv`): a
+//!   vector the target has no register for is halved until one fits (`<8 x half>` is four
+//!   `<2 x half>`, `<16 x i8>` four `<4 x i8>`) or, with a length that is not a power of
+//!   two, split into its elements (`<6 x half>` is six `half` and `<10 x half>` ten, where
+//!   llc 19 makes pairs; `<3 x i8>` widens to one `<4 x i8>`); `<2 x i8>`, which crashes llc
+//!   19, is one part of two bytes (`v2.b8`); an integer of a width PTX lacks is one part of
+//!   the next register width (`i7` an `i16`, read at its own alignment: two bytes; `i17` an
+//!   `i32`; `i48` an `i64`; `i96` two `i64` in a `.b128`), a vector of them is the one legal
+//!   vector of as many wider elements (`<2 x i7>` a `<2 x i16>`, `<4 x i2>` a `<4 x i8>`) or
+//!   elements of register width (`<8 x i2>` eight `i16`, written past its two bytes as llc 19
+//!   writes `<N x i1>`); `fp128` is two `i64` in a `.align 16 .b8 [16]` array, as is every
+//!   scalar of 128 bits or more;
+//! - a call of a function whose type differs from the call's goes through a `.callprototype`
+//!   (`mov.b64` of its address, then an indirect call; llvm/llvm-project#107644); for llc 19
+//!   and 22 alike such a call takes the function's address, so its parameters keep their ABI
+//!   alignment;
+//! - `@llvm.global_ctors`/`@llvm.global_dtors` with entries become kernels `.weak .entry
+//!   nvptx$device$init`/`nvptx$device$fini` without parameters at the end of the module,
+//!   each calling the entries through one indirect `.callprototype ()_ ()` (ctor/dtor
+//!   lowering always on, llvm/llvm-project#126544; llc 19 only with
+//!   `-nvptx-lower-global-ctor-dtor`);
+//! - the older vararg lowering (a module without an nvptx triple) declares the array of
+//!   variadic arguments `.param .align 8 .b8 param<N>[SIZE]` before the fixed arguments and
+//!   stores each part on its own at the next offset aligned to the part's type, a scalar
+//!   integer narrower than 32 bits as 32 bits (llvm/llvm-project#127067; llc 19 packs them
+//!   unaligned); there is no array without variadic arguments;
+//! - an image or sampler parameter of a kernel is `.param .texref name` (`.surfref`,
+//!   `.samplerref`) when an OpenCL kernel passes it to texture or surface instructions only
+//!   (NVPTXReplaceImageHandles puts the symbol in the instruction), otherwise `.param .u64
+//!   .ptr .texref name`, always so under CUDA, whose handles are loaded like any `.u64`
+//!   (llvm/llvm-project#119730);
+//! - atomics: `atomicrmw uinc_wrap`/`udec_wrap` on `i32` are `atom[.space].inc.u32`/`dec.u32`
+//!   (llc 19 loops on `atom.cas`); the compare-and-swap of a `cmpxchg` or of the loop an
+//!   `atomicrmw` expands into names its order and scope from sm_70 (`atom.acquire.gpu.cas.b32`:
+//!   the success and failure orderings together, `monotonic` as `relaxed`, acquire with
+//!   release as `acq_rel`, anything `seq_cst` as `acquire` after a `fence.sc`; `sys` without a
+//!   `syncscope`, `cta` for `"block"`, `gpu` for `"device"`, `cluster`), its scope alone on
+//!   sm_60, nothing below, and an 8- or 16-bit `cmpxchg` loops on relaxed ones
+//!   (llvm/llvm-project#126159 and #140812); `usub_cond`, `usub_sat`, `fmaximum` and
+//!   `fminimum` are loops too; atomics on the shared memory of a cluster (address space 7)
+//!   are `atom.shared::cluster`; an alloca is in the local space, so an `atomicrmw` on it is a
+//!   plain load and store and a `cmpxchg` `atom.local.cas`.
 //!
 //! Not measured, so findings under llc 22 (the plan for llc 19 stands):
 //!
-//! - integers of widths PTX lacks (`i2`, `i17`): llc 22 loads an `i17` parameter as one `b32`
-//!   and an `i2` as a byte at offset 1;
-//! - a field of two or more bytes at an odd offset of a packed struct inside a value aligned
-//!   to 2 or more: llc 19 moves it byte by byte, llc 22 joins the bytes into wider accesses;
-//! - a compare-and-swap with an ordering other than monotonic (`atom.acquire.sys.cas.b32`,
-//!   `atom.acq_rel.sys.cas.b64`, with fences llc 19 writes otherwise), and any
-//!   compare-and-swap below sm_70;
+//! - a part less aligned than its size inside an aggregate aligned to 2 or more (a field of
+//!   a packed struct): llc 19 moves it byte by byte, llc 22 splits it into pieces it may join
+//!   with their neighbours;
+//! - stores that llc 22's combiner may merge or not depending on the order it visits them:
+//!   `half` or `bfloat` constants next to constants of another type, and stores of loaded
+//!   values other than a parameter passed on whole (an aggregate `load`, a parameter used
+//!   more than once, or its parts stored to memory);
 //! - 128-bit atomics: llc 22 selects `atom.cas.b128` (sm_90, PTX 8.3) and otherwise rejects
-//!   them ("unsupported cmpxchg") where llc 19 calls libatomic;
-//! - a call of a function whose type differs from the call's: llc 22 calls it through a
-//!   `.callprototype` (`mov.b64` of its address), llc 19 directly;
-//! - `@llvm.global_ctors`/`@llvm.global_dtors`: llc 22 always emits kernels
-//!   `nvptx$device$init`/`nvptx$device$fini` for them (llc 19 only with
-//!   `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has);
-//! - the older vararg lowering (a module without an nvptx triple): llc 22's array of
-//!   variadic arguments is laid out at natural alignment (`param1[40]`, an `i64` at 16 where
-//!   llc 19 packs it at 12) and declared before the fixed arguments;
-//! - image and sampler parameters of OpenCL kernels: llc 22 writes `.param .texref` or
-//!   `.param .u64 .ptr .texref` by rules not measured.
-//!
-//! Reported on LLVM 22's own tests, which were not available here: `.align 8` on the
-//! over-aligned return of `param-overalign.ll` (both llc give a return value the alignment
-//! of an `!"align"` annotation with index 0, which the plan now follows, measured with
-//! `samples/abi/return-align.ll`), and `.callprototype` spellings beyond those above (the
-//! indirect calls of LLVM 19's tests agree under llc 22).
+//!   them ("unsupported cmpxchg") where llc 19 calls libatomic; a `syncscope` other than the
+//!   four above;
+//! - byval variadic arguments (copied in pieces of llc 22's choosing), vectors of 32-bit
+//!   elements on sm_100 and later (registers of `<2 x float>`), an integer wider in registers
+//!   than its place in an aggregate (`{ i7, i8 }`), and an image parameter of an OpenCL
+//!   kernel used other than by texture and surface instructions.
 //!
 //! The planner never guesses: what it cannot predict (integers of widths PTX lacks inside
 //! aggregates or wider than 64 bits, scalable vectors, `invoke`, unmeasured atomics, memory
