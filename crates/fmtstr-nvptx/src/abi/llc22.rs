@@ -628,6 +628,20 @@ impl Planner<'_> {
             }
         }
         let stores = self.defined_accesses(value, ty, list, stores);
+        // Pieces of a part less aligned than its size are joined only where they hold
+        // constants or loaded values.
+        if let Some(v) = value {
+            let constant = self
+                .constant_parts(v, ty, 0)
+                .is_some_and(|c| c.contains(&true));
+            let loaded = self
+                .loaded_parts(v, ty, false, 0)
+                .is_some_and(|l| l.contains(&true))
+                || matches!(v.value, Value::Arg(_));
+            if constant || loaded {
+                self.llc22_packed(f, at, ty, align);
+            }
+        }
         if let Some(stores) =
             value.and_then(|v| self.passed_through(f, at, v, list, align, &stores))
         {
@@ -824,7 +838,14 @@ impl Planner<'_> {
         };
         let inst = m.inst(i);
         match inst.opcode() {
-            Opcode::Load => Some(vec![!params_only && once; count]),
+            // A volatile or atomic load is never merged.
+            Opcode::Load => {
+                let text = String::from_utf8_lossy(inst.text()).into_owned();
+                let simple = !text
+                    .split_whitespace()
+                    .any(|w| w == "volatile" || w == "atomic");
+                Some(vec![!params_only && once && simple; count])
+            }
             Opcode::ExtractValue => {
                 let whole = inst.operand(0).is_some_and(|agg| {
                     self.loaded_parts(agg, agg.ty, params_only, depth + 1)
@@ -960,6 +981,29 @@ impl Planner<'_> {
             })
             .collect();
         self.load_merge_risk(f, Some(inst), value.ty, &stores, &list, &loaded, align);
+    }
+
+    /// Whether `value` reaches a store (returned, passed to a call, stored to memory without
+    /// `volatile`) whole or through `insertvalue`, where llc 22 may merge its loads.
+    pub(super) fn llc22_stored(&self, value: Value, depth: u32) -> bool {
+        let m = self.m;
+        if depth > 16 {
+            return false;
+        }
+        m.uses(value).into_iter().any(|u| {
+            let inst = m.inst(u);
+            match inst.opcode() {
+                Opcode::Ret | Opcode::Call => true,
+                Opcode::Store => {
+                    inst.operand(0).is_some_and(|v| v.value == value)
+                        && !String::from_utf8_lossy(inst.text())
+                            .split_whitespace()
+                            .any(|w| w == "volatile")
+                }
+                Opcode::InsertValue => self.llc22_stored(Value::Inst(u), depth + 1),
+                _ => false,
+            }
+        })
     }
 
     /// A finding when a part of `ty` in a `.param` aligned to `align` (2 or more) lies less

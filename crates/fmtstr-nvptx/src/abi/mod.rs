@@ -897,7 +897,9 @@ impl<'m> Planner<'m> {
             let reads = if !used {
                 Vec::new()
             } else if self.llc22() {
-                self.llc22_packed(f, None, ty, align);
+                if arg.is_some_and(|a| self.llc22_stored(Value::Arg(a.id()), 0)) {
+                    self.llc22_packed(f, None, ty, align);
+                }
                 let mut reads = llc22::accesses(&parts, align, 0);
                 // DAGCombiner folds `bitcast (load)` into a load of the cast's type when one
                 // load reads the whole parameter: such a read is planned as well.
@@ -1028,9 +1030,6 @@ impl<'m> Planner<'m> {
             }
         };
         let widen_ret = self.scalar_int_widening(ret);
-        if self.llc22() && definition && ret != TypeId::VOID {
-            self.llc22_packed(f, None, ret, ret_align);
-        }
         // LowerReturn checks scalar parts of aggregates against the type's ABI alignment.
         let ret_check_align = if matches!(m.types().get(ret), Type::Struct(_) | Type::Array { .. })
         {
@@ -1396,9 +1395,6 @@ impl<'m> Planner<'m> {
             proto_params.push(proto);
             self.check_store(f, Some(inst), &parts, align, "passing");
             let widen = self.scalar_int_widening(ty);
-            if self.llc22() {
-                self.llc22_packed(f, Some(inst), ty, align);
-            }
             args.push(ArgPlan {
                 index: i,
                 name: pname,
@@ -1488,9 +1484,6 @@ impl<'m> Planner<'m> {
                     None => self.abi_align(ret),
                 };
                 let size = self.alloc_size(ret);
-                if self.llc22() {
-                    self.llc22_packed(f, Some(inst), ret, align);
-                }
                 (
                     Some(format!(".param .align {align} .b8 retval0[{size}]")),
                     access_plans(self.result_loads(&parts, align, widen)),
