@@ -983,6 +983,45 @@ impl Planner<'_> {
         self.load_merge_risk(f, Some(inst), value.ty, &stores, &list, &loaded, align);
     }
 
+    /// The reads of parameter `index` of `f` (of type `ty`, split into `list`, declared
+    /// aligned to `align`): as [`accesses`] plans them, and where one load reads it whole
+    /// and a `bitcast` uses it, a load of the cast's type too (DAGCombiner folds `bitcast
+    /// (load)`). A finding where it reaches a store with parts llc 22 may join.
+    pub(super) fn llc22_reads(
+        &mut self,
+        f: FuncId,
+        index: usize,
+        ty: TypeId,
+        list: &[Part],
+        align: u64,
+    ) -> Vec<AccessPlan> {
+        let m = self.m;
+        let arg = m.function(f).param(index);
+        if arg.is_some_and(|a| self.llc22_stored(Value::Arg(a.id()), 0)) {
+            self.llc22_packed(f, None, ty, align);
+        }
+        let mut reads = accesses(list, align, 0);
+        if reads.len() == 1 {
+            let casts: Vec<TypeId> = arg
+                .map(|a| m.uses(Value::Arg(a.id())))
+                .unwrap_or_default()
+                .into_iter()
+                .map(|u| m.inst(u))
+                .filter(|u| u.opcode() == Opcode::BitCast)
+                .map(|u| u.ty())
+                .collect();
+            for cast in casts {
+                if let Ok(cast_parts) = self.value_parts(cast) {
+                    let moved = accesses(&cast_parts, align, 0);
+                    if moved.len() == 1 && !reads.contains(&moved[0]) {
+                        reads.extend(moved);
+                    }
+                }
+            }
+        }
+        reads.into_iter().map(AccessPlan::from).collect()
+    }
+
     /// Whether `value` reaches a store (returned, passed to a call, stored to memory without
     /// `volatile`) whole or through `insertvalue`, where llc 22 may merge its loads.
     pub(super) fn llc22_stored(&self, value: Value, depth: u32) -> bool {

@@ -897,31 +897,7 @@ impl<'m> Planner<'m> {
             let reads = if !used {
                 Vec::new()
             } else if self.llc22() {
-                if arg.is_some_and(|a| self.llc22_stored(Value::Arg(a.id()), 0)) {
-                    self.llc22_packed(f, None, ty, align);
-                }
-                let mut reads = llc22::accesses(&parts, align, 0);
-                // DAGCombiner folds `bitcast (load)` into a load of the cast's type when one
-                // load reads the whole parameter: such a read is planned as well.
-                if reads.len() == 1 {
-                    let casts: Vec<TypeId> = arg
-                        .map(|a| m.uses(Value::Arg(a.id())))
-                        .unwrap_or_default()
-                        .into_iter()
-                        .map(|u| m.inst(u))
-                        .filter(|u| u.opcode() == Opcode::BitCast)
-                        .map(|u| u.ty())
-                        .collect();
-                    for cast in casts {
-                        if let Ok(cast_parts) = self.value_parts(cast) {
-                            let moved = llc22::accesses(&cast_parts, align, 0);
-                            if moved.len() == 1 && !reads.contains(&moved[0]) {
-                                reads.extend(moved);
-                            }
-                        }
-                    }
-                }
-                access_plans(reads)
+                self.llc22_reads(f, index, ty, &parts, align)
             } else {
                 let packed = matches!(m.types().get(ty), Type::Struct(s) if s.packed);
                 access_plans(parts::accesses_at(
