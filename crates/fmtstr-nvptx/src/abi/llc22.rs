@@ -1290,3 +1290,143 @@ impl Planner<'_> {
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Llc;
+
+    fn parts_of(ty: &str) -> Vec<(u64, String)> {
+        let m = Module::parse("t.ll", format!("declare void @f({ty})\n")).unwrap();
+        let f = m.functions().next().unwrap();
+        let (_, params, _) = m.types().function_parts(f.function_type()).unwrap();
+        value_parts(&m, params[0], false)
+            .unwrap()
+            .into_iter()
+            .map(|p| (p.offset, p.mvt.name()))
+            .collect()
+    }
+
+    fn names(list: &[(u64, &str)]) -> Vec<(u64, String)> {
+        list.iter().map(|(o, n)| (*o, n.to_string())).collect()
+    }
+
+    #[test]
+    fn vectors_split_into_register_types() {
+        // A length that is not a power of two: elements, where llc 19 pairs them.
+        assert_eq!(parts_of("<6 x half>").len(), 6);
+        assert_eq!(
+            parts_of("<8 x half>"),
+            names(&[(0, "v2f16"), (4, "v2f16"), (8, "v2f16"), (12, "v2f16")])
+        );
+        assert_eq!(parts_of("<2 x i8>"), names(&[(0, "v2i8")]));
+        assert_eq!(parts_of("<3 x i8>"), names(&[(0, "v4i8")]));
+        assert_eq!(parts_of("<2 x i7>"), names(&[(0, "v2i16")]));
+        assert_eq!(parts_of("i7"), names(&[(0, "i16")]));
+        assert_eq!(parts_of("i48"), names(&[(0, "i64")]));
+        assert_eq!(parts_of("fp128"), names(&[(0, "i64"), (8, "i64")]));
+    }
+
+    #[test]
+    fn accesses_pack_narrow_elements_and_split_by_alignment() {
+        let part = |offset, mvt| Part { offset, mvt };
+        let at = |offset, bits, arity| Access {
+            offset,
+            bits,
+            arity,
+        };
+        // <4 x half> in one 8-byte access: two 32-bit words.
+        let halves: Vec<Part> = (0..4).map(|k| part(2 * k, Mvt::F16)).collect();
+        assert_eq!(accesses(&halves, 8, 0), [at(0, 32, 2)]);
+        // Two bytes as a pair.
+        assert_eq!(accesses(&[part(0, Mvt::V2I8)], 2, 0), [at(0, 8, 2)]);
+        // An i16 part (an `i7`) aligned to 1: two bytes.
+        assert_eq!(
+            accesses(&[part(0, Mvt::Int(16))], 1, 0),
+            [at(0, 8, 1), at(1, 8, 1)]
+        );
+    }
+
+    #[test]
+    fn constant_stores_merge_where_aligned() {
+        let word = |offset| Access {
+            offset,
+            bits: 32,
+            arity: 1,
+        };
+        // A zero <12 x i8> return aligned to 16: b64 at 0, b32 at 8.
+        let stores = [word(0), word(4), word(8)];
+        let (out, _, uncertain) = merge_stores(&stores, &[Held::Constant; 3], 16, 16);
+        assert_eq!(
+            out,
+            [
+                Access {
+                    offset: 0,
+                    bits: 64,
+                    arity: 1
+                },
+                word(8)
+            ]
+        );
+        assert!(!uncertain);
+        // Aligned to 4 only: nothing merges.
+        let (out, _, _) = merge_stores(&stores, &[Held::Constant; 3], 4, 4);
+        assert_eq!(out, stores);
+    }
+
+    #[test]
+    fn compare_and_swap_names_order_and_scope() {
+        let config = |sm| Config {
+            sm,
+            llc: Llc::V22,
+            ..Config::default()
+        };
+        let q = |text: &str, partword, sm| cas_qualifiers(text, partword, &config(sm)).unwrap();
+        assert_eq!(
+            q(
+                "cmpxchg ptr %p, i32 0, i32 1 monotonic monotonic",
+                false,
+                90
+            ),
+            "relaxed.sys."
+        );
+        assert_eq!(
+            q(
+                "cmpxchg ptr %p, i32 0, i32 1 syncscope(\"block\") release acquire",
+                false,
+                90
+            ),
+            "acq_rel.cta."
+        );
+        assert_eq!(
+            q("atomicrmw nand ptr %p, i32 1 seq_cst", false, 70),
+            "acquire.sys."
+        );
+        assert_eq!(
+            q("atomicrmw nand ptr %p, i32 1 release", false, 70),
+            "release.sys."
+        );
+        assert_eq!(
+            q("cmpxchg ptr %p, i8 0, i8 1 seq_cst seq_cst", true, 90),
+            "relaxed.sys."
+        );
+        assert_eq!(
+            q(
+                "cmpxchg ptr %p, i32 0, i32 1 syncscope(\"device\") acquire acquire",
+                false,
+                60
+            ),
+            "gpu."
+        );
+        assert_eq!(
+            q("cmpxchg ptr %p, i32 0, i32 1 acquire acquire", false, 50),
+            ""
+        );
+        assert!(cas_qualifiers(
+            "cmpxchg ptr %p, i32 0, i32 1 syncscope(\"singlethread\") monotonic monotonic",
+            false,
+            &config(90)
+        )
+        .is_err());
+    }
+}
