@@ -39,19 +39,23 @@ use crate::Outcome;
 /// optimizes them like any load), but never read outside a planned read.
 ///
 /// llc 22 differs from llc 19 in kernel pointer parameters (`.ptr`, a state space and
-/// `.align`), in loading only the used parts of a call's result, in moving 32 bits of 16- or
-/// 8-bit elements as one b32 or as a vector, in copying byval arguments in pieces of its own
-/// choosing, and in atomics (atom.inc/atom.dec, atom.relaxed.sys.cas); where its lowering is
-/// not measured (integers of widths PTX lacks, packed fields at odd offsets, ordered
-/// compare-and-swap, 128-bit atomics, calls of a callee of another type, global constructors,
-/// the older vararg lowering, OpenCL image parameters) the plan for llc 22 is a finding
-/// instead (the crate docs of fmtstr_nvptx::abi list every rule). --check reads the PTX of
-/// either llc (tabs in declarations, calls on one line or many). When llc ran with -mtriple,
-/// pass the same --triple.
+/// `.align`), in the parts it splits values into (integers of widths PTX lacks, <2 x i8>,
+/// vectors of lengths that are not powers of two) and how it moves them (split by the
+/// declaration's alignment, consecutive constants merged into wider stores), in loading only
+/// the used parts of a call's result, in moving 32 bits of 16- or 8-bit elements as one b32
+/// or as a vector, in copying byval arguments in pieces of its own choosing, in calling a
+/// function of another type through a .callprototype, in kernels for global constructors,
+/// in the older vararg lowering, in OpenCL image parameters, and in atomics (atom.inc and
+/// atom.dec, compare-and-swap with its order and scope); where its lowering is not measured
+/// (packed fields at odd offsets, 128-bit atomics, byval variadic arguments, <2 x float> on
+/// sm_100) the plan for llc 22 is a finding instead (the crate docs of fmtstr_nvptx::abi
+/// list every rule). --check reads the PTX of either llc (tabs in declarations, calls on one
+/// line or many). When llc ran with -mtriple, pass the same --triple.
 ///
 /// Exit 1 when the planner cannot vouch for something (it says what, with file:line:column)
 /// or, with --check, when the PTX differs from the plan. Checked against llc-19 and llc-22 on
-/// LLVM 19's own NVPTX tests: every module agrees or is reported as not vouched for.
+/// LLVM 19's own NVPTX tests, and against llc-22 on LLVM 22's: every module agrees or is
+/// reported as not vouched for.
 #[derive(clap::Args, Debug)]
 #[command(after_help = "Examples:
   fmtstr abi k.ll                                  the plan, one block per function

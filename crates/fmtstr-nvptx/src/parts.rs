@@ -35,6 +35,8 @@ pub enum Mvt {
     V2I16,
     /// Four `i8` moved as one 32-bit value.
     V4I8,
+    /// Two `i8` moved as a pair of bytes (llc 22; `<2 x i8>` crashes llc 19).
+    V2I8,
 }
 
 impl Mvt {
@@ -50,6 +52,7 @@ impl Mvt {
             Mvt::V2Bf16 => "v2bf16".into(),
             Mvt::V2I16 => "v2i16".into(),
             Mvt::V4I8 => "v4i8".into(),
+            Mvt::V2I8 => "v2i8".into(),
         }
     }
 
@@ -57,7 +60,7 @@ impl Mvt {
     pub fn store_size(self) -> u64 {
         match self {
             Mvt::Int(bits) => u64::from(bits.div_ceil(8)),
-            Mvt::F16 | Mvt::Bf16 => 2,
+            Mvt::F16 | Mvt::Bf16 | Mvt::V2I8 => 2,
             Mvt::F32 | Mvt::V2F16 | Mvt::V2Bf16 | Mvt::V2I16 | Mvt::V4I8 => 4,
             Mvt::F64 => 8,
         }

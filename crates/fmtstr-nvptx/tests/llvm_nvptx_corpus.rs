@@ -1,6 +1,6 @@
-//! The planner against llc 19 and llc 22 on LLVM 19's own NVPTX tests
-//! (`llvm/test/CodeGen/NVPTX/*.ll` from Debian's source package, fetched by `cargo xtask
-//! llvm-source`), each llc judging the plan made for it (`--llc 19`, `--llc 22`).
+//! The planner against llc 19 and llc 22 on LLVM 19's own NVPTX tests, and against llc 22 on
+//! LLVM 22's (`llvm/test/CodeGen/NVPTX/*.ll` from Debian's source packages, fetched by `cargo
+//! xtask llvm-source`), each llc judging the plan made for it (`--llc 19`, `--llc 22`).
 //!
 //! Each module goes through the struct-args pass, `llc-N -march=nvptx64 -mcpu=sm_90` (and
 //! `-mcpu=sm_70` as well when it has atomics, whose instructions depend on the SM), and the
@@ -8,7 +8,7 @@
 //! --check` do. Every module llc compiles must end in one of two ways: the plan agrees with
 //! the PTX, or the plan says what it cannot vouch for (a finding: `fmtstr abi` exits 1). A
 //! plan without findings that the PTX contradicts is a confident wrong answer and fails the
-//! test, and at least 95% of the compiled modules must agree.
+//! test, and at least the share of the compiled modules each test names must agree.
 //!
 //! Modules our IR parser refuses are counted apart ("refused by the parser"), as are modules
 //! llc itself rejects (many of LLVM's tests check an error, or need another target).
@@ -146,11 +146,17 @@ fn llvm_nvptx_tests_agree_or_say_what_they_cannot_vouch_for() {
     corpus(Llvm::V19, Llvm::V19, Llc::V19, 95);
 }
 
-/// LLVM 19's tests judged by llc 22, against `--llc 22` plans (fewer agree: where llc 22 lowers
-/// otherwise than llc 19, unmeasured, the plan says so; 227 of 253 when this was written).
+/// LLVM 19's tests judged by llc 22, against `--llc 22` plans (248 of 253 agree when this was
+/// written; the rest are findings that hold for llc 19 too, and packed fields llc 22 joins).
 #[test]
 fn llvm_nvptx_tests_judged_by_llc_22_agree_or_say_what_they_cannot_vouch_for() {
-    corpus(Llvm::V19, Llvm::V22, Llc::V22, 85);
+    corpus(Llvm::V19, Llvm::V22, Llc::V22, 98);
+}
+
+/// LLVM 22's own NVPTX tests judged by llc 22, against `--llc 22` plans.
+#[test]
+fn llvm_22_nvptx_tests_judged_by_llc_22_agree_or_say_what_they_cannot_vouch_for() {
+    corpus(Llvm::V22, Llvm::V22, Llc::V22, 95);
 }
 
 /// Every module of `tree`'s NVPTX tests through `llvm`'s llc, planned for `version`: no

@@ -92,18 +92,12 @@ fn compile_or_refuse(llc: &Path, sample: &Path, dir: &Path) -> Result<PathBuf, S
     Ok(ptx)
 }
 
-/// The samples whose plan for llc 22 says what it cannot vouch for, and why: llc 22 lowers
-/// them otherwise than llc 19, unmeasured (and rejects the first's 128-bit atomic).
-const NOT_VOUCHED_BY_22: &[(&str, &str)] = &[
-    (
-        "llc-corners.ll",
-        "llc 22 moves `i19` (a width PTX lacks) through .param otherwise than llc 19",
-    ),
-    (
-        "kinds.ll",
-        "llc 22 writes the ordering into the atom of a cmpxchg",
-    ),
-];
+/// The samples whose plan for llc 22 says what it cannot vouch for, and why: llc 22 rejects
+/// the 128-bit atomic of the first at sm_90 (PTX 7.8), where llc 19 calls libatomic.
+const NOT_VOUCHED_BY_22: &[(&str, &str)] = &[(
+    "llc-corners.ll",
+    "llc 22 lowers 128-bit atomics to `atom.cas.b128`",
+)];
 
 #[test]
 fn samples_compile_exactly_as_planned_by_llc_19() {
@@ -330,7 +324,7 @@ fn findings_exit_one_with_positions() {
     let path = dir.path().join("odd.ll");
     std::fs::write(
         &path,
-        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine void @f(<2 x i8> %v) {\n  ret void\n}\n\ndefine void @g(ptr %p) {\n  %a = atomicrmw add ptr %p, i24 1 monotonic\n  ret void\n}\n\ndefine available_externally void @ae() {\n  ret void\n}\n\ndefine void @h() {\n  call void @ae()\n  ret void\n}\n",
+        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine void @f(x86_fp80 %v) {\n  ret void\n}\n\ndefine void @g(ptr %p) {\n  %a = atomicrmw add ptr %p, i24 1 monotonic\n  ret void\n}\n\ndefine available_externally void @ae() {\n  ret void\n}\n\ndefine void @h() {\n  call void @ae()\n  ret void\n}\n",
     )
     .unwrap();
     let out = run(["abi", path.to_str().unwrap()]).expect_code(1);
@@ -338,7 +332,7 @@ fn findings_exit_one_with_positions() {
     let p = path.display();
     assert!(
         shown.contains(&format!(
-            "{p}:3:1: finding: in @f: no parameter plan: `<2 x i8>` crashes llc 19 as a parameter or return value"
+            "{p}:3:1: finding: in @f: no parameter plan: `x86_fp80` has no PTX parameter form"
         )),
         "{shown}"
     );
@@ -527,16 +521,16 @@ fn what_llc_22_lowers_otherwise_is_a_finding() {
     let path = dir.path().join("odd.ll");
     std::fs::write(
         &path,
-        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine i17 @f(i17 %x) {\n  ret i17 %x\n}\n\ndefine void @g(ptr addrspace(1) %p, i32 %v) {\n  %r = cmpxchg ptr addrspace(1) %p, i32 %v, i32 0 seq_cst seq_cst\n  ret void\n}\n",
+        "target triple = \"nvptx64-nvidia-cuda\"\n\ndefine internal <{ i8, i32 }> @f(<{ i8, i32 }> %x) {\n  ret <{ i8, i32 }> %x\n}\n\ndefine void @g(ptr addrspace(1) %p, i128 %v) {\n  %r = cmpxchg ptr addrspace(1) %p, i128 %v, i128 0 seq_cst seq_cst\n  ret void\n}\n",
     )
     .unwrap();
     let p = path.to_str().unwrap();
     let shown = run(["abi", p]).expect_code(1).stdout_text();
     assert!(
         shown.contains(&format!(
-            "{p}:3:1: finding: in @f: llc 22 moves `i17` (a width PTX lacks)"
+            "{p}:3:1: finding: in @f: llc 22 splits the `i32` at byte 1 of `<{{ i8, i32 }}>`"
         )) && shown.contains(&format!(
-            "{p}:8:3: finding: in @g: llc 22 writes the ordering into the atom of a cmpxchg"
+            "{p}:8:3: finding: in @g: llc 22 lowers 128-bit atomics to `atom.cas.b128`"
         )),
         "{shown}"
     );

@@ -21,6 +21,9 @@
 //!   `__atomic_store_16` ([`libcall_signature`]). llc 19 never refuses vector atomics
 //!   (`vector atomics not supported on this architecture!`), on any SM.
 //! - ordering and `syncscope` change nothing in the instruction.
+//!
+//! The operations LLVM added since (`usub_cond`, `usub_sat`, `fmaximum`, `fminimum`; measured
+//! with llc 22 only, llc 19's IR reader refuses them) are `cas` loops like `nand` and `fsub`.
 
 use super::model::AtomicLowering;
 use crate::Config;
@@ -90,7 +93,7 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
                 ..cas(32)
             },
             "xchg" | "add" | "sub" | "nand" | "max" | "min" | "umax" | "umin" | "uinc_wrap"
-            | "udec_wrap" => cas(32),
+            | "udec_wrap" | "usub_cond" | "usub_sat" => cas(32),
             _ => return None,
         },
         AtomicType::Int(bits @ (32 | 64)) => match op {
@@ -103,7 +106,7 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
             // llc 22 selects PTX's wrapping increment and decrement (32 bits only).
             "uinc_wrap" if bits == 32 && config.llc == crate::Llc::V22 => native("inc", "u32"),
             "udec_wrap" if bits == 32 && config.llc == crate::Llc::V22 => native("dec", "u32"),
-            "nand" | "uinc_wrap" | "udec_wrap" | "cmpxchg" => cas(bits),
+            "nand" | "uinc_wrap" | "udec_wrap" | "usub_cond" | "usub_sat" | "cmpxchg" => cas(bits),
             _ => return None,
         },
         AtomicType::Int(128) => {
@@ -132,18 +135,18 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
         AtomicType::Float => match op {
             "xchg" => native("exch", "b32"),
             "fadd" => native("add", "f32"),
-            "fsub" | "fmax" | "fmin" | "cmpxchg" => cas(32),
+            "fsub" | "fmax" | "fmin" | "fmaximum" | "fminimum" | "cmpxchg" => cas(32),
             _ => return None,
         },
         AtomicType::Double => match op {
             "xchg" => native("exch", "b64"),
             "fadd" if config.sm >= 60 => native("add", "f64"),
-            "fadd" | "fsub" | "fmax" | "fmin" | "cmpxchg" => cas(64),
+            "fadd" | "fsub" | "fmax" | "fmin" | "fmaximum" | "fminimum" | "cmpxchg" => cas(64),
             _ => return None,
         },
         AtomicType::Half => match op {
             "fadd" if config.sm >= 70 && config.ptx_version() >= 63 => native("add.noftz", "f16"),
-            "fadd" | "xchg" | "fsub" | "fmax" | "fmin" => cas(32),
+            "fadd" | "xchg" | "fsub" | "fmax" | "fmin" | "fmaximum" | "fminimum" => cas(32),
             "cmpxchg" => Selection {
                 lowering: AtomicLowering::CasLoop,
                 ..cas(32)
@@ -152,7 +155,7 @@ pub fn select(op: &str, ty: AtomicType, space: &str, config: &Config) -> Option<
         },
         AtomicType::BFloat => match op {
             "fadd" if config.sm >= 90 && config.ptx_version() >= 78 => native("add.noftz", "bf16"),
-            "fadd" | "xchg" | "fsub" | "fmax" | "fmin" => cas(32),
+            "fadd" | "xchg" | "fsub" | "fmax" | "fmin" | "fmaximum" | "fminimum" => cas(32),
             "cmpxchg" => Selection {
                 lowering: AtomicLowering::CasLoop,
                 ..cas(32)

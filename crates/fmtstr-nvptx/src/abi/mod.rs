@@ -8,7 +8,7 @@
 //!   header, `param<N>` and `retval0` at call sites; `.param .align A .b8 name[SIZE]` for
 //!   aggregates, vectors, `i128`, `half`, `bfloat` and byval parameters (SIZE the DataLayout
 //!   alloc size, A the ABI alignment, raised to 16 for local functions whose address is not
-//!   taken), scalars as `.b32`/`.b64` (integers promoted to at least 32 bits) in device
+//!   taken, which a call of another type than the function's takes), scalars as `.b32`/`.b64` (integers promoted to at least 32 bits) in device
 //!   functions and as `.u8`/`.u16`/`.u32`/`.u64`/`.f32`/`.f64` in kernels;
 //! - the value parts of each parameter, argument and return value (structs split at their
 //!   field offsets, `i128` as two `i64`, 16-bit vector elements in pairs, `i8` in fours) and
@@ -49,52 +49,100 @@
 //!
 //! ## Where llc 22 differs from llc 19
 //!
-//! Measured with llc-22 on LLVM 19's NVPTX tests and the samples (LLVM 22's own test tree was
-//! not at hand); the LLVM change is named where one was found. With [`Llc::V22`]:
+//! Measured with llc-22 on LLVM 19's and LLVM 22's own NVPTX tests, the samples, and random
+//! aggregates; the LLVM change is named where one was found. With [`Llc::V22`]:
 //!
 //! - kernel pointer parameters are declared `.param .u64 .ptr [.global|.shared|.const|.local]
 //!   .align N name` (N the `align` attribute, else 1) under every triple; llc 19 does so only
 //!   under OpenCL's `nvcl` triples (llvm/llvm-project#114874);
-//! - a call's result is loaded from `retval0` only where something uses it, and its loads are
-//!   optimized like those of a function's own parameters (left out, narrowed, joined); the
-//!   check holds them to lie inside planned loads (llvm/llvm-project#146930, call parameters
-//!   through generic loads and stores);
-//! - 32 bits made of 16- or 8-bit elements (`<2 x half>`, `<2 x i16>`, `<4 x i8>`) move as one
-//!   `b32` or as `v2.b16`/`v4.b8`, as llc's registers happen to hold them; the check compares
-//!   such accesses by their 32-bit words;
-//! - a byval call argument is copied in pieces llc chooses (two `i32` fields as one `b64`); the
-//!   plan predicts no stores and the check requires them inside the declared array;
-//! - `atomicrmw uinc_wrap`/`udec_wrap` on `i32` are `atom[.space].inc.u32`/`dec.u32` (llc 19
-//!   loops on `atom.cas`); a monotonic compare-and-swap (a `cmpxchg`, or the loop of an
-//!   expanded `atomicrmw`) names its order and scope: `atom.relaxed.sys[.space].cas.bN`.
+//! - parameters, arguments and return values move through ordinary loads and stores in the
+//!   parameter space (llvm/llvm-project#146930), so what legalization and the DAG combiner
+//!   make of those is what the PTX shows:
+//!   - a call's result is loaded from `retval0` only where something uses it, and its loads
+//!     are optimized like those of a function's own parameters (left out, narrowed, joined);
+//!     the check holds them to lie inside planned loads;
+//!   - a part less aligned than its size (the declaration's alignment at its offset) moves in
+//!     pieces of that alignment, for the function's own parameters too (a packed `<{ float
+//!     }>` declared `alignstack(32)` is one `b32`, where llc 19 reads it byte by byte), and a
+//!     scalar parameter of a local function is read at the 16-byte alignment it would have
+//!     as an array;
+//!   - vectors of 8- and 16-bit elements move in 32-bit words (`<4 x half>` is `v2.b32`, two
+//!     bytes `v2.b8`), and 32 bits of them as one `b32` or as `v2.b16`/`v4.b8`, as llc's
+//!     registers happen to hold them; the check compares such accesses by their 32-bit words;
+//!   - consecutive constant stores of up to 32 bits each merge into one integer store of 16,
+//!     32 or 64 bits where the first is aligned to it, again until nothing changes (a zero
+//!     `<12 x i8>` return is `b64` and `b32`; `f32` and `f64` constants count as integers,
+//!     `half` and `bfloat` ones merge only with their own type); so do the loads and stores of
+//!     a parameter passed on whole (returned, or passed to a call) when that is its only use,
+//!     loads of one memory type with the next (`<12 x i8>`'s first two words as one `b64`),
+//!     and the merged load is planned as a read of the parameter too;
+//!   - a stored `bitcast` in one store moves as the value it was cast from (a `<2 x float>`
+//!     made from a `double` is `st.param.b64`), and a parameter read whole by one load and
+//!     cast may be read as the cast's type;
+//!   - a return value's `alignstack(N)` (which llc 19's reader rejects) is its declaration's
+//!     alignment, and the caller's;
+//!   - a byval call argument is copied in pieces llc chooses (two `i32` fields as one `b64`);
+//!     the plan predicts no stores and the check requires them inside the declared array;
+//! - values are split into the register types of the calling convention
+//!   (llvm/llvm-project#154476, `ComputePTXValueVTs` on `getRegisterTypeForCallingConv`): a
+//!   vector the target has no register for is halved until one fits (`<8 x half>` is four
+//!   `<2 x half>`, `<16 x i8>` four `<4 x i8>`) or, with a length that is not a power of
+//!   two, split into its elements (`<6 x half>` is six `half` and `<10 x half>` ten, where
+//!   llc 19 makes pairs; `<3 x i8>` widens to one `<4 x i8>`); `<2 x i8>`, which crashes llc
+//!   19, is one part of two bytes (`v2.b8`); an integer of a width PTX lacks is one part of
+//!   the next register width (`i7` an `i16`, read at its own alignment: two bytes; `i17` an
+//!   `i32`; `i48` an `i64`; `i96` two `i64` in a `.b128`), a vector of them is the one legal
+//!   vector of as many wider elements (`<2 x i7>` a `<2 x i16>`, `<4 x i2>` a `<4 x i8>`) or
+//!   elements of register width (`<8 x i2>` eight `i16`, written past its two bytes as llc 19
+//!   writes `<N x i1>`); `fp128` is two `i64` in a `.align 16 .b8 [16]` array, as is every
+//!   scalar of 128 bits or more;
+//! - a call of a function whose type differs from the call's goes through a `.callprototype`
+//!   (`mov.b64` of its address, then an indirect call; llvm/llvm-project#107644); for llc 19
+//!   and 22 alike such a call takes the function's address, so its parameters keep their ABI
+//!   alignment;
+//! - `@llvm.global_ctors`/`@llvm.global_dtors` with entries become kernels `.weak .entry
+//!   nvptx$device$init`/`nvptx$device$fini` without parameters at the end of the module,
+//!   each calling the entries through one indirect `.callprototype ()_ ()` (ctor/dtor
+//!   lowering always on, llvm/llvm-project#126544; llc 19 only with
+//!   `-nvptx-lower-global-ctor-dtor`);
+//! - the older vararg lowering (a module without an nvptx triple) declares the array of
+//!   variadic arguments `.param .align 8 .b8 param<N>[SIZE]` before the fixed arguments and
+//!   stores each part on its own at the next offset aligned to the part's type, a scalar
+//!   integer narrower than 32 bits as 32 bits (llvm/llvm-project#127067; llc 19 packs them
+//!   unaligned); there is no array without variadic arguments;
+//! - an image or sampler parameter of a kernel is `.param .texref name` (`.surfref`,
+//!   `.samplerref`) when an OpenCL kernel passes it to texture or surface instructions only
+//!   (NVPTXReplaceImageHandles puts the symbol in the instruction), otherwise `.param .u64
+//!   .ptr .texref name`, always so under CUDA, whose handles are loaded like any `.u64`
+//!   (llvm/llvm-project#119730);
+//! - atomics: `atomicrmw uinc_wrap`/`udec_wrap` on `i32` are `atom[.space].inc.u32`/`dec.u32`
+//!   (llc 19 loops on `atom.cas`); the compare-and-swap of a `cmpxchg` or of the loop an
+//!   `atomicrmw` expands into names its order and scope from sm_70 (`atom.acquire.gpu.cas.b32`:
+//!   the success and failure orderings together, `monotonic` as `relaxed`, acquire with
+//!   release as `acq_rel`, anything `seq_cst` as `acquire` after a `fence.sc`; `sys` without a
+//!   `syncscope`, `cta` for `"block"`, `gpu` for `"device"`, `cluster`), its scope alone on
+//!   sm_60, nothing below, and an 8- or 16-bit `cmpxchg` loops on relaxed ones
+//!   (llvm/llvm-project#126159 and #140812); `usub_cond`, `usub_sat`, `fmaximum` and
+//!   `fminimum` are loops too; atomics on the shared memory of a cluster (address space 7)
+//!   are `atom.shared::cluster`; an alloca is in the local space, so an `atomicrmw` on it is a
+//!   plain load and store and a `cmpxchg` `atom.local.cas`.
 //!
 //! Not measured, so findings under llc 22 (the plan for llc 19 stands):
 //!
-//! - integers of widths PTX lacks (`i2`, `i17`): llc 22 loads an `i17` parameter as one `b32`
-//!   and an `i2` as a byte at offset 1;
-//! - a field of two or more bytes at an odd offset of a packed struct inside a value aligned
-//!   to 2 or more: llc 19 moves it byte by byte, llc 22 joins the bytes into wider accesses;
-//! - a compare-and-swap with an ordering other than monotonic (`atom.acquire.sys.cas.b32`,
-//!   `atom.acq_rel.sys.cas.b64`, with fences llc 19 writes otherwise), and any
-//!   compare-and-swap below sm_70;
+//! - a part less aligned than its size inside an aggregate aligned to 2 or more (a field of
+//!   a packed struct): llc 19 moves it byte by byte, llc 22 splits it into pieces it may join
+//!   with their neighbours;
+//! - stores that llc 22's combiner may merge or not depending on the order it visits them:
+//!   `half` or `bfloat` constants next to constants of another type, and stores of loaded
+//!   values other than a parameter passed on whole (an aggregate `load`, a parameter used
+//!   more than once, or its parts stored to memory);
 //! - 128-bit atomics: llc 22 selects `atom.cas.b128` (sm_90, PTX 8.3) and otherwise rejects
-//!   them ("unsupported cmpxchg") where llc 19 calls libatomic;
-//! - a call of a function whose type differs from the call's: llc 22 calls it through a
-//!   `.callprototype` (`mov.b64` of its address), llc 19 directly;
-//! - `@llvm.global_ctors`/`@llvm.global_dtors`: llc 22 always emits kernels
-//!   `nvptx$device$init`/`nvptx$device$fini` for them (llc 19 only with
-//!   `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has);
-//! - the older vararg lowering (a module without an nvptx triple): llc 22's array of
-//!   variadic arguments is laid out at natural alignment (`param1[40]`, an `i64` at 16 where
-//!   llc 19 packs it at 12) and declared before the fixed arguments;
-//! - image and sampler parameters of OpenCL kernels: llc 22 writes `.param .texref` or
-//!   `.param .u64 .ptr .texref` by rules not measured.
-//!
-//! Reported on LLVM 22's own tests, which were not available here: `.align 8` on the
-//! over-aligned return of `param-overalign.ll` (both llc give a return value the alignment
-//! of an `!"align"` annotation with index 0, which the plan now follows, measured with
-//! `samples/abi/return-align.ll`), and `.callprototype` spellings beyond those above (the
-//! indirect calls of LLVM 19's tests agree under llc 22).
+//!   them ("unsupported cmpxchg") where llc 19 calls libatomic; a `syncscope` other than the
+//!   four above;
+//! - byval variadic arguments (copied in pieces of llc 22's choosing), vectors of 32-bit
+//!   elements on sm_100 and later (registers of `<2 x float>`), an integer wider in registers
+//!   than its place in an aggregate (`{ i7, i8 }`), and an image parameter of an OpenCL
+//!   kernel used other than by texture and surface instructions.
 //!
 //! The planner never guesses: what it cannot predict (integers of widths PTX lacks inside
 //! aggregates or wider than 64 bits, scalable vectors, `invoke`, unmeasured atomics, memory
@@ -103,6 +151,7 @@
 //! the function's plan leaves it out.
 
 pub mod atomics;
+mod llc22;
 pub mod model;
 mod symbols;
 
@@ -170,6 +219,8 @@ struct Planner<'m> {
     libcalls: std::collections::BTreeSet<&'static str>,
     seq: u32,
     findings: Vec<Finding>,
+    /// Reads of parameters llc 22 merges with their neighbours, by function and index.
+    merged_reads: Vec<(FuncId, usize, parts::Access)>,
 }
 
 fn part_plans(list: &[Part]) -> Vec<PartPlan> {
@@ -265,6 +316,7 @@ impl<'m> Planner<'m> {
             libcalls: std::collections::BTreeSet::new(),
             seq: 0,
             findings,
+            merged_reads: Vec::new(),
         }
     }
 
@@ -280,7 +332,7 @@ impl<'m> Planner<'m> {
         }
         self.aliases(&mut functions);
         if self.llc22() {
-            self.ctors_and_dtors();
+            functions.extend(self.ctors_and_dtors());
         }
         for name in std::mem::take(&mut self.libcalls) {
             functions.push(libcall_declaration(name, self.nvcl));
@@ -354,33 +406,6 @@ impl<'m> Planner<'m> {
         }
     }
 
-    /// llc 22 turns `@llvm.global_ctors` and `@llvm.global_dtors` into kernels of its own
-    /// (`nvptx$device$init`, `nvptx$device$fini`: NVPTXCtorDtorLowering, always on; llc 19
-    /// runs it only with `-nvptx-lower-global-ctor-dtor`, an option llc 22 no longer has),
-    /// which the plan does not describe.
-    fn ctors_and_dtors(&mut self) {
-        let source = String::from_utf8_lossy(self.m.source()).into_owned();
-        for (name, kernel) in [
-            ("llvm.global_ctors", "nvptx$device$init"),
-            ("llvm.global_dtors", "nvptx$device$fini"),
-        ] {
-            let at = format!("@{name} =");
-            let Some(start) = source.find(&at) else {
-                continue;
-            };
-            let line = source[..start].matches('\n').count() as u32 + 1;
-            let column = (start - source[..start].rfind('\n').map_or(0, |i| i + 1)) as u32 + 1;
-            self.findings.push(Finding {
-                line,
-                column,
-                function: kernel.to_string(),
-                message: format!(
-                    "llc 22 lowers @{name} into a kernel {kernel} that calls each entry; not planned"
-                ),
-            });
-        }
-    }
-
     fn finding(&mut self, f: FuncId, inst: Option<InstId>, message: String) {
         // Without an instruction, the finding is about the function: its `define` line.
         let (line, column) = match inst.and_then(|i| self.m.inst(i).source_pos()) {
@@ -441,6 +466,15 @@ impl<'m> Planner<'m> {
     }
 
     fn should_pass_as_array(&self, ty: TypeId) -> bool {
+        // llc 22 passes every scalar of 128 bits or more as an array (`fp128`, `i256`).
+        if self.llc22()
+            && matches!(
+                self.m.types().get(ty),
+                Type::Fp128 | Type::Int { bits: 129.. }
+            )
+        {
+            return true;
+        }
         matches!(
             self.m.types().get(ty),
             Type::Struct(_)
@@ -481,51 +515,8 @@ impl<'m> Planner<'m> {
         self.config.llc == Llc::V22
     }
 
-    /// What llc 22 moves through `.param` otherwise than llc 19, unmeasured: integers of
-    /// widths PTX lacks (llc 22 loads an `i17` parameter as one `b32`, an `i2` as a byte at
-    /// another offset), and packed structs with a field of two or more bytes at an odd offset
-    /// inside a value aligned to 2 or more (llc 19 moves the field byte by byte, llc 22 joins
-    /// the bytes with their neighbours into wider loads and stores where the alignment
-    /// allows; a packed struct on its own, aligned to 1, moves alike).
-    fn llc22_unmeasured(&self, ty: TypeId, aligned: bool, depth: u32) -> Option<String> {
-        let types = self.m.types();
-        if depth > 16 {
-            return None;
-        }
-        match types.get(ty) {
-            Type::Int { bits } if !matches!(bits, 1 | 8 | 16 | 32 | 64 | 128) => Some(format!(
-                "llc 22 moves `i{bits}` (a width PTX lacks) through .param otherwise than llc 19 (one b32 load, or a byte at another offset); not measured"
-            )),
-            Type::Vector { elem, .. } | Type::Array { elem, .. } => {
-                self.llc22_unmeasured(elem, aligned, depth + 1)
-            }
-            Type::Struct(s) => {
-                let mut offset = 0u64;
-                for &field in s.fields {
-                    if let Some(why) = self.llc22_unmeasured(field, aligned, depth + 1) {
-                        return Some(why);
-                    }
-                    if aligned && s.packed && offset % 2 == 1 && self.alloc_size(field) > 1 {
-                        return Some(format!(
-                            "llc 22 joins the bytes llc 19 moves one by one for a field at an odd offset of the packed struct `{}` (byte {offset}) into wider loads and stores; not measured",
-                            types.display(ty)
-                        ));
-                    }
-                    offset += self.alloc_size(field);
-                }
-                None
-            }
-            _ => None,
-        }
-    }
-
     fn parts(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId) -> Vec<Part> {
-        if self.llc22() {
-            if let Some(why) = self.llc22_unmeasured(ty, self.abi_align(ty) > 1, 0) {
-                self.finding(f, at, why);
-            }
-        }
-        match parts::value_parts(self.m, ty, 0) {
+        match self.value_parts(ty) {
             Ok(p) => p,
             Err(parts::Unsupported(why)) => {
                 self.finding(f, at, format!("no parameter plan: {why}"));
@@ -543,6 +534,9 @@ impl<'m> Planner<'m> {
         align: u64,
         what: &str,
     ) {
+        if self.llc22() {
+            return;
+        }
         if let Some(offset) = parts::store_crashes_llc(list, align) {
             self.finding(
                 f,
@@ -597,7 +591,17 @@ impl<'m> Planner<'m> {
     }
 
     fn part_count(&self, ty: TypeId) -> Option<usize> {
-        parts::value_parts(self.m, ty, 0).ok().map(|p| p.len())
+        self.value_parts(ty).ok().map(|p| p.len())
+    }
+
+    /// The parts of `ty` as the planned llc splits it.
+    fn value_parts(&self, ty: TypeId) -> Result<Vec<Part>, parts::Unsupported> {
+        if self.llc22() {
+            let f32x2 = self.config.sm >= 100 && self.config.ptx_version() >= 86;
+            llc22::value_parts(self.m, ty, f32x2)
+        } else {
+            parts::value_parts(self.m, ty, 0)
+        }
     }
 
     /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
@@ -673,12 +677,7 @@ impl<'m> Planner<'m> {
         let m = self.m;
         let rest = &call_args[fixed.min(call_args.len())..];
         if self.llc22() {
-            self.finding(
-                f,
-                Some(inst),
-                "llc 22 does not expand `...` here either (the module's triple is not nvptx or nvptx64), but its array of variadic arguments is laid out at natural alignment and declared before the fixed arguments, unlike llc 19's packed one; not measured".to_string(),
-            );
-            return None;
+            return self.llc22_varargs(f, inst, rest, fixed);
         }
         let unmeasured = |why: &str| {
             format!(
@@ -823,27 +822,26 @@ impl<'m> Planner<'m> {
             }
             if kernel {
                 if let Some(handle) = self.annotations.handle(f, index) {
-                    if !self.nvcl {
-                        self.finding(
-                            f,
-                            None,
-                            format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
-                        );
-                    } else if self.llc22() {
-                        self.finding(
-                            f,
-                            None,
-                            format!("parameter {index} is an image or sampler of an OpenCL kernel, which llc 22 declares as `.param .{0}` or `.param .u64 .ptr .{0}` by rules not measured", handle.ptx_type()),
-                        );
-                    }
+                    let (declaration, reads) = if self.llc22() {
+                        self.llc22_handle(f, index, handle, &pname)
+                    } else {
+                        if !self.nvcl {
+                            self.finding(
+                                f,
+                                None,
+                                format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
+                            );
+                        }
+                        (format!(".param .{} {pname}", handle.ptx_type()), None)
+                    };
                     params.push(ParamPlan {
                         index,
                         name: pname.clone(),
                         ir_type,
                         byval: None,
                         vararg_buffer: false,
-                        declaration: format!(".param .{} {pname}", handle.ptx_type()),
-                        reads: None,
+                        declaration,
+                        reads,
                         parts: Vec::new(),
                         row: None,
                         read_mode: ReadMode::Value,
@@ -884,10 +882,23 @@ impl<'m> Planner<'m> {
                 (format!(".param .{t} {pointer}{pname}"), self.abi_align(ty))
             } else {
                 let bits = self.scalar_bits(ty).unwrap_or(0);
-                (format!(".param .b{bits} {pname}"), self.abi_align(ty))
+                // llc 22 loads a scalar at the alignment it would give an array parameter
+                // (an `i7` of a local function at 16, so in one piece).
+                let align = if self.llc22() {
+                    self.stack_align(attrs)
+                        .or_else(|| self.annotations.param_align(f, index))
+                        .unwrap_or_else(|| self.optimized_align(Some(f), ty))
+                } else {
+                    self.abi_align(ty)
+                };
+                (format!(".param .b{bits} {pname}"), align)
             };
             let used = arg.is_some_and(|a| !m.uses(Value::Arg(a.id())).is_empty());
-            let reads = if used {
+            let reads = if !used {
+                Vec::new()
+            } else if self.llc22() {
+                self.llc22_reads(f, index, ty, &parts, align)
+            } else {
                 let packed = matches!(m.types().get(ty), Type::Struct(s) if s.packed);
                 access_plans(parts::accesses_at(
                     &parts,
@@ -895,8 +906,6 @@ impl<'m> Planner<'m> {
                     0,
                     parts::Site::Formal { packed },
                 ))
-            } else {
-                Vec::new()
             };
             params.push(ParamPlan {
                 index,
@@ -969,7 +978,15 @@ impl<'m> Planner<'m> {
                 // alignment of the declaration (and of the caller's retval0, whose loads it
                 // groups); the callee's stores are still grouped by the optimized alignment
                 // (measured with llc 19 and llc 22).
-                let declared = self.annotations.return_align(f).unwrap_or(optimized);
+                // llc 22 also reads `alignstack(N)` on the return value, which llc 19's IR
+                // reader rejects.
+                let declared = if self.llc22() {
+                    self.stack_align(func.return_attrs())
+                        .or_else(|| self.annotations.return_align(f))
+                        .unwrap_or(optimized)
+                } else {
+                    self.annotations.return_align(f).unwrap_or(optimized)
+                };
                 let align = optimized;
                 (
                     Some(format!(
@@ -1017,6 +1034,18 @@ impl<'m> Planner<'m> {
                 .flat_map(|b| m.block(b).instructions())
             {
                 match inst.opcode() {
+                    Opcode::Ret if ret != TypeId::VOID && self.llc22() => returns.push(ReturnPlan {
+                        line: inst.source_pos().map_or(0, |p| p.line),
+                        stores: access_plans(self.llc22_stores(
+                            f,
+                            Some(inst.id()),
+                            inst.operand(0),
+                            ret,
+                            &return_parts,
+                            ret_align,
+                            widen_ret,
+                        )),
+                    }),
                     Opcode::Ret if ret != TypeId::VOID => returns.push(ReturnPlan {
                         line: inst.source_pos().map_or(0, |p| p.line),
                         stores: access_plans(self.defined_accesses(
@@ -1058,6 +1087,9 @@ impl<'m> Planner<'m> {
                         calls.append(&mut self.pending_calls);
                     }
                     Opcode::Load | Opcode::Store => {
+                        if self.llc22() && inst.opcode() == Opcode::Store {
+                            self.llc22_stored_parameter(f, inst.id());
+                        }
                         if let Some(a) = self.wide_atomic_access(f, inst.id()) {
                             atomics.push(a);
                         }
@@ -1068,6 +1100,12 @@ impl<'m> Planner<'m> {
             }
         }
 
+        for &(_, index, access) in self.merged_reads.iter().filter(|r| r.0 == f) {
+            if let Some(reads) = params.get_mut(index).and_then(|p| p.reads.as_mut()) {
+                reads.push(AccessPlan::from(access));
+            }
+        }
+        self.merged_reads.retain(|r| r.0 != f);
         if let (Some(at), false) = (expanded_copy, calls.is_empty()) {
             self.finding(
                 f,
@@ -1339,12 +1377,16 @@ impl<'m> Planner<'m> {
                 declaration,
                 byval: false,
                 row,
-                stores: access_plans(self.defined_accesses(
-                    Some(arg.operand),
-                    ty,
-                    &parts,
-                    parts::accesses(&parts, align, widen),
-                )),
+                stores: access_plans(if self.llc22() {
+                    self.llc22_stores(f, Some(inst), Some(arg.operand), ty, &parts, align, widen)
+                } else {
+                    self.defined_accesses(
+                        Some(arg.operand),
+                        ty,
+                        &parts,
+                        parts::accesses(&parts, align, widen),
+                    )
+                }),
                 parts: part_plans(&parts),
             });
         }
@@ -1354,7 +1396,9 @@ impl<'m> Planner<'m> {
                 self.packed_varargs(f, inst, direct.is_none(), &call_args, params.len())
             {
                 proto_params.push(".param .align 8 .b8 _[]".into());
-                args.push(arg);
+                // llc 22 declares the array before the fixed arguments.
+                let at = if self.llc22() { 0 } else { args.len() };
+                args.insert(at, arg);
             }
         } else if vararg {
             let i = params.len();
@@ -1405,6 +1449,10 @@ impl<'m> Planner<'m> {
             let widen = self.scalar_int_widening(ret);
             if self.should_pass_as_array(ret) {
                 let align = match target {
+                    Some(c) if self.llc22() => self
+                        .stack_align(m.function(c).return_attrs())
+                        .or_else(|| self.annotations.return_align(c))
+                        .unwrap_or_else(|| self.optimized_align(Some(c), ret)),
                     Some(c) => self
                         .annotations
                         .return_align(c)
@@ -1414,14 +1462,14 @@ impl<'m> Planner<'m> {
                 let size = self.alloc_size(ret);
                 (
                     Some(format!(".param .align {align} .b8 retval0[{size}]")),
-                    access_plans(parts::accesses(&parts, align, widen)),
+                    access_plans(self.result_loads(&parts, align, widen)),
                     format!("(.param .align {align} .b8 _[{size}])"),
                 )
             } else {
                 let bits = self.scalar_bits(ret).unwrap_or(0);
                 (
                     Some(format!(".param .b{bits} retval0")),
-                    access_plans(parts::accesses(&parts, self.abi_align(ret), widen)),
+                    access_plans(self.result_loads(&parts, self.abi_align(ret), widen)),
                     format!("(.param .b{bits} _)"),
                 )
             }
@@ -1429,14 +1477,10 @@ impl<'m> Planner<'m> {
         if !result_used {
             return_loads.clear();
         }
-        if self.llc22() && target.is_some() && direct.is_none() {
-            self.finding(
-                f,
-                Some(inst),
-                "llc 22 calls a function whose type differs from the call's through a .callprototype (mov.b64 of its address, then an indirect call), where llc 19 calls it directly; not measured".to_string(),
-            );
-        }
-        let callee = match (target, alias_callee) {
+        // llc 22 calls a function whose type differs from the call's through a
+        // .callprototype, as an indirect call (shouldConvertToIndirectCall); llc 19 directly.
+        let converted = self.llc22() && target.is_some() && direct.is_none();
+        let callee = match (target.filter(|_| !converted), alias_callee) {
             (Some(c), _) => CalleePlan {
                 kind: CalleeKind::Direct,
                 name: Some(self.ptx_name(c)),
@@ -1673,10 +1717,21 @@ impl<'m> Planner<'m> {
             (word, view.ty())
         };
         let pointer = view.operand(0)?;
-        let space = match pointer_space(m, kernel, pointer, 0) {
+        let mut number = pointer_space(m, kernel, pointer, 0);
+        // llc 22 moves allocas to the local space before selection; llc 19 leaves them
+        // generic.
+        if number == 0 && self.llc22() && llc22::from_alloca(m, pointer, 0) {
+            number = 5;
+        }
+        let space = match number {
             0 => "",
             1 => "global",
             3 => "shared",
+            // The shared memory of the other blocks of a cluster, which LLVM 19 lacks.
+            7 if self.llc22() => "shared::cluster",
+            // NVPTXAtomicLower rewrites only `atomicrmw`: llc 22 selects a cmpxchg on local
+            // memory as `atom.local.cas`.
+            5 if self.llc22() && view.opcode() == Opcode::CmpXchg => "local",
             5 => {
                 // NVPTXAtomicLower: an atomic on local memory (private to the thread) becomes
                 // an ordinary load, operation and store.
@@ -1728,27 +1783,9 @@ impl<'m> Planner<'m> {
         } else {
             operation.as_str()
         };
-        if self.llc22() {
-            let ordered = text
-                .split_whitespace()
-                .any(|w| matches!(w, "acquire" | "release" | "acq_rel" | "seq_cst"));
-            // A cmpxchg, or an atomicrmw llc expands into a loop around one.
-            let cas = op_key == "cmpxchg"
-                || atomics::select(op_key, atomic_ty, space, &self.config)
-                    .is_some_and(|s| s.lowering == AtomicLowering::CasLoop);
-            let why = if cas && ordered {
-                Some("llc 22 writes the ordering into the atom of a cmpxchg or of the compare-and-swap loop of an atomicrmw (`atom.acquire.sys.cas.b32`) where llc 19 fences a plain `atom.cas`; not measured")
-            } else if cas && self.config.sm < 70 {
-                Some("llc 22's compare-and-swap below sm_70 (no memory-order qualifiers) is not measured")
-            } else if matches!(atomic_ty, atomics::AtomicType::Int(bits) if bits > 64) {
-                Some("llc 22 lowers 128-bit atomics to `atom.cas.b128` (PTX 8.3 and sm_90) and rejects them below (\"unsupported cmpxchg\"), where llc 19 calls libatomic; not measured")
-            } else {
-                None
-            };
-            if let Some(why) = why {
-                self.finding(f, Some(inst), why.to_string());
-                return None;
-            }
+        if self.llc22() && matches!(atomic_ty, atomics::AtomicType::Int(bits) if bits > 64) {
+            self.finding(f, Some(inst), "llc 22 lowers 128-bit atomics to `atom.cas.b128` (PTX 8.3 and sm_90) and rejects them below (\"unsupported cmpxchg\"), where llc 19 calls libatomic; not measured".to_string());
+            return None;
         }
         let Some(selection) = atomics::select(op_key, atomic_ty, space, &self.config) else {
             self.finding(
@@ -1763,11 +1800,19 @@ impl<'m> Planner<'m> {
         };
         let mut selection = selection;
         if self.llc22() && (op_key == "cmpxchg" || selection.lowering == AtomicLowering::CasLoop) {
-            // llc 22 (sm_70 and later) names the memory order and scope of every
-            // compare-and-swap: a monotonic one is `atom.relaxed.sys[.space].cas.bN`.
-            selection.mnemonic = selection
-                .mnemonic
-                .map(|m| m.replacen("atom.", "atom.relaxed.sys.", 1));
+            // A cmpxchg on a byte or a 16-bit word is a loop on the containing word.
+            let partword = op_key == "cmpxchg" && selection.lowering == AtomicLowering::CasLoop;
+            match llc22::cas_qualifiers(&text, partword, &self.config) {
+                Ok(q) => {
+                    selection.mnemonic = selection
+                        .mnemonic
+                        .map(|m| m.replacen("atom.", &format!("atom.{q}"), 1));
+                }
+                Err(why) => {
+                    self.finding(f, Some(inst), why);
+                    return None;
+                }
+            }
         }
         if let Some(name) = selection.libcall {
             // The runtime call is a call sequence of its own.
@@ -1980,6 +2025,8 @@ fn promote(bits: u32) -> u32 {
         32
     } else if bits <= 64 {
         64
+    } else if bits <= 128 {
+        128
     } else {
         bits
     }
@@ -2037,7 +2084,14 @@ fn function_uses(m: &Module) -> (HashSet<FuncId>, HashSet<FuncId>) {
                         == Value::Global(m.function(callee.unwrap_or(func.id())).global().id())
                 {
                     mentioned.extend(callee);
-                    continue;
+                    // A call of another type than the function's takes its address
+                    // (Function::hasAddressTaken; measured with llc 19 and llc 22).
+                    let same_type = inst.as_call().is_some_and(|c| {
+                        callee.is_some_and(|f| m.function(f).function_type() == c.function_type())
+                    });
+                    if same_type {
+                        continue;
+                    }
                 }
                 walk(m, op, &mut taken, 0);
             }
