@@ -6,7 +6,7 @@
 //! that would leave a dangling reference (removing a used instruction or function) are refused
 //! with an [`EditError`] and change nothing.
 
-use crate::constant::{ConstData, ConstKind};
+use crate::const_data::{ConstData, ConstKind};
 use crate::error::EditError;
 use crate::hash::FxHashSet;
 use crate::inst::{
@@ -14,16 +14,17 @@ use crate::inst::{
     NAMED_IN_TEXT, NEW, NONE, NO_TEXT, OPAQUE, OPS_EDITED, REMOVED, USES_PARSED,
 };
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
-use crate::metadata::{MdKindData, MdNodeData, MdOp};
+use crate::md_data::{MdKindData, MdNodeData, MdOp};
 use crate::module::{
-    name_hash, ArgData, ArgId, BlockId, FuncData, FuncId, GlobalData, GlobalId, GlobalKindData,
-    InstId, ItemData, ItemKind, MdId, Module, Operand, PackedOp, PackedValue, Value, VarData,
+    name_hash, ArgData, FuncData, GlobalData, GlobalKindData, ItemData, ItemKind, Module, VarData,
     BODY_EDITED, HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, ITEM_SOURCE, RENUMBER,
 };
 use crate::types::{Type, TypeId};
+use crate::value::{
+    ArgId, BlockId, FuncId, GlobalId, InstId, MdId, Operand, PackedOp, PackedValue, Value,
+};
 
-mod control;
-pub use control::{Guard, GuardItem, GuardNames};
+pub(crate) mod control;
 
 /// An operand of a new metadata node (see [`Module::add_metadata`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -724,8 +725,8 @@ impl Module {
                 return Ok(());
             }
             let used = self.inst_ops(user).iter().find(|op| {
-                op.value.0 & !crate::module::MAX_INDEX == inst_tag
-                    && is_member(op.value.0 & crate::module::MAX_INDEX)
+                op.value.0 & !crate::value::MAX_INDEX == inst_tag
+                    && is_member(op.value.0 & crate::value::MAX_INDEX)
             });
             match used {
                 Some(op) => Err(EditError::StillUsed {
@@ -1072,7 +1073,7 @@ impl Module {
         }
         if data.kind == ConstKind::Opaque {
             // Text-only constants (blockaddress, dso_local_equivalent): look for the name.
-            let g = &self.globals[(target.0 & crate::module::MAX_INDEX) as usize];
+            let g = &self.globals[(target.0 & crate::value::MAX_INDEX) as usize];
             let text = self
                 .src
                 .get(data.start as usize..data.end as usize)
@@ -1412,7 +1413,7 @@ impl Module {
     fn split_md_run(&mut self, run: u32, text: crate::inst::Text) -> u32 {
         let it = &self.items[run as usize];
         let (start, end) = (it.start, it.end);
-        let own_end = crate::parser::rest_of_line(&self.src, text.end).min(end);
+        let own_end = crate::lexer::rest_of_line(&self.src, text.end).min(end);
         if start == text.start && own_end == end {
             return run;
         }
@@ -1711,8 +1712,8 @@ impl Module {
         self.last_new_string = Some((at, item));
     }
 
-    fn new_const(&mut self, kind: ConstKind) -> crate::module::ConstId {
-        let id = crate::module::ConstId(self.consts.len() as u32);
+    fn new_const(&mut self, kind: ConstKind) -> crate::value::ConstId {
+        let id = crate::value::ConstId(self.consts.len() as u32);
         self.consts.push(ConstData {
             kind,
             start: NONE,
@@ -1750,7 +1751,7 @@ impl Module {
     pub fn const_null(&self, ty: TypeId) -> Operand {
         Operand {
             ty,
-            value: Value::Const(crate::constant::C_NULL),
+            value: Value::Const(crate::const_data::C_NULL),
         }
     }
 
@@ -1758,7 +1759,7 @@ impl Module {
     pub fn const_zero(&self, ty: TypeId) -> Operand {
         Operand {
             ty,
-            value: Value::Const(crate::constant::C_ZERO),
+            value: Value::Const(crate::const_data::C_ZERO),
         }
     }
 
@@ -1766,7 +1767,7 @@ impl Module {
     pub fn const_poison(&self, ty: TypeId) -> Operand {
         Operand {
             ty,
-            value: Value::Const(crate::constant::C_POISON),
+            value: Value::Const(crate::const_data::C_POISON),
         }
     }
 }
@@ -1824,7 +1825,7 @@ impl<'m> Builder<'m> {
         ops: impl IntoIterator<Item = Operand>,
         name: &str,
     ) -> Result<InstId, EditError> {
-        if self.m.insts.len() >= crate::module::MAX_INDEX as usize {
+        if self.m.insts.len() >= crate::value::MAX_INDEX as usize {
             return invalid("too many instructions");
         }
         let id = InstId(self.m.insts.len() as u32);

@@ -341,6 +341,29 @@ pub struct Text {
     pub(crate) end: u32,
 }
 
+/// The `atomicrmw` operations by their keyword; an instruction's `aux` is the index here.
+pub(crate) const RMW_OPS: [&str; 19] = [
+    "xchg",
+    "add",
+    "sub",
+    "and",
+    "nand",
+    "or",
+    "xor",
+    "max",
+    "min",
+    "umax",
+    "umin",
+    "fadd",
+    "fsub",
+    "fmax",
+    "fmin",
+    "uinc_wrap",
+    "udec_wrap",
+    "usub_cond",
+    "usub_sat",
+];
+
 pub(crate) const FLAG_ATTRS: [(Attr, &str); 13] = [
     (Attr::ZeroExt, "zeroext"),
     (Attr::SignExt, "signext"),

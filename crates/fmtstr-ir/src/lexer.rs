@@ -699,6 +699,35 @@ pub(crate) fn memchr_long(needle: u8, haystack: &[u8]) -> Option<usize> {
         .map(|i| offset + i)
 }
 
+/// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise
+/// `pos` itself (another token follows on the same line).
+pub(crate) fn rest_of_line(src: &[u8], pos: u32) -> u32 {
+    let mut i = pos as usize;
+    // Label lines pad their `; preds` comment to column 50: skip spaces eight at a time.
+    while let Some(chunk) = src.get(i..i + 8) {
+        if chunk != b"        " {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = src.get(i) {
+        if b == b' ' || b == b'\t' || b == b'\r' {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    match src.get(i) {
+        Some(b';') => match memchr_long(b'\n', &src[i..]) {
+            Some(n) => (i + n + 1) as u32,
+            None => src.len() as u32,
+        },
+        Some(b'\n') => (i + 1) as u32,
+        None => i as u32,
+        _ => pos,
+    }
+}
+
 /// Decodes a quoted string body (without quotes): `\\` and `\XX` escapes.
 pub(crate) fn unescape(body: &[u8]) -> Vec<u8> {
     // The text between escapes goes over whole (most strings have one or two escapes, a

@@ -1,4 +1,9 @@
-//! Parallel parsing of large modules: function bodies on several threads.
+//! Parallel parsing of large modules: function bodies on several threads; and the choice
+//! between that and a sequential parse.
+//!
+//! Input: a module's text, a thread count, and for a filtered parse the filter. Output: the
+//! module (or its shards), parsed in parallel where that pays and the parse agrees, else by the
+//! sequential parser.
 //!
 //! Function bodies are most of a module's text, and each is self-contained: its local names
 //! resolve within it, and what it refers to outside (globals, named types, numbered metadata)
@@ -18,16 +23,16 @@
 //! (ids differ; they are opaque). The `parallel` integration test checks that on large
 //! modules built from the corpus.
 
-use crate::constant::ConstKind;
+use crate::const_data::ConstKind;
+use crate::error::ParseError;
 use crate::inst::{Attr, Opcode};
 use crate::lexer::{is_name_byte, name_key, Lexer, NameKey, Tok};
+use crate::md_data::{MdKindData, MdOp};
 use crate::md_tail;
-use crate::metadata::{MdKindData, MdOp};
-use crate::module::{
-    BlockId, ConstId, FuncId, InstId, InstList, MdId, Module, PackedOp, PackedValue, Value,
-};
-use crate::parser::Parser;
+use crate::module::{InstList, Module, SourceText};
+use crate::parser::{self, Parser, SparseLines, MAX_INPUT, MAX_NUMBER_GAP_TO};
 use crate::types::{TypeData, TypeId};
+use crate::value::{BlockId, ConstId, FuncId, InstId, MdId, PackedOp, PackedValue, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Below this size a sequential parse is faster than starting threads.
@@ -85,6 +90,53 @@ pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
         merge(&mut main, &bases, worker, group)?;
     }
     Some(main)
+}
+
+/// Parses a module, on as many threads as [`default_threads`] says. See
+/// [`crate::Module::parse`].
+pub(crate) fn parse_module(file: &str, text: SourceText) -> Result<Module, ParseError> {
+    if text.len() >= MAX_INPUT {
+        return Err(ParseError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
+            line_text: String::new(),
+            offset: 0,
+        });
+    }
+    parse_module_threads(file, text, default_threads())
+}
+
+/// Parses a module with up to `threads` threads for function bodies (1: sequentially): in
+/// parallel where the module is large enough, sequentially where it is not or where the
+/// parallel parse gives up.
+pub(crate) fn parse_module_threads(
+    file: &str,
+    text: SourceText,
+    threads: usize,
+) -> Result<Module, ParseError> {
+    if text.len() >= MAX_INPUT {
+        return Err(ParseError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
+            line_text: String::new(),
+            offset: 0,
+        });
+    }
+    let parsed = if threads > 1 && text.len() >= MIN_PARALLEL {
+        parse(file, &text, threads)
+    } else {
+        None
+    };
+    let mut module = match parsed {
+        Some(module) => module,
+        None => parser::parse_sequential(file, &text)?,
+    };
+    module.src = text;
+    Ok(module)
 }
 
 /// One shard of a module parsed by [`Module::parse_shards`]: the whole module, with only a
@@ -367,19 +419,6 @@ fn bodies_wanted_now(src: &[u8], bodies: Group, threads: usize, wanted: BodyFilt
     })
 }
 
-/// What a sparse parse of one body must read (see `Parser::opaque_lines`).
-#[derive(Debug, Default)]
-pub(crate) struct SparseLines {
-    /// The lines the filter found, as ascending `(start, end)` offsets (`end` past the
-    /// newline).
-    pub found: Vec<(u32, u32)>,
-    /// Where the found lines' results are named (`%x` in `%x = ...` at a line's start): every
-    /// line that names one of them is parsed too. Ascending.
-    pub defs: Vec<u32>,
-    /// Every line to parse: the found ones and those that name their results. Ascending.
-    pub parse: Vec<(u32, u32)>,
-}
-
 /// The lines of a filtered body (`start..close`) that its sparse parse must read: those the
 /// filter finds, and those that name a value one of them defines (so that every use of such a
 /// value is parsed).
@@ -452,9 +491,7 @@ pub(crate) fn sparse_lines(
     // The numbers as a bitmap, up to the numbers a parse reads with gaps (2 MiB); past
     // them (16 million values in one body), sorted.
     numbers.sort_unstable();
-    let dense = numbers
-        .last()
-        .is_none_or(|&n| n < crate::parser::MAX_NUMBER_GAP_TO);
+    let dense = numbers.last().is_none_or(|&n| n < MAX_NUMBER_GAP_TO);
     let mut bitmap = vec![
         0u64;
         numbers

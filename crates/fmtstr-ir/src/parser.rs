@@ -12,23 +12,26 @@
 
 use std::borrow::Cow;
 
-use crate::constant::{self, ConstData, ConstKind};
+use crate::const_data::{self, ConstData, ConstKind};
 use crate::datalayout::DataLayout;
 use crate::error::ParseError;
 use crate::hash::FxHashMap;
 use crate::inst::{
     Attr, CallData, InstData, Opcode, Predicate, Text, FLAG_ATTRS, HAS_DEF, IMPLICIT_NUM,
-    NAMED_IN_TEXT, NONE, NO_TEXT, OPAQUE, TYPE_ATTRS, USES_PARSED,
+    NAMED_IN_TEXT, NONE, NO_TEXT, OPAQUE, RMW_OPS, TYPE_ATTRS, USES_PARSED,
 };
 use crate::lexer::{self, name_key, parse_u32, Lexer, NameKey, Tok, Token};
+use crate::md_data::{MdData, MdKindData, MdNodeData, MdOp};
 use crate::md_line::{self, LineKind, LineOp};
-use crate::metadata::{MdData, MdKindData, MdNodeData, MdOp};
 use crate::module::{
-    none_text, AliasData, ArgData, BlockData, BlockId, ConstId, FuncData, FuncId, GlobalData,
-    GlobalId, GlobalKindData, InstId, ItemData, ItemKind, MdId, Module, PackedOp, PackedValue,
-    SourceText, Value, VarData, ITEM_SOURCE, MAX_INDEX, NUMBER_GAP,
+    none_text, AliasData, ArgData, BlockData, FuncData, GlobalData, GlobalKindData, ItemData,
+    ItemKind, Module, SourceText, VarData, ITEM_SOURCE,
 };
 use crate::types::{NamedBody, Type, TypeData, TypeId, Types};
+use crate::value::{
+    BlockId, ConstId, FuncId, GlobalId, InstId, MdId, PackedOp, PackedValue, Value, MAX_INDEX,
+    NUMBER_GAP,
+};
 
 /// How deeply types, constants and metadata may nest.
 pub(crate) const MAX_DEPTH: u32 = 200;
@@ -107,11 +110,24 @@ pub(crate) struct Parser<'s> {
     next_global_number: u32,
     /// A sparse body parse (see [`Parser::opaque_lines`]): what to read, and the first line
     /// to parse not yet passed.
-    sparse: Option<crate::parallel::SparseLines>,
+    sparse: Option<SparseLines>,
     sparse_next: usize,
     /// A numbered label [`Parser::opaque_lines`] read after a terminator, without the lexer:
     /// the next block's. `tok` is stale while it is set.
     raw_label: Option<Token>,
+}
+
+/// What a sparse parse of one body must read (see `Parser::opaque_lines`).
+#[derive(Debug, Default)]
+pub(crate) struct SparseLines {
+    /// The lines the filter found, as ascending `(start, end)` offsets (`end` past the
+    /// newline).
+    pub found: Vec<(u32, u32)>,
+    /// Where the found lines' results are named (`%x` in `%x = ...` at a line's start): every
+    /// line that names one of them is parsed too. Ascending.
+    pub defs: Vec<u32>,
+    /// Every line to parse: the found ones and those that name their results. Ascending.
+    pub parse: Vec<(u32, u32)>,
 }
 
 /// What [`Parser::opaque_lines`] kept as text.
@@ -133,48 +149,11 @@ const SPARSE_LOOKAHEAD: usize = 4;
 const SMALL_MIN: i64 = -64;
 const SMALL_MAX: i64 = 1023;
 
-/// Parses a module. See [`crate::Module::parse`].
-pub(crate) fn parse(file: &str, text: SourceText) -> PResult<Module> {
-    if text.len() >= MAX_INPUT {
-        return Err(ParseError {
-            file: file.to_string(),
-            line: 1,
-            column: 1,
-            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
-            line_text: String::new(),
-            offset: 0,
-        });
-    }
-    parse_threads(file, text, crate::parallel::default_threads())
-}
-
-/// Parses with up to `threads` threads for function bodies (1: sequentially).
-pub(crate) fn parse_threads(file: &str, text: SourceText, threads: usize) -> PResult<Module> {
-    if text.len() >= MAX_INPUT {
-        return Err(ParseError {
-            file: file.to_string(),
-            line: 1,
-            column: 1,
-            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
-            line_text: String::new(),
-            offset: 0,
-        });
-    }
-    let parsed = if threads > 1 && text.len() >= crate::parallel::MIN_PARALLEL {
-        crate::parallel::parse(file, &text, threads)
-    } else {
-        None
-    };
-    let mut module = match parsed {
-        Some(module) => module,
-        None => {
-            let mut parser = Parser::new(file, &text);
-            parser.module()?;
-            parser.m
-        }
-    };
-    module.src = text;
-    Ok(module)
+/// Parses a module on this thread.
+pub(crate) fn parse_sequential(file: &str, text: &[u8]) -> PResult<Module> {
+    let mut parser = Parser::new(file, text);
+    parser.module()?;
+    Ok(parser.m)
 }
 
 /// A sequential parse with [`md_line::scan`] off.
@@ -211,7 +190,7 @@ pub(crate) fn empty_module(file: &str) -> Module {
         insts: Vec::new(),
         block_insts: Vec::new(),
         ops: Vec::new(),
-        consts: constant::fixed_consts(),
+        consts: const_data::fixed_consts(),
         attrs: Vec::new(),
         attr_sets: Vec::new(),
         calls: Vec::new(),
@@ -587,7 +566,7 @@ impl<'s> Parser<'s> {
     }
 
     fn rest_of_line(&self, pos: u32) -> u32 {
-        rest_of_line(self.src, pos)
+        lexer::rest_of_line(self.src, pos)
     }
 
     fn enter(&mut self) -> PResult<()> {
@@ -755,7 +734,7 @@ impl<'s> Parser<'s> {
     }
 
     fn int_value(&self, t: Token) -> PResult<i128> {
-        match constant::parse_int(self.text(t)) {
+        match const_data::parse_int(self.text(t)) {
             Some(v) => Ok(v),
             None => self.error_at(t.start, "integer out of range".into()),
         }
@@ -791,9 +770,9 @@ impl<'s> Parser<'s> {
     }
 
     /// Room for one more metadata record (their ids stay below those of definitions kept
-    /// as text, see [`crate::metadata::UNREAD_IDS`]).
+    /// as text, see [`crate::md_data::UNREAD_IDS`]).
     fn check_md_capacity(&self) -> PResult<()> {
-        if self.m.md.nodes.len() >= crate::metadata::UNREAD_IDS as usize {
+        if self.m.md.nodes.len() >= crate::md_data::UNREAD_IDS as usize {
             return self.error_at(self.tok.start, "too many metadata nodes".into());
         }
         Ok(())
@@ -1873,7 +1852,7 @@ impl<'s> Parser<'s> {
         let (start, len) = self.m.funcs[fid.index()].params;
         for i in start..start + len {
             let arg = &self.m.args[i as usize];
-            let value = Value::Arg(crate::module::ArgId(i));
+            let value = Value::Arg(crate::value::ArgId(i));
             if arg.name.is_none() {
                 state.numbered.push(value);
                 continue;
@@ -2037,7 +2016,7 @@ impl<'s> Parser<'s> {
         fid: FuncId,
         body_start: u32,
         close: u32,
-        sparse: Option<crate::parallel::SparseLines>,
+        sparse: Option<SparseLines>,
     ) -> PResult<bool> {
         self.sparse = sparse;
         self.sparse_next = 0;
@@ -3213,7 +3192,7 @@ impl<'s> Parser<'s> {
             let v = if negative { -magnitude } else { magnitude };
             return self.int_value_const(v, t.start);
         }
-        let Some(v) = constant::parse_int(self.text(t)) else {
+        let Some(v) = const_data::parse_int(self.text(t)) else {
             return self.new_const(ConstKind::BigInt, t.start);
         };
         let Ok(v) = i64::try_from(v) else {
@@ -3339,13 +3318,13 @@ impl<'s> Parser<'s> {
     fn keyword_value(&mut self, t: Token) -> PResult<PackedValue> {
         let w = self.text(t);
         let fixed = match w {
-            b"true" => Some(constant::C_TRUE),
-            b"false" => Some(constant::C_FALSE),
-            b"null" => Some(constant::C_NULL),
-            b"undef" => Some(constant::C_UNDEF),
-            b"poison" => Some(constant::C_POISON),
-            b"zeroinitializer" => Some(constant::C_ZERO),
-            b"none" => Some(constant::C_NONE),
+            b"true" => Some(const_data::C_TRUE),
+            b"false" => Some(const_data::C_FALSE),
+            b"null" => Some(const_data::C_NULL),
+            b"undef" => Some(const_data::C_UNDEF),
+            b"poison" => Some(const_data::C_POISON),
+            b"zeroinitializer" => Some(const_data::C_ZERO),
+            b"none" => Some(const_data::C_NONE),
             _ => None,
         };
         if let Some(id) = fixed {
@@ -3738,7 +3717,7 @@ impl<'s> Parser<'s> {
             return false;
         };
         let md = &mut self.m.md;
-        if md.nodes.len() + refs.len() + 1 >= crate::metadata::UNREAD_IDS as usize
+        if md.nodes.len() + refs.len() + 1 >= crate::md_data::UNREAD_IDS as usize
             || md.ops.len() + ops.len() >= MAX_INDEX as usize
         {
             return false;
@@ -3904,35 +3883,6 @@ fn keep_md_as_text(md: &mut MdData, src: &[u8], at: u32, number: u32) -> bool {
     true
 }
 
-/// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise
-/// `pos` itself (another token follows on the same line).
-pub(crate) fn rest_of_line(src: &[u8], pos: u32) -> u32 {
-    let mut i = pos as usize;
-    // Label lines pad their `; preds` comment to column 50: skip spaces eight at a time.
-    while let Some(chunk) = src.get(i..i + 8) {
-        if chunk != b"        " {
-            break;
-        }
-        i += 8;
-    }
-    while let Some(&b) = src.get(i) {
-        if b == b' ' || b == b'\t' || b == b'\r' {
-            i += 1;
-        } else {
-            break;
-        }
-    }
-    match src.get(i) {
-        Some(b';') => match lexer::memchr_long(b'\n', &src[i..]) {
-            Some(n) => (i + n + 1) as u32,
-            None => src.len() as u32,
-        },
-        Some(b'\n') => (i + 1) as u32,
-        None => i as u32,
-        _ => pos,
-    }
-}
-
 /// The number of a `%N` or `N:` token (the lexer guarantees the digits).
 #[inline]
 fn token_number(text: &[u8]) -> usize {
@@ -3954,28 +3904,6 @@ fn text(t: Token) -> Text {
         end: t.end,
     }
 }
-
-pub(crate) const RMW_OPS: [&str; 19] = [
-    "xchg",
-    "add",
-    "sub",
-    "and",
-    "nand",
-    "or",
-    "xor",
-    "max",
-    "min",
-    "umax",
-    "umin",
-    "fadd",
-    "fsub",
-    "fmax",
-    "fmin",
-    "uinc_wrap",
-    "udec_wrap",
-    "usub_cond",
-    "usub_sat",
-];
 
 /// Notes that the body's text names `value`, when it is an instruction.
 fn mark_named(insts: &mut [InstData], value: Value) {

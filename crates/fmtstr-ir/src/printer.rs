@@ -10,18 +10,18 @@
 
 use std::io::{self, Write};
 
-use crate::constant::ConstKind;
+use crate::const_data::ConstKind;
 use crate::hash::FxHashMap;
 use crate::inst::{
     Attr, InstData, Opcode, HAS_DEF, IMPLICIT_NUM, NAMED_IN_TEXT, NEW, OPS_EDITED, REMOVED,
 };
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
-use crate::metadata::MdKindData;
+use crate::md_data::MdKindData;
 use crate::module::{
-    text_of, BlockId, FuncId, GlobalKindData, InstId, Module, Operand, Value, BODY_EDITED,
-    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, NUMBER_GAP, RENUMBER,
+    text_of, GlobalKindData, Module, BODY_EDITED, HEADER_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER,
 };
-use crate::types::{push_fmt, push_i64, push_u64, write_name, TypeId};
+use crate::types::{push_fmt, push_i64, push_u64, write_f64, write_name, TypeId};
+use crate::value::{BlockId, FuncId, InstId, Operand, Value, NUMBER_GAP};
 
 struct Out<'a, W: Write> {
     src: &'a [u8],
@@ -810,7 +810,7 @@ impl Module {
             def(
                 raw,
                 arg.numbered || raw.is_empty(),
-                Value::Arg(crate::module::ArgId(i)),
+                Value::Arg(crate::value::ArgId(i)),
                 true,
             );
         }
@@ -1077,7 +1077,7 @@ impl Module {
                 if let Some(node) =
                     node.filter(|n| n.number == crate::inst::NONE && n.kind == MdKindData::Value)
                 {
-                    if let Some(crate::metadata::MdOp::Value(inner)) =
+                    if let Some(crate::md_data::MdOp::Value(inner)) =
                         self.md.ops.get(node.ops as usize)
                     {
                         self.write_typed(names, inner.get(), out);
@@ -1100,7 +1100,7 @@ impl Module {
         &self,
         names: Option<&FnNames>,
         ty: TypeId,
-        c: crate::module::ConstId,
+        c: crate::value::ConstId,
         out: &mut Vec<u8>,
     ) {
         let data = self.const_data(c);
@@ -1118,7 +1118,7 @@ impl Module {
             );
             return;
         }
-        let list = |out: &mut Vec<u8>, ops: &[crate::module::PackedOp]| {
+        let list = |out: &mut Vec<u8>, ops: &[crate::value::PackedOp]| {
             for (i, op) in ops.iter().enumerate() {
                 if i > 0 {
                     out.extend_from_slice(b", ");
@@ -1281,7 +1281,7 @@ impl Module {
             }
             if data.is_def {
                 out.push(b' ');
-                self.write_local(None, Value::Arg(crate::module::ArgId(i)), out);
+                self.write_local(None, Value::Arg(crate::value::ArgId(i)), out);
             } else if !arg.name.is_none() {
                 out.push(b' ');
                 out.extend_from_slice(self.text(arg.name));
@@ -1311,7 +1311,7 @@ impl Module {
         let packed = self.inst_ops(inst);
         let mut small = [Operand {
             ty: TypeId::VOID,
-            value: Value::Const(crate::module::ConstId(0)),
+            value: Value::Const(crate::value::ConstId(0)),
         }; 8];
         let heap: Vec<Operand>;
         let ops: &[Operand] = if packed.len() <= small.len() {
@@ -1455,7 +1455,7 @@ impl Module {
             Opcode::AtomicRmw => {
                 out.extend_from_slice(b"atomicrmw ");
                 out.extend_from_slice(
-                    crate::parser::RMW_OPS
+                    crate::inst::RMW_OPS
                         .get(d.aux as usize)
                         .unwrap_or(&"add")
                         .as_bytes(),
@@ -1588,45 +1588,5 @@ fn write_align(aux: u8, out: &mut Vec<u8>) {
     if aux > 0 && aux <= 64 {
         out.extend_from_slice(b", align ");
         push_u64(out, 1u64 << (aux - 1));
-    }
-}
-
-/// Writes a double as LLVM does: `%e` with six digits when that reads back exactly, the
-/// IEEE bits in hex otherwise.
-pub(crate) fn write_f64(v: f64, out: &mut Vec<u8>) {
-    if v.is_finite() {
-        let s = format!("{v:.6e}");
-        if let Some((mantissa, exponent)) = s.split_once('e') {
-            let exp: i32 = exponent.parse().unwrap_or(0);
-            let text = format!(
-                "{mantissa}e{}{:02}",
-                if exp < 0 { '-' } else { '+' },
-                exp.unsigned_abs()
-            );
-            if text.parse::<f64>().ok() == Some(v) {
-                out.extend_from_slice(text.as_bytes());
-                return;
-            }
-        }
-    }
-    push_fmt(out, format_args!("0x{:016X}", v.to_bits()));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::write_f64;
-
-    #[test]
-    fn doubles_print_like_llvm() {
-        let show = |v: f64| {
-            let mut out = Vec::new();
-            write_f64(v, &mut out);
-            String::from_utf8(out).unwrap()
-        };
-        assert_eq!(show(1.0), "1.000000e+00");
-        assert_eq!(show(-2.5e-10), "-2.500000e-10");
-        assert_eq!(show(0.1), "1.000000e-01");
-        assert_eq!(show(1.0 / 3.0), "0x3FD5555555555555");
-        assert_eq!(show(f64::INFINITY), "0x7FF0000000000000");
     }
 }

@@ -9,10 +9,9 @@
 use super::{invalid, Builder, Position};
 use crate::error::EditError;
 use crate::inst::{Opcode, NEW, NONE, REMOVED};
-use crate::module::{
-    none_text, BlockData, BlockId, FuncId, InstId, InstList, Module, Operand, Value,
-};
+use crate::module::{none_text, BlockData, InstList, Module};
 use crate::types::TypeId;
+use crate::value::{BlockId, FuncId, InstId, Operand, Value};
 
 /// The blocks and value of [`Module::guard`]: `head` ends in `br i1 cond, label %then, label
 /// %tail`; `then` holds the guarded instruction and `br label %tail`; `tail` holds what
@@ -122,7 +121,7 @@ impl Module {
             });
         }
         let slot = d.ops as usize + 2 * edge;
-        self.ops[slot] = crate::module::PackedOp::new(value);
+        self.ops[slot] = crate::value::PackedOp::new(value);
         let f = self.blocks[d.block as usize].func;
         self.note_use(f, phi, self.ops[slot].value);
         Ok(())
@@ -315,7 +314,7 @@ impl Module {
         hint: &str,
         insts: Vec<InstId>,
     ) -> Result<BlockId, EditError> {
-        if self.blocks.len() >= crate::module::MAX_INDEX as usize {
+        if self.blocks.len() >= crate::value::MAX_INDEX as usize {
             return invalid("too many blocks");
         }
         let id = BlockId(self.blocks.len() as u32);
