@@ -136,8 +136,10 @@ mod view;
 
 pub use constant::Constant;
 pub use datalayout::{DataLayout, DataLayoutError, LayoutError, PointerSpec, StructLayout};
+pub use edit::builder::{Builder, Ordering, Position, RmwOp};
 pub use edit::control::{Guard, GuardItem, GuardNames};
-pub use edit::{Builder, MdInput, Ordering, Position, RmwOp, UnusedDeclaration};
+pub use edit::globals::UnusedDeclaration;
+pub use edit::metadata::MdInput;
 pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};

@@ -6,7 +6,8 @@
 //! printed between them. New blocks are always named (`%fmtstr.only`, from a hint), never
 //! numbered, so that numbered values and blocks keep their numbers.
 
-use super::{invalid, Builder, Position};
+use super::builder::{Builder, Position};
+use super::invalid;
 use crate::error::EditError;
 use crate::inst::{Opcode, NEW, NONE, REMOVED};
 use crate::module::{none_text, BlockData, InstList, Module};
