@@ -104,7 +104,7 @@
 //! was expected), never a panic: recursion is bounded, loops always consume input, spans are
 //! checked. Parsing runs at about 200 MB/s per core; modules of 4 MiB and up have their
 //! function bodies parsed on several threads (see `parallel.rs`), and once edited are printed
-//! in parts on several threads (see `printer.rs`). A pass that edits function by function
+//! in parts on several threads (see `printer/mod.rs`). A pass that edits function by function
 //! can also run on several threads: [`Module::parse_shards`] gives one module per run of
 //! bodies, and [`Module::write_shards`] prints each shard's functions. A pass that edits only
 //! the lines it can find by their text (the calls that name `printf`) pays for those lines:
