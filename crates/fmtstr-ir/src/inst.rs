@@ -1,4 +1,8 @@
 //! Instruction opcodes, attributes and the per-instruction records.
+//!
+//! Input: the words of the text that name opcodes, predicates and attributes. Output: [`Opcode`],
+//! [`Predicate`], [`Attr`], and the compact record each instruction keeps (`InstData`) with its
+//! flags.
 
 use crate::types::TypeId;
 

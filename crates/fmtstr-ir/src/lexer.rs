@@ -1,5 +1,8 @@
 //! The lexer: LLVM 19's assembly language as a stream of byte spans.
 //!
+//! Input: a module's bytes. Output: tokens, `(kind, start, end)` spans over them; and the
+//! byte-level helpers that decode and spell names and strings.
+//!
 //! Tokens are `(kind, start, end)` over the source bytes; nothing is copied or decoded here, so
 //! that lexing a 50 MB module costs one pass over its bytes. Names keep their sigil and quotes;
 //! [`local_key`] and friends decode them when a name is compared. The token set follows LLVM's
@@ -224,9 +227,10 @@ impl<'s> Lexer<'s> {
     /// Lexes tokens into `out` until it is full or an end-of-file or error token was stored;
     /// returns how many were stored.
     ///
-    /// Each common token is stored where it is recognised: funnelling every path through one
-    /// returned `Token` made the compiler assemble it on the stack and read it back wider than
-    /// it was written, a store-forwarding stall on every token.
+    /// One long function because each common token is stored where it is recognised:
+    /// funnelling every path through one returned `Token` made the compiler assemble it on the
+    /// stack and read it back wider than it was written, a store-forwarding stall on every
+    /// token.
     #[inline(always)]
     pub fn fill(&mut self, out: &mut [Token]) -> usize {
         let src = self.src;

@@ -1,5 +1,8 @@
 //! LLVM types, interned per module.
 //!
+//! Input: the types the parser reads and the edits build. Output: interned [`TypeId`]s in a
+//! [`Types`] table, and each type written as LLVM writes it.
+//!
 //! Every distinct type gets one [`TypeId`], so comparing types is comparing ids. Named structs
 //! (`%struct.S = type { ... }`) are identified by name, like LLVM's identified structs; literal
 //! structs (`{ i32, ptr }`) by their contents. Opaque pointers only: LLVM 19 has no other kind

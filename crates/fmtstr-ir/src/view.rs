@@ -1,5 +1,8 @@
 //! Read access: views of functions, blocks, instructions, calls and globals.
 //!
+//! Input: a module and an id. Output: a view ([`Function`], [`Block`], [`Inst`], [`Call`],
+//! [`Global`], ...) that answers the passes' questions about it.
+//!
 //! A view is a module reference plus an id; it is `Copy` and costs nothing to make. Views show
 //! the module as it is now: removed instructions are gone, replaced operands are replaced.
 

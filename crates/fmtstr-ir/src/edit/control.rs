@@ -1,5 +1,8 @@
 //! Control-flow edits: new blocks, branches and phis.
 //!
+//! Input: the instruction to split a block before or to guard, and the blocks branches go to.
+//! Output: new blocks, branches and phis in the function; or an [`EditError`] and no change.
+//!
 //! The printer writes a function's source instructions in source order, copying the text
 //! between them; so an edit may change which block a source instruction is in, never the
 //! order of source instructions. A split keeps it: the tail follows the head, and its label is
