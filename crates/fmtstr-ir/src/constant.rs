@@ -1,9 +1,10 @@
 //! Constants as the passes see them: literals, aggregates and constant expressions.
 //!
 //! Input: a module's constant records (`const_data`). Output: [`Constant`], what
-//! [`Module::constant`] says a constant is. Parsed constants keep their source span, so they print exactly as written wherever they are
-//! reused; constants made by edits print in LLVM's style. Small integers are shared (one record
-//! for every `i32 0` of a module): an operand's type lives in the operand, not the constant.
+//! [`Module::constant`] says a constant is. Parsed constants keep their source span, so they print
+//! exactly as written wherever they are reused; constants made by edits print in LLVM's style.
+//! Small integers are shared (one record for every `i32 0` of a module): an operand's type lives in
+//! the operand, not the constant.
 
 use crate::const_data::{parse_int, ConstData, ConstKind};
 use crate::inst::Opcode;

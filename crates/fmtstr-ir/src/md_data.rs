@@ -36,9 +36,9 @@ pub(crate) struct MdNodeData {
     pub name: Text,
     /// `!N`'s number, or NONE for inline nodes.
     pub number: u32,
-    /// A definition kept as its text by a filtered parse (a specialized node or a string
-    /// alone on its line): it has no operands in `ops`; [`MdNode::operands`] reads its
-    /// fields from the text. Nothing it refers to was checked.
+    /// A definition kept as its text by a filtered parse (a specialized node or a string alone on
+    /// its line): it has no operands in `ops`; [`MdNode::operands`](crate::MdNode::operands) reads
+    /// its fields from the text. Nothing it refers to was checked.
     pub unread: bool,
 }
 
@@ -58,13 +58,12 @@ impl MdNodeData {
         }
     }
 
-    /// The definition at `at` (a `!N` that starts a line), read from its text alone when it
-    /// is one LLVM writes whole on its line: `!N = [distinct ]!Name(...)` (not
-    /// `!DIArgList`, whose operands are typed values) or `!N = [distinct ]!"..."`. `None`
-    /// for anything else. Its operands are not read: `unread` is set, and
-    /// [`MdNode::operands`] reads them from the text. (A line that goes on after the node
-    /// with a comment ending in `)` keeps the comment in its text: the fields end where the
-    /// node's `(` closes.)
+    /// The definition at `at` (a `!N` that starts a line), read from its text alone when it is one
+    /// LLVM writes whole on its line: `!N = [distinct ]!Name(...)` (not `!DIArgList`, whose
+    /// operands are typed values) or `!N = [distinct ]!"..."`. `None` for anything else. Its
+    /// operands are not read: `unread` is set, and [`MdNode::operands`](crate::MdNode::operands)
+    /// reads them from the text. (A line that goes on after the node with a comment ending in `)`
+    /// keeps the comment in its text: the fields end where the node's `(` closes.)
     ///
     /// Read byte by byte: 150,000 such lines make a module with debug info, and two
     /// searches a line (for its end and for a comment) cost more than the rest of its

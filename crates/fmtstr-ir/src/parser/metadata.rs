@@ -336,12 +336,12 @@ impl<'s> Parser<'s> {
         true
     }
 
-    /// The definition at the current `!N` token kept as its text, and those on the lines
-    /// after it, while each is one LLVM writes alone on its line
-    /// ([`MdNodeData::kept_as_text`], recorded by `keep_md_as_text`): its kind, name and
-    /// text are known, its fields are read from the text when asked ([`MdNode::operands`]),
-    /// and what it refers to is not checked. A run the tail thread found (`md_tail`) is
-    /// taken whole. False, with nothing read, for anything else.
+    /// The definition at the current `!N` token kept as its text, and those on the lines after it,
+    /// while each is one LLVM writes alone on its line ([`MdNodeData::kept_as_text`], recorded by
+    /// `keep_md_as_text`): its kind, name and text are known, its fields are read from the text
+    /// when asked ([`MdNode::operands`](crate::MdNode::operands)), and what it refers to is not
+    /// checked. A run the tail thread found (`md_tail`) is taken whole. False, with nothing read,
+    /// for anything else.
     ///
     /// A definition that goes on past its line makes the next line a top-level syntax
     /// error: the filtered parse then falls back to a whole one.

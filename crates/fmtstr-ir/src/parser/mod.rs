@@ -97,8 +97,8 @@ pub(crate) struct Parser<'s> {
     /// nested one starts its own).
     param_scratch: Vec<TypeId>,
     md_scratch: Vec<MdOp>,
-    /// [`md_line::scan`]'s buffers, and whether it is used (always, but in the test that
-    /// checks it against the token parser).
+    /// [`md_line::scan`](crate::md_line::scan)'s buffers, and whether it is used (always, but in
+    /// the test that checks it against the token parser).
     md_line_refs: Vec<(u32, u32)>,
     md_line_ops: Vec<LineOp>,
     pub(crate) md_line_scan: bool,
@@ -160,7 +160,7 @@ pub(crate) fn parse_sequential(file: &str, text: &[u8]) -> PResult<Module> {
     Ok(parser.m)
 }
 
-/// A sequential parse with [`md_line::scan`] off.
+/// A sequential parse with [`md_line::scan`](crate::md_line::scan) off.
 pub(crate) fn parse_metadata_by_tokens(file: &str, text: SourceText) -> PResult<Module> {
     let mut parser = Parser::new(file, &text);
     parser.md_line_scan = false;
