@@ -1,5 +1,8 @@
 //! Data layout: LLVM 19's rules for type sizes, alignments and struct layouts.
 //!
+//! Input: a `target datalayout` string. Output: a [`DataLayout`] that answers sizes, alignments and
+//! struct layouts, or a [`DataLayoutError`] naming the component it refuses.
+//!
 //! [`DataLayout::parse`] reads a `target datalayout` string; whatever the string omits takes
 //! LLVM's defaults (`DataLayout.cpp`: i1/i8 align 1, i16 2, i32 4, i64 4 ABI / 8 preferred,
 //! f16 2, f32 4, f64 8, f128 16, v64 8, v128 16, 64-bit pointers, aggregates 1 ABI / 8
@@ -162,6 +165,8 @@ impl DataLayout {
         Ok(dl)
     }
 
+    /// One component of the string (`e`, `p1:64:64`, `i64:64`, ...). One long match: an arm
+    /// per component letter of LangRef's grammar, so that the grammar reads in one place.
     fn component(&mut self, c: &str) -> Result<(), String> {
         let Some(first) = c.chars().next() else {
             return Err("empty component".into());

@@ -1,4 +1,7 @@
 //! Errors: parse errors that point into the text, and edit errors that say what was refused.
+//!
+//! Input: where a parse stopped and what it expected, or why an edit was refused. Output:
+//! [`ParseError`] (`file:line:column`, the line, a caret) and [`EditError`].
 
 use std::fmt;
 

@@ -1,5 +1,8 @@
 //! A small, fast, non-cryptographic hasher for the parser's symbol tables.
 //!
+//! Input: the bytes of names and ids. Output: 64-bit hashes for the crate's hash maps and sets
+//! (`FxHashMap`, `FxHashSet`).
+//!
 //! The standard library's SipHash resists hash flooding, which a parser of trusted compiler
 //! output does not need, at several times the cost per lookup; name lookups are on the hot path
 //! of parsing. This is the multiply-rotate scheme of rustc's FxHasher.

@@ -1,4 +1,8 @@
 //! Instruction opcodes, attributes and the per-instruction records.
+//!
+//! Input: the words of the text that name opcodes, predicates and attributes. Output: [`Opcode`],
+//! [`Predicate`], [`Attr`], and the compact record each instruction keeps (`InstData`) with its
+//! flags.
 
 use crate::types::TypeId;
 
@@ -340,6 +344,29 @@ pub struct Text {
     pub(crate) start: u32,
     pub(crate) end: u32,
 }
+
+/// The `atomicrmw` operations by their keyword; an instruction's `aux` is the index here.
+pub(crate) const RMW_OPS: [&str; 19] = [
+    "xchg",
+    "add",
+    "sub",
+    "and",
+    "nand",
+    "or",
+    "xor",
+    "max",
+    "min",
+    "umax",
+    "umin",
+    "fadd",
+    "fsub",
+    "fmax",
+    "fmin",
+    "uinc_wrap",
+    "udec_wrap",
+    "usub_cond",
+    "usub_sat",
+];
 
 pub(crate) const FLAG_ATTRS: [(Attr, &str); 13] = [
     (Attr::ZeroExt, "zeroext"),

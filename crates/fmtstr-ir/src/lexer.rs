@@ -1,5 +1,8 @@
 //! The lexer: LLVM 19's assembly language as a stream of byte spans.
 //!
+//! Input: a module's bytes. Output: tokens, `(kind, start, end)` spans over them; and the
+//! byte-level helpers that decode and spell names and strings.
+//!
 //! Tokens are `(kind, start, end)` over the source bytes; nothing is copied or decoded here, so
 //! that lexing a 50 MB module costs one pass over its bytes. Names keep their sigil and quotes;
 //! [`local_key`] and friends decode them when a name is compared. The token set follows LLVM's
@@ -224,9 +227,10 @@ impl<'s> Lexer<'s> {
     /// Lexes tokens into `out` until it is full or an end-of-file or error token was stored;
     /// returns how many were stored.
     ///
-    /// Each common token is stored where it is recognised: funnelling every path through one
-    /// returned `Token` made the compiler assemble it on the stack and read it back wider than
-    /// it was written, a store-forwarding stall on every token.
+    /// One long function because each common token is stored where it is recognised:
+    /// funnelling every path through one returned `Token` made the compiler assemble it on the
+    /// stack and read it back wider than it was written, a store-forwarding stall on every
+    /// token.
     #[inline(always)]
     pub fn fill(&mut self, out: &mut [Token]) -> usize {
         let src = self.src;
@@ -697,6 +701,35 @@ pub(crate) fn memchr_long(needle: u8, haystack: &[u8]) -> Option<usize> {
         .iter()
         .position(|&b| b == needle)
         .map(|i| offset + i)
+}
+
+/// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise
+/// `pos` itself (another token follows on the same line).
+pub(crate) fn rest_of_line(src: &[u8], pos: u32) -> u32 {
+    let mut i = pos as usize;
+    // Label lines pad their `; preds` comment to column 50: skip spaces eight at a time.
+    while let Some(chunk) = src.get(i..i + 8) {
+        if chunk != b"        " {
+            break;
+        }
+        i += 8;
+    }
+    while let Some(&b) = src.get(i) {
+        if b == b' ' || b == b'\t' || b == b'\r' {
+            i += 1;
+        } else {
+            break;
+        }
+    }
+    match src.get(i) {
+        Some(b';') => match memchr_long(b'\n', &src[i..]) {
+            Some(n) => (i + n + 1) as u32,
+            None => src.len() as u32,
+        },
+        Some(b'\n') => (i + 1) as u32,
+        None => i as u32,
+        _ => pos,
+    }
 }
 
 /// Decodes a quoted string body (without quotes): `\\` and `\XX` escapes.

@@ -104,7 +104,7 @@
 //! was expected), never a panic: recursion is bounded, loops always consume input, spans are
 //! checked. Parsing runs at about 200 MB/s per core; modules of 4 MiB and up have their
 //! function bodies parsed on several threads (see `parallel.rs`), and once edited are printed
-//! in parts on several threads (see `printer.rs`). A pass that edits function by function
+//! in parts on several threads (see `printer/mod.rs`). A pass that edits function by function
 //! can also run on several threads: [`Module::parse_shards`] gives one module per run of
 //! bodies, and [`Module::write_shards`] prints each shard's functions. A pass that edits only
 //! the lines it can find by their text (the calls that name `printf`) pays for those lines:
@@ -112,6 +112,7 @@
 //! the rest of the bodies as text (opaque instructions, [`Inst::is_opaque`]): about 700
 //! instructions a line of clang's output instead of 2,300.
 
+mod const_data;
 mod constant;
 pub mod datalayout;
 mod edit;
@@ -119,30 +120,34 @@ mod error;
 mod hash;
 mod inst;
 pub(crate) mod lexer;
+mod md_data;
 mod md_line;
 mod md_tail;
 mod metadata;
 mod module;
+#[cfg(test)]
+mod module_graph;
 mod parallel;
 mod parser;
 mod printer;
 pub mod types;
+mod value;
 mod view;
 
 pub use constant::Constant;
 pub use datalayout::{DataLayout, DataLayoutError, LayoutError, PointerSpec, StructLayout};
-pub use edit::{
-    Builder, Guard, GuardItem, GuardNames, MdInput, Ordering, Position, RmwOp, UnusedDeclaration,
-};
+pub use edit::builder::{Builder, Ordering, Position, RmwOp};
+pub use edit::control::{Guard, GuardItem, GuardNames};
+pub use edit::globals::UnusedDeclaration;
+pub use edit::metadata::MdInput;
 pub use error::{EditError, ParseError};
 pub use inst::{Attr, Opcode, Predicate, Text};
 pub use metadata::{DebugLoc, MdNode, MdNodeKind, MdOperand};
-pub use module::{
-    ArgId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, Module, Operand, SourceText, Value,
-};
+pub use module::{Module, SourceText};
 pub use parallel::{default_threads, Shard};
 pub use parser::MAX_INPUT;
 pub use types::{StructType, Type, TypeId, Types};
+pub use value::{ArgId, BlockId, ConstId, FuncId, GlobalId, InstId, MdId, Operand, Value};
 pub use view::{
     Arg, Block, Call, CallArg, Function, Global, GlobalKind, GlobalRef, Inst, SourcePos,
 };
@@ -153,7 +158,7 @@ impl Module {
     /// Large modules (4 MiB and up) have their function bodies parsed on several threads;
     /// the result is the same as a sequential parse's.
     pub fn parse(file_name: &str, text: impl Into<SourceText>) -> Result<Module, ParseError> {
-        parser::parse(file_name, text.into())
+        parallel::parse_module(file_name, text.into())
     }
 
     /// [`Module::parse`] with at most `threads` threads (1 parses sequentially).
@@ -162,7 +167,7 @@ impl Module {
         text: impl Into<SourceText>,
         threads: usize,
     ) -> Result<Module, ParseError> {
-        parser::parse_threads(file_name, text.into(), threads)
+        parallel::parse_module_threads(file_name, text.into(), threads)
     }
 
     /// Parses a module into shards for a pass that edits function by function on several
@@ -242,7 +247,7 @@ impl Module {
             }
         }
         Ok(vec![Shard {
-            module: parser::parse_threads(file_name, text, threads)?,
+            module: parallel::parse_module_threads(file_name, text, threads)?,
             first_function: None,
         }])
     }

@@ -11,7 +11,7 @@
 //! parse on one thread. In a module with debug info the headers and the 150,000 metadata
 //! lines took about as long each, one after the other.
 
-use crate::metadata::MdNodeData;
+use crate::md_data::MdNodeData;
 
 /// Below this much text after the last body, the parser reads the metadata itself.
 const MIN_TAIL: usize = 1 << 20;

@@ -1,4 +1,9 @@
-//! Parallel parsing of large modules: function bodies on several threads.
+//! Parallel parsing of large modules: function bodies on several threads; and the choice
+//! between that and a sequential parse.
+//!
+//! Input: a module's text, a thread count, and for a filtered parse the filter. Output: the
+//! module (or its shards), parsed in parallel where that pays and the parse agrees, else by the
+//! sequential parser.
 //!
 //! Function bodies are most of a module's text, and each is self-contained: its local names
 //! resolve within it, and what it refers to outside (globals, named types, numbered metadata)
@@ -18,16 +23,16 @@
 //! (ids differ; they are opaque). The `parallel` integration test checks that on large
 //! modules built from the corpus.
 
-use crate::constant::ConstKind;
-use crate::inst::{Attr, Opcode};
+use crate::const_data::{ConstData, ConstKind};
+use crate::error::ParseError;
+use crate::inst::{Attr, InstData, Opcode};
 use crate::lexer::{is_name_byte, name_key, Lexer, NameKey, Tok};
+use crate::md_data::{MdKindData, MdOp};
 use crate::md_tail;
-use crate::metadata::{MdKindData, MdOp};
-use crate::module::{
-    BlockId, ConstId, FuncId, InstId, InstList, MdId, Module, PackedOp, PackedValue, Value,
-};
-use crate::parser::Parser;
+use crate::module::{InstList, Module, SourceText};
+use crate::parser::{self, Parser, SparseLines, MAX_INPUT, MAX_NUMBER_GAP_TO};
 use crate::types::{TypeData, TypeId};
+use crate::value::{BlockId, ConstId, FuncId, InstId, MdId, PackedOp, PackedValue, Value};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Below this size a sequential parse is faster than starting threads.
@@ -85,6 +90,53 @@ pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
         merge(&mut main, &bases, worker, group)?;
     }
     Some(main)
+}
+
+/// Parses a module, on as many threads as [`default_threads`] says. See
+/// [`crate::Module::parse`].
+pub(crate) fn parse_module(file: &str, text: SourceText) -> Result<Module, ParseError> {
+    if text.len() >= MAX_INPUT {
+        return Err(ParseError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
+            line_text: String::new(),
+            offset: 0,
+        });
+    }
+    parse_module_threads(file, text, default_threads())
+}
+
+/// Parses a module with up to `threads` threads for function bodies (1: sequentially): in
+/// parallel where the module is large enough, sequentially where it is not or where the
+/// parallel parse gives up.
+pub(crate) fn parse_module_threads(
+    file: &str,
+    text: SourceText,
+    threads: usize,
+) -> Result<Module, ParseError> {
+    if text.len() >= MAX_INPUT {
+        return Err(ParseError {
+            file: file.to_string(),
+            line: 1,
+            column: 1,
+            message: format!("input is {} bytes; the limit is {MAX_INPUT}", text.len()),
+            line_text: String::new(),
+            offset: 0,
+        });
+    }
+    let parsed = if threads > 1 && text.len() >= MIN_PARALLEL {
+        parse(file, &text, threads)
+    } else {
+        None
+    };
+    let mut module = match parsed {
+        Some(module) => module,
+        None => parser::parse_sequential(file, &text)?,
+    };
+    module.src = text;
+    Ok(module)
 }
 
 /// One shard of a module parsed by [`Module::parse_shards`]: the whole module, with only a
@@ -367,19 +419,6 @@ fn bodies_wanted_now(src: &[u8], bodies: Group, threads: usize, wanted: BodyFilt
     })
 }
 
-/// What a sparse parse of one body must read (see `Parser::opaque_lines`).
-#[derive(Debug, Default)]
-pub(crate) struct SparseLines {
-    /// The lines the filter found, as ascending `(start, end)` offsets (`end` past the
-    /// newline).
-    pub found: Vec<(u32, u32)>,
-    /// Where the found lines' results are named (`%x` in `%x = ...` at a line's start): every
-    /// line that names one of them is parsed too. Ascending.
-    pub defs: Vec<u32>,
-    /// Every line to parse: the found ones and those that name their results. Ascending.
-    pub parse: Vec<(u32, u32)>,
-}
-
 /// The lines of a filtered body (`start..close`) that its sparse parse must read: those the
 /// filter finds, and those that name a value one of them defines (so that every use of such a
 /// value is parsed).
@@ -452,9 +491,7 @@ pub(crate) fn sparse_lines(
     // The numbers as a bitmap, up to the numbers a parse reads with gaps (2 MiB); past
     // them (16 million values in one body), sorted.
     numbers.sort_unstable();
-    let dense = numbers
-        .last()
-        .is_none_or(|&n| n < crate::parser::MAX_NUMBER_GAP_TO);
+    let dense = numbers.last().is_none_or(|&n| n < MAX_NUMBER_GAP_TO);
     let mut bitmap = vec![
         0u64;
         numbers
@@ -650,6 +687,82 @@ impl Remap {
                 .unwrap_or(k)
         }
     }
+
+    /// A worker's constant with the ids it holds shifted.
+    #[inline]
+    fn const_data(&self, mut c: ConstData) -> ConstData {
+        c.kind = match c.kind {
+            ConstKind::Struct { ops, len, packed } => ConstKind::Struct {
+                ops: self.ops.at(ops),
+                len,
+                packed,
+            },
+            ConstKind::Array { ops, len } => ConstKind::Array {
+                ops: self.ops.at(ops),
+                len,
+            },
+            ConstKind::Vector { ops, len } => ConstKind::Vector {
+                ops: self.ops.at(ops),
+                len,
+            },
+            ConstKind::Expr {
+                opcode,
+                ty,
+                ops,
+                len,
+                inbounds,
+            } => ConstKind::Expr {
+                opcode,
+                ty: self.ty(ty),
+                ops: self.ops.at(ops),
+                len,
+                inbounds,
+            },
+            ConstKind::Splat(op) => ConstKind::Splat(self.ops.at(op)),
+            other => other,
+        };
+        c
+    }
+
+    /// A worker's attribute, its type (`byval(T)`, ...) mapped.
+    #[inline]
+    fn attr(&self, a: Attr) -> Attr {
+        match a {
+            Attr::ByVal(t) => Attr::ByVal(self.ty(t)),
+            Attr::ByRef(t) => Attr::ByRef(self.ty(t)),
+            Attr::SRet(t) => Attr::SRet(self.ty(t)),
+            Attr::InAlloca(t) => Attr::InAlloca(self.ty(t)),
+            Attr::Preallocated(t) => Attr::Preallocated(self.ty(t)),
+            Attr::ElementType(t) => Attr::ElementType(self.ty(t)),
+            other => other,
+        }
+    }
+
+    /// A worker's instruction with the ids it holds shifted.
+    #[inline]
+    fn inst(&self, mut d: InstData) -> InstData {
+        d.ty = self.ty(d.ty);
+        d.ops = self.ops.at(d.ops);
+        d.block = self.blocks.at(d.block);
+        d.md = self.md_attach.at(d.md);
+        d.extra = match d.opcode {
+            Opcode::Call | Opcode::Invoke | Opcode::CallBr => self.calls.at(d.extra),
+            Opcode::GetElementPtr | Opcode::Alloca => self.ty(TypeId(d.extra)).0,
+            Opcode::ExtractValue | Opcode::InsertValue => self.index_lists.at(d.extra),
+            _ => d.extra,
+        };
+        d
+    }
+
+    /// A worker's metadata operand with the ids it holds shifted.
+    #[inline]
+    fn md_op(&self, op: MdOp) -> MdOp {
+        match op {
+            MdOp::Node(m) => MdOp::Node(MdId(self.md_nodes.at(m.0))),
+            MdOp::Value(v) => MdOp::Value(self.op(v)),
+            other => other,
+        }
+    }
 }
 
 /// Whether a worker's bodies referred only to what the skeleton defines: no new globals,
@@ -669,60 +782,9 @@ fn self_contained(w: &Module, b: &Bases) -> bool {
 
 /// Appends one worker's additions to `main`. `None` when the worker defined or referred to
 /// something the skeleton does not know (the sequential parse then reports it). Only whole
-/// parses are merged: their metadata ids are all records' (see `metadata::UNREAD_IDS`).
+/// parses are merged: their metadata ids are all records' (see `md_data::UNREAD_IDS`).
 fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) -> Option<()> {
-    // Types the worker made, interned into the main table in order (parts come first).
-    let mut types = Vec::with_capacity(w.types.len().saturating_sub(b.types as usize));
-    for t in b.types..w.types.len() as u32 {
-        let data = w.types.data(TypeId(t)).clone();
-        let map = |x: TypeId| {
-            if x.0 < b.types {
-                x
-            } else {
-                types
-                    .get((x.0 - b.types) as usize)
-                    .copied()
-                    .unwrap_or(TypeId::VOID)
-            }
-        };
-        let data = match data {
-            TypeData::Vector {
-                len,
-                elem,
-                scalable,
-            } => TypeData::Vector {
-                len,
-                elem: map(elem),
-                scalable,
-            },
-            TypeData::Array { len, elem } => TypeData::Array {
-                len,
-                elem: map(elem),
-            },
-            TypeData::Struct { fields, packed } => TypeData::Struct {
-                fields: fields.iter().map(|&f| map(f)).collect(),
-                packed,
-            },
-            TypeData::Function {
-                ret,
-                params,
-                vararg,
-            } => TypeData::Function {
-                ret: map(ret),
-                params: params.iter().map(|&p| map(p)).collect(),
-                vararg,
-            },
-            TypeData::TargetExt { name, types, ints } => TypeData::TargetExt {
-                name,
-                types: types.iter().map(|&t| map(t)).collect(),
-                ints,
-            },
-            TypeData::Named(_) => return None,
-            other => other,
-        };
-        let id = main.types.intern(data);
-        types.push(id);
-    }
+    let types = intern_types(main, b, &w)?;
     let kinds = (b.kinds..w.md.kinds.len() as u32)
         .map(|k| main.md.kind_id(&w.md.kinds[k as usize]))
         .collect();
@@ -805,49 +867,8 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
     {
         ops.extend(w_ops[tail(b.ops)..].iter().map(|&op| r.op(op)));
         drop(w_ops);
-        consts.extend(w_consts[tail(b.consts)..].iter().map(|c| {
-            let mut c = *c;
-            c.kind = match c.kind {
-                ConstKind::Struct { ops, len, packed } => ConstKind::Struct {
-                    ops: r.ops.at(ops),
-                    len,
-                    packed,
-                },
-                ConstKind::Array { ops, len } => ConstKind::Array {
-                    ops: r.ops.at(ops),
-                    len,
-                },
-                ConstKind::Vector { ops, len } => ConstKind::Vector {
-                    ops: r.ops.at(ops),
-                    len,
-                },
-                ConstKind::Expr {
-                    opcode,
-                    ty,
-                    ops,
-                    len,
-                    inbounds,
-                } => ConstKind::Expr {
-                    opcode,
-                    ty: r.ty(ty),
-                    ops: r.ops.at(ops),
-                    len,
-                    inbounds,
-                },
-                ConstKind::Splat(op) => ConstKind::Splat(r.ops.at(op)),
-                other => other,
-            };
-            c
-        }));
-        attrs.extend(w_attrs[tail(b.attrs)..].iter().map(|&a| match a {
-            Attr::ByVal(t) => Attr::ByVal(r.ty(t)),
-            Attr::ByRef(t) => Attr::ByRef(r.ty(t)),
-            Attr::SRet(t) => Attr::SRet(r.ty(t)),
-            Attr::InAlloca(t) => Attr::InAlloca(r.ty(t)),
-            Attr::Preallocated(t) => Attr::Preallocated(r.ty(t)),
-            Attr::ElementType(t) => Attr::ElementType(r.ty(t)),
-            other => other,
-        }));
+        consts.extend(w_consts[tail(b.consts)..].iter().map(|c| r.const_data(*c)));
+        attrs.extend(w_attrs[tail(b.attrs)..].iter().map(|&a| r.attr(a)));
         attr_sets.extend(
             w_attr_sets[tail(b.attr_sets)..]
                 .iter()
@@ -867,20 +888,7 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         );
     }
     {
-        insts.extend(w_insts[tail(b.insts)..].iter().map(|d| {
-            let mut d = *d;
-            d.ty = r.ty(d.ty);
-            d.ops = r.ops.at(d.ops);
-            d.block = r.blocks.at(d.block);
-            d.md = r.md_attach.at(d.md);
-            d.extra = match d.opcode {
-                Opcode::Call | Opcode::Invoke | Opcode::CallBr => r.calls.at(d.extra),
-                Opcode::GetElementPtr | Opcode::Alloca => r.ty(TypeId(d.extra)).0,
-                Opcode::ExtractValue | Opcode::InsertValue => r.index_lists.at(d.extra),
-                _ => d.extra,
-            };
-            d
-        }));
+        insts.extend(w_insts[tail(b.insts)..].iter().map(|d| r.inst(*d)));
         drop(w_insts);
         blocks.extend(w_blocks.into_iter().skip(tail(b.blocks)).map(|mut block| {
             if let InstList::Range(start, _) = &mut block.insts {
@@ -902,11 +910,7 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
                 n
             }));
         md.ops
-            .extend(w_md_ops[tail(b.md_ops)..].iter().map(|op| match *op {
-                MdOp::Node(m) => MdOp::Node(MdId(r.md_nodes.at(m.0))),
-                MdOp::Value(v) => MdOp::Value(r.op(v)),
-                other => other,
-            }));
+            .extend(w_md_ops[tail(b.md_ops)..].iter().map(|&op| r.md_op(op)));
     }
     for (fid, blocks, only_numbered_locals, implicit_numbers) in func_blocks {
         let f = main.funcs.get_mut(fid.index())?;
@@ -915,6 +919,64 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         f.implicit_numbers = implicit_numbers;
     }
     Some(())
+}
+
+/// The types a worker made, interned into the main table in order (parts come first): the
+/// main table's id of each, by the worker's id less the skeleton's count. `None` for a named
+/// type, which the skeleton would have defined.
+fn intern_types(main: &mut Module, b: &Bases, w: &Module) -> Option<Vec<TypeId>> {
+    let mut types = Vec::with_capacity(w.types.len().saturating_sub(b.types as usize));
+    for t in b.types..w.types.len() as u32 {
+        let data = w.types.data(TypeId(t)).clone();
+        let map = |x: TypeId| {
+            if x.0 < b.types {
+                x
+            } else {
+                types
+                    .get((x.0 - b.types) as usize)
+                    .copied()
+                    .unwrap_or(TypeId::VOID)
+            }
+        };
+        let data = match data {
+            TypeData::Vector {
+                len,
+                elem,
+                scalable,
+            } => TypeData::Vector {
+                len,
+                elem: map(elem),
+                scalable,
+            },
+            TypeData::Array { len, elem } => TypeData::Array {
+                len,
+                elem: map(elem),
+            },
+            TypeData::Struct { fields, packed } => TypeData::Struct {
+                fields: fields.iter().map(|&f| map(f)).collect(),
+                packed,
+            },
+            TypeData::Function {
+                ret,
+                params,
+                vararg,
+            } => TypeData::Function {
+                ret: map(ret),
+                params: params.iter().map(|&p| map(p)).collect(),
+                vararg,
+            },
+            TypeData::TargetExt { name, types, ints } => TypeData::TargetExt {
+                name,
+                types: types.iter().map(|&t| map(t)).collect(),
+                ints,
+            },
+            TypeData::Named(_) => return None,
+            other => other,
+        };
+        let id = main.types.intern(data);
+        types.push(id);
+    }
+    Some(types)
 }
 
 #[cfg(test)]

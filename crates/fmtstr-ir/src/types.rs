@@ -1,5 +1,8 @@
 //! LLVM types, interned per module.
 //!
+//! Input: the types the parser reads and the edits build. Output: interned [`TypeId`]s in a
+//! [`Types`] table, and each type written as LLVM writes it.
+//!
 //! Every distinct type gets one [`TypeId`], so comparing types is comparing ids. Named structs
 //! (`%struct.S = type { ... }`) are identified by name, like LLVM's identified structs; literal
 //! structs (`{ i32, ptr }`) by their contents. Opaque pointers only: LLVM 19 has no other kind
@@ -744,6 +747,28 @@ pub(crate) fn push_i64(out: &mut Vec<u8>, n: i64) {
     push_u64(out, n.unsigned_abs());
 }
 
+/// Writes a double as LLVM does: `%e` with six digits when that reads back exactly, the
+/// IEEE bits in hex otherwise. (With the other number writers: constants and the printer
+/// both spell doubles.)
+pub(crate) fn write_f64(v: f64, out: &mut Vec<u8>) {
+    if v.is_finite() {
+        let s = format!("{v:.6e}");
+        if let Some((mantissa, exponent)) = s.split_once('e') {
+            let exp: i32 = exponent.parse().unwrap_or(0);
+            let text = format!(
+                "{mantissa}e{}{:02}",
+                if exp < 0 { '-' } else { '+' },
+                exp.unsigned_abs()
+            );
+            if text.parse::<f64>().ok() == Some(v) {
+                out.extend_from_slice(text.as_bytes());
+                return;
+            }
+        }
+    }
+    push_fmt(out, format_args!("0x{:016X}", v.to_bits()));
+}
+
 pub(crate) fn write_name(sigil: u8, name: &[u8], numbered: bool, out: &mut Vec<u8>) {
     out.push(sigil);
     if numbered || is_bare_name(name) {
@@ -809,5 +834,19 @@ mod tests {
             }
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn doubles_print_like_llvm() {
+        let show = |v: f64| {
+            let mut out = Vec::new();
+            write_f64(v, &mut out);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(show(1.0), "1.000000e+00");
+        assert_eq!(show(-2.5e-10), "-2.500000e-10");
+        assert_eq!(show(0.1), "1.000000e-01");
+        assert_eq!(show(1.0 / 3.0), "0x3FD5555555555555");
+        assert_eq!(show(f64::INFINITY), "0x7FF0000000000000");
     }
 }

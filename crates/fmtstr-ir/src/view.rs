@@ -1,19 +1,22 @@
 //! Read access: views of functions, blocks, instructions, calls and globals.
 //!
+//! Input: a module and an id. Output: a view ([`Function`], [`Block`], [`Inst`], [`Call`],
+//! [`Global`], ...) that answers the passes' questions about it.
+//!
 //! A view is a module reference plus an id; it is `Copy` and costs nothing to make. Views show
 //! the module as it is now: removed instructions are gone, replaced operands are replaced.
 
 use std::borrow::Cow;
 
-use crate::constant::{ConstKind, Constant};
+use crate::constant::Constant;
+
+use crate::const_data::ConstKind;
 use crate::inst::{Attr, CallData, Opcode, Predicate, HAS_DEF, NEW, REMOVED};
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::{DebugLoc, MdNode};
-use crate::module::{
-    text_of, ArgId, BlockId, FuncId, GlobalId, GlobalKindData, InstId, Module, Operand,
-    PackedValue, Value,
-};
+use crate::module::{text_of, GlobalKindData, Module};
 use crate::types::TypeId;
+use crate::value::{ArgId, BlockId, FuncId, GlobalId, InstId, Operand, PackedValue, Value};
 
 /// A position in the module's text: line and column, both from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -618,7 +621,7 @@ impl<'m> Call<'m> {
     pub fn callee(&self) -> Operand {
         self.inst.operand(0).unwrap_or(Operand {
             ty: TypeId::PTR,
-            value: Value::Const(crate::constant::C_NULL),
+            value: Value::Const(crate::const_data::C_NULL),
         })
     }
 
@@ -670,7 +673,7 @@ impl<'m> Call<'m> {
     }
 
     /// The arguments' packed operands: those after the callee, as many as the call passes.
-    fn arg_ops(&self) -> &'m [crate::module::PackedOp] {
+    fn arg_ops(&self) -> &'m [crate::value::PackedOp] {
         let ops = self.inst.module.inst_ops(self.inst.id);
         let args = ops.get(1..).unwrap_or(&[]);
         &args[..self.num_args().min(args.len())]

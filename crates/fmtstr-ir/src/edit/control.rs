@@ -1,18 +1,21 @@
 //! Control-flow edits: new blocks, branches and phis.
 //!
+//! Input: the instruction to split a block before or to guard, and the blocks branches go to.
+//! Output: new blocks, branches and phis in the function; or an [`EditError`] and no change.
+//!
 //! The printer writes a function's source instructions in source order, copying the text
 //! between them; so an edit may change which block a source instruction is in, never the
 //! order of source instructions. A split keeps it: the tail follows the head, and its label is
 //! printed between them. New blocks are always named (`%fmtstr.only`, from a hint), never
 //! numbered, so that numbered values and blocks keep their numbers.
 
-use super::{invalid, Builder, Position};
+use super::builder::{Builder, Position};
+use super::invalid;
 use crate::error::EditError;
 use crate::inst::{Opcode, NEW, NONE, REMOVED};
-use crate::module::{
-    none_text, BlockData, BlockId, FuncId, InstId, InstList, Module, Operand, Value,
-};
+use crate::module::{none_text, BlockData, InstList, Module};
 use crate::types::TypeId;
+use crate::value::{BlockId, FuncId, InstId, Operand, Value};
 
 /// The blocks and value of [`Module::guard`]: `head` ends in `br i1 cond, label %then, label
 /// %tail`; `then` holds the guarded instruction and `br label %tail`; `tail` holds what
@@ -122,7 +125,7 @@ impl Module {
             });
         }
         let slot = d.ops as usize + 2 * edge;
-        self.ops[slot] = crate::module::PackedOp::new(value);
+        self.ops[slot] = crate::value::PackedOp::new(value);
         let f = self.blocks[d.block as usize].func;
         self.note_use(f, phi, self.ops[slot].value);
         Ok(())
@@ -315,7 +318,7 @@ impl Module {
         hint: &str,
         insts: Vec<InstId>,
     ) -> Result<BlockId, EditError> {
-        if self.blocks.len() >= crate::module::MAX_INDEX as usize {
+        if self.blocks.len() >= crate::value::MAX_INDEX as usize {
             return invalid("too many blocks");
         }
         let id = BlockId(self.blocks.len() as u32);
