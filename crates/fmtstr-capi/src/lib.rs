@@ -446,9 +446,9 @@ pub unsafe extern "C" fn fmtstr_audit(
             return Err("no paths to audit: give at least one file or directory".into());
         }
         let options = unsafe { c_str(options, "options") }?.unwrap_or_else(|| "{}".into());
-        let request: fmtstr_tools::audit::Request = serde_json::from_str(&options)
+        let request: fmtstr_tools::audit_formats::Request = serde_json::from_str(&options)
             .map_err(|e| format!("options: {e}: give a JSON object of fmtstr audit's options, e.g. {{\"format\": \"json\"}}"))?;
-        fmtstr_tools::audit::audit_to_text(&list, &request, fmtstr_tools::VERSION)
+        fmtstr_tools::audit_formats::audit_to_text(&list, &request, fmtstr_tools::VERSION)
     }));
     // SAFETY: the output pointers are NULL or writable.
     unsafe {

@@ -350,7 +350,7 @@ fn audit(
     format: &str,
     verify_ids: bool,
 ) -> PyResult<(u8, String)> {
-    let request: fmtstr_tools::audit::Request = serde_json::from_value(serde_json::json!({
+    let request: fmtstr_tools::audit_formats::Request = serde_json::from_value(serde_json::json!({
         "format": format,
         "verify-ids": verify_ids,
     }))
@@ -362,7 +362,7 @@ fn audit(
     }
     let (text, code) = py
         .allow_threads(|| {
-            fmtstr_tools::audit::audit_to_text(&paths, &request, fmtstr_tools::VERSION)
+            fmtstr_tools::audit_formats::audit_to_text(&paths, &request, fmtstr_tools::VERSION)
         })
         .map_err(Error::new_err)?;
     Ok((code, text))

@@ -17,6 +17,7 @@ use std::path::Path;
 use fmtstr_elf::{Document, LinkedElf};
 
 pub mod audit;
+pub mod audit_formats;
 pub mod check;
 pub mod decode;
 pub mod dump;

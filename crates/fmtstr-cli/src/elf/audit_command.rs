@@ -6,6 +6,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use fmtstr_tools::audit::{self, AuditError, Options, Report};
+use fmtstr_tools::audit_formats;
 
 use crate::output::print;
 use crate::Outcome;
@@ -111,13 +112,13 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
     }
     let report = report?;
     let style = match args.format {
-        Style::Text => audit::Style::Text,
-        Style::Json => audit::Style::Json,
-        Style::Github => audit::Style::Github,
-        Style::Sarif => audit::Style::Sarif,
+        Style::Text => audit_formats::Style::Text,
+        Style::Json => audit_formats::Style::Json,
+        Style::Github => audit_formats::Style::Github,
+        Style::Sarif => audit_formats::Style::Sarif,
     };
-    let (text, _) = audit::render(&report, style, fmtstr_tools::VERSION);
-    if style == audit::Style::Text {
+    let (text, _) = audit_formats::render(&report, style, fmtstr_tools::VERSION);
+    if style == audit_formats::Style::Text {
         // Findings read like diagnostics: colored as they are, when stdout is colored.
         let mut stdout = anstream::stdout().lock();
         let written = text
