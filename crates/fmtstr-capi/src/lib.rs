@@ -107,36 +107,26 @@ pub unsafe extern "C" fn fmtstr_decode(
                 &mut out,
                 &mut warned,
             )
-            .map_err(|error| describe(&error))?;
+            .map_err(|error| fmtstr_tools::describe(&error))?;
             Ok((out, warned))
         },
     ));
     // SAFETY: the output pointers are NULL or writable (the caller's promise).
     unsafe {
-        match result {
-            Ok(Ok((out, warned))) => {
-                let Some((pointer, len)) = out.into_c_string() else {
-                    set(error, b"out of memory");
-                    return FMTSTR_BAD_INPUT;
-                };
-                if !text_len.is_null() {
-                    *text_len = len;
-                }
-                *text = pointer;
-                if !warned.is_empty() {
-                    set(warnings, &warned);
-                }
-                FMTSTR_OK
+        status(result, error, |(out, warned)| {
+            let Some((pointer, len)) = out.into_c_string() else {
+                set(error, b"out of memory");
+                return FMTSTR_BAD_INPUT;
+            };
+            if !text_len.is_null() {
+                *text_len = len;
             }
-            Ok(Err(message)) => {
-                set(error, message.as_bytes());
-                FMTSTR_BAD_INPUT
+            *text = pointer;
+            if !warned.is_empty() {
+                set(warnings, &warned);
             }
-            Err(panic) => {
-                set(error, panicked(&panic).as_bytes());
-                FMTSTR_BAD_INPUT
-            }
-        }
+            FMTSTR_OK
+        })
     }
 }
 
@@ -192,39 +182,29 @@ pub unsafe extern "C" fn fmtstr_merge(
             &sources,
             &merge::Options::default(),
         )
-        .map_err(|error| describe(&error))
+        .map_err(|error| fmtstr_tools::describe(&error))
     }));
     // SAFETY: the output pointers are NULL or writable (checked above for the success path).
     unsafe {
-        match result {
-            Ok(Ok(merged)) => {
-                let messages = merged.messages.join("\n");
-                match merged.image {
-                    Some(image) => {
-                        let copy = malloc_copy(&image, false);
-                        if copy.is_null() {
-                            set(error, b"out of memory");
-                            return FMTSTR_BAD_INPUT;
-                        }
-                        *out = copy;
-                        *out_len = image.len();
-                        FMTSTR_OK
+        status(result, error, |merged| {
+            let messages = merged.messages.join("\n");
+            match merged.image {
+                Some(image) => {
+                    let copy = malloc_copy(&image, false);
+                    if copy.is_null() {
+                        set(error, b"out of memory");
+                        return FMTSTR_BAD_INPUT;
                     }
-                    None => {
-                        set(error, messages.as_bytes());
-                        FMTSTR_FINDINGS
-                    }
+                    *out = copy;
+                    *out_len = image.len();
+                    FMTSTR_OK
+                }
+                None => {
+                    set(error, messages.as_bytes());
+                    FMTSTR_FINDINGS
                 }
             }
-            Ok(Err(message)) => {
-                set(error, message.as_bytes());
-                FMTSTR_BAD_INPUT
-            }
-            Err(panic) => {
-                set(error, panicked(&panic).as_bytes());
-                FMTSTR_BAD_INPUT
-            }
-        }
+        })
     }
 }
 
@@ -287,42 +267,32 @@ pub unsafe extern "C" fn fmtstr_lower(
     ));
     // SAFETY: the output pointers are NULL or writable (checked above for `out`).
     unsafe {
-        match result {
-            Ok(Ok(lowered)) => {
-                if !lowered.diagnostics.is_empty() {
-                    set(diagnostics, lowered.diagnostics.as_bytes());
-                }
-                if let Some(message) = &lowered.error {
-                    set(error, message.as_bytes());
-                }
-                if let Some(text) = &lowered.strings_json {
-                    set(strings_json, text.as_bytes());
-                }
-                if let Some(text) = &lowered.report_json {
-                    set(report_json, text.as_bytes());
-                }
-                if let Some(module) = &lowered.module {
-                    let copy = malloc_copy(module, true);
-                    if copy.is_null() {
-                        set(error, b"out of memory");
-                        return FMTSTR_BAD_INPUT;
-                    }
-                    *out = copy.cast();
-                    if !out_len.is_null() {
-                        *out_len = module.len();
-                    }
-                }
-                c_int::from(lowered.code)
+        status(result, error, |lowered| {
+            if !lowered.diagnostics.is_empty() {
+                set(diagnostics, lowered.diagnostics.as_bytes());
             }
-            Ok(Err(message)) => {
+            if let Some(message) = &lowered.error {
                 set(error, message.as_bytes());
-                FMTSTR_BAD_INPUT
             }
-            Err(panic) => {
-                set(error, panicked(&panic).as_bytes());
-                FMTSTR_BAD_INPUT
+            if let Some(text) = &lowered.strings_json {
+                set(strings_json, text.as_bytes());
             }
-        }
+            if let Some(text) = &lowered.report_json {
+                set(report_json, text.as_bytes());
+            }
+            if let Some(module) = &lowered.module {
+                let copy = malloc_copy(module, true);
+                if copy.is_null() {
+                    set(error, b"out of memory");
+                    return FMTSTR_BAD_INPUT;
+                }
+                *out = copy.cast();
+                if !out_len.is_null() {
+                    *out_len = module.len();
+                }
+            }
+            c_int::from(lowered.code)
+        })
     }
 }
 
@@ -381,28 +351,18 @@ pub unsafe extern "C" fn fmtstr_check(
     ));
     // SAFETY: the output pointers are NULL or writable.
     unsafe {
-        match result {
-            Ok(Ok(checked)) => {
-                if !checked.stdout.is_empty() {
-                    set(out, checked.stdout.as_bytes());
-                }
-                if !checked.stderr.is_empty() {
-                    set(diagnostics, checked.stderr.as_bytes());
-                }
-                if let Some(message) = &checked.error {
-                    set(error, message.as_bytes());
-                }
-                c_int::from(checked.code)
+        status(result, error, |checked| {
+            if !checked.stdout.is_empty() {
+                set(out, checked.stdout.as_bytes());
             }
-            Ok(Err(message)) => {
+            if !checked.stderr.is_empty() {
+                set(diagnostics, checked.stderr.as_bytes());
+            }
+            if let Some(message) = &checked.error {
                 set(error, message.as_bytes());
-                FMTSTR_BAD_INPUT
             }
-            Err(panic) => {
-                set(error, panicked(&panic).as_bytes());
-                FMTSTR_BAD_INPUT
-            }
-        }
+            c_int::from(checked.code)
+        })
     }
 }
 
@@ -452,21 +412,31 @@ pub unsafe extern "C" fn fmtstr_audit(
     }));
     // SAFETY: the output pointers are NULL or writable.
     unsafe {
-        match result {
-            Ok(Ok((text, code))) => {
-                set(out, text.as_bytes());
-                c_int::from(code)
-            }
-            Ok(Err(message)) => {
-                set(error, message.as_bytes());
-                FMTSTR_BAD_INPUT
-            }
-            Err(panic) => {
-                set(error, panicked(&panic).as_bytes());
-                FMTSTR_BAD_INPUT
-            }
-        }
+        status(result, error, |(text, code)| {
+            set(out, text.as_bytes());
+            c_int::from(code)
+        })
     }
+}
+
+/// A call's status: `ok`'s for an answer; [`FMTSTR_BAD_INPUT`] with `*error` set for bad input
+/// or a panic (a bug).
+///
+/// # Safety
+/// `error` is NULL or writable.
+unsafe fn status<T>(
+    result: std::thread::Result<Result<T, String>>,
+    error: *mut *mut c_char,
+    ok: impl FnOnce(T) -> c_int,
+) -> c_int {
+    let message = match result {
+        Ok(Ok(answer)) => return ok(answer),
+        Ok(Err(message)) => message,
+        Err(panic) => panicked(&panic),
+    };
+    // SAFETY: writable (the caller's promise).
+    unsafe { set(error, message.as_bytes()) };
+    FMTSTR_BAD_INPUT
 }
 
 /// A NUL-terminated string a caller lends (`None` for NULL); not UTF-8 is an error.
@@ -542,17 +512,6 @@ unsafe fn images<'a>(
                 .ok_or_else(|| format!("{what}[{index}] is NULL but its length is {len}"))
         })
         .collect()
-}
-
-/// An error and its causes, as the CLI prints them after `fmtstr: error: `.
-fn describe(error: &fmtstr_tools::Error) -> String {
-    let mut message = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        message.push_str(&format!("\n  caused by: {cause}"));
-        source = cause.source();
-    }
-    message
 }
 
 fn panicked(panic: &Box<dyn std::any::Any + Send>) -> String {

@@ -25,13 +25,7 @@ create_exception!(
 
 /// An error and its causes, as the CLI prints them after `fmtstr: error: `.
 fn error(error: &fmtstr_tools::Error) -> PyErr {
-    let mut message = error.to_string();
-    let mut source = std::error::Error::source(error);
-    while let Some(cause) = source {
-        message.push_str(&format!("\n  caused by: {cause}"));
-        source = cause.source();
-    }
-    Error::new_err(message)
+    Error::new_err(fmtstr_tools::describe(error))
 }
 
 /// An input given as a path (str or os.PathLike) or as bytes.
