@@ -5,7 +5,7 @@
 //! in place from the parameter space. A mismatch still type-checks and fails far away (an
 //! "invalid launch argument" at verification, or a plan that does not describe the PTX). So
 //! the setting lives in exactly one place: a [`Config`] value that both
-//! [`struct_args::run`](crate::struct_args::run) and [`abi::plan`](crate::abi::plan) take. Neither
+//! the struct-args pass (`struct_args::run`) and the planner (`abi::plan`) take. Neither
 //! has a setting of its own, so there is no way to enable it for one and not the other.
 
 /// How byval aggregates and the target are treated, for the pass and the planner alike.
@@ -20,7 +20,7 @@ pub struct Config {
     /// and whether a kernel parameter's address can be taken in place (`cvta.param`, sm_70).
     pub sm: u32,
     /// Whose llc the plan describes: LLVM 19's or LLVM 22's (the rules that differ are listed
-    /// in [`crate::abi`]). The struct-args pass is the same for both.
+    /// in the `abi` module's docs). The struct-args pass is the same for both.
     pub llc: Llc,
 }
 

@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::abi::{AccessPlan, Plan};
+use crate::abi::model::{AccessPlan, Plan};
 
 /// One function of a PTX module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
