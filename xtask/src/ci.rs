@@ -6,7 +6,7 @@
 
 use std::process::Command;
 
-use crate::{capi, cli_docs, corpus, corpus_llvm, fuzz, oracles, process, wheel};
+use crate::{capi, cli_docs, corpus, corpus_llvm, fuzz, layout, oracles, process, wheel};
 
 pub fn run() -> anyhow::Result<()> {
     let root = process::root();
@@ -27,6 +27,8 @@ pub fn run() -> anyhow::Result<()> {
         "-D",
         "warnings",
     ]))?;
+    // The codebase's shape: no import cycle inside a crate, no unexplained long file.
+    layout::run()?;
     // The committed C header must be what the sources give (cheap: before the build).
     capi::header(true)?;
     // So are the man pages and completion scripts (`cargo xtask man`).

@@ -275,4 +275,10 @@ mod tests {
             vec![vec!["a".to_owned(), "b".to_owned(), "c".to_owned()]]
         );
     }
+
+    #[test]
+    fn the_repository_s_crates_have_no_cycles_and_no_unexplained_long_files() {
+        let findings = check(&crate::process::root().join("crates")).unwrap();
+        assert!(findings.is_empty(), "{}", findings.join("\n"));
+    }
 }
