@@ -16,6 +16,7 @@ use std::path::Path;
 
 use fmtstr_elf::{Document, LinkedElf};
 
+pub mod abi;
 pub mod audit;
 pub mod audit_formats;
 pub mod check;
