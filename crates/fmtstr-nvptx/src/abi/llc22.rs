@@ -769,14 +769,7 @@ impl Planner<'_> {
                 Constant::Vector(ops) => Some(vec![ops.iter().all(simple); count]),
                 Constant::Splat(op) => Some(vec![simple(&op); count]),
                 Constant::Struct(ops) | Constant::Array(ops) => {
-                    let fields: Vec<TypeId> = match m.types().get(ty) {
-                        Type::Struct(s) => s.fields.to_vec(),
-                        Type::Array { len, elem } => vec![elem; len as usize],
-                        _ => return None,
-                    };
-                    if fields.len() != ops.len() {
-                        return None;
-                    }
+                    let fields = self.field_types(ty, ops.len())?;
                     let mut out = Vec::with_capacity(count);
                     for (op, field) in ops.iter().zip(fields) {
                         out.extend(self.constant_parts(*op, field, depth + 1)?);
@@ -788,23 +781,7 @@ impl Planner<'_> {
             Value::Inst(i) if m.inst(i).opcode() == Opcode::InsertValue => {
                 let inst = m.inst(i);
                 let mut mask = self.constant_parts(inst.operand(0)?, ty, depth + 1)?;
-                let mut start = 0usize;
-                let mut sub = ty;
-                for &index in inst.indices() {
-                    match m.types().get(sub) {
-                        Type::Struct(s) => {
-                            for &field in s.fields.get(..index as usize)? {
-                                start += self.part_count(field)?;
-                            }
-                            sub = *s.fields.get(index as usize)?;
-                        }
-                        Type::Array { elem, .. } => {
-                            start += self.part_count(elem)? * index as usize;
-                            sub = elem;
-                        }
-                        _ => return None,
-                    }
-                }
+                let (start, sub) = self.inserted_at(ty, inst.indices())?;
                 let inserted = self.constant_parts(inst.operand(1)?, sub, depth + 1)?;
                 mask.get_mut(start..start + inserted.len())?
                     .copy_from_slice(&inserted);
@@ -855,23 +832,7 @@ impl Planner<'_> {
             }
             Opcode::InsertValue => {
                 let mut mask = self.loaded_parts(inst.operand(0)?, ty, params_only, depth + 1)?;
-                let mut start = 0usize;
-                let mut sub = ty;
-                for &index in inst.indices() {
-                    match m.types().get(sub) {
-                        Type::Struct(s) => {
-                            for &field in s.fields.get(..index as usize)? {
-                                start += self.part_count(field)?;
-                            }
-                            sub = *s.fields.get(index as usize)?;
-                        }
-                        Type::Array { elem, .. } => {
-                            start += self.part_count(elem)? * index as usize;
-                            sub = elem;
-                        }
-                        _ => return None,
-                    }
-                }
+                let (start, sub) = self.inserted_at(ty, inst.indices())?;
                 let inserted = self.loaded_parts(inst.operand(1)?, sub, params_only, depth + 1)?;
                 mask.get_mut(start..start + inserted.len())?
                     .copy_from_slice(&inserted);

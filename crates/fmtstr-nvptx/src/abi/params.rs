@@ -98,6 +98,40 @@ impl Planner<'_> {
 
     /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
     /// through constant aggregates and `insertvalue` chains; `None` when unknown.
+    /// The field types of the aggregate `ty` a constant of `len` operands fills; `None` when
+    /// `ty` is not an aggregate of that many fields.
+    pub(super) fn field_types(&self, ty: TypeId, len: usize) -> Option<Vec<TypeId>> {
+        let fields: Vec<TypeId> = match self.m.types().get(ty) {
+            Type::Struct(s) => s.fields.to_vec(),
+            Type::Array { len, elem } => vec![elem; len as usize],
+            _ => return None,
+        };
+        (fields.len() == len).then_some(fields)
+    }
+
+    /// Where an `insertvalue` at `indices` into a `ty` lands: its first part's index among
+    /// `ty`'s parts, and the inserted value's type.
+    pub(super) fn inserted_at(&self, ty: TypeId, indices: &[u32]) -> Option<(usize, TypeId)> {
+        let mut start = 0usize;
+        let mut sub = ty;
+        for &index in indices {
+            match self.m.types().get(sub) {
+                Type::Struct(s) => {
+                    for &field in s.fields.get(..index as usize)? {
+                        start += self.part_count(field)?;
+                    }
+                    sub = *s.fields.get(index as usize)?;
+                }
+                Type::Array { elem, .. } => {
+                    start += self.part_count(elem)? * index as usize;
+                    sub = elem;
+                }
+                _ => return None,
+            }
+        }
+        Some((start, sub))
+    }
+
     pub(super) fn defined_parts(
         &self,
         value: Operand,
@@ -113,14 +147,7 @@ impl Planner<'_> {
             Value::Const(c) => match m.constant(c) {
                 Constant::Undef | Constant::Poison => Some(vec![false; count]),
                 Constant::Struct(ops) | Constant::Array(ops) => {
-                    let fields: Vec<TypeId> = match m.types().get(ty) {
-                        Type::Struct(s) => s.fields.to_vec(),
-                        Type::Array { len, elem } => vec![elem; len as usize],
-                        _ => return None,
-                    };
-                    if fields.len() != ops.len() {
-                        return None;
-                    }
+                    let fields = self.field_types(ty, ops.len())?;
                     let mut out = Vec::with_capacity(count);
                     for (op, field) in ops.iter().zip(fields) {
                         out.extend(self.defined_parts(*op, field, depth + 1)?);
@@ -132,23 +159,7 @@ impl Planner<'_> {
             Value::Inst(i) if m.inst(i).opcode() == Opcode::InsertValue => {
                 let inst = m.inst(i);
                 let mut mask = self.defined_parts(inst.operand(0)?, ty, depth + 1)?;
-                let mut start = 0usize;
-                let mut sub = ty;
-                for &index in inst.indices() {
-                    match m.types().get(sub) {
-                        Type::Struct(s) => {
-                            for &field in s.fields.get(..index as usize)? {
-                                start += self.part_count(field)?;
-                            }
-                            sub = *s.fields.get(index as usize)?;
-                        }
-                        Type::Array { elem, .. } => {
-                            start += self.part_count(elem)? * index as usize;
-                            sub = elem;
-                        }
-                        _ => return None,
-                    }
-                }
+                let (start, sub) = self.inserted_at(ty, inst.indices())?;
                 let inserted = self.defined_parts(inst.operand(1)?, sub, depth + 1)?;
                 mask.get_mut(start..start + inserted.len())?
                     .copy_from_slice(&inserted);
