@@ -324,6 +324,7 @@ impl<'f> Decoder<'f> {
                         Step::Short { bytes, len } => plan::push_short(out, bytes, *len),
                         Step::Long(bytes) => out.extend_from_slice(bytes),
                         Step::Int(int) => plan::render_int(int, payload, out),
+                        Step::Float(float) => plan::render_float(float, payload, out),
                         Step::Spec { format, ops } => {
                             self.args.clear();
                             for index in ops.clone() {

@@ -7,7 +7,9 @@
 
 use std::ops::Range;
 
-use fmtstr_format::{int_digits, Arg, Count, Format, IntRadix as Radix, Piece, Spec};
+use fmtstr_format::{
+    int_digits, Arg, Count, FloatConversion, Format, IntRadix as Radix, Piece, Spec,
+};
 
 use crate::ops::Op;
 
@@ -24,6 +26,8 @@ pub(crate) enum Step {
     Long(Box<[u8]>),
     /// A simple integer conversion.
     Int(IntStep),
+    /// A floating-point conversion of one value without `*`.
+    Float(FloatStep),
     /// Any other conversion: rendered by fmtstr-format with the arguments of `ops`.
     Spec { format: Format, ops: Range<usize> },
 }
@@ -47,6 +51,15 @@ pub(crate) struct IntStep {
     sign: u8,
     /// `#`: `0x`/`0X` before non-zero hex, a leading zero for octal.
     alt: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct FloatStep {
+    /// Byte offset of the value in the payload.
+    at: u32,
+    /// A double in two dwords, else a float in one.
+    wide: bool,
+    conversion: FloatConversion,
 }
 
 /// The steps of `format`, whose scalar values are read by `ops` at payload byte offsets `at`.
@@ -80,12 +93,16 @@ pub(crate) fn compile(format: &Format, ops: &[Op], at: &[u32]) -> Option<Vec<Ste
                 let count = spec.star_args() + usize::from(spec.vector.unwrap_or(1));
                 let range = next_op..next_op + count;
                 next_op += count;
-                match simple_int(spec, ops.get(range.clone())?, at.get(range.start)?) {
-                    Some(step) => steps.push(Step::Int(step)),
-                    None => steps.push(Step::Spec {
+                let (spec_ops, spec_at) = (ops.get(range.clone())?, *at.get(range.start)?);
+                if let Some(step) = simple_int(spec, spec_ops, spec_at) {
+                    steps.push(Step::Int(step));
+                } else if let Some(step) = simple_float(spec, spec_ops, spec_at) {
+                    steps.push(Step::Float(step));
+                } else {
+                    steps.push(Step::Spec {
                         format: Format::parse(&bytes[spec.offset..spec.offset + spec.len]).ok()?,
                         ops: range,
-                    }),
+                    });
                 }
             }
         }
@@ -94,7 +111,32 @@ pub(crate) fn compile(format: &Format, ops: &[Op], at: &[u32]) -> Option<Vec<Ste
     (next_op == ops.len()).then_some(steps)
 }
 
-fn simple_int(spec: &Spec, ops: &[Op], at: &u32) -> Option<IntStep> {
+fn simple_float(spec: &Spec, ops: &[Op], at: u32) -> Option<FloatStep> {
+    let wide = match ops {
+        [Op::Float32] => false,
+        [Op::Float64] => true,
+        _ => return None,
+    };
+    Some(FloatStep {
+        at,
+        wide,
+        conversion: FloatConversion::of(spec)?,
+    })
+}
+
+/// Renders a floating-point conversion of one value.
+#[inline]
+pub(crate) fn render_float(step: &FloatStep, payload: &[u8], out: &mut Vec<u8>) {
+    let at = step.at as usize;
+    let value = if step.wide {
+        f64::from_bits(wide_at(payload, at))
+    } else {
+        f64::from(f32::from_bits(word(payload, at)))
+    };
+    step.conversion.render(value, out);
+}
+
+fn simple_int(spec: &Spec, ops: &[Op], at: u32) -> Option<IntStep> {
     let radix = match spec.conversion.as_byte() {
         b'd' | b'i' | b'u' => Radix::Decimal,
         b'o' => Radix::Octal,
@@ -129,7 +171,7 @@ fn simple_int(spec: &Spec, ops: &[Op], at: &u32) -> Option<IntStep> {
         _ => 0,
     };
     Some(IntStep {
-        at: *at,
+        at,
         wide,
         signed,
         bits: spec.c_width() as u8,

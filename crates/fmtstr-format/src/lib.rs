@@ -56,5 +56,5 @@ pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
 pub use format::{before_nul, ArgSlot, Format, Piece};
 pub use parse::{CountKind, ParseError, ParseErrorKind, MAX_COUNT};
 pub use render::int::{digits as int_digits, Radix as IntRadix};
-pub use render::{Arg, RenderError};
+pub use render::{Arg, FloatConversion, RenderError};
 pub use spec::{ArgClass, Conversion, Count, Flags, Length, Spec};

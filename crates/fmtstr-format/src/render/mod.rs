@@ -309,3 +309,47 @@ fn insert_repeat(out: &mut Vec<u8>, at: usize, byte: u8, count: usize) {
     out.copy_within(at..old, at + count);
     out[at..at + count].fill(byte);
 }
+
+/// A floating-point conversion (`%f %e %g %a`, either case) whose width and precision are
+/// numbers, ready to render one value without a [`crate::Format`]: for renderers with a hot
+/// path of their own (the buffer decoder), which would otherwise build an argument list per
+/// value. Its output is what [`crate::Format::render`] prints for the same spec.
+#[derive(Clone, Copy, Debug)]
+pub struct FloatConversion {
+    field: Field,
+    conversion: Conversion,
+}
+
+impl FloatConversion {
+    /// The conversion of `spec`; `None` unless it is a floating-point conversion of one value
+    /// (no vector) with no `*`.
+    pub fn of(spec: &Spec) -> Option<FloatConversion> {
+        if !spec.conversion.is_float() || spec.vector.is_some() {
+            return None;
+        }
+        let width = match spec.width {
+            None => 0,
+            Some(Count::Fixed(width)) => width as usize,
+            Some(Count::Star) => return None,
+        };
+        let precision = match spec.precision {
+            None => None,
+            Some(Count::Fixed(precision)) => Some(precision as usize),
+            Some(Count::Star) => return None,
+        };
+        Some(FloatConversion {
+            field: Field {
+                flags: spec.flags,
+                width,
+                precision,
+            },
+            conversion: spec.conversion,
+        })
+    }
+
+    /// Appends `value` as C's printf prints it with this conversion.
+    #[inline]
+    pub fn render(&self, value: f64, out: &mut Vec<u8>) {
+        float::render(out, &self.field, self.conversion, value);
+    }
+}
