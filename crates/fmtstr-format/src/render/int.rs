@@ -25,21 +25,34 @@ const DECIMAL_PAIRS: &[u8; 200] = b"\
 /// Enough for 22 octal digits of a u64.
 const DIGITS_MAX: usize = 24;
 
+/// The two ASCII digits of `n < 100`.
+#[inline]
+fn pair(n: usize) -> [u8; 2] {
+    [DECIMAL_PAIRS[2 * n], DECIMAL_PAIRS[2 * n + 1]]
+}
+
 /// Writes the decimal digits of `value` so that they end at `buf[end]`; returns where they
-/// start.
+/// start. Four digits per step: one division by a constant where two pairs took two.
 #[inline]
 pub(crate) fn decimal_digits(mut value: u64, buf: &mut [u8], end: usize) -> usize {
     let mut at = end;
-    while value >= 100 {
-        let pair = (value % 100) as usize * 2;
-        value /= 100;
+    while value >= 10_000 {
+        let four = (value % 10_000) as usize;
+        value /= 10_000;
+        let [a, b] = pair(four / 100);
+        let [c, d] = pair(four % 100);
+        at -= 4;
+        buf[at..at + 4].copy_from_slice(&[a, b, c, d]);
+    }
+    let mut value = value as usize;
+    if value >= 100 {
         at -= 2;
-        buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
+        buf[at..at + 2].copy_from_slice(&pair(value % 100));
+        value /= 100;
     }
     if value >= 10 {
-        let pair = value as usize * 2;
         at -= 2;
-        buf[at..at + 2].copy_from_slice(&DECIMAL_PAIRS[pair..pair + 2]);
+        buf[at..at + 2].copy_from_slice(&pair(value));
     } else {
         at -= 1;
         buf[at] = b'0' + value as u8;
