@@ -9,6 +9,8 @@
 //! [`Table::encode`]) with PAL's exact key names, a JSON form ([`Table::to_json`],
 //! [`Table::from_json`]), and merge rules ([`merge`]). [`msgpack`] reads untrusted msgpack.
 
+#![warn(missing_docs)]
+
 pub mod escape;
 mod id;
 pub mod json;
