@@ -47,24 +47,24 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// An input read into memory (rather than mapped) needed a buffer this process could not
+    /// allocate; the input is not used.
     #[error(
         "cannot read {path}: it needs {bytes} bytes of memory, which this process cannot \
          have (raise the limit, `ulimit -v`, or give a smaller input)"
     )]
-    /// An input read into memory (rather than mapped) needed a buffer this process could not
-    /// allocate; the input is not used.
     OutOfMemory {
         /// The input as the user named it, `<stdin>` for `-`.
         path: String,
         /// The buffer size that failed, in bytes: what was read so far plus the next step.
         bytes: u64,
     },
+    /// A mapped input was truncated while it was read: what was read of it (zeros past the
+    /// new end) must not be used. See [`Input::check_unchanged`].
     #[error(
         "{path} shrank from {was} to {now} bytes while it was read (another process truncated \
          or rewrote it); nothing was written: run again once the file is complete"
     )]
-    /// A mapped input was truncated while it was read: what was read of it (zeros past the
-    /// new end) must not be used. See [`Input::check_unchanged`].
     Shrank {
         /// The input as the user named it.
         path: String,
@@ -73,9 +73,9 @@ pub enum Error {
         /// Its size in bytes afterwards (0 when it can no longer be examined).
         now: u64,
     },
-    #[error("cannot create a temporary file for {path} in {directory}")]
     /// The temporary file beside an output could not be created (the directory is missing or
     /// not writable, or the disk is full); nothing was written.
+    #[error("cannot create a temporary file for {path} in {directory}")]
     CreateTemporary {
         /// The output the temporary file was for.
         path: PathBuf,
@@ -106,24 +106,24 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+    /// An existing output is not writable for this process and [`Replace::IfWritable`] was
+    /// asked: it is left unchanged.
     #[error(
         "{path} is not writable for you (mode {mode:o}): it was left as it is; make it writable \
          (`chmod u+w`) or pass --force to replace it anyway"
     )]
-    /// An existing output is not writable for this process and [`Replace::IfWritable`] was
-    /// asked: it is left unchanged.
     NotWritable {
         /// The output as the caller named it.
         path: PathBuf,
         /// Its permission bits (`st_mode & 0o7777`), shown in octal.
         mode: u32,
     },
+    /// Another process held the update lock on the file for longer than the wait allowed
+    /// ([`UpdateLock::acquire`]).
     #[error(
         "{path} is being updated by another process: waited {seconds} s for its lock; run \
          again when that process has finished"
     )]
-    /// Another process held the update lock on the file for longer than the wait allowed
-    /// ([`UpdateLock::acquire`]).
     Busy {
         /// The file to be updated, as the caller named it.
         path: PathBuf,
