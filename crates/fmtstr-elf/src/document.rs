@@ -10,19 +10,40 @@ use rmpv::Value;
 /// What is wrong with a metadata document; offsets count from the document's first byte.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum DocumentError {
+    /// The msgpack itself is broken: truncated, a corrupt length, too deep, a reserved byte.
     #[error("{0}")]
     Decode(#[from] DecodeError),
+    /// The document is not a msgpack map.
     #[error("at msgpack byte {offset}: the document is {found}; PAL metadata is one msgpack map")]
-    NotAMap { offset: usize, found: &'static str },
+    NotAMap {
+        /// Always 0: the document's first value is at fault.
+        offset: usize,
+        /// What it is instead ([`Token::kind`]).
+        found: &'static str,
+    },
+    /// The top-level map has the `amdpal.format_strings` key twice.
     #[error(
         "at msgpack byte {offset}: `amdpal.format_strings` appears twice in the document \
          (first at byte {first}); readers would disagree on which one counts, so remove one"
     )]
-    DuplicateTable { offset: usize, first: usize },
+    DuplicateTable {
+        /// Offset of the second key.
+        offset: usize,
+        /// Offset of the first key's value.
+        first: usize,
+    },
+    /// Bytes other than zero padding follow the document's map.
     #[error(
         "at msgpack byte {offset}: {count} bytes follow the document's map and belong to no value"
     )]
-    TrailingBytes { offset: usize, count: usize },
+    TrailingBytes {
+        /// Offset just past the map.
+        offset: usize,
+        /// How many bytes follow it (zeros among them counted).
+        count: usize,
+    },
+    /// The `amdpal.format_strings` value is not a valid table (a missing key, a wrong type,
+    /// an ID out of range, ...).
     #[error("at msgpack byte {offset}: {error}", offset = .0.offset, error = .0)]
     Table(#[from] TableError),
 }

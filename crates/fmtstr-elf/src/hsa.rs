@@ -90,56 +90,92 @@ impl PrintfEntry {
 /// What is wrong with an `amdhsa.printf` entry; `index` is its position in the array.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HsaError {
+    /// `amdhsa.printf` is not an array.
     #[error("`{KEY}` is {found}, not an array of strings")]
-    NotAnArray { found: String },
+    NotAnArray {
+        /// The value it has, as text.
+        found: String,
+    },
+    /// An element of the array is not a string.
     #[error("`{KEY}`[{index}] is {found}, not a string `ID:N:SIZE1:...:SIZEN:FORMAT`")]
-    NotAString { index: usize, found: String },
+    NotAString {
+        /// Its position in the array.
+        index: usize,
+        /// The value it has, as text.
+        found: String,
+    },
+    /// A numbered entry has fewer than two `:`, so it cannot hold an ID, a count and a format.
     #[error(
         "`{KEY}`[{index}] \"{entry}\" has too few `:`-separated fields: an entry is \
          `ID:N:SIZE1:...:SIZEN:FORMAT` (at least `ID:N:FORMAT`)"
     )]
-    TooFewFields { index: usize, entry: String },
+    TooFewFields {
+        /// Its position in the array.
+        index: usize,
+        /// The entry as written (lossy UTF-8).
+        entry: String,
+    },
+    /// A numbered entry's ID, argument count or a size is not a decimal `u32`.
     #[error(
         "`{KEY}`[{index}] \"{entry}\": its {field} `{text}` is not a decimal number below 2^32 \
          (an entry is `ID:N:SIZE1:...:SIZEN:FORMAT`)"
     )]
     NotANumber {
+        /// Its position in the array.
         index: usize,
+        /// The entry as written (lossy UTF-8).
         entry: String,
+        /// Which field: `ID`, `argument count` or `size of argument I` (1-based).
         field: String,
+        /// The field's text.
         text: String,
     },
+    /// A numbered entry lists more argument sizes than its argument count N.
     #[error(
         "`{KEY}`[{index}] \"{entry}\" lists {sizes} argument sizes but says the call has {count} \
          arguments"
     )]
     TooManySizes {
+        /// Its position in the array.
         index: usize,
+        /// The entry as written (lossy UTF-8).
         entry: String,
+        /// How many sizes it lists.
         sizes: usize,
+        /// Its argument count N.
         count: u32,
     },
+    /// A buffered entry has no `,` after its hash, or the hash is not 1 to 16 hex digits.
     #[error(
         "`{KEY}`[{index}] \"{entry}\": `{text}` is not the hash of a HIP buffered printf entry: \
          an entry is `0:0:HASH,FORMAT`, HASH 1 to 16 hex digits (the low 64 bits of the \
          format's MD5, as clang -mprintf-kind=buffered writes it)"
     )]
     BadHash {
+        /// Its position in the array.
         index: usize,
+        /// The entry as written (lossy UTF-8).
         entry: String,
+        /// The text read as the hash (the whole entry when it lacks the `0:0:` prefix).
         text: String,
     },
+    /// The array holds both numbered entries and HIP buffered (`0:0:`) ones.
     #[error(
         "`{KEY}`[{index}] \"{entry}\" is {found} entry, but `{KEY}`[0] is {first} one: a table \
          holds the entries of one printf kind (`ID:N:SIZES:FORMAT` from OpenCL's \
          AMDGPUPrintfRuntimeBinding, or `0:0:HASH,FORMAT` from HIP's buffered printf)"
     )]
     MixedKinds {
+        /// The position of the first entry not of the first entry's kind.
         index: usize,
+        /// That entry as written (lossy UTF-8).
         entry: String,
+        /// Its kind, for the message.
         found: &'static str,
+        /// The kind of entry 0, for the message.
         first: &'static str,
     },
+    /// [`printf_entries`] was asked for numbered entries of a HIP buffered printf table.
     #[error(
         "`{KEY}` holds HIP buffered printf entries (`0:0:HASH,FORMAT`), not numbered ones: read \
          it with `printf_table`"
@@ -225,6 +261,7 @@ impl PrintfTable {
         }
     }
 
+    /// The number of entries (one per printf call, for both kinds).
     pub fn len(&self) -> usize {
         match self {
             PrintfTable::Numbered(entries) => entries.len(),
@@ -232,6 +269,7 @@ impl PrintfTable {
         }
     }
 
+    /// Whether the table has no entries.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -22,11 +22,14 @@ const NOTE_HEADER: usize = size_of::<NoteHeader32<LE>>();
 /// ELF32 or ELF64.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
+    /// EI_CLASS 1: 32-bit offsets and addresses.
     Elf32,
+    /// EI_CLASS 2: 64-bit offsets and addresses (what AMDGPU compilers write).
     Elf64,
 }
 
 impl Class {
+    /// The size of the ELF file header in bytes: 52 or 64.
     pub fn header_size(self) -> usize {
         match self {
             Class::Elf32 => size_of::<FileHeader32<LE>>(),
@@ -34,6 +37,7 @@ impl Class {
         }
     }
 
+    /// The size of one section header in bytes: 40 or 64.
     pub fn section_header_size(self) -> usize {
         match self {
             Class::Elf32 => size_of::<elf::SectionHeader32<LE>>(),
@@ -41,6 +45,7 @@ impl Class {
         }
     }
 
+    /// The size of one program header in bytes: 32 or 56.
     pub fn program_header_size(self) -> usize {
         match self {
             Class::Elf32 => size_of::<elf::ProgramHeader32<LE>>(),
@@ -125,6 +130,7 @@ macro_rules! fields {
 }
 
 impl Class {
+    /// Where the header fields the writer patches lie in this class's headers.
     pub fn fields(self) -> Fields {
         match self {
             Class::Elf64 => fields!(

@@ -33,6 +33,8 @@
 //! and symbol names) would not keep their bytes. A writer that only moves what follows the note
 //! keeps them.
 
+#![warn(missing_docs)]
+
 mod document;
 mod fold;
 pub mod hsa;
@@ -56,68 +58,129 @@ pub const NOTE_OWNER: &[u8] = b"AMDGPU";
 /// offsets in hex) and what would fix it; the caller prefixes the file name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ElfError {
+    /// The file does not start with the ELF magic bytes.
     #[error(
         "is not an ELF file: it does not start with 7f 45 4c 46 (\\x7fELF) but with [{start}]"
     )]
-    NotElf { start: String },
+    NotElf {
+        /// Its first bytes (up to 4), in hex separated by spaces.
+        start: String,
+    },
+    /// The file ends before a header or header table that its headers say is there.
     #[error("is truncated: {what} needs {needed} bytes but the file has {len}")]
-    Truncated { what: String, needed: u64, len: u64 },
+    Truncated {
+        /// What was being read, with its file offset where it has one.
+        what: String,
+        /// The file size in bytes that reading it needs (its end offset).
+        needed: u64,
+        /// The file's size in bytes.
+        len: u64,
+    },
+    /// The file is big-endian (EI_DATA = 2).
     #[error(
         "is big-endian (EI_DATA = 2); AMDGPU code objects are little-endian and fmtstr reads \
          only little-endian ELF files"
     )]
     BigEndian,
+    /// A header field or note has a value no valid ELF file has (bad EI_CLASS, EI_VERSION,
+    /// entry sizes, a note section ending in a partial note, ...).
     #[error("is malformed at offset {offset:#x}: {message}")]
-    Malformed { offset: u64, message: String },
+    Malformed {
+        /// File offset of the field or note at fault.
+        offset: u64,
+        /// What is wrong there and what it should be.
+        message: String,
+    },
+    /// A section that occupies file bytes reaches past the end of the file.
     #[error(
         "is truncated or corrupt: {section} at offset {offset:#x} with size {size:#x} runs past \
          the end of the file ({len:#x} bytes)"
     )]
     SectionPastEnd {
+        /// The section, as `section [N]`.
         section: String,
+        /// Its `sh_offset`.
         offset: u64,
+        /// Its `sh_size`, in bytes.
         size: u64,
+        /// The file's size in bytes.
         len: u64,
     },
+    /// A note's header gives name and descriptor sizes that run past its section's end.
     #[error(
         "has a corrupt note size: the note at offset {offset:#x} in {section} (name size \
          {namesz}, descriptor size {descsz}) runs past the section's end at {section_end:#x}"
     )]
     NotePastEnd {
+        /// The note section, as `section [N] name`.
         section: String,
+        /// File offset of the note's header.
         offset: u64,
+        /// The header's `n_namesz`, in bytes.
         namesz: u64,
+        /// The header's `n_descsz`, in bytes.
         descsz: u64,
+        /// File offset just past the section.
         section_end: u64,
     },
+    /// The file has more than one `NT_AMDGPU_METADATA` note, as a link of several objects
+    /// leaves; [`LinkedElf`] reads and folds such files.
     #[error(
         "has {} NT_AMDGPU_METADATA notes (at offsets {}), one per linked object; PAL reads one: \
          fold them first with `fmtstr merge FILE --in-place` (the post-link step)",
         .offsets.len(),
         .offsets.iter().map(|o| format!("{o:#x}")).collect::<Vec<_>>().join(", ")
     )]
-    SeveralMetadataNotes { offsets: Vec<u64> },
+    SeveralMetadataNotes {
+        /// File offset of each note's header, in file order.
+        offsets: Vec<u64>,
+    },
+    /// The metadata note's msgpack document is broken ([`Document::parse`] refused it).
     #[error(
         "has broken PAL metadata: in the NT_AMDGPU_METADATA note whose msgpack starts at offset \
          {desc_at:#x}, at file offset {offset:#x}: {error}"
     )]
     Metadata {
+        /// File offset of the note's descriptor, where the document starts.
         desc_at: u64,
+        /// File offset of the problem.
         offset: u64,
+        /// The problem, with offsets counted from the document's start.
         error: DocumentError,
     },
+    /// The note is in a loaded section (SHF_ALLOC or inside a segment), which cannot move,
+    /// and the new note does not fit in it.
     #[error(
         "cannot be rewritten: {section} is loaded (SHF_ALLOC or inside a segment) and its \
          metadata note would grow from {old} to {new} bytes; fmtstr rewrites a loaded note only \
          in place (write fewer strings, or re-link with room in the note)"
     )]
-    LoadedNoteGrows { section: String, old: u64, new: u64 },
+    LoadedNoteGrows {
+        /// The note section, as `section [N] name`.
+        section: String,
+        /// The section's size in bytes now.
+        old: u64,
+        /// The size in bytes the section would need.
+        new: u64,
+    },
+    /// The metadata note cannot be written anywhere, or several notes cannot be folded into
+    /// one: no section header table or section-name table to add a `.note` section with,
+    /// extended section numbering, a loaded section that shares bytes with the headers,
+    /// notes in two sections. Also an internal error when the new file does not parse.
     #[error("cannot get a metadata note: {reason}")]
-    CannotAddNote { reason: String },
+    CannotAddNote {
+        /// Why, as a sentence for the message.
+        reason: String,
+    },
+    /// An ELF32 file would grow past 4 GiB, beyond what its 32-bit offsets can address.
     #[error("cannot be rewritten: the result ({size} bytes) does not fit ELF32's 32-bit offsets")]
-    TooLarge { size: u64 },
+    TooLarge {
+        /// The rewritten file's size in bytes.
+        size: u64,
+    },
 }
 
+/// A result whose error is, unless named, an [`ElfError`].
 pub type Result<T, E = ElfError> = std::result::Result<T, E>;
 
 /// Where the metadata note lives.
@@ -142,10 +205,16 @@ pub struct PalElf<'a> {
 /// A section as `[index] name offset size`, for tools that compare layouts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SectionInfo {
+    /// Its index in the section header table.
     pub index: usize,
+    /// Its name from the section-name table (lossy UTF-8; empty when the file has no usable
+    /// name table).
     pub name: String,
+    /// Its `sh_type` (SHT_NOTE is 7, SHT_NOBITS 8).
     pub sh_type: u32,
+    /// Its `sh_offset`: where its bytes start in the file.
     pub offset: u64,
+    /// Its `sh_size`, in bytes (a NOBITS section has none in the file).
     pub size: u64,
 }
 
@@ -171,6 +240,7 @@ impl<'a> PalElf<'a> {
         self.bytes
     }
 
+    /// Whether the file is ELF32 or ELF64 (a rewrite keeps the class).
     pub fn class(&self) -> Class {
         self.layout.class
     }

@@ -53,6 +53,8 @@ pub fn write_atomically(path: &Path, bytes: &[u8], replace: Replace) -> Result<V
 }
 
 impl Outputs {
+    /// No outputs staged yet: [`stage`](Outputs::stage) each one, then
+    /// [`commit`](Outputs::commit) them together.
     pub fn new() -> Outputs {
         Outputs::default()
     }

@@ -53,8 +53,11 @@ impl fmt::LowerHex for FormatId {
 /// Why a string is not a format-string ID.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum ParseIdError {
+    /// The text (carried as given) is empty, signed, or has a character that is not a digit
+    /// of its radix.
     #[error("`{0}` is not a number (write an ID in decimal or as 0x followed by hex digits)")]
     NotANumber(String),
+    /// The text (carried as given) is a number, but 0 or above 48 bits.
     #[error("`{0}` is out of range: an ID is between 1 and 0xffffffffffff (48 bits, never 0)")]
     OutOfRange(String),
 }

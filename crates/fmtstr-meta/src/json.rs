@@ -112,7 +112,10 @@ fn map_to_json(pairs: &[(Value, Value)], known: &[&str]) -> Json {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{path}: {message}")]
 pub struct JsonError {
+    /// Where the offending value sits, as `.strings[1].index` or `.$map[0][1]`; `(top level)`
+    /// for the whole document.
     pub path: String,
+    /// What is wrong with the value there and what it must be instead.
     pub message: String,
 }
 

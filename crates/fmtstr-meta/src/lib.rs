@@ -7,7 +7,9 @@
 //!
 //! The table ([`Table`], [`Entry`], [`Mask`]) has a msgpack form ([`Table::decode`],
 //! [`Table::encode`]) with PAL's exact key names, a JSON form ([`Table::to_json`],
-//! [`Table::from_json`]), and merge rules ([`merge`]). [`msgpack`] reads untrusted msgpack.
+//! [`Table::from_json`]), and merge rules ([`merge`](mod@merge)). [`msgpack`] reads untrusted msgpack.
+
+#![warn(missing_docs)]
 
 pub mod escape;
 mod id;

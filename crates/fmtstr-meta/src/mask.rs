@@ -74,6 +74,7 @@ impl Mask {
         self.words().len()
     }
 
+    /// Whether the mask has no words (so it marks no argument 64 bits wide).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

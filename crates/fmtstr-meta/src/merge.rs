@@ -59,19 +59,26 @@ pub fn relation(first: &Entry<'_>, second: &Entry<'_>) -> Relation {
 }
 
 /// Where an entry came from: the index of its source among those given to [`Merger::add`] and
-/// its index in that source's `.strings`.
+/// its index among that source's printf entries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin {
+    /// The source number the table was given to [`Merger::add`] with.
     pub source: usize,
+    /// The entry's index in that table's [`Table::entries`]: its index in `.strings` less the
+    /// abort entries before it.
     pub index: usize,
 }
 
 /// One side of a finding.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Side {
+    /// Which source and entry this side is.
     pub origin: Origin,
+    /// The entry's format string.
     pub string: String,
+    /// The entry's `.argument_count`.
     pub argument_count: u64,
+    /// The entry's `.64bit_arguments`: which of its arguments are 64 bits wide.
     pub mask: Mask,
 }
 
@@ -90,9 +97,13 @@ impl Side {
 /// disagreed with it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MergeFinding {
+    /// The ID both entries have.
     pub id: FormatId,
+    /// [`Relation::Collision`] or [`Relation::Conflict`] (identical entries are no finding).
     pub relation: Relation,
+    /// The entry seen first, which the merged table keeps.
     pub first: Side,
+    /// The later entry that disagreed with it.
     pub second: Side,
 }
 
@@ -208,9 +219,12 @@ pub struct Merger<'a> {
 /// The merged table and what was found on the way.
 #[derive(Debug)]
 pub struct Merged<'a> {
+    /// The merged table: every distinct entry once, in the order first seen.
     pub table: Table<'a>,
     /// Where each entry of `table` came from.
     pub origins: Vec<Origin>,
+    /// Every collision and conflict, in the order found; which ones are errors depends on the
+    /// [`OnCollision`] policy ([`MergeFinding::is_error`]).
     pub findings: Vec<MergeFinding>,
     /// Tables that disagreed on `.user_data_offset` (always errors).
     pub offset_conflicts: Vec<OffsetConflict>,
@@ -235,6 +249,7 @@ impl Merged<'_> {
 }
 
 impl<'a> Merger<'a> {
+    /// A merger with no table added yet: [`add`](Merger::add) each source in order.
     pub fn new() -> Merger<'a> {
         Merger::default()
     }

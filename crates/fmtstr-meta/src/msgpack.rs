@@ -20,17 +20,23 @@ pub const MAX_DEPTH: usize = 64;
 /// One msgpack item: a scalar, or the header of an array or map (its elements follow).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Token<'a> {
+    /// nil (0xc0).
     Nil,
+    /// false or true (0xc2, 0xc3).
     Bool(bool),
     /// Any unsigned encoding (positive fixint, uint 8/16/32/64).
     UInt(u64),
     /// Any signed encoding (negative fixint, int 8/16/32/64), whatever its value.
     Int(i64),
+    /// A float 32 (0xca).
     F32(f32),
+    /// A float 64 (0xcb).
     F64(f64),
     /// The bytes of a str (not checked for UTF-8 here).
     Str(&'a [u8]),
+    /// The bytes of a bin (bin 8/16/32).
     Bin(&'a [u8]),
+    /// An extension value (fixext or ext 8/16/32): its type and its data bytes.
     Ext(i8, &'a [u8]),
     /// An array header with its element count.
     Array(u32),
@@ -79,8 +85,11 @@ pub enum DecodeErrorKind {
     },
     /// An array or map claims more elements than the bytes left could hold.
     TooManyElements {
+        /// "an array" or "a map".
         what: &'static str,
+        /// The element count the header gives (pairs, for a map).
         claimed: u64,
+        /// Bytes that were left after the header.
         left: usize,
     },
     /// Arrays and maps nest deeper than [`MAX_DEPTH`].
@@ -123,7 +132,9 @@ impl fmt::Display for DecodeErrorKind {
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("at msgpack byte {offset}: {kind}")]
 pub struct DecodeError {
+    /// The offset of the first byte of the item that could not be read.
     pub offset: usize,
+    /// What was wrong with it.
     pub kind: DecodeErrorKind,
 }
 
@@ -135,6 +146,7 @@ pub struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    /// A reader at the start of `bytes`; offsets in its errors count from there.
     pub fn new(bytes: &'a [u8]) -> Reader<'a> {
         Reader { bytes, position: 0 }
     }
@@ -159,6 +171,7 @@ impl<'a> Reader<'a> {
         self.position = position.min(self.bytes.len());
     }
 
+    /// Whether every byte has been read.
     pub fn is_at_end(&self) -> bool {
         self.position >= self.bytes.len()
     }

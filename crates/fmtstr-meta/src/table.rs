@@ -36,16 +36,27 @@ pub const KEY: &str = "amdpal.format_strings";
 
 /// Key names, exactly as PAL metadata spells them.
 pub mod keys {
+    /// The table's version number; always [`VERSION`](super::VERSION).
     pub const VERSION: &str = ".version";
+    /// The table's array of entry maps (printf and shader-abort entries).
     pub const STRINGS: &str = ".strings";
+    /// An entry's 48-bit format-string ID, as the shader writes it in each record's header.
     pub const INDEX: &str = ".index";
+    /// A printf entry's format string.
     pub const STRING: &str = ".string";
+    /// How many arguments a printf entry's records carry after the header.
     pub const ARGUMENT_COUNT: &str = ".argument_count";
+    /// A printf entry's array of 64-bit words: bit i set when argument i is 64 bits wide.
     pub const MASK: &str = ".64bit_arguments";
+    /// The table's printf buffer user-data offset, in dwords.
     pub const USER_DATA_OFFSET: &str = ".user_data_offset";
+    /// Marks a shader-abort message entry, which has no `.string`.
     pub const IS_ABORT_MESSAGE: &str = ".is_abort_message";
+    /// An abort entry's message length in 32-bit words.
     pub const DATA_COUNT: &str = ".data_count";
+    /// An abort entry's bit vector (64-bit words): bit i set when message word i is constant.
     pub const CONSTANT_STATUS: &str = ".constant_status";
+    /// An abort entry's constant message words, in message order.
     pub const CONSTANTS: &str = ".constants";
 }
 
@@ -116,6 +127,7 @@ impl<'a> Entry<'a> {
         self
     }
 
+    /// The entry's 48-bit ID (`.index`), which the shader writes in each record's header.
     pub fn id(&self) -> FormatId {
         self.id
     }
@@ -130,10 +142,12 @@ impl<'a> Entry<'a> {
         self.string.as_bytes()
     }
 
+    /// `.argument_count`: how many arguments each record of this format string carries.
     pub fn argument_count(&self) -> u64 {
         self.argument_count
     }
 
+    /// `.64bit_arguments`: which arguments are 64 bits (two dwords) wide, the rest 32.
     pub fn mask(&self) -> &Mask {
         &self.mask
     }
@@ -442,6 +456,7 @@ pub struct Table<'a> {
 }
 
 impl<'a> Table<'a> {
+    /// A table with no entries, no `.user_data_offset` and no other keys.
     pub fn new() -> Table<'a> {
         Table::default()
     }
@@ -577,7 +592,9 @@ impl<'a> Table<'a> {
 /// One map of `.strings`.
 #[derive(Clone, Copy, Debug)]
 pub enum Item<'t, 'a> {
+    /// A map with a `.string`: a printf format string.
     Printf(&'t Entry<'a>),
+    /// A shader-abort message map (no `.string`).
     Abort(&'t AbortEntry<'a>),
 }
 
@@ -586,16 +603,25 @@ pub enum Item<'t, 'a> {
 pub enum Problem {
     /// The msgpack itself is broken.
     Decode(DecodeErrorKind),
+    /// A value of the wrong msgpack type for its key (`.strings` not an array, `.index` not an
+    /// integer, ...).
     WrongType {
+        /// The type the key needs, for messages: "a map", "an unsigned integer", ...
         expected: &'static str,
+        /// The type found ([`Token::kind`]).
         found: &'static str,
     },
+    /// A key every table or entry must have is absent; carries its name.
     MissingKey(&'static str),
+    /// A known key appears twice in one map; carries its name.
     DuplicateKey(String),
+    /// `.version` is not [`VERSION`]; carries the version found.
     UnsupportedVersion(u64),
     /// `.index` is 0 or does not fit in 48 bits.
     IdOutOfRange(u64),
+    /// `.string` is not valid UTF-8.
     NotUtf8 {
+        /// How many bytes of the string are valid UTF-8 before the first bad one.
         valid_up_to: usize,
     },
     /// Bytes after the table's map (only when decoding exact bytes).
@@ -657,6 +683,7 @@ pub struct TableError {
     pub offset: usize,
     /// Where in the document: `amdpal.format_strings.strings[3].index`.
     pub path: String,
+    /// What is wrong with the value there.
     pub problem: Problem,
 }
 
