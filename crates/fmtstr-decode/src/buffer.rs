@@ -124,6 +124,7 @@ impl<'a> Buffer<'a> {
         self.bytes
     }
 
+    /// The header as it was read (`bufferOffset` unclamped, the reserved dwords as found).
     pub fn header(&self) -> Header {
         self.header
     }
@@ -291,7 +292,9 @@ pub enum Stop {
          {remaining} dwords from here to the end of the written area cannot be decoded"
     )]
     TooSmall {
+        /// The entry header's size field: 0 or 1 dwords.
         size: u32,
+        /// The entry header's 48-bit format ID, for messages.
         id: u64,
         /// Dwords from this offset to the end of the written area.
         remaining: u64,
@@ -302,7 +305,9 @@ pub enum Stop {
          which has {available} dwords left; it was cut off"
     )]
     CutOff {
+        /// The entry's size in dwords (header included), as its header says.
         size: u32,
+        /// The entry header's 48-bit format ID, for messages.
         id: u64,
         /// Dwords from this offset to the end of the written area.
         available: u64,

@@ -22,7 +22,12 @@ pub enum ProblemKind {
     Stop(#[from] Stop),
     /// No table has the ID.
     #[error("unknown format ID {id:#x} in an entry of {size} dwords; skipped")]
-    UnknownId { id: u64, size: u32 },
+    UnknownId {
+        /// The entry's 48-bit format ID.
+        id: u64,
+        /// The entry's size in dwords, header included.
+        size: u32,
+    },
     /// The ID of a shader-abort message entry (no `.string`): not a printf, not rendered.
     #[error(
         "shader-abort message (format ID {id:#x}, an entry of {size} dwords): message words \
@@ -30,7 +35,9 @@ pub enum ProblemKind {
         words.iter().map(|w| format!("{w:#x}")).collect::<Vec<_>>().join(", ")
     )]
     AbortMessage {
+        /// The entry's 48-bit format ID.
         id: u64,
+        /// The entry's size in dwords, header included.
         size: u32,
         /// The message's 32-bit words: `.constants` where `.constant_status` says, the
         /// entry's payload elsewhere (as far as both reach, at most 64).
@@ -40,12 +47,19 @@ pub enum ProblemKind {
     #[error(
         "format ID 0 (reserved: it marks unwritten space) in an entry of {size} dwords; skipped"
     )]
-    ReservedId { size: u32 },
+    ReservedId {
+        /// The entry's size in dwords, header included.
+        size: u32,
+    },
     /// The table's string is not a format fmtstr can render.
     #[error("format ID {id:#x} has the string {format}, which cannot be rendered: {message}")]
     BadFormat {
+        /// The entry's 48-bit format ID.
         id: u64,
+        /// The table's string for the ID as a quoted C literal, for messages.
         format: String,
+        /// Why it cannot be rendered: the parse error, or a table's inline-strings list that
+        /// does not fit the format.
         message: String,
     },
     /// Fewer payload dwords than the format reads.
@@ -53,9 +67,13 @@ pub enum ProblemKind {
         "format ID {id:#x} ({format}) reads {needs} payload dwords but the entry has {has}; skipped"
     )]
     ShortPayload {
+        /// The entry's 48-bit format ID.
         id: u64,
+        /// The table's string for the ID as a quoted C literal, for messages.
         format: String,
+        /// Payload dwords the format reads (its [`Compiled::payload_dwords`]).
         needs: u32,
+        /// Payload dwords the entry holds: its size less the 2-dword header.
         has: u32,
     },
     /// More payload dwords than the format reads: the text is printed, the rest ignored.
@@ -65,23 +83,33 @@ pub enum ProblemKind {
         .has - .needs
     )]
     LongPayload {
+        /// The entry's 48-bit format ID.
         id: u64,
+        /// The table's string for the ID as a quoted C literal, for messages.
         format: String,
+        /// Payload dwords the format reads (its [`Compiled::payload_dwords`]).
         needs: u32,
+        /// Payload dwords the entry holds: its size less the 2-dword header.
         has: u32,
     },
     /// A value the renderer refuses (a `*` width above 65536).
     #[error("format ID {id:#x} ({format}): {error}; skipped")]
     Render {
+        /// The entry's 48-bit format ID.
         id: u64,
+        /// The table's string for the ID as a quoted C literal, for messages.
         format: String,
+        /// What the renderer refused.
         error: RenderError,
     },
     /// Something odd about a format and its table entry, said the first time an entry uses it.
     #[error("format ID {id:#x} ({format}): {note}")]
     Format {
+        /// The entry's 48-bit format ID.
         id: u64,
+        /// The table's string for the ID as a quoted C literal, for messages.
         format: String,
+        /// What is odd, and how the payload is read despite it.
         note: FormatNote,
     },
 }
@@ -91,6 +119,7 @@ pub enum ProblemKind {
 pub struct Problem {
     /// Dword offset after the buffer header (the unit of `bufferOffset`).
     pub offset: u64,
+    /// What went wrong there.
     pub kind: ProblemKind,
 }
 
@@ -135,7 +164,9 @@ impl fmt::Display for Problem {
 /// An entry read as its format says: the format and the flat argument list for rendering.
 #[derive(Debug)]
 pub struct Interpreted<'d> {
+    /// The entry's format as the tables give it (the first table's, for an ID given twice).
     pub known: &'d Known,
+    /// The parsed format and the payload layout the entry was read with.
     pub compiled: &'d Compiled,
     /// One [`Arg`] per scalar value, as [`fmtstr_format::Format::render`] takes them.
     pub args: Cow<'d, [Arg<'d>]>,
@@ -169,6 +200,7 @@ pub struct Decoder<'f> {
 }
 
 impl<'f> Decoder<'f> {
+    /// A decoder that looks IDs up in `formats`, with an empty ID cache.
     pub fn new(formats: &'f Formats) -> Decoder<'f> {
         Decoder {
             formats,
@@ -419,9 +451,6 @@ impl<'f> Decoder<'f> {
     }
 }
 
-/// The words of an abort message: `.constants` where `.constant_status` has a bit set, the
-/// payload's dwords elsewhere, as far as `.data_count` (or the payload, without one) and both
-/// sources reach; at most 64.
 /// The argument `op` reads at payload byte `at`; a 64-bit `%s` argument is the 48-bit ID of a
 /// string fmtstr interned (a table entry of its own, `.fmtstr_interned`): its string, when a
 /// table has the ID (else the placeholder, as for any pointer).
@@ -465,6 +494,9 @@ pub(crate) fn strings_cut(compiled: &Compiled, payload: &[u8]) -> u64 {
         .count() as u64
 }
 
+/// The words of an abort message: `.constants` where `.constant_status` has a bit set, the
+/// payload's dwords elsewhere, as far as `.data_count` (or the payload, without one) and both
+/// sources reach; at most 64.
 fn abort_words(abort: &fmtstr_meta::AbortEntry<'_>, payload: &[u8]) -> Vec<u32> {
     const MOST: usize = 64;
     let status = abort.constant_status().unwrap_or_default();

@@ -20,6 +20,7 @@ pub struct Payload {
 }
 
 impl Payload {
+    /// An empty payload.
     pub fn new() -> Payload {
         Payload::default()
     }
@@ -53,6 +54,7 @@ impl Payload {
         self.u64(value.to_bits())
     }
 
+    /// The dwords packed so far, in order: what [`BufferWriter::entry`] takes.
     pub fn dwords(&self) -> &[u32] {
         &self.dwords
     }
@@ -65,6 +67,7 @@ pub struct BufferWriter {
 }
 
 impl BufferWriter {
+    /// An empty entry area.
     pub fn new() -> BufferWriter {
         BufferWriter::default()
     }
@@ -98,6 +101,7 @@ impl BufferWriter {
         self.dwords.len() as u64
     }
 
+    /// Whether nothing was written: [`BufferWriter::finish`] gives a bare header.
     pub fn is_empty(&self) -> bool {
         self.dwords.is_empty()
     }

@@ -159,6 +159,7 @@ impl Formats {
         self.by_id.len()
     }
 
+    /// Whether no table gave a format (every entry's ID will be unknown).
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
     }
@@ -485,15 +486,24 @@ fn spec_text(format: &Format, spec: &Spec, star: bool) -> String {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum FormatNote {
     /// `.argument_count` differs from what the format consumes; the format's count is used.
-    ArgumentCount { table: u64, format: usize },
+    ArgumentCount {
+        /// The table entry's `.argument_count`.
+        table: u64,
+        /// The arguments the format consumes: one per `*` and one per value (a vector is one).
+        format: usize,
+    },
     /// An argument's payload width (from the mask) differs from the C type its conversion
     /// reads. A 32-bit payload for a 64-bit signed conversion is sign-extended, for an
     /// unsigned one zero-extended; a 64-bit payload for a narrower conversion is truncated.
     Width {
         /// 1-based argument number.
         argument: usize,
+        /// The conversion as written (`%ld`), or `'*' of %*d` for a star argument.
         spec: String,
+        /// Bits per component in the payload: 64 when the mask bit is set, else 32.
         payload_bits: u32,
+        /// Bits of the C type the conversion reads: 32 for `int` and the types promoted to it,
+        /// 64 for the length modifiers `l`, `ll`, `j`, `z`, `t` and `L`.
         c_bits: u32,
     },
     /// `%s`: a printf buffer carries the pointer, not the characters; non-null pointers are

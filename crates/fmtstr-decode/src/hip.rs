@@ -91,6 +91,8 @@ pub struct HipFormats {
 }
 
 impl HipFormats {
+    /// Indexes the entries by hash, parsing each format once. A hash given again keeps its
+    /// first entry; a different format under it is recorded in [`HipFormats::duplicates`].
     pub fn new(formats: impl IntoIterator<Item = HipFormat>) -> HipFormats {
         let mut table = HipFormats::default();
         for format in formats {
@@ -106,14 +108,17 @@ impl HipFormats {
         table
     }
 
+    /// The entry a record's hash names (the first one given for it).
     pub fn get(&self, hash: u64) -> Option<&HipFormat> {
         self.by_hash.get(&hash).map(|(format, _)| format)
     }
 
+    /// The number of distinct hashes known.
     pub fn len(&self) -> usize {
         self.by_hash.len()
     }
 
+    /// Whether no entry was given (every constant-format record will stop the walk).
     pub fn is_empty(&self) -> bool {
         self.by_hash.is_empty()
     }

@@ -89,6 +89,8 @@ pub struct HsaFormats {
 }
 
 impl HsaFormats {
+    /// Indexes the entries by ID, parsing each format once. An ID given again keeps its first
+    /// entry; different sizes or a different format are recorded in [`HsaFormats::duplicates`].
     pub fn new(formats: impl IntoIterator<Item = HsaFormat>) -> HsaFormats {
         let mut table = HsaFormats::default();
         for format in formats {
@@ -104,14 +106,17 @@ impl HsaFormats {
         table
     }
 
+    /// The entry a record's ID names (the first one given for it).
     pub fn get(&self, id: u32) -> Option<&HsaFormat> {
         self.by_id.get(&id).map(|(format, _)| format)
     }
 
+    /// The number of distinct IDs known.
     pub fn len(&self) -> usize {
         self.by_id.len()
     }
 
+    /// Whether no entry was given (the first record will stop the walk).
     pub fn is_empty(&self) -> bool {
         self.by_id.is_empty()
     }
@@ -120,17 +125,24 @@ impl HsaFormats {
 /// Why a buffer cannot be read at all.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum HsaBufferError {
+    /// The buffer is shorter than the 8-byte header (`used`, capacity), so not even where the
+    /// records end can be read.
     #[error(
         "is {len} bytes, shorter than the 8-byte header of an HSA printf buffer (u32 bytes \
          used, u32 capacity)"
     )]
-    TooShort { len: usize },
+    TooShort {
+        /// The buffer's length in bytes.
+        len: usize,
+    },
 }
 
 /// Something the decoder met: where (byte offset in the buffer) and what.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HsaProblem {
+    /// Byte offset in the buffer of the record (0 for a problem with the header itself).
     pub offset: usize,
+    /// What is wrong and what was done about it, one line without the offset.
     pub message: String,
     /// Whether decoding stopped here.
     pub stopped: bool,
@@ -145,8 +157,12 @@ impl std::fmt::Display for HsaProblem {
 /// A decoded buffer: the text and what was found on the way.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct HsaDecoded {
+    /// The printed text, with a `<fmtstr: ...>` marker line where a record could not be
+    /// printed or the walk stopped.
     pub text: Vec<u8>,
+    /// Records walked over, those replaced by a marker included (not one the walk stopped at).
     pub records: usize,
+    /// Every problem, in buffer order; at most the last one has `stopped` set.
     pub problems: Vec<HsaProblem>,
     /// Bytes the header says were written but the file does not hold.
     pub lost: u64,

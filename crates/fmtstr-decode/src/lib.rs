@@ -72,6 +72,8 @@
 //! on a thread pool, handing text back in buffer order with a bounded number of windows in
 //! flight (the caller can give each decoded window's pages back to the kernel).
 
+#![warn(missing_docs)]
+
 mod buffer;
 mod decoder;
 pub mod encode;

@@ -406,7 +406,9 @@ pub fn decode_to_vec(buffer: &Buffer<'_>, formats: &Formats) -> TextChunk {
 /// Entries and dwords of one format ID.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Count {
+    /// Entries with the ID.
     pub entries: u64,
+    /// Dwords those entries take, their 2-dword headers included.
     pub dwords: u64,
     /// `%s` strings whose bytes travelled in the entry and were cut (`fmtstr lower
     /// --runtime-strings N`: the string went on past N bytes).
@@ -416,6 +418,7 @@ pub struct Count {
 /// Entries and dwords per format ID over a window or a buffer.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Stats {
+    /// The counts of each ID met, unknown IDs included.
     pub by_id: fmtstr_meta::merge::IdMap<u64, Count>,
     /// Where the walk stopped early, if it did.
     pub stop: Option<Problem>,

@@ -50,6 +50,8 @@ pub struct VprintfLayout {
 /// One argument's place in the buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Field {
+    /// Byte offset of the argument's first component from the buffer's start (a multiple of
+    /// `align`).
     pub offset: usize,
     /// Bytes of one component.
     pub component: usize,

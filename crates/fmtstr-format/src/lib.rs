@@ -38,6 +38,8 @@
 //! pointers keep the `+` and space flags; and `%#g` drops the zeros a rounding carry would
 //! need (`%#g` of 999999.5 is `1.e+06`). Widths and precisions are limited to 65536.
 
+#![warn(missing_docs)]
+
 mod check;
 mod dialect;
 mod format;

@@ -25,25 +25,37 @@ pub enum TypedArgError {
     /// Not an integer of the type.
     #[error("`{text}` is not a {}{bits} value (write decimal, 0x hex or 0b binary)", if *.signed { "i" } else { "u" })]
     NotInteger {
+        /// The value as written, before trimming and `_` removal.
         text: String,
+        /// The type's width in bits (8, 16, 32 or 64).
         bits: u16,
+        /// Whether the type is signed (`iN`) rather than unsigned (`uN`).
         signed: bool,
     },
     /// An integer that does not fit the type.
     #[error("`{text}` is not a {}{bits} value (write decimal, 0x hex or 0b binary): out of range", if *.signed { "i" } else { "u" })]
     OutOfRange {
+        /// The value as written, before trimming and `_` removal.
         text: String,
+        /// The type's width in bits (8, 16, 32 or 64).
         bits: u16,
+        /// Whether the type is signed; a hex or binary pattern fits if it fits the bits unsigned.
         signed: bool,
     },
     /// Not a floating-point value.
     #[error("`{text}` is not a floating-point value (write 1.5, 1e-3, inf, nan or 0x1.8p3)")]
-    NotFloat { text: String },
+    NotFloat {
+        /// The value as written.
+        text: String,
+    },
     /// A vector value with the wrong number of components.
     #[error("a v{length} value needs {length} comma-separated components, got {got} in `{value}`")]
     Components {
+        /// The vector length the type declares (2, 3, 4, 8 or 16).
         length: u8,
+        /// How many comma-separated components the value has.
         got: usize,
+        /// The whole vector value as written.
         value: String,
     },
 }
@@ -51,21 +63,30 @@ pub enum TypedArgError {
 /// The type part of `TYPE:VALUE`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Scalar {
+    /// `i8` to `i64`: a signed integer of that many bits, sign-extended when promoted.
     Signed(u16),
+    /// `u8` to `u64`: an unsigned integer of that many bits, zero-extended when promoted.
     Unsigned(u16),
+    /// `f32`: rounded to a float first, then promoted to `double` as C does.
     F32,
+    /// `f64`: a `double`.
     F64,
+    /// `str`: a C string whose bytes are the value (never a vector component).
     Str,
+    /// `ptr`: a 64-bit address, printed by `%p` (never a vector component).
     Ptr,
 }
 
 /// A scalar type, or a vector of one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Declared {
+    /// The scalar type, or the component type of a vector.
     pub scalar: Scalar,
+    /// The number of components (2, 3, 4, 8 or 16) for `vN<type>`; `None` for a scalar.
     pub vector: Option<u8>,
 }
 
+/// Every type name [`Declared::parse`] accepts, for error messages that list them.
 pub const TYPE_NAMES: &str =
     "i8 i16 i32 i64 u8 u16 u32 u64 f32 f64 str ptr, or vN<type> with N in 2 3 4 8 16 (v4f32, v2i64)";
 

@@ -27,6 +27,8 @@
 //! assert!(module.calls.is_empty());
 //! ```
 
+#![warn(missing_docs)]
+
 mod error;
 mod read;
 mod table;

@@ -53,20 +53,24 @@ const CALL_GRAPH_BUDGET: u64 = 1 << 26;
 /// The byte order of the module's words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Endian {
+    /// The magic number reads `03 02 23 07`: least significant byte first.
     Little,
+    /// The magic number reads `07 23 02 03`: most significant byte first.
     Big,
 }
 
 /// The five header words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Header {
+    /// The byte order the magic number revealed; every word of the module is read in it.
     pub endian: Endian,
     /// SPIR-V version (major, minor).
     pub version: (u8, u8),
     /// The generator's magic (tool id in the high 16 bits).
     pub generator: u32,
-    /// Every id is below this.
+    /// Every id is below this (at most [`MAX_ID_BOUND`](crate::MAX_ID_BOUND)).
     pub bound: u32,
+    /// The instruction schema word, reserved by SPIR-V (0); kept as read, never checked.
     pub schema: u32,
 }
 
@@ -87,6 +91,7 @@ pub enum ArgKind {
 pub struct Argument {
     /// The operand id.
     pub id: u32,
+    /// What the operand's type is, as far as printf is concerned.
     pub kind: ArgKind,
 }
 
@@ -95,13 +100,16 @@ pub struct Argument {
 pub struct SourceLine {
     /// The file name, when the `OpString` naming it was found.
     pub file: Option<Vec<u8>>,
+    /// The line number as the module states it (compilers count from 1).
     pub line: u32,
+    /// The column as the module states it (`DebugLine`'s start column); 0 when not given.
     pub column: u32,
 }
 
 /// A function of the module.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Function {
+    /// The `OpFunction`'s result id.
     pub id: u32,
     /// Its `OpName`, if any.
     pub name: Option<Vec<u8>>,
@@ -114,6 +122,7 @@ pub struct EntryPoint {
     pub execution_model: u32,
     /// The function's id.
     pub function: u32,
+    /// The entry point's name as the module spells it (without the terminating NUL).
     pub name: Vec<u8>,
 }
 
@@ -126,6 +135,7 @@ pub struct Call {
     pub format_id: u32,
     /// The format's bytes (without the terminating NUL), exactly as the module holds them.
     pub format: Vec<u8>,
+    /// The operands after the format, in call order: the values printf prints.
     pub args: Vec<Argument>,
     /// Index in [`Module::functions`] of the function holding the call (`None` outside any).
     pub function: Option<usize>,
@@ -138,11 +148,15 @@ pub struct Call {
 /// What fmtstr reads from a module: its header and its DebugPrintf calls, in module order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Module {
+    /// The five header words.
     pub header: Header,
     /// Whether the module imports NonSemantic.DebugPrintf at all.
     pub imports_debug_printf: bool,
+    /// Every `OpFunction`, in module order; [`Call::function`] indexes it.
     pub functions: Vec<Function>,
+    /// Every `OpEntryPoint`, in module order; [`Call::entry_points`] indexes it.
     pub entry_points: Vec<EntryPoint>,
+    /// Every DebugPrintf call, in module order.
     pub calls: Vec<Call>,
 }
 

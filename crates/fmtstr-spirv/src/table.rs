@@ -17,9 +17,14 @@ pub enum LayoutError {
         index + 1
     )]
     Unsupported {
+        /// Byte offset of the call's `OpExtInst` in the file.
         offset: usize,
+        /// The argument's position after the format, from 0 (messages count from 1).
         index: usize,
+        /// The argument's operand id.
         id: u32,
+        /// The argument's type as [`ArgKind::Unsupported`] describes it (`OpTypeStruct`,
+        /// `OpTypeFloat 8`, a pointer's storage class...).
         what: String,
     },
     /// An argument whose type the reader did not find.
@@ -29,8 +34,11 @@ pub enum LayoutError {
         index + 1
     )]
     Untyped {
+        /// Byte offset of the call's `OpExtInst` in the file.
         offset: usize,
+        /// The argument's position after the format, from 0 (messages count from 1).
         index: usize,
+        /// The argument's operand id.
         id: u32,
     },
     /// A format that is not UTF-8 (PAL metadata strings are msgpack str).
@@ -38,7 +46,10 @@ pub enum LayoutError {
         "the format of the DebugPrintf call at byte {offset} is not UTF-8: SPIR-V literal strings \
          must be, and format-string tables (msgpack str) need it"
     )]
-    NotUtf8 { offset: usize },
+    NotUtf8 {
+        /// Byte offset of the call's `OpExtInst` in the file.
+        offset: usize,
+    },
 }
 
 /// Whether an argument occupies 64 bits in the printf buffer (its bit in `.64bit_arguments`):
