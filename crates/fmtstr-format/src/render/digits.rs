@@ -132,6 +132,20 @@ pub(crate) fn fixed(out: &mut Vec<u8>, value: Decoded, precision: usize) -> Opti
     Some(())
 }
 
+/// `round(v·10^p)` half to even, when it fits a u64.
+#[inline]
+pub(crate) fn fixed_scaled(value: Decoded, precision: usize) -> Option<u64> {
+    let power = u64::try_from(*POW10.get(precision)?).ok()?;
+    if value.e >= 0 {
+        if value.bit_len() + value.e > 64 {
+            return None;
+        }
+        return (value.m << value.e).checked_mul(power);
+    }
+    let scaled = u128::from(value.m) * u128::from(power);
+    u64::try_from(shift_round(scaled, value.e.unsigned_abs())).ok()
+}
+
 /// Appends the decimal digits of a value that is an integer (`e >= 0`).
 fn integer(out: &mut Vec<u8>, value: Decoded) {
     if value.bit_len() + value.e <= 128 {

@@ -9,7 +9,7 @@
 use std::fmt::{self, Write as _};
 
 use super::digits::{self, Decoded};
-use super::{hexfloat, insert_repeat, push_repeat, Field};
+use super::{float_short, hexfloat, insert_repeat, push_repeat, Field};
 use crate::spec::Conversion;
 
 /// `core::fmt` refuses precisions above `u16::MAX`. A double's exact expansion has at most
@@ -30,6 +30,9 @@ impl fmt::Write for Sink<'_> {
 
 /// Renders a floating-point conversion of `value`.
 pub(crate) fn render(out: &mut Vec<u8>, field: &Field, conversion: Conversion, value: f64) {
+    if value.is_finite() && float_short::render(out, field, conversion, value).is_some() {
+        return;
+    }
     let flags = field.flags;
     let start = out.len();
     let upper = matches!(

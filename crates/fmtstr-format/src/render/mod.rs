@@ -2,6 +2,7 @@
 
 mod digits;
 mod float;
+mod float_short;
 mod hexfloat;
 pub(crate) mod int;
 

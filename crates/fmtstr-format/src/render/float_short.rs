@@ -1,0 +1,175 @@
+//! `%f %e %g` of the values GPU code usually prints, laid out on the stack in one pass.
+//!
+//! Input: a finite double, a conversion and a field. Output: the same bytes as the general
+//! path in `float`, or `None` when the case is not one this module takes (a precision above
+//! 17, digits past 2^64, `%#g`), and then nothing was written.
+//!
+//! Why it exists: the general path builds its text in the output vector piece by piece and
+//! then moves it (padding inserted in front, `%g`'s point rotated into place), which costs
+//! more than the exact digits themselves. Here every number is an integer part and a
+//! fractional part of at most 19 digits each: both are written from the right into a buffer
+//! filled with `'0'` beforehand (so a fractional part's leading zeros are already there),
+//! and the result reaches the output with one reservation and one constant-size copy.
+
+use super::digits::{self, Decoded};
+use super::int::decimal_digits;
+use super::Field;
+use crate::spec::Conversion;
+
+/// The highest precision taken: 17 fractional digits, or 18 significant ones for `%e`, keep
+/// every part below 10^19.
+const MOST_PRECISION: usize = 17;
+
+/// 10^0 ..= 10^19.
+const POW10: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut i = 1;
+    while i < table.len() {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+/// Where the number ends in the work buffer; the exponent (at most 5 bytes) follows it.
+const END: usize = 64;
+/// The work buffer: 64 bytes before [`END`] hold the longest number taken (20 integer
+/// digits, a point, 19 fractional digits); after it, the exponent and room for the
+/// constant-size copy.
+const WORK: usize = END + 64;
+/// Bytes copied at once to the output: at least the longest text (sign, number, exponent).
+const COPY: usize = 64;
+
+/// Renders `value` (finite) into `out` if this module takes the case.
+#[inline]
+pub(crate) fn render(
+    out: &mut Vec<u8>,
+    field: &Field,
+    conversion: Conversion,
+    value: f64,
+) -> Option<()> {
+    let precision = field.precision.unwrap_or(6);
+    if precision > MOST_PRECISION {
+        return None;
+    }
+    let flags = field.flags;
+    let upper = matches!(
+        conversion,
+        Conversion::UpperF | Conversion::UpperE | Conversion::UpperG
+    );
+    let decoded = Decoded::new(value.abs());
+    // The number as an integer part, a fractional part of `frac_digits` digits, and the
+    // decimal exponent to print after it, if any.
+    let (int, frac, frac_digits, exponent, trim) = match conversion {
+        Conversion::LowerF | Conversion::UpperF => {
+            let scaled = match decoded {
+                None => 0,
+                Some(decoded) => digits::fixed_scaled(decoded, precision)?,
+            };
+            let int = scaled / POW10[precision];
+            (int, scaled % POW10[precision], precision, None, false)
+        }
+        Conversion::LowerE | Conversion::UpperE => {
+            let (q, exponent) = significant(decoded, precision)?;
+            let split = POW10[precision];
+            (q / split, q % split, precision, Some(exponent), false)
+        }
+        Conversion::LowerG | Conversion::UpperG => {
+            // `%#g` keeps trailing zeros and has a rounding subtlety: the general path.
+            if flags.alt {
+                return None;
+            }
+            let significant_digits = match field.precision {
+                None => 6,
+                Some(0) => 1,
+                Some(p) => p,
+            };
+            let (q, exponent) = significant(decoded, significant_digits - 1)?;
+            if exponent >= -4 && i64::from(exponent) < significant_digits as i64 {
+                // `%f` style with P-1-X fractional digits: the same digits, the point moved.
+                let frac_digits = (significant_digits as i64 - 1 - i64::from(exponent)) as usize;
+                let split = *POW10.get(frac_digits)?;
+                (q / split, q % split, frac_digits, None, true)
+            } else {
+                let split = POW10[significant_digits - 1];
+                (q / split, q % split, significant_digits - 1, Some(exponent), true)
+            }
+        }
+        _ => return None,
+    };
+
+    let mut work = [b'0'; WORK];
+    let mut end = END;
+    if frac_digits > 0 {
+        decimal_digits(frac, &mut work, END);
+        if trim {
+            while end > END - frac_digits && work[end - 1] == b'0' {
+                end -= 1;
+            }
+        }
+    }
+    let point = END - frac_digits - 1;
+    if end > point + 1 || (flags.alt && frac_digits == 0) {
+        work[point] = b'.';
+        end = end.max(point + 1);
+    } else {
+        end = point;
+    }
+    let start = decimal_digits(int, &mut work, point);
+    if let Some(exponent) = exponent {
+        work[end] = if upper { b'E' } else { b'e' };
+        work[end + 1] = if exponent < 0 { b'-' } else { b'+' };
+        let magnitude = exponent.unsigned_abs();
+        if magnitude >= 100 {
+            work[end + 2] = b'0' + (magnitude / 100) as u8;
+            end += 1;
+        }
+        work[end + 2] = b'0' + (magnitude / 10 % 10) as u8;
+        work[end + 3] = b'0' + (magnitude % 10) as u8;
+        end += 4;
+    }
+
+    // glibc prints the sign bit of zeros too ("-0.000000").
+    let sign = if value.is_sign_negative() {
+        Some(b'-')
+    } else if flags.plus {
+        Some(b'+')
+    } else if flags.space {
+        Some(b' ')
+    } else {
+        None
+    };
+    let len = end - start + usize::from(sign.is_some());
+    let pad = field.width.saturating_sub(len);
+    out.reserve(len + pad + COPY);
+    if pad > 0 && !flags.left && !flags.zero {
+        out.resize(out.len() + pad, b' ');
+    }
+    if let Some(sign) = sign {
+        out.push(sign);
+    }
+    if pad > 0 && !flags.left && flags.zero {
+        out.resize(out.len() + pad, b'0');
+    }
+    // A constant-size copy is a few moves where a variable-size one is a call.
+    let at = out.len();
+    out.extend_from_slice(&work[start..start + COPY]);
+    out.truncate(at + end - start);
+    if pad > 0 && flags.left {
+        out.resize(out.len() + pad, b' ');
+    }
+    Some(())
+}
+
+/// The `precision + 1` significant digits of the value as an integer, and its decimal
+/// exponent (zero: all zeros and exponent 0, as C prints it).
+#[inline]
+fn significant(decoded: Option<Decoded>, precision: usize) -> Option<(u64, i32)> {
+    match decoded {
+        None => Some((0, 0)),
+        Some(decoded) => {
+            let (q, exponent) = digits::scientific(decoded, precision)?;
+            Some((u64::try_from(q).ok()?, exponent))
+        }
+    }
+}
