@@ -32,9 +32,18 @@ pub(crate) enum ItemKind {
     Other,
 }
 
-pub(crate) const ITEM_SOURCE: u8 = 0;
-pub(crate) const ITEM_NEW: u8 = 1;
-pub(crate) const ITEM_REMOVED: u8 = 2;
+/// Where a top-level entity's text comes from when the module is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum ItemState {
+    /// Its text is a span of the source: printed as is, or for a function whose
+    /// `state` is not empty, as the edits left it.
+    Source,
+    /// Made by an edit: its own text, or a function's header printed from its fields.
+    New,
+    /// Removed by an edit: its source text is skipped.
+    Removed,
+}
 
 /// A top-level entity, printed from `[start, end)` (its first token to the end of its last
 /// line) after whatever text precedes it.
@@ -43,7 +52,7 @@ pub(crate) struct ItemData {
     pub kind: ItemKind,
     pub start: u32,
     pub end: u32,
-    pub state: u8,
+    pub state: ItemState,
     /// The text of a new item (without the newline).
     pub text: Option<Box<[u8]>>,
 }

@@ -272,7 +272,7 @@ impl<'m> Function<'m> {
     /// (empty for a function made by an edit).
     pub fn source_text(&self) -> &'m [u8] {
         match self.module.items.get(self.data().item as usize) {
-            Some(item) if item.state != crate::module::ITEM_NEW => self
+            Some(item) if item.state != crate::module::ItemState::New => self
                 .module
                 .src
                 .get(item.start as usize..item.end as usize)
@@ -778,7 +778,7 @@ impl Module {
                 .iter()
                 .filter(|item| {
                     matches!(item.kind, crate::module::ItemKind::AttrGroup)
-                        && item.state != crate::module::ITEM_NEW
+                        && item.state != crate::module::ItemState::New
                 })
                 .filter_map(|item| {
                     let text = self.src.get(item.start as usize..item.end as usize)?;

@@ -13,8 +13,8 @@ use crate::hash::FxHashSet;
 use crate::inst::{Attr, NONE, NO_TEXT, OPAQUE, REMOVED};
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::module::{
-    ArgData, FuncData, GlobalData, GlobalKindData, ItemData, ItemKind, Module, VarData,
-    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED,
+    ArgData, FuncData, GlobalData, GlobalKindData, ItemData, ItemKind, ItemState, Module, VarData,
+    HEADER_EDITED,
 };
 use crate::types::TypeId;
 use crate::value::{ArgId, FuncId, GlobalId, Operand, PackedOp, PackedValue, Value};
@@ -122,7 +122,7 @@ impl Module {
             kind,
             start: NONE,
             end: NONE,
-            state: ITEM_NEW,
+            state: ItemState::New,
             text: text.map(Into::into),
         });
         index
@@ -420,10 +420,10 @@ impl Module {
 
     pub(super) fn remove_item(&mut self, item: u32) {
         if let Some(it) = self.items.get_mut(item as usize) {
-            if it.state == ITEM_NEW {
+            if it.state == ItemState::New {
                 self.order.retain(|&i| i != item);
             } else {
-                it.state = ITEM_REMOVED;
+                it.state = ItemState::Removed;
             }
         }
     }

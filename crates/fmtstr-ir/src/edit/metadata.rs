@@ -10,7 +10,7 @@ use crate::error::EditError;
 use crate::inst::{NEW, NONE, REMOVED};
 use crate::lexer::{Lexer, Tok};
 use crate::md_data::{MdKindData, MdNodeData, MdOp};
-use crate::module::{ItemData, ItemKind, Module, BODY_EDITED, ITEM_NEW, ITEM_REMOVED, ITEM_SOURCE};
+use crate::module::{ItemData, ItemKind, ItemState, Module, BODY_EDITED};
 use crate::value::{InstId, MdId, Operand, PackedOp, Value};
 
 /// An operand of a new metadata node (see [`Module::add_metadata`]).
@@ -137,7 +137,7 @@ impl Module {
                 && match &it.text {
                     Some(text) => data.text.is_none() && text.starts_with(prefix.as_bytes()),
                     None => {
-                        it.state != ITEM_REMOVED
+                        it.state != ItemState::Removed
                             && (it.start..it.end).contains(&data.text.start)
                             && !data.text.is_none()
                     }
@@ -190,7 +190,7 @@ impl Module {
                     kind: ItemKind::Md,
                     start: from,
                     end: to,
-                    state: ITEM_SOURCE,
+                    state: ItemState::Source,
                     text: None,
                 });
                 self.items.len() as u32 - 1
@@ -212,12 +212,12 @@ impl Module {
         let mut uses = 0;
         for &i in &self.order {
             let it = &self.items[i as usize];
-            if i == own || it.state == ITEM_REMOVED {
+            if i == own || it.state == ItemState::Removed {
                 continue;
             }
             match (it.kind, &it.text) {
                 // Declared by an edit: a header without metadata.
-                (ItemKind::Function(_), _) if it.state == ITEM_NEW => {}
+                (ItemKind::Function(_), _) if it.state == ItemState::New => {}
                 (ItemKind::Function(f), _) => {
                     // The source text minus removed instructions (their debug records stay),
                     // and the attachments and operands of new instructions.

@@ -24,7 +24,7 @@ use std::io::{self, Write};
 use crate::hash::FxHashMap;
 use crate::inst::NEW;
 use crate::lexer::{name_key, NameKey};
-use crate::module::{Module, BODY_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER};
+use crate::module::{ItemState, Module, BODY_EDITED, RENUMBER};
 use crate::value::{FuncId, Value, NUMBER_GAP};
 
 struct Out<'a, W: Write> {
@@ -338,7 +338,7 @@ impl Module {
             let pos = m.order[..from]
                 .iter()
                 .filter_map(|&i| m.items.get(i as usize))
-                .filter(|item| item.state != ITEM_NEW)
+                .filter(|item| item.state != ItemState::New)
                 .map(|item| item.end as usize)
                 .max()
                 .unwrap_or(0);
@@ -386,7 +386,7 @@ impl Module {
             let Some(item) = self.items.get(index as usize) else {
                 continue;
             };
-            if item.state == ITEM_NEW {
+            if item.state == ItemState::New {
                 continue;
             }
             let cut = step * splits.len();
@@ -423,8 +423,8 @@ impl Module {
                 continue;
             };
             match item.state {
-                ITEM_REMOVED => out.skip(item.end as usize)?,
-                ITEM_NEW => {
+                ItemState::Removed => out.skip(item.end as usize)?,
+                ItemState::New => {
                     // A new entity starts a line of its own, even after a source whose last
                     // line has no newline (found by the ir_lower fuzz target: `^0 =!0 = ...`).
                     out.start_line()?;
@@ -439,7 +439,7 @@ impl Module {
                     }
                     out.emit(&text)?;
                 }
-                _ => match item.kind {
+                ItemState::Source => match item.kind {
                     crate::module::ItemKind::Function(f) if self.funcs[f.index()].state != 0 => {
                         out.keep(item.start as usize);
                         self.print_function(f, &mut out)?;
