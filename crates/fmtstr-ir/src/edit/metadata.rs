@@ -7,10 +7,10 @@
 
 use super::invalid;
 use crate::error::EditError;
-use crate::inst::{NEW, NONE, REMOVED};
+use crate::inst::{InstFlags, NONE};
 use crate::lexer::{Lexer, Tok};
 use crate::md_data::{MdKindData, MdNodeData, MdOp};
-use crate::module::{ItemData, ItemKind, ItemState, Module, BODY_EDITED};
+use crate::module::{FuncState, ItemData, ItemKind, ItemState, Module};
 use crate::value::{InstId, MdId, Operand, PackedOp, Value};
 
 /// An operand of a new metadata node (see [`Module::add_metadata`]).
@@ -223,7 +223,7 @@ impl Module {
                     // and the attachments and operands of new instructions.
                     let data = &self.funcs[f.index()];
                     let mut from = it.start as usize;
-                    let edited = if data.state & BODY_EDITED != 0 {
+                    let edited = if data.state.contains(FuncState::BODY_EDITED) {
                         &data.blocks[..]
                     } else {
                         &[]
@@ -231,11 +231,11 @@ impl Module {
                     for &block in edited {
                         for &inst in self.block_inst_ids(block) {
                             let d = &self.insts[inst.index()];
-                            if d.flags & NEW != 0 {
-                                if d.flags & REMOVED == 0 {
+                            if d.flags.contains(InstFlags::NEW) {
+                                if !d.flags.contains(InstFlags::REMOVED) {
                                     uses += self.new_inst_md_uses(inst, node);
                                 }
-                            } else if d.flags & REMOVED != 0 {
+                            } else if d.flags.contains(InstFlags::REMOVED) {
                                 uses += md_mentions(&self.src, from, d.start as usize, number);
                                 from = d.end as usize;
                             }
@@ -306,7 +306,7 @@ impl Module {
     /// their attachments as written).
     pub fn set_metadata(&mut self, inst: InstId, kind: &str, node: MdId) -> Result<(), EditError> {
         let d = *self.live_inst(inst)?;
-        if d.flags & NEW == 0 {
+        if !d.flags.contains(InstFlags::NEW) {
             return invalid("metadata can only be attached to instructions made by edits");
         }
         let kind = self.md.kind_id(kind.as_bytes());

@@ -22,9 +22,9 @@ mod llvm_style;
 use std::io::{self, Write};
 
 use crate::hash::FxHashMap;
-use crate::inst::NEW;
+use crate::inst::InstFlags;
 use crate::lexer::{name_key, NameKey};
-use crate::module::{ItemState, Module, BODY_EDITED, RENUMBER};
+use crate::module::{FuncState, ItemState, Module};
 use crate::value::{FuncId, Value, NUMBER_GAP};
 
 struct Out<'a, W: Write> {
@@ -267,10 +267,10 @@ impl Module {
     fn print_in_parallel(&self, threads: usize) -> bool {
         threads > 1
             && self.src.len() >= crate::parallel::MIN_PARALLEL
-            && self
-                .funcs
-                .iter()
-                .any(|f| f.state & (BODY_EDITED | RENUMBER) != 0)
+            && self.funcs.iter().any(|f| {
+                f.state
+                    .intersects(FuncState::BODY_EDITED | FuncState::RENUMBER)
+            })
     }
 
     /// The printed module in consecutive parts: one per thread for a large edited module,
@@ -358,7 +358,7 @@ impl Module {
             .get(self.first_new_inst as usize..)
             .unwrap_or_default()
             .iter()
-            .filter(|d| d.flags & NEW != 0)
+            .filter(|d| d.flags.contains(InstFlags::NEW))
             .count();
         new_insts.saturating_mul(96) / share.max(1)
     }
@@ -440,7 +440,9 @@ impl Module {
                     out.emit(&text)?;
                 }
                 ItemState::Source => match item.kind {
-                    crate::module::ItemKind::Function(f) if self.funcs[f.index()].state != 0 => {
+                    crate::module::ItemKind::Function(f)
+                        if !self.funcs[f.index()].state.is_empty() =>
+                    {
                         out.keep(item.start as usize);
                         self.print_function(f, &mut out)?;
                         out.keep(item.end as usize);
