@@ -408,27 +408,37 @@ impl Attr {
 
 pub(crate) const NONE: u32 = u32::MAX;
 
-/// Instruction state bits.
-pub(crate) const HAS_DEF: u8 = 1; // the text starts with `%name =`
-pub(crate) const IMPLICIT_NUM: u8 = 2; // non-void without `%N =`: takes a number silently
-pub(crate) const NEW: u8 = 4; // made by an edit: printed from its fields
-pub(crate) const REMOVED: u8 = 8;
-pub(crate) const OPS_EDITED: u8 = 16; // operands replaced: current list in `Module::edited_ops`
-pub(crate) const NAMED_IN_TEXT: u8 = 32; // some text of the body names its value
-/// Kept as text by a sparse parse (see `Parser::opaque_lines`): no operands, no type.
-pub(crate) const OPAQUE: u8 = 64;
-/// In a sparse parse, parsed because the filter accepted its text: every line that names
-/// its value was parsed too, so its uses are all known.
-pub(crate) const USES_PARSED: u8 = 128;
-pub(crate) const GEP_INBOUNDS: u8 = 1; // in `aux` of a new GEP
+crate::flags::flag_set! {
+    /// What an instruction's record says beyond its fields: how its text defines its value,
+    /// what edits did to it, and how a sparse parse kept it. One byte of [`InstData`].
+    pub(crate) struct InstFlags {
+        /// The text starts with `%name =`.
+        const HAS_DEF = 1;
+        /// Non-void without `%N =`: takes a number silently.
+        const IMPLICIT_NUM = 2;
+        /// Made by an edit: printed from its fields.
+        const NEW = 4;
+        /// Removed by an edit: the views and the printer pass over it.
+        const REMOVED = 8;
+        /// Operands replaced: current list in `Module::edited_ops`.
+        const OPS_EDITED = 16;
+        /// Some text of the body names its value.
+        const NAMED_IN_TEXT = 32;
+        /// Kept as text by a sparse parse (see `Parser::opaque_lines`): no operands, no type.
+        const OPAQUE = 64;
+        /// In a sparse parse, parsed because the filter accepted its text: every line that
+        /// names its value was parsed too, so its uses are all known.
+        const USES_PARSED = 128;
+    }
+}
 
 /// One instruction. 36 bytes: a 50 MB module holds over a million of these.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct InstData {
     pub opcode: Opcode,
-    pub flags: u8,
+    pub flags: InstFlags,
     /// Per opcode: log2(align)+1 for memory operations, the predicate for compares, the
-    /// operation for atomicrmw, GEP flags for new GEPs.
+    /// operation for atomicrmw, GEP flags for new GEPs ([`InstData::AUX_GEP_INBOUNDS`]).
     pub aux: u8,
     pub md_len: u8,
     pub ty: TypeId,
@@ -442,6 +452,14 @@ pub(crate) struct InstData {
     pub extra: u32,
     pub block: u32,
     pub md: u32,
+}
+
+const _: () = assert!(size_of::<InstData>() == 36);
+
+impl InstData {
+    /// In `aux` of a GEP made by an edit: printed as `getelementptr inbounds`. (A parsed
+    /// GEP keeps its flags in its text.)
+    pub const AUX_GEP_INBOUNDS: u8 = 1;
 }
 
 /// The parts of a call that its operands do not hold.

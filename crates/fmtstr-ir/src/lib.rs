@@ -117,6 +117,7 @@ mod constant;
 pub mod datalayout;
 mod edit;
 mod error;
+mod flags;
 mod hash;
 mod inst;
 pub(crate) mod lexer;

@@ -32,9 +32,18 @@ pub(crate) enum ItemKind {
     Other,
 }
 
-pub(crate) const ITEM_SOURCE: u8 = 0;
-pub(crate) const ITEM_NEW: u8 = 1;
-pub(crate) const ITEM_REMOVED: u8 = 2;
+/// Where a top-level entity's text comes from when the module is printed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum ItemState {
+    /// Its text is a span of the source: printed as is, or for a function whose
+    /// [`FuncState`] is not empty, as the edits left it.
+    Source,
+    /// Made by an edit: its own text, or a function's header printed from its fields.
+    New,
+    /// Removed by an edit: its source text is skipped.
+    Removed,
+}
 
 /// A top-level entity, printed from `[start, end)` (its first token to the end of its last
 /// line) after whatever text precedes it.
@@ -43,7 +52,7 @@ pub(crate) struct ItemData {
     pub kind: ItemKind,
     pub start: u32,
     pub end: u32,
-    pub state: u8,
+    pub state: ItemState,
     /// The text of a new item (without the newline).
     pub text: Option<Box<[u8]>>,
 }
@@ -83,9 +92,20 @@ pub(crate) struct AliasData {
     pub aliasee: PackedOp,
 }
 
-pub(crate) const HEADER_EDITED: u8 = 1;
-pub(crate) const BODY_EDITED: u8 = 2;
-pub(crate) const RENUMBER: u8 = 4;
+crate::flags::flag_set! {
+    /// What edits did to a function, which decides how it is printed: as its source text
+    /// while empty. Several can hold at once.
+    pub(crate) struct FuncState {
+        /// Its type or a parameter's attributes changed: the header is printed from its fields.
+        const HEADER_EDITED = 1;
+        /// An instruction or block was added or removed, or uses of a value replaced: the body
+        /// is printed line by line.
+        const BODY_EDITED = 2;
+        /// A removal shifted the numbering of the values after it: the body's numbered
+        /// values are printed renumbered.
+        const RENUMBER = 4;
+    }
+}
 
 #[derive(Clone, Debug)]
 pub(crate) struct FuncData {
@@ -124,7 +144,7 @@ pub(crate) struct FuncData {
     /// Whether a sparse parse kept some of its instructions as text (opaque): text the
     /// module cannot see may then name its values.
     pub has_opaque: bool,
-    pub state: u8,
+    pub state: FuncState,
     /// Substitutions applied to debug records (which are text, not instructions): the RAUW log.
     pub record_subst: RecordSubst,
     /// Indexes built on demand by edits (fresh names, users of values).
@@ -804,7 +824,7 @@ impl Module {
     /// Where in `ops` an instruction's operands are now (after edits): (start, length).
     pub(crate) fn inst_ops_range(&self, id: InstId) -> (u32, u32) {
         let data = &self.insts[id.index()];
-        if data.flags & crate::inst::OPS_EDITED != 0 {
+        if data.flags.contains(crate::inst::InstFlags::OPS_EDITED) {
             self.edited_ops
                 .get(&id)
                 .copied()

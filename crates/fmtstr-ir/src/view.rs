@@ -11,7 +11,7 @@ use std::borrow::Cow;
 use crate::constant::Constant;
 
 use crate::const_data::ConstKind;
-use crate::inst::{Attr, CallData, Opcode, Predicate, HAS_DEF, NEW, REMOVED};
+use crate::inst::{Attr, CallData, InstFlags, Opcode, Predicate};
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::metadata::{DebugLoc, MdNode};
 use crate::module::{text_of, GlobalKindData, Module};
@@ -272,7 +272,7 @@ impl<'m> Function<'m> {
     /// (empty for a function made by an edit).
     pub fn source_text(&self) -> &'m [u8] {
         match self.module.items.get(self.data().item as usize) {
-            Some(item) if item.state != crate::module::ITEM_NEW => self
+            Some(item) if item.state != crate::module::ItemState::New => self
                 .module
                 .src
                 .get(item.start as usize..item.end as usize)
@@ -380,7 +380,7 @@ impl<'m> Block<'m> {
         module
             .block_inst_ids(self.id)
             .iter()
-            .filter(move |&&i| module.insts[i.index()].flags & REMOVED == 0)
+            .filter(move |&&i| !module.insts[i.index()].flags.contains(InstFlags::REMOVED))
             .map(move |&id| Inst { module, id })
     }
 
@@ -435,7 +435,7 @@ impl<'m> Inst<'m> {
         };
         let function = &self.module.funcs[block.func.index()];
         // An edit marks its function (a new instruction's too), so `state` covers them.
-        d.flags & crate::inst::NAMED_IN_TEXT != 0 || function.state != 0
+        d.flags.contains(InstFlags::NAMED_IN_TEXT) || !function.state.is_empty()
     }
 
     /// The decoded result name, for a named result.
@@ -444,7 +444,7 @@ impl<'m> Inst<'m> {
             return Some(name.to_vec());
         }
         let data = self.data();
-        if data.flags & HAS_DEF == 0 {
+        if !data.flags.contains(InstFlags::HAS_DEF) {
             return None;
         }
         let mut lexer = Lexer::at(&self.module.src, data.start as usize);
@@ -503,7 +503,7 @@ impl<'m> Inst<'m> {
     /// Where the instruction is in the module's text (none for new instructions).
     pub fn source_pos(&self) -> Option<SourcePos> {
         let data = self.data();
-        if data.flags & NEW != 0 {
+        if data.flags.contains(InstFlags::NEW) {
             let old = self.module.stand_ins.get(&self.id)?;
             return self.module.inst(*old).source_pos();
         }
@@ -514,7 +514,7 @@ impl<'m> Inst<'m> {
     /// The instruction's source text (empty for new instructions).
     pub fn text(&self) -> &'m [u8] {
         let data = self.data();
-        if data.flags & NEW != 0 {
+        if data.flags.contains(InstFlags::NEW) {
             return match self.module.stand_ins.get(&self.id) {
                 Some(old) => self.module.inst(*old).text(),
                 None => &[],
@@ -557,7 +557,7 @@ impl<'m> Inst<'m> {
     /// Whether a sparse parse ([`Module::parse_shards_where`]) kept it as text: its opcode,
     /// text and result name are known, but it has no operands and no type here.
     pub fn is_opaque(&self) -> bool {
-        self.data().flags & crate::inst::OPAQUE != 0
+        self.data().flags.contains(InstFlags::OPAQUE)
     }
 
     /// The constant indices of `extractvalue` / `insertvalue`.
@@ -778,7 +778,7 @@ impl Module {
                 .iter()
                 .filter(|item| {
                     matches!(item.kind, crate::module::ItemKind::AttrGroup)
-                        && item.state != crate::module::ITEM_NEW
+                        && item.state != crate::module::ItemState::New
                 })
                 .filter_map(|item| {
                     let text = self.src.get(item.start as usize..item.end as usize)?;
@@ -870,7 +870,7 @@ impl Module {
             for &block in &f.data().blocks {
                 for &id in self.block_inst_ids(block) {
                     let data = &self.insts[id.index()];
-                    if data.flags & REMOVED == 0
+                    if !data.flags.contains(InstFlags::REMOVED)
                         && matches!(data.opcode, Opcode::Call | Opcode::Invoke | Opcode::CallBr)
                         && self
                             .inst_ops(id)

@@ -6,10 +6,8 @@
 
 use super::invalid;
 use crate::error::EditError;
-use crate::inst::{
-    Attr, CallData, InstData, Opcode, Predicate, GEP_INBOUNDS, NEW, NONE, NO_TEXT, REMOVED,
-};
-use crate::module::{Module, BODY_EDITED};
+use crate::inst::{Attr, CallData, InstData, InstFlags, Opcode, Predicate, NONE, NO_TEXT};
+use crate::module::{FuncState, Module};
 use crate::types::{Type, TypeId};
 use crate::value::{BlockId, FuncId, InstId, MdId, Operand, PackedOp, Value};
 
@@ -92,7 +90,7 @@ impl Drop for Builder<'_> {
 impl Module {
     pub(super) fn live_inst(&self, inst: InstId) -> Result<&InstData, EditError> {
         match self.insts.get(inst.index()) {
-            Some(d) if d.flags & REMOVED == 0 => Ok(d),
+            Some(d) if !d.flags.contains(InstFlags::REMOVED) => Ok(d),
             _ => invalid("the instruction does not exist or was removed"),
         }
     }
@@ -123,7 +121,7 @@ impl Module {
                     .iter()
                     .position(|&i| {
                         let d = &self.insts[i.index()];
-                        d.opcode != Opcode::Alloca && d.flags & REMOVED == 0
+                        d.opcode != Opcode::Alloca && !d.flags.contains(InstFlags::REMOVED)
                     })
                     .unwrap_or(insts.len());
                 (entry, pos)
@@ -228,7 +226,7 @@ impl<'m> Builder<'m> {
         data.md = self.m.md_attach.len() as u32;
         data.md_len = self.attach.len() as u8;
         self.m.md_attach.extend_from_slice(&self.attach);
-        data.flags = NEW;
+        data.flags = InstFlags::NEW;
         data.start = NONE;
         data.end = NONE;
         data.block = self.block.0;
@@ -270,13 +268,15 @@ impl<'m> Builder<'m> {
         // Said once per batch rather than per instruction: nothing reads them while the
         // builder holds the module.
         self.m.func_index(self.func).cursor = Some((self.block, self.index));
-        self.m.funcs[self.func.index()].state |= BODY_EDITED;
+        self.m.funcs[self.func.index()]
+            .state
+            .insert(FuncState::BODY_EDITED);
     }
 
     pub(super) fn blank(opcode: Opcode, ty: TypeId) -> InstData {
         InstData {
             opcode,
-            flags: 0,
+            flags: InstFlags::EMPTY,
             aux: 0,
             md_len: 0,
             ty,
@@ -387,7 +387,7 @@ impl<'m> Builder<'m> {
         let mut data = Self::blank(Opcode::GetElementPtr, ty);
         data.extra = source.0;
         if inbounds {
-            data.aux = GEP_INBOUNDS;
+            data.aux = InstData::AUX_GEP_INBOUNDS;
         }
         let ops = std::iter::once(base).chain(indices.iter().copied());
         let id = self.insert(data, ops, name)?;

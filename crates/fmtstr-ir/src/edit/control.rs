@@ -12,8 +12,8 @@
 use super::builder::{Builder, Position};
 use super::invalid;
 use crate::error::EditError;
-use crate::inst::{Opcode, NEW, NONE, REMOVED};
-use crate::module::{none_text, BlockData, InstList, Module};
+use crate::inst::{InstFlags, Opcode, NONE};
+use crate::module::{none_text, BlockData, FuncState, InstList, Module};
 use crate::types::TypeId;
 use crate::value::{BlockId, FuncId, InstId, Operand, Value};
 
@@ -112,7 +112,7 @@ impl Module {
         value: Operand,
     ) -> Result<(), EditError> {
         let d = *self.live_inst(phi)?;
-        if d.flags & NEW == 0 || d.opcode != Opcode::Phi {
+        if !d.flags.contains(InstFlags::NEW) || d.opcode != Opcode::Phi {
             return invalid("only a phi built by an edit can have an incoming value set");
         }
         if 2 * edge >= d.ops_len as usize {
@@ -189,7 +189,7 @@ impl Module {
         for f in funcs {
             for &block in &self.funcs[f.index()].blocks {
                 for &user in self.block_inst_ids(block) {
-                    if self.insts[user.index()].flags & REMOVED != 0 {
+                    if self.insts[user.index()].flags.contains(InstFlags::REMOVED) {
                         continue;
                     }
                     for op in self.inst_ops(user) {
@@ -264,7 +264,7 @@ impl Module {
             .copied()
             .skip_while(|&i| i != inst)
             .skip(1)
-            .find(|&i| self.insts[i.index()].flags & REMOVED == 0)
+            .find(|&i| !self.insts[i.index()].flags.contains(InstFlags::REMOVED))
         else {
             return invalid("the instruction is last in its block");
         };
@@ -305,7 +305,7 @@ impl Module {
             .iter()
             .rev()
             .copied()
-            .find(|&i| self.insts[i.index()].flags & REMOVED == 0)
+            .find(|&i| !self.insts[i.index()].flags.contains(InstFlags::REMOVED))
             .filter(|&i| self.insts[i.index()].opcode.is_terminator())
     }
 
@@ -342,7 +342,7 @@ impl Module {
             .position(|&b| b == after)
             .map_or(data.blocks.len(), |p| p + 1);
         data.blocks.insert(at, id);
-        data.state |= crate::module::BODY_EDITED;
+        data.state.insert(FuncState::BODY_EDITED);
         Ok(id)
     }
 
@@ -367,13 +367,13 @@ impl Module {
                 .block_inst_ids(successor)
                 .iter()
                 .copied()
-                .filter(|&i| self.insts[i.index()].flags & REMOVED == 0)
+                .filter(|&i| !self.insts[i.index()].flags.contains(InstFlags::REMOVED))
                 .take_while(|&i| self.insts[i.index()].opcode == Opcode::Phi)
                 .collect();
             for phi in phis {
                 if self.rewrite_operands(phi, Value::Block(from), label) > 0 {
                     let f = self.blocks[successor.index()].func;
-                    self.funcs[f.index()].state |= crate::module::BODY_EDITED;
+                    self.funcs[f.index()].state.insert(FuncState::BODY_EDITED);
                 }
             }
         }

@@ -10,11 +10,11 @@ use super::invalid;
 use crate::const_data::ConstKind;
 use crate::error::EditError;
 use crate::hash::FxHashSet;
-use crate::inst::{Attr, NONE, NO_TEXT, OPAQUE, REMOVED};
+use crate::inst::{Attr, InstFlags, NONE, NO_TEXT};
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
 use crate::module::{
-    ArgData, FuncData, GlobalData, GlobalKindData, ItemData, ItemKind, Module, VarData,
-    HEADER_EDITED, ITEM_NEW, ITEM_REMOVED,
+    ArgData, FuncData, FuncState, GlobalData, GlobalKindData, ItemData, ItemKind, ItemState,
+    Module, VarData,
 };
 use crate::types::TypeId;
 use crate::value::{ArgId, FuncId, GlobalId, Operand, PackedOp, PackedValue, Value};
@@ -87,7 +87,7 @@ impl Module {
             only_numbered_locals: false,
             implicit_numbers: false,
             has_opaque: false,
-            state: 0,
+            state: FuncState::EMPTY,
             record_subst: Default::default(),
             names: None,
         });
@@ -122,7 +122,7 @@ impl Module {
             kind,
             start: NONE,
             end: NONE,
-            state: ITEM_NEW,
+            state: ItemState::New,
             text: text.map(Into::into),
         });
         index
@@ -189,7 +189,9 @@ impl Module {
             for &block in &self.funcs[f.id().index()].blocks {
                 for &inst in self.block_inst_ids(block) {
                     // Removed instructions use nothing; opaque ones have no operands.
-                    if self.insts[inst.index()].flags & (REMOVED | OPAQUE) == 0
+                    if !self.insts[inst.index()]
+                        .flags
+                        .intersects(InstFlags::REMOVED | InstFlags::OPAQUE)
                         && self.inst_ops(inst).iter().any(|op| {
                             (op.value == target || self.may_be_expression(*op))
                                 && self.op_mentions(*op, target, seen, 0)
@@ -283,7 +285,10 @@ impl Module {
             for &block in &self.funcs[f.id().index()].blocks {
                 for &inst in self.block_inst_ids(block) {
                     // Removed instructions use nothing; opaque ones have no operands.
-                    if self.insts[inst.index()].flags & (REMOVED | OPAQUE) == 0 {
+                    if !self.insts[inst.index()]
+                        .flags
+                        .intersects(InstFlags::REMOVED | InstFlags::OPAQUE)
+                    {
                         for &op in self.inst_ops(inst) {
                             self.targets_named(op, &targets, &mut used, &mut seen, 0);
                         }
@@ -420,10 +425,10 @@ impl Module {
 
     pub(super) fn remove_item(&mut self, item: u32) {
         if let Some(it) = self.items.get_mut(item as usize) {
-            if it.state == ITEM_NEW {
+            if it.state == ItemState::New {
                 self.order.retain(|&i| i != item);
             } else {
-                it.state = ITEM_REMOVED;
+                it.state = ItemState::Removed;
             }
         }
     }
@@ -450,7 +455,7 @@ impl Module {
         let fn_ty = self.types.function(ret, &params, vararg);
         let data = &mut self.funcs[f.index()];
         data.fn_ty = fn_ty;
-        data.state |= HEADER_EDITED;
+        data.state.insert(FuncState::HEADER_EDITED);
         Ok(())
     }
 
@@ -464,7 +469,7 @@ impl Module {
         let arg = &mut self.args[param.index()];
         arg.attrs = (start, attrs.len() as u32);
         let f = arg.func;
-        self.funcs[f.index()].state |= HEADER_EDITED;
+        self.funcs[f.index()].state.insert(FuncState::HEADER_EDITED);
         Ok(())
     }
 

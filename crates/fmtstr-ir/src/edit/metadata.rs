@@ -7,10 +7,10 @@
 
 use super::invalid;
 use crate::error::EditError;
-use crate::inst::{NEW, NONE, REMOVED};
+use crate::inst::{InstFlags, NONE};
 use crate::lexer::{Lexer, Tok};
 use crate::md_data::{MdKindData, MdNodeData, MdOp};
-use crate::module::{ItemData, ItemKind, Module, BODY_EDITED, ITEM_NEW, ITEM_REMOVED, ITEM_SOURCE};
+use crate::module::{FuncState, ItemData, ItemKind, ItemState, Module};
 use crate::value::{InstId, MdId, Operand, PackedOp, Value};
 
 /// An operand of a new metadata node (see [`Module::add_metadata`]).
@@ -137,7 +137,7 @@ impl Module {
                 && match &it.text {
                     Some(text) => data.text.is_none() && text.starts_with(prefix.as_bytes()),
                     None => {
-                        it.state != ITEM_REMOVED
+                        it.state != ItemState::Removed
                             && (it.start..it.end).contains(&data.text.start)
                             && !data.text.is_none()
                     }
@@ -190,7 +190,7 @@ impl Module {
                     kind: ItemKind::Md,
                     start: from,
                     end: to,
-                    state: ITEM_SOURCE,
+                    state: ItemState::Source,
                     text: None,
                 });
                 self.items.len() as u32 - 1
@@ -212,18 +212,18 @@ impl Module {
         let mut uses = 0;
         for &i in &self.order {
             let it = &self.items[i as usize];
-            if i == own || it.state == ITEM_REMOVED {
+            if i == own || it.state == ItemState::Removed {
                 continue;
             }
             match (it.kind, &it.text) {
                 // Declared by an edit: a header without metadata.
-                (ItemKind::Function(_), _) if it.state == ITEM_NEW => {}
+                (ItemKind::Function(_), _) if it.state == ItemState::New => {}
                 (ItemKind::Function(f), _) => {
                     // The source text minus removed instructions (their debug records stay),
                     // and the attachments and operands of new instructions.
                     let data = &self.funcs[f.index()];
                     let mut from = it.start as usize;
-                    let edited = if data.state & BODY_EDITED != 0 {
+                    let edited = if data.state.contains(FuncState::BODY_EDITED) {
                         &data.blocks[..]
                     } else {
                         &[]
@@ -231,11 +231,11 @@ impl Module {
                     for &block in edited {
                         for &inst in self.block_inst_ids(block) {
                             let d = &self.insts[inst.index()];
-                            if d.flags & NEW != 0 {
-                                if d.flags & REMOVED == 0 {
+                            if d.flags.contains(InstFlags::NEW) {
+                                if !d.flags.contains(InstFlags::REMOVED) {
                                     uses += self.new_inst_md_uses(inst, node);
                                 }
-                            } else if d.flags & REMOVED != 0 {
+                            } else if d.flags.contains(InstFlags::REMOVED) {
                                 uses += md_mentions(&self.src, from, d.start as usize, number);
                                 from = d.end as usize;
                             }
@@ -306,7 +306,7 @@ impl Module {
     /// their attachments as written).
     pub fn set_metadata(&mut self, inst: InstId, kind: &str, node: MdId) -> Result<(), EditError> {
         let d = *self.live_inst(inst)?;
-        if d.flags & NEW == 0 {
+        if !d.flags.contains(InstFlags::NEW) {
             return invalid("metadata can only be attached to instructions made by edits");
         }
         let kind = self.md.kind_id(kind.as_bytes());

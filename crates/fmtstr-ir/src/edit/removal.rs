@@ -6,18 +6,16 @@
 
 use super::invalid;
 use crate::error::EditError;
-use crate::inst::{
-    InstData, HAS_DEF, IMPLICIT_NUM, NAMED_IN_TEXT, NEW, OPAQUE, OPS_EDITED, REMOVED,
-};
+use crate::inst::{InstData, InstFlags};
 use crate::lexer::{Lexer, Tok};
-use crate::module::{Module, BODY_EDITED, RENUMBER};
+use crate::module::{FuncState, Module};
 use crate::types::TypeId;
 use crate::value::{BlockId, FuncId, InstId, Operand, PackedValue, Value};
 
 impl Module {
     /// Refuses to remove an opaque instruction, or one whose result text kept opaque may use.
     fn removable(&self, inst: InstId, d: &InstData) -> Result<(), EditError> {
-        if d.flags & OPAQUE != 0 {
+        if d.flags.contains(InstFlags::OPAQUE) {
             return invalid("the instruction was kept as text by a sparse parse");
         }
         if d.ty == TypeId::VOID {
@@ -85,14 +83,16 @@ impl Module {
         };
         // Source text names every value a source operand uses: where the text names none of
         // the set, only the operands edits made can use them.
-        let named = insts
-            .iter()
-            .any(|i| self.insts[i.index()].flags & NAMED_IN_TEXT != 0);
+        let named = insts.iter().any(|i| {
+            self.insts[i.index()]
+                .flags
+                .contains(InstFlags::NAMED_IN_TEXT)
+        });
         let inst_tag = PackedValue::pack(Value::Inst(InstId(0))).0;
         let check = |user: InstId| -> Result<(), EditError> {
             let flags = self.insts[user.index()].flags;
-            if flags & REMOVED != 0
-                || !named && flags & (NEW | OPS_EDITED) == 0
+            if flags.contains(InstFlags::REMOVED)
+                || !named && !flags.intersects(InstFlags::NEW | InstFlags::OPS_EDITED)
                 || is_member(user.0)
             {
                 return Ok(());
@@ -109,7 +109,9 @@ impl Module {
                 None => Ok(()),
             }
         };
-        let any_new = insts.iter().any(|i| self.insts[i.index()].flags & NEW != 0);
+        let any_new = insts
+            .iter()
+            .any(|i| self.insts[i.index()].flags.contains(InstFlags::NEW));
         for f in funcs {
             // Unnamed in the text, with no source operand rewritten, and none of them new:
             // only the function's new instructions can use them, and each source value those
@@ -137,7 +139,7 @@ impl Module {
             let mut blocks: Vec<u32> = Vec::new();
             for &inst in insts {
                 let d = &self.insts[inst.index()];
-                if d.flags & NEW != 0 {
+                if d.flags.contains(InstFlags::NEW) {
                     new_ids.push(inst.0);
                     blocks.push(d.block);
                 }
@@ -158,7 +160,7 @@ impl Module {
     }
 
     fn mark_removed(&mut self, inst: InstId, d: InstData) {
-        if d.flags & NEW != 0 {
+        if d.flags.contains(InstFlags::NEW) {
             // Found from where the last builder inserted: what an edit takes back is usually
             // what it just added (a block's new terminator) or built in front of (a call
             // `--prefix` made, which the AMD lowering replaces).
@@ -174,19 +176,19 @@ impl Module {
     fn mark_unlinked_removed(&mut self, inst: InstId, d: InstData) {
         let block = d.block as usize;
         let f = self.blocks[block].func;
-        if d.flags & NEW == 0
-            && self.funcs[f.index()].state & RENUMBER == 0
+        if !d.flags.contains(InstFlags::NEW)
+            && !self.funcs[f.index()].state.contains(FuncState::RENUMBER)
             // Asked first: usually answered without reading the source text.
             && self.implicit_number_follows(f, inst)
-            && (d.flags & IMPLICIT_NUM != 0
-                || d.flags & HAS_DEF != 0 && self.def_is_numbered(&d))
+            && (d.flags.contains(InstFlags::IMPLICIT_NUM)
+                || d.flags.contains(InstFlags::HAS_DEF) && self.def_is_numbered(&d))
         {
-            self.funcs[f.index()].state |= RENUMBER;
+            self.funcs[f.index()].state.insert(FuncState::RENUMBER);
         }
         let (start, len) = self.inst_ops_range(inst);
         self.mark_ops_dead(start, len);
-        self.insts[inst.index()].flags |= REMOVED;
-        self.funcs[f.index()].state |= BODY_EDITED;
+        self.insts[inst.index()].flags.insert(InstFlags::REMOVED);
+        self.funcs[f.index()].state.insert(FuncState::BODY_EDITED);
     }
 
     /// Notes that no live instruction reads the `len` operand slots from `start`.
@@ -232,7 +234,9 @@ impl Module {
             for &i in self.block_inst_ids(block) {
                 if after {
                     let flags = self.insts[i.index()].flags;
-                    if flags & IMPLICIT_NUM != 0 && flags & (REMOVED | NEW) == 0 {
+                    if flags.contains(InstFlags::IMPLICIT_NUM)
+                        && !flags.intersects(InstFlags::REMOVED | InstFlags::NEW)
+                    {
                         return true;
                     }
                 } else if i == inst {

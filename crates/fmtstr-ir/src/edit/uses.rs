@@ -7,8 +7,8 @@
 
 use super::invalid;
 use crate::error::EditError;
-use crate::inst::{NEW, OPS_EDITED, REMOVED, USES_PARSED};
-use crate::module::{Module, BODY_EDITED};
+use crate::inst::InstFlags;
+use crate::module::{FuncState, Module};
 use crate::types::TypeId;
 use crate::value::{FuncId, InstId, Operand, PackedOp, PackedValue, Value};
 
@@ -46,7 +46,7 @@ impl Module {
         found.sort_unstable();
         found.dedup();
         found.retain(|&i| {
-            self.insts[i.index()].flags & REMOVED == 0
+            !self.insts[i.index()].flags.contains(InstFlags::REMOVED)
                 && self.inst_ops(i).iter().any(|op| op.value == packed)
         });
         found
@@ -78,7 +78,7 @@ impl Module {
         // A parsed instruction (most operands) is told by its id, without a read of the arena
         // where it lies far from the new ones.
         matches!(value, Value::Inst(i) if i.0 >= self.first_new_inst
-            && self.insts.get(i.index()).is_some_and(|d| d.flags & NEW != 0))
+            && self.insts.get(i.index()).is_some_and(|d| d.flags.contains(InstFlags::NEW)))
     }
 
     /// Records that `inst` uses `value`: in the function's user index where it exists, and
@@ -99,7 +99,7 @@ impl Module {
             return;
         }
         if let Value::Inst(used) = value_ {
-            if self.insts[inst.index()].flags & NEW != 0 {
+            if self.insts[inst.index()].flags.contains(InstFlags::NEW) {
                 self.func_index(f).used_by_new.push(used.0);
             }
         }
@@ -132,7 +132,7 @@ impl Module {
             Value::Inst(i) => self
                 .insts
                 .get(i.index())
-                .is_some_and(|d| d.flags & (USES_PARSED | NEW) != 0),
+                .is_some_and(|d| d.flags.intersects(InstFlags::USES_PARSED | InstFlags::NEW)),
             _ => false,
         };
         match self.owner(value) {
@@ -150,14 +150,14 @@ impl Module {
     /// from. Printing is not affected.
     pub fn stand_in(&mut self, new: InstId, old: InstId) -> Result<(), EditError> {
         let d = *self.live_inst(new)?;
-        if d.flags & NEW == 0 {
+        if !d.flags.contains(InstFlags::NEW) {
             return invalid("only an instruction made by an edit can stand for another");
         }
         let Some(origin) = self.insts.get(old.index()) else {
             return invalid("no such instruction");
         };
         // A stand-in of a stand-in names the source instruction.
-        let old = if origin.flags & NEW != 0 {
+        let old = if origin.flags.contains(InstFlags::NEW) {
             self.stand_ins.get(&old).copied().unwrap_or(old)
         } else {
             old
@@ -190,7 +190,7 @@ impl Module {
         // Debug records are text: log the replacement for the printer.
         let data = &mut self.funcs[f.index()];
         data.record_subst.record(old, new.value);
-        data.state |= BODY_EDITED;
+        data.state.insert(FuncState::BODY_EDITED);
         Ok(users.len())
     }
 
@@ -215,7 +215,7 @@ impl Module {
         let count = self.rewrite_operands(inst, old, new);
         if count > 0 {
             let f = self.blocks[self.insts[inst.index()].block as usize].func;
-            self.funcs[f.index()].state |= BODY_EDITED;
+            self.funcs[f.index()].state.insert(FuncState::BODY_EDITED);
         }
         Ok(count)
     }
@@ -227,9 +227,9 @@ impl Module {
         if !self.inst_ops(inst).iter().any(|op| op.value == old) {
             return 0;
         }
-        let (start, len) = if d.flags & NEW != 0 {
+        let (start, len) = if d.flags.contains(InstFlags::NEW) {
             (d.ops, d.ops_len)
-        } else if d.flags & OPS_EDITED != 0 {
+        } else if d.flags.contains(InstFlags::OPS_EDITED) {
             self.edited_ops
                 .get(&inst)
                 .copied()
@@ -241,7 +241,7 @@ impl Module {
             let copy: Vec<PackedOp> = self.inst_ops(inst).to_vec();
             self.ops.extend(copy);
             self.edited_ops.insert(inst, (start, d.ops_len));
-            self.insts[inst.index()].flags |= OPS_EDITED;
+            self.insts[inst.index()].flags.insert(InstFlags::OPS_EDITED);
             let f = self.blocks[d.block as usize].func;
             self.func_index(f).ops_edited = true;
             (start, d.ops_len)

@@ -12,12 +12,10 @@ use super::items::LINKAGE_WORDS;
 use super::sparse::OpaqueRun;
 use super::tokens::{text, token_number};
 use super::{Forward, PResult, Parser, MAX_NUMBER_GAP_TO};
-use crate::inst::{
-    Attr, InstData, Text, FLAG_ATTRS, NAMED_IN_TEXT, NONE, NO_TEXT, OPAQUE, TYPE_ATTRS,
-};
+use crate::inst::{Attr, InstData, InstFlags, Text, FLAG_ATTRS, NONE, NO_TEXT, TYPE_ATTRS};
 use crate::lexer::{self, name_key, NameKey, Tok, Token};
 use crate::md_data::MdOp;
-use crate::module::{ArgData, BlockData, FuncData, GlobalKindData, ItemKind};
+use crate::module::{ArgData, BlockData, FuncData, FuncState, GlobalKindData, ItemKind};
 use crate::types::TypeId;
 use crate::value::{BlockId, FuncId, PackedValue, Value, NUMBER_GAP};
 
@@ -66,7 +64,7 @@ impl<'s> Parser<'s> {
             only_numbered_locals: false,
             implicit_numbers: false,
             has_opaque: false,
-            state: 0,
+            state: FuncState::EMPTY,
             record_subst: Default::default(),
             names: None,
         });
@@ -367,7 +365,7 @@ impl<'s> Parser<'s> {
         self.m.funcs[fid.index()].has_opaque = self.sparse.is_some()
             && self.m.insts[insts_start..]
                 .iter()
-                .any(|d| d.flags & OPAQUE != 0);
+                .any(|d| d.flags.contains(InstFlags::OPAQUE));
         self.fn_blocks.clear();
         self.finish_function()
     }
@@ -717,7 +715,7 @@ pub(super) fn is_cconv(word: &[u8]) -> bool {
 fn mark_named(insts: &mut [InstData], value: Value) {
     if let Value::Inst(i) = value {
         if let Some(d) = insts.get_mut(i.index()) {
-            d.flags |= NAMED_IN_TEXT;
+            d.flags.insert(InstFlags::NAMED_IN_TEXT);
         }
     }
 }

@@ -7,10 +7,7 @@
 use super::functions::is_cconv;
 use super::tokens::text;
 use super::{PResult, Parser};
-use crate::inst::{
-    CallData, InstData, Opcode, Predicate, Text, HAS_DEF, IMPLICIT_NUM, NONE, NO_TEXT, RMW_OPS,
-    USES_PARSED,
-};
+use crate::inst::{CallData, InstData, InstFlags, Opcode, Predicate, Text, NONE, NO_TEXT, RMW_OPS};
 use crate::lexer::{name_key, NameKey, Tok};
 use crate::types::{Type, TypeData, TypeId};
 use crate::value::{BlockId, InstId, PackedOp, PackedValue, Value};
@@ -165,7 +162,7 @@ impl<'s> Parser<'s> {
         };
         let mut inst = InstData {
             opcode,
-            flags: 0,
+            flags: InstFlags::EMPTY,
             aux: 0,
             md_len: 0,
             ty: TypeId::VOID,
@@ -205,20 +202,20 @@ impl<'s> Parser<'s> {
                     "instructions returning void cannot have a name".into(),
                 );
             }
-            inst.flags |= HAS_DEF;
+            inst.flags.insert(InstFlags::HAS_DEF);
             self.define_local(d, Value::Inst(id))?;
         } else if inst.ty != TypeId::VOID {
             if self.sparse.is_some() {
                 return self.whole_parse_needed("an implicitly numbered value");
             }
-            inst.flags |= IMPLICIT_NUM;
+            inst.flags.insert(InstFlags::IMPLICIT_NUM);
             self.define_implicit(Value::Inst(id));
             if let Some(state) = self.f.as_mut() {
                 state.implicit_numbers = true;
             }
         }
         if self.found_by_filter(start, self.prev_end, def)? {
-            inst.flags |= USES_PARSED;
+            inst.flags.insert(InstFlags::USES_PARSED);
         }
         self.m.insts.push(inst);
         Ok(id)

@@ -13,8 +13,8 @@ use crate::inst::{Opcode, NONE, NO_TEXT};
 use crate::lexer::{self, name_key, NameKey, Tok, Token};
 use crate::md_data::MdKindData;
 use crate::module::{
-    AliasData, ArgData, FuncData, GlobalData, GlobalKindData, ItemData, ItemKind, VarData,
-    ITEM_SOURCE,
+    AliasData, ArgData, FuncData, FuncState, GlobalData, GlobalKindData, ItemData, ItemKind,
+    ItemState, VarData,
 };
 use crate::types::{NamedBody, TypeId};
 use crate::value::{FuncId, GlobalId, PackedOp, PackedValue, Value};
@@ -140,7 +140,7 @@ impl<'s> Parser<'s> {
                 kind,
                 start,
                 end,
-                state: ITEM_SOURCE,
+                state: ItemState::Source,
                 text: None,
             });
             self.m.order.push(index);
@@ -266,7 +266,7 @@ impl<'s> Parser<'s> {
                 only_numbered_locals: false,
                 implicit_numbers: false,
                 has_opaque: false,
-                state: 0,
+                state: FuncState::EMPTY,
                 record_subst: Default::default(),
                 names: None,
             });

@@ -6,7 +6,7 @@
 //! text, result name); or an error that has the caller parse the module whole.
 
 use super::{PResult, Parser, SparseLines};
-use crate::inst::{InstData, Opcode, HAS_DEF, NAMED_IN_TEXT, NONE, OPAQUE};
+use crate::inst::{InstData, InstFlags, Opcode, NONE};
 use crate::lexer::{self, Tok, Token};
 use crate::types::TypeId;
 use crate::value::{BlockId, FuncId, InstId, Value};
@@ -148,9 +148,9 @@ impl<'s> Parser<'s> {
             }
             self.check_capacity(self.m.insts.len(), "instructions")?;
             let id = InstId(self.m.insts.len() as u32);
-            let mut flags = OPAQUE;
+            let mut flags = InstFlags::OPAQUE;
             if let Some(t) = def {
-                flags |= HAS_DEF | NAMED_IN_TEXT;
+                flags.insert(InstFlags::HAS_DEF | InstFlags::NAMED_IN_TEXT);
                 self.define_local(t, Value::Inst(id))?;
             }
             self.m.insts.push(InstData {

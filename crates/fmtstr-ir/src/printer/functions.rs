@@ -11,9 +11,9 @@ use std::io::{self, Write};
 use super::{FnNames, NameTables, Out};
 use crate::const_data::ConstKind;
 use crate::hash::FxHashMap;
-use crate::inst::{HAS_DEF, IMPLICIT_NUM, NAMED_IN_TEXT, NEW, OPS_EDITED, REMOVED};
+use crate::inst::InstFlags;
 use crate::lexer::{name_key, Lexer, NameKey, Tok};
-use crate::module::{text_of, GlobalKindData, Module, BODY_EDITED, HEADER_EDITED, RENUMBER};
+use crate::module::{text_of, FuncState, GlobalKindData, Module};
 use crate::types::{push_u64, write_name, TypeId};
 use crate::value::{BlockId, FuncId, InstId, Operand, Value, NUMBER_GAP};
 
@@ -24,7 +24,7 @@ impl Module {
         out: &mut Out<'_, W>,
     ) -> io::Result<()> {
         let data = &self.funcs[f.index()];
-        if data.state & HEADER_EDITED != 0 {
+        if data.state.contains(FuncState::HEADER_EDITED) {
             out.skip(data.header_end as usize)?;
             let mut header = Vec::new();
             self.write_header(f, &mut header);
@@ -32,20 +32,24 @@ impl Module {
         } else {
             out.keep(data.header_end as usize);
         }
-        if !data.is_def || data.state & (BODY_EDITED | RENUMBER) == 0 {
+        if !data.is_def
+            || !data
+                .state
+                .intersects(FuncState::BODY_EDITED | FuncState::RENUMBER)
+        {
             return Ok(());
         }
         let names = self.fn_names(f);
-        let renumber = data.state & RENUMBER != 0;
+        let renumber = data.state.contains(FuncState::RENUMBER);
         // A removed value that text still names (a debug record, or metadata wrapping a local
         // in an instruction) is printed as `poison`: those texts need the slow path then.
         let removed_defs = data.blocks.iter().any(|&b| {
             self.block_inst_ids(b).iter().any(|&i| {
                 let f = self.insts[i.index()].flags;
-                f & REMOVED != 0
-                    && f & NEW == 0
-                    && f & (HAS_DEF | IMPLICIT_NUM) != 0
-                    && f & NAMED_IN_TEXT != 0
+                f.contains(InstFlags::REMOVED)
+                    && !f.contains(InstFlags::NEW)
+                    && f.intersects(InstFlags::HAS_DEF | InstFlags::IMPLICIT_NUM)
+                    && f.contains(InstFlags::NAMED_IN_TEXT)
             })
         });
         // Nothing to rename between instructions (comments, debug records): keep it as is.
@@ -80,7 +84,7 @@ impl Module {
             }
             for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
-                if d.flags & NEW != 0 {
+                if d.flags.contains(InstFlags::NEW) {
                     out.start_line()?;
                     text.clear();
                     text.extend_from_slice(b"  ");
@@ -91,7 +95,7 @@ impl Module {
                 }
                 // Debug records and comments before the instruction belong to it; they
                 // stay when it is removed, as LLVM moves a removed instruction's records on.
-                let lead_end = if d.flags & REMOVED != 0 {
+                let lead_end = if d.flags.contains(InstFlags::REMOVED) {
                     let lead = self.src.get(out.pos..d.start as usize).unwrap_or(&[]);
                     match lead.iter().rposition(|&b| b == b'\n') {
                         Some(i) => out.pos + i + 1,
@@ -105,16 +109,16 @@ impl Module {
                 } else {
                     self.subst_region(&names, None, lead_end, out)?;
                 }
-                if d.flags & REMOVED != 0 {
+                if d.flags.contains(InstFlags::REMOVED) {
                     out.skip(d.end as usize)?;
-                } else if !renumber
-                    && d.flags & OPS_EDITED == 0
-                    && !(removed_defs && self.has_metadata_operand(inst))
+                } else if !(renumber
+                    || d.flags.contains(InstFlags::OPS_EDITED)
+                    || removed_defs && self.has_metadata_operand(inst))
                 {
                     // No name changed and no operand was replaced: the source text is exact.
                     out.keep(d.end as usize);
                 } else {
-                    if d.flags & HAS_DEF != 0 {
+                    if d.flags.contains(InstFlags::HAS_DEF) {
                         // Definitions are not among the recorded sites: the name comes first.
                         let mut name = Vec::new();
                         self.write_local(Some(&names), Value::Inst(inst), &mut name);
@@ -307,7 +311,7 @@ impl Module {
     /// For an instruction whose operands were replaced: original value -> current value.
     fn operand_map(&self, inst: InstId) -> Option<Vec<(Value, Operand)>> {
         let d = &self.insts[inst.index()];
-        if d.flags & OPS_EDITED == 0 {
+        if !d.flags.contains(InstFlags::OPS_EDITED) {
             return None;
         }
         let map = self
@@ -338,7 +342,7 @@ impl Module {
         // Numbers keep the gaps the text has (`%2` then `%5`), and those a removal leaves,
         // unless the function is renumbered (a value after a removed one takes its number
         // silently): from the first removed value on they are then consecutive.
-        let renumber = self.funcs[f.index()].state & RENUMBER != 0;
+        let renumber = self.funcs[f.index()].state.contains(FuncState::RENUMBER);
         let mut compacting = false;
         self.for_each_def(f, |raw, numbered, value, live| {
             match name_key(raw, numbered) {
@@ -394,14 +398,14 @@ impl Module {
             }
             for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
-                if d.flags & NEW != 0 {
+                if d.flags.contains(InstFlags::NEW) {
                     continue;
                 }
-                let live = d.flags & REMOVED == 0;
-                if d.flags & HAS_DEF != 0 {
+                let live = !d.flags.contains(InstFlags::REMOVED);
+                if d.flags.contains(InstFlags::HAS_DEF) {
                     let (raw, numbered) = self.def_token(d.start);
                     def(raw, numbered, Value::Inst(inst), live);
-                } else if d.flags & IMPLICIT_NUM != 0 {
+                } else if d.flags.contains(InstFlags::IMPLICIT_NUM) {
                     def(&[], true, Value::Inst(inst), live);
                 }
             }
@@ -412,7 +416,11 @@ impl Module {
     /// now that `@f` was renumbered: (start, end, new text), by start. Empty, at the cost of
     /// a look at each function's state, when no function was renumbered.
     pub(super) fn blockaddress_patches(&self) -> Vec<(u32, u32, Vec<u8>)> {
-        if !self.funcs.iter().any(|f| f.state & RENUMBER != 0) {
+        if !self
+            .funcs
+            .iter()
+            .any(|f| f.state.contains(FuncState::RENUMBER))
+        {
             return Vec::new();
         }
         let mut names = FxHashMap::default();
@@ -456,7 +464,11 @@ impl Module {
             return None;
         };
         let block = (lexer.next_token().kind == Tok::Comma).then(|| lexer.next_token())?;
-        if self.funcs.get(f.index())?.state & RENUMBER == 0
+        if !self
+            .funcs
+            .get(f.index())?
+            .state
+            .contains(FuncState::RENUMBER)
             || block.kind != Tok::LocalId
             || block.end > end
         {

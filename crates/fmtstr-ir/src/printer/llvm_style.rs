@@ -7,10 +7,10 @@
 
 use super::FnNames;
 use crate::const_data::ConstKind;
-use crate::inst::{Attr, CallData, InstData, Opcode, HAS_DEF, NEW, REMOVED};
+use crate::inst::{Attr, CallData, InstData, InstFlags, Opcode};
 use crate::lexer::{name_key, NameKey};
 use crate::md_data::MdKindData;
-use crate::module::{text_of, Module, RENUMBER};
+use crate::module::{text_of, FuncState, Module};
 use crate::types::{push_fmt, push_i64, push_u64, write_f64, write_name, TypeId};
 use crate::value::{FuncId, InstId, Operand, Value};
 
@@ -35,7 +35,7 @@ impl Module {
                 let new = self
                     .insts
                     .get(i.index())
-                    .is_some_and(|d| d.flags & NEW != 0);
+                    .is_some_and(|d| d.flags.contains(InstFlags::NEW));
                 if let Some((name, quoted)) = new.then(|| self.new_names.get_spelled(&i)).flatten()
                 {
                     if quoted {
@@ -47,7 +47,7 @@ impl Module {
                     return;
                 }
                 let d = &self.insts[i.index()];
-                if d.flags & HAS_DEF != 0 {
+                if d.flags.contains(InstFlags::HAS_DEF) {
                     self.def_token(d.start)
                 } else {
                     (&[], true)
@@ -119,7 +119,7 @@ impl Module {
             _ => None,
         };
         f.and_then(|f| self.funcs.get(f.index()))
-            .is_none_or(|d| d.state & RENUMBER != 0)
+            .is_none_or(|d| d.state.contains(FuncState::RENUMBER))
     }
 
     /// The number a numbered value has when nothing was renumbered.
@@ -162,7 +162,7 @@ impl Module {
     /// Writes a value without its type.
     pub(crate) fn write_value(&self, names: Option<&FnNames>, op: Operand, out: &mut Vec<u8>) {
         match op.value {
-            Value::Inst(i) if self.insts[i.index()].flags & REMOVED != 0 => {
+            Value::Inst(i) if self.insts[i.index()].flags.contains(InstFlags::REMOVED) => {
                 out.extend_from_slice(b"poison")
             }
             Value::Inst(_) | Value::Arg(_) | Value::Block(_) => {
@@ -463,7 +463,7 @@ impl Module {
             }
             Opcode::GetElementPtr => {
                 out.extend_from_slice(b"getelementptr ");
-                if d.aux & crate::inst::GEP_INBOUNDS != 0 {
+                if d.aux & InstData::AUX_GEP_INBOUNDS != 0 {
                     out.extend_from_slice(b"inbounds ");
                 }
                 self.types.write(TypeId(d.extra), out);

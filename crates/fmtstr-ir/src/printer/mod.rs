@@ -22,9 +22,9 @@ mod llvm_style;
 use std::io::{self, Write};
 
 use crate::hash::FxHashMap;
-use crate::inst::NEW;
+use crate::inst::InstFlags;
 use crate::lexer::{name_key, NameKey};
-use crate::module::{Module, BODY_EDITED, ITEM_NEW, ITEM_REMOVED, RENUMBER};
+use crate::module::{FuncState, ItemState, Module};
 use crate::value::{FuncId, Value, NUMBER_GAP};
 
 struct Out<'a, W: Write> {
@@ -267,10 +267,10 @@ impl Module {
     fn print_in_parallel(&self, threads: usize) -> bool {
         threads > 1
             && self.src.len() >= crate::parallel::MIN_PARALLEL
-            && self
-                .funcs
-                .iter()
-                .any(|f| f.state & (BODY_EDITED | RENUMBER) != 0)
+            && self.funcs.iter().any(|f| {
+                f.state
+                    .intersects(FuncState::BODY_EDITED | FuncState::RENUMBER)
+            })
     }
 
     /// The printed module in consecutive parts: one per thread for a large edited module,
@@ -338,7 +338,7 @@ impl Module {
             let pos = m.order[..from]
                 .iter()
                 .filter_map(|&i| m.items.get(i as usize))
-                .filter(|item| item.state != ITEM_NEW)
+                .filter(|item| item.state != ItemState::New)
                 .map(|item| item.end as usize)
                 .max()
                 .unwrap_or(0);
@@ -358,7 +358,7 @@ impl Module {
             .get(self.first_new_inst as usize..)
             .unwrap_or_default()
             .iter()
-            .filter(|d| d.flags & NEW != 0)
+            .filter(|d| d.flags.contains(InstFlags::NEW))
             .count();
         new_insts.saturating_mul(96) / share.max(1)
     }
@@ -386,7 +386,7 @@ impl Module {
             let Some(item) = self.items.get(index as usize) else {
                 continue;
             };
-            if item.state == ITEM_NEW {
+            if item.state == ItemState::New {
                 continue;
             }
             let cut = step * splits.len();
@@ -423,8 +423,8 @@ impl Module {
                 continue;
             };
             match item.state {
-                ITEM_REMOVED => out.skip(item.end as usize)?,
-                ITEM_NEW => {
+                ItemState::Removed => out.skip(item.end as usize)?,
+                ItemState::New => {
                     // A new entity starts a line of its own, even after a source whose last
                     // line has no newline (found by the ir_lower fuzz target: `^0 =!0 = ...`).
                     out.start_line()?;
@@ -439,8 +439,10 @@ impl Module {
                     }
                     out.emit(&text)?;
                 }
-                _ => match item.kind {
-                    crate::module::ItemKind::Function(f) if self.funcs[f.index()].state != 0 => {
+                ItemState::Source => match item.kind {
+                    crate::module::ItemKind::Function(f)
+                        if !self.funcs[f.index()].state.is_empty() =>
+                    {
                         out.keep(item.start as usize);
                         self.print_function(f, &mut out)?;
                         out.keep(item.end as usize);
