@@ -112,6 +112,8 @@
 //! the rest of the bodies as text (opaque instructions, [`Inst::is_opaque`]): about 700
 //! instructions a line of clang's output instead of 2,300.
 
+#![warn(missing_docs)]
+
 mod const_data;
 mod constant;
 pub mod datalayout;

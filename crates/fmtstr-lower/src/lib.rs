@@ -42,6 +42,8 @@
 //! assert!(!out.contains("@printf"));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod amdgpu;
 pub mod assert;
 pub mod diag;

@@ -58,6 +58,8 @@
 //! assert!(out.contains("getelementptr inbounds i8, ptr addrspace(101) %s.param, i64 24"));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod abi;
 pub mod annotations;
 mod config;
