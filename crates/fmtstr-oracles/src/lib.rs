@@ -21,6 +21,8 @@
 //! `snprintf` with typed C arguments. SARIF logs are judged by the SARIF schema and a SARIF
 //! reader ([`sarif`]).
 
+#![warn(missing_docs)]
+
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -32,23 +34,39 @@ pub mod spirv;
 /// A real tool that judges fmtstr's output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tool {
+    /// LLVM's C, CUDA and HIP compiler: builds the modules and objects fmtstr lowers and reads.
     Clang,
+    /// LLVM's code generator: compiles lowered IR to PTX or AMDGPU objects, so a lowering that
+    /// it rejects fails.
     Llc,
+    /// LLVM's optimizer: runs LLVM's own passes (AMDGPU's printf binding, -O levels) on test
+    /// modules, to compare with or feed fmtstr's lowering.
     Opt,
+    /// LLVM's assembler: whether the text fmtstr writes is IR that LLVM parses and verifies.
     LlvmAs,
+    /// LLVM's disassembler: bitcode to text, which `fmtstr lower` and `fmtstr abi` read.
     LlvmDis,
+    /// LLVM's object reader: the notes and sections of the ELF images fmtstr writes.
     LlvmReadobj,
+    /// LLVM's `readelf`: the section table, to check a rewrite keeps other sections' bytes.
     LlvmReadelf,
+    /// LLVM's `objcopy`: whether an image fmtstr rewrote is one it accepts and copies.
     LlvmObjcopy,
+    /// LLVM's ELF linker (`ld.lld`): links AMDGPU objects into the images fmtstr folds.
     Lld,
+    /// NVIDIA's CUDA compiler (from the wheels): CUDA's own printf, for parity with fmtstr's.
     Nvcc,
+    /// NVIDIA's PTX assembler (from the wheels): whether the PTX a lowering yields assembles.
     Ptxas,
     /// Khronos' GLSL/HLSL to SPIR-V compiler (Debian's glslang-tools).
     GlslangValidator,
-    /// SPIR-V Tools (Debian's spirv-tools): the validator, disassembler and optimizer.
+    /// SPIR-V Tools' validator (Debian's spirv-tools): whether a module is valid SPIR-V.
     SpirvVal,
+    /// SPIR-V Tools' disassembler: a module as SPIR-V assembly text.
     SpirvDis,
+    /// SPIR-V Tools' optimizer, which some sample recipes run after compiling.
     SpirvOpt,
+    /// SPIR-V Tools' linker, which some sample recipes run to join modules.
     SpirvLink,
 }
 
@@ -153,7 +171,9 @@ impl Tool {
 /// LLVM added since (`ptrtoaddr`, calling conventions with a parameter, ...).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Llvm {
+    /// LLVM 19: the release every test and tool lookup uses unless it names another.
     V19,
+    /// LLVM 22: the newer IR grammar (`ptrtoaddr`, calling conventions with a parameter, ...).
     V22,
 }
 

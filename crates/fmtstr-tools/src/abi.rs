@@ -13,8 +13,10 @@ use serde::Serialize;
 /// `fmtstr abi --json`: the plan, and the check when there is one (schemas/abi.schema.json).
 #[derive(Debug, Serialize)]
 pub struct Report<'p> {
+    /// The plan; its fields are the report's top level.
     #[serde(flatten)]
     pub plan: &'p Plan,
+    /// `--check`'s verdict; absent (not `null`) without `--check`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub check: Option<CheckReport>,
 }
@@ -22,18 +24,26 @@ pub struct Report<'p> {
 /// `--check`'s verdict: what was compared, and every difference.
 #[derive(Debug, Serialize)]
 pub struct CheckReport {
+    /// The PTX file's name as given, which the messages start with.
     pub ptx: String,
+    /// The PTX's functions compared: definitions and `.extern .func` declarations.
     pub functions: usize,
+    /// The PTX's call sites compared.
     pub calls: usize,
+    /// The PTX's `ld.param`/`st.param` instructions compared.
     pub accesses: usize,
+    /// The PTX's atomic instructions compared.
     pub atomics: usize,
+    /// Every difference found; empty when the PTX agrees with the plan.
     pub differences: Vec<CheckDifference>,
 }
 
 /// One way the PTX differs from the plan.
 #[derive(Debug, Serialize)]
 pub struct CheckDifference {
+    /// The PTX symbol of the function that differs.
     pub function: String,
+    /// What differs: the PTX's version, then the plan's.
     pub message: String,
 }
 

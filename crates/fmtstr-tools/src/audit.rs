@@ -58,18 +58,29 @@ pub struct Options {
 pub enum AuditError {
     /// A path (or a file found under one) could not be read; the message names it.
     #[error("{message}")]
-    Unreadable { message: String },
+    Unreadable {
+        /// The first unreadable path and why, and how many more there were.
+        message: String,
+    },
 }
 
 /// The kind of a finding (schemas/audit.schema.json).
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
+    /// A file whose ELF structure, metadata or SPIR-V module cannot be read, or an
+    /// `amdhsa.printf` entry that does not parse.
     Malformed,
+    /// One ID given to different strings.
     Collision,
+    /// One ID and string with different argument counts or 64-bit masks.
     Conflict,
+    /// An argument count or 64-bit mask the format string contradicts, or a format string
+    /// that does not parse.
     Arguments,
+    /// An ID that is not the hash of its string (fmtstr's with `verify_ids`, HIP's MD5 always).
     Id,
+    /// A linked file whose metadata notes `fmtstr merge FILE --in-place` has not folded.
     Unfolded,
 }
 
@@ -100,6 +111,7 @@ impl Kind {
 /// Where a finding is: the file, and the entry when there is one.
 #[derive(Serialize, Clone, Debug)]
 pub struct Location {
+    /// The file's path as found (under a directory: joined to the directory given).
     pub file: String,
     /// The file offset of the entry's metadata note, when the file has several.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -107,12 +119,17 @@ pub struct Location {
     /// `amdhsa.printf` for an HSA code object's entry; absent for amdpal.format_strings.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub table: Option<&'static str>,
+    /// The entry's index in the note's `.strings` (or in the `amdhsa.printf` array).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
+    /// The entry's format string (invalid UTF-8 replaced), as the table holds it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub string: Option<String>,
+    /// The number of arguments the entry declares, where it declares one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub argument_count: Option<u64>,
+    /// The entry's 64-bit argument mask as its 64-bit words (bit `i` of word `i / 64`: argument
+    /// `i` is 64 bits); amdpal.format_strings entries only.
     #[serde(rename = "64bit_arguments", skip_serializing_if = "Option::is_none")]
     pub mask: Option<Vec<u64>>,
     /// The bytes of the file that hold the entry (its metadata note), where fmtstr knows them:
@@ -135,6 +152,7 @@ impl Location {
 /// One problem found.
 #[derive(Serialize, Clone, Debug)]
 pub struct Finding {
+    /// What is wrong; decides the rule a SARIF log files the finding under.
     pub kind: Kind,
     /// The ID the finding is about, when it is about one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -142,7 +160,10 @@ pub struct Finding {
     /// The ID as fmtstr prints it (`0x...`), for amdpal.format_strings IDs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hex: Option<String>,
+    /// What is wrong, as the text report prints it after `FILE: error: KIND: `.
     pub message: String,
+    /// Every entry (or file) involved: one for most findings, each disagreeing entry for a
+    /// collision or conflict.
     pub locations: Vec<Location>,
 }
 
@@ -158,6 +179,7 @@ pub struct Report {
     pub strings: usize,
     /// Shader-abort message entries read.
     pub abort_entries: usize,
+    /// Whether there are no findings (the command exits 0 when clean, 1 otherwise).
     pub clean: bool,
     /// Sorted by file, kind and ID.
     pub findings: Vec<Finding>,
@@ -195,7 +217,7 @@ struct Input {
 }
 
 /// The files [`audit`] reads under `paths`, in the order it reads them, or why a path cannot
-/// be walked. A caller shows progress with [`audit_files`] and this count.
+/// be walked. A caller shows progress with [`audit_with_progress`] and this count.
 pub fn collect_files(paths: &[PathBuf]) -> Result<Vec<PathBuf>, AuditError> {
     Ok(collect(paths)?
         .into_iter()

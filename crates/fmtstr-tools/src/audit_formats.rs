@@ -25,7 +25,9 @@ pub enum Style {
 #[derive(Clone, Copy, Debug, Default, serde::Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct Request {
+    /// `--format`: how the report is printed (text by default).
     pub format: Style,
+    /// `--verify-ids`: also report IDs that are not fmtstr's hash of their string.
     pub verify_ids: bool,
 }
 

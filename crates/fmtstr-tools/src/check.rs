@@ -36,6 +36,7 @@ pub struct CheckOptions {
     pub args: Vec<String>,
     /// `gpu`, `c`, `opencl` or `vvl`; the default is `gpu` for a format and `vvl` for a module.
     pub dialect: Option<String>,
+    /// `--format`: diagnostics on stderr (the default), or a JSON report or SARIF log on stdout.
     pub format: CheckStyle,
 }
 
@@ -290,7 +291,8 @@ pub fn finding_text(format: &[u8], finding: &Finding) -> String {
     out
 }
 
-/// An IR type name: iN, half, float, double, ptr (with f16/f32/f64 as synonyms) or vN<type>.
+/// An IR type name: `iN`, `half`, `float`, `double`, `ptr` (with `f16`/`f32`/`f64` as
+/// synonyms) or `vN<type>`.
 pub fn parse_ir_type(name: &str) -> Result<ArgType, String> {
     let scalar = |name: &str| -> Option<ScalarType> {
         match name {

@@ -53,6 +53,7 @@ pub enum Output {
 /// How to decode.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
+    /// What is written: the text (the default), JSON Lines, or statistics.
     pub output: Output,
     /// Threads that render (at least 1). Output is in buffer order either way.
     pub jobs: usize,

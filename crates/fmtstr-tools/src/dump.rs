@@ -34,6 +34,7 @@ pub enum Mode {
 /// What [`dump`] gave.
 #[derive(Debug)]
 pub enum Dumped {
+    /// [`Mode::Text`]: every input's tables, one block per image or note, ready to print.
     Text(String),
     /// The reports; `fmtstr dump --json` prints them as one pretty JSON array.
     Json(Vec<Json>),

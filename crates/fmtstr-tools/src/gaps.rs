@@ -30,7 +30,9 @@ pub struct Gaps {
 /// A number seen more than once.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Repeated {
+    /// The sequence number.
     pub number: u64,
+    /// How many lines carry it (at least 2).
     pub times: u64,
 }
 

@@ -11,6 +11,8 @@
 //! - [`decode`]: a printf buffer and the tables of ELF images (PAL or HSA) and JSON files in,
 //!   the text (or JSON Lines, or statistics) out, warnings to a sink of their own.
 
+#![warn(missing_docs)]
+
 use std::borrow::Cow;
 use std::path::Path;
 
@@ -47,8 +49,15 @@ pub fn describe(error: &dyn std::error::Error) -> String {
 /// An input: a file, or bytes in memory with the name messages give them.
 #[derive(Clone, Copy, Debug)]
 pub enum Source<'a> {
+    /// A file, read whole when the command needs it; messages name it by its path as given.
     Path(&'a Path),
-    Bytes { name: &'a str, bytes: &'a [u8] },
+    /// An input already in memory, as the C library and the Python package pass theirs.
+    Bytes {
+        /// What messages call the input, in place of a path.
+        name: &'a str,
+        /// The input's whole contents.
+        bytes: &'a [u8],
+    },
 }
 
 impl<'a> Source<'a> {
@@ -76,21 +85,28 @@ pub enum Error {
     /// A file could not be read.
     #[error("cannot read {path}")]
     Read {
+        /// The path as given.
         path: String,
+        /// Why the operating system could not read it.
         #[source]
         source: std::io::Error,
     },
     /// A JSON input is not JSON.
     #[error("{name} is not JSON")]
     NotJson {
+        /// The input's name, as [`Source::name`] gives it.
         name: String,
+        /// Where and why the JSON parser stopped.
         #[source]
         source: serde_json::Error,
     },
     /// An input that is not what it must be, or a request that cannot be served; the message
     /// says which and why.
     #[error("{message}")]
-    Input { message: String },
+    Input {
+        /// The whole message, starting with the input's name where there is one.
+        message: String,
+    },
     /// Writing the output (or the warnings) failed.
     #[error("cannot write the output")]
     Write(#[source] std::io::Error),

@@ -36,7 +36,9 @@ pub enum Pass {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum TargetName {
+    /// NVIDIA: each call becomes a `vprintf` with a packed argument buffer, which CUDA prints.
     Nvptx,
+    /// AMD: `lgc.debug.printf` for LLPC, or the printf-buffer protocol itself (see `--stage`).
     Amdgpu,
 }
 
@@ -44,7 +46,10 @@ pub enum TargetName {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum StageName {
+    /// `lgc.debug.printf` calls, which LLPC lowers later (the default).
     Lgc,
+    /// The printf-buffer entries written by the module itself, and the
+    /// `amdpal.format_strings` table that names their IDs.
     Buffer,
 }
 
@@ -52,7 +57,9 @@ pub enum StageName {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum LayoutName {
+    /// Arguments at their natural alignment: what the CUDA driver reads (the default).
     Natural,
+    /// A 32-byte slot per argument, for tools that expect it; the CUDA driver does not read it.
     Slot32,
 }
 
@@ -60,7 +67,9 @@ pub enum LayoutName {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case")]
 pub enum LgcFormName {
+    /// `lgc.debug.printf(ptr @fmt, args...)`: LLPC since mid 2024 (the default).
     FormatFirst,
+    /// `lgc.debug.printf(ptr addrspace(7) %buf, ptr addrspace(4) @fmt, args...)`: LLPC before.
     BufferFirst,
 }
 
@@ -70,16 +79,34 @@ pub enum LgcFormName {
 #[derive(Clone, Debug, Default, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields, default)]
 pub struct LowerOptions {
+    /// `--pass`: what to do with the calls (lower printf, by default).
     pub pass: Pass,
+    /// `--target`: the GPU. `--pass printf` and `assert` need one; strip takes none, and
+    /// struct-args at most `nvptx`.
     pub target: Option<TargetName>,
+    /// `--stage` (amdgpu only): `lgc` when not given.
     pub stage: Option<StageName>,
+    /// `--layout` (nvptx only): `natural` when not given.
     pub layout: Option<LayoutName>,
+    /// `--buffer-addrspace` (amdgpu): the printf buffer's address space; 7, a buffer fat
+    /// pointer from LLPC's descriptor, when not given.
     pub buffer_addrspace: Option<u32>,
+    /// `--lgc-form` (amdgpu `--stage lgc`): `format-first` when not given.
     pub lgc_form: Option<LgcFormName>,
+    /// `--user-data-offset` (amdgpu `--stage buffer`): the table's `.user_data_offset` in
+    /// dwords; when not given, the module's own table's, else LLPC's, else 0.
     pub user_data_offset: Option<u64>,
+    /// `--prefix`: what every print starts with, e.g. `block,thread`, `site` or `seq`; checked
+    /// by [`LowerOptions::job`].
     pub prefix: Option<String>,
+    /// `--only`: the condition on block and thread ids under which a call prints, e.g.
+    /// `thread.x==0 && block==0,0,0`.
     pub only: Option<String>,
+    /// `--limit-per-site`: the prints each call site makes at most (at least 1), after which
+    /// one line says the rest were dropped.
     pub limit_per_site: Option<u32>,
+    /// `--runtime-strings` (amdgpu `--stage buffer`): the bytes (1 to 4096) of a `%s` computed
+    /// at run time copied into the entry; without it such a `%s` is refused.
     pub runtime_strings: Option<u32>,
     /// `--report` or `--report-json`: fill [`Lowered::report`].
     pub report: bool,
@@ -119,12 +146,17 @@ pub enum LowerError {
     /// order; `errors` counts the genuine errors (0: only promoted warnings).
     #[error("{errors} error{} in printf lowering; nothing was written", if *errors == 1 { "" } else { "s" })]
     Failed {
+        /// Every diagnostic, errors and warnings, in module order.
         diagnostics: Vec<Diagnostic>,
+        /// How many of them are errors rather than warnings.
         errors: usize,
     },
     /// `--pass strip` under `--Werror` found warnings.
     #[error("warnings treated as errors (--Werror); nothing was written")]
-    Warnings { warnings: Vec<Diagnostic> },
+    Warnings {
+        /// The warnings, in module order.
+        warnings: Vec<Diagnostic>,
+    },
     /// The struct-args pass refused the module.
     #[error("{0}\nnothing was written")]
     Refused(String),
@@ -341,8 +373,9 @@ pub struct Lowered {
     pub report: Option<Report>,
     /// `--pass struct-args`: one line per byval parameter, what the pass did with it.
     pub params: Vec<String>,
-    /// Parsing and lowering times.
+    /// The time spent parsing the module (wall clock).
     pub parse: Duration,
+    /// The time spent in each phase of the lowering; zero for strip and struct-args.
     pub phases: fmtstr_lower::Phases,
 }
 
@@ -527,8 +560,11 @@ fn target_name(target: Target) -> &'static str {
 /// schemas/lower-report.schema.json).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
+    /// `nvptx` or `amdgpu`: whether the sizes are vprintf buffer bytes or AMD entry dwords.
     pub target: &'static str,
+    /// Every lowered call, in module order.
     pub calls: Vec<CallRow>,
+    /// Per function, in order of its first call: the sum over its calls.
     pub functions: Vec<FunctionRow>,
     /// The `--only` condition as given, whose matching threads alone write the bytes.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -540,11 +576,13 @@ pub struct Report {
 /// One call of [`Report`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct CallRow {
+    /// The function the call is in, without `@`.
     pub function: String,
     /// The program source's `file:line` (from `!dbg`), else the `.ll`'s.
     pub location: String,
     /// `file:line:column` in the `.ll`.
     pub ll_location: String,
+    /// The format string without its NUL (invalid UTF-8 replaced).
     pub format: String,
     /// vprintf buffer bytes, or AMD entry bytes (header included); null when the caller
     /// packs the buffer.
@@ -577,8 +615,12 @@ impl CallRow {
 /// One function of [`Report`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FunctionRow {
+    /// The function's name, without `@`.
     pub function: String,
+    /// Its lowered calls (at least 1).
     pub calls: usize,
+    /// The bytes one thread writes when it passes through each of its calls once (unknown
+    /// sizes count as 0).
     pub bytes_per_pass: u64,
     /// False when some call's size is unknown: `bytes_per_pass` is then a lower bound.
     pub complete: bool,
@@ -657,7 +699,9 @@ impl Report {
 /// `--time-phases`: where one lowering's time went (wall clock).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct PhaseTimes {
+    /// Reading the input (and disassembling bitcode).
     pub read: Duration,
+    /// Parsing the module ([`Lowered::parse`]).
     pub parse: Duration,
     /// Extract, plan and apply (the slowest shard's extract and plan).
     pub lowering: fmtstr_lower::Phases,

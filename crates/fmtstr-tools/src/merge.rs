@@ -35,7 +35,10 @@ pub enum OnKeyDifference {
 /// How to merge.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Options {
+    /// One ID with two strings: refuse the merge (the default), or keep the first and warn.
     pub on_collision: OnCollision,
+    /// The base's notes disagree on another top-level key: an error (the default), or keep
+    /// the first note's value and warn.
     pub on_key_difference: OnKeyDifference,
 }
 

@@ -39,15 +39,19 @@ pub const SCHEMA: &str =
 /// A SARIF log (`sarifLog`).
 #[derive(Serialize, Clone, Debug)]
 pub struct Log {
+    /// The URI of the schema the log follows: [`SCHEMA`].
     #[serde(rename = "$schema")]
     pub schema: &'static str,
+    /// The SARIF version: always `2.1.0`.
     pub version: &'static str,
+    /// The runs: always one, the command that wrote the log.
     pub runs: Vec<Run>,
 }
 
 /// One run of a tool (`run`).
 #[derive(Serialize, Clone, Debug)]
 pub struct Run {
+    /// What ran: `fmtstr` and the command's rules.
     pub tool: Tool,
     /// Artifacts that results name by index: a FORMAT argument, which has no URI.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -60,6 +64,7 @@ pub struct Run {
 /// The tool (`tool`).
 #[derive(Serialize, Clone, Debug)]
 pub struct Tool {
+    /// The component that found the results: fmtstr itself (a log has no extensions).
     pub driver: ToolComponent,
 }
 
@@ -67,13 +72,17 @@ pub struct Tool {
 #[derive(Serialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct ToolComponent {
+    /// Always `fmtstr`.
     pub name: &'static str,
     /// The command: `fmtstr check`, `fmtstr audit`.
     pub full_name: &'static str,
     /// As `fmtstr --version` says it (with the commit, when built from a checkout).
     pub version: String,
+    /// The package version alone (`0.1.0`), as SemVer.
     pub semantic_version: &'static str,
+    /// The project's repository, where a reader learns more about the tool.
     pub information_uri: &'static str,
+    /// One rule per finding kind of the command, in the order the kinds are listed.
     pub rules: Vec<ReportingDescriptor>,
 }
 
@@ -81,16 +90,22 @@ pub struct ToolComponent {
 #[derive(Serialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct ReportingDescriptor {
+    /// The finding kind as the JSON reports name it (`collision`, `type-mismatch`, ...).
     pub id: &'static str,
+    /// What the rule finds, in one sentence.
     pub short_description: Text,
+    /// What the finding means and why it matters.
     pub full_description: Text,
+    /// How to fix what it finds.
     pub help: Text,
+    /// The level of its results when they do not say one: the command's usual level.
     pub default_configuration: Configuration,
 }
 
 /// A plain-text message (`message`, `multiformatMessageString`).
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct Text {
+    /// The message, plain text without markup.
     pub text: String,
 }
 
@@ -103,6 +118,7 @@ impl Text {
 /// A rule's level when a result does not say one (`reportingConfiguration`).
 #[derive(Serialize, Clone, Copy, Debug)]
 pub struct Configuration {
+    /// `warning` for `fmtstr check`'s rules, `error` for `fmtstr audit`'s.
     pub level: Level,
 }
 
@@ -110,8 +126,11 @@ pub struct Configuration {
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
+    /// Every audit finding, and a check finding where the dialect cannot parse the format.
     Error,
+    /// `fmtstr check`'s other findings: the format parses, but misbehaves with its arguments.
     Warning,
+    /// Information only (SARIF's lowest level; no finding of fmtstr's has it today).
     Note,
 }
 
@@ -119,13 +138,19 @@ pub enum Level {
 #[derive(Serialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct SarifResult {
+    /// The finding's kind: the id of its rule.
     pub rule_id: &'static str,
     /// The rule's place in the driver's `rules`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rule_index: Option<usize>,
+    /// The finding's severity.
     pub level: Level,
+    /// What is wrong and, for `fmtstr check`, the argument and the fix.
     pub message: Text,
+    /// Where the finding is: one place (a finding with none has no location).
     pub locations: Vec<Location>,
+    /// The finding's further places: the other entries of a collision or conflict, the call
+    /// instruction behind a source line.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related_locations: Vec<Location>,
 }
@@ -134,6 +159,7 @@ pub struct SarifResult {
 #[derive(Serialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
+    /// The artifact and the part of it.
     pub physical_location: PhysicalLocation,
     /// What this place is, for a related location.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -144,7 +170,9 @@ pub struct Location {
 #[derive(Serialize, Clone, Debug)]
 #[serde(rename_all = "camelCase")]
 pub struct PhysicalLocation {
+    /// The file, or the run's artifact.
     pub artifact_location: ArtifactLocation,
+    /// The lines or bytes the finding is about; none when it is about the whole artifact.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub region: Option<Region>,
 }
@@ -152,8 +180,10 @@ pub struct PhysicalLocation {
 /// A file by URI, or an artifact of the run by index (`artifactLocation`).
 #[derive(Serialize, Clone, Debug, PartialEq, Eq)]
 pub struct ArtifactLocation {
+    /// A file, as [`path_uri`] writes its path; none for an artifact of the run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uri: Option<String>,
+    /// The artifact's place in the run's `artifacts`; none for a file.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
 }
@@ -163,15 +193,19 @@ pub struct ArtifactLocation {
 #[derive(Serialize, Clone, Debug, Default, PartialEq, Eq)]
 #[serde(rename_all = "camelCase")]
 pub struct Region {
+    /// The line, for a text region.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_line: Option<u64>,
+    /// The first column of the text, when it is known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_column: Option<u64>,
     /// One past the last column.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub end_column: Option<u64>,
+    /// The first byte, from the file's start, for a byte region.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub byte_offset: Option<u64>,
+    /// The number of bytes, for a byte region.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub byte_length: Option<u64>,
 }
@@ -179,14 +213,18 @@ pub struct Region {
 /// An artifact that the log carries itself (`artifact`).
 #[derive(Serialize, Clone, Debug)]
 pub struct Artifact {
+    /// What the artifact is, since it has no file name.
     pub description: Text,
+    /// The artifact itself.
     pub contents: Contents,
+    /// Its roles in the run: `analysisTarget`, what the command checked.
     pub roles: Vec<&'static str>,
 }
 
 /// An artifact's text (`artifactContent`).
 #[derive(Serialize, Clone, Debug)]
 pub struct Contents {
+    /// The artifact's text: for a FORMAT argument, the body of a C string literal.
     pub text: String,
 }
 

@@ -52,7 +52,9 @@ fn lossy(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-pub fn call_json(module: &Module, call: &Call) -> Json {
+/// One DebugPrintf call as `fmtstr dump --json` and `fmtstr check --format json` show it: its
+/// offset, its format's ID and string, its argument types, and where in the shader it is.
+pub(crate) fn call_json(module: &Module, call: &Call) -> Json {
     let id = fmtstr_meta::FormatId::of(&call.format);
     let function = call.function.map(|index| {
         let function = &module.functions[index];
@@ -214,7 +216,10 @@ pub fn audit_table(bytes: &[u8]) -> Result<Option<Table<'static>>, String> {
 /// argument types (one list per call, in module order).
 #[derive(Debug)]
 pub struct ModuleCheck {
+    /// The module as read, whose `calls` the findings follow.
     pub module: Module,
+    /// `findings[i]`: the findings of `module.calls[i]`'s format against its arguments; an
+    /// empty list for a call that is fine.
     pub findings: Vec<Vec<fmtstr_format::Finding>>,
 }
 
