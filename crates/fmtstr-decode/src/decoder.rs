@@ -353,10 +353,16 @@ impl<'f> Decoder<'f> {
                 let start = out.len();
                 for step in steps {
                     match step {
-                        Step::Short { bytes, len } => plan::push_short(out, bytes, *len),
+                        Step::Short(text) => text.push(out),
                         Step::Long(bytes) => out.extend_from_slice(bytes),
-                        Step::Int(int) => plan::render_int(int, payload, out),
-                        Step::Float(float) => plan::render_float(float, payload, out),
+                        Step::Int(text, int) => {
+                            text.push(out);
+                            plan::render_int(int, payload, out);
+                        }
+                        Step::Float(text, float) => {
+                            text.push(out);
+                            plan::render_float(float, payload, out);
+                        }
                         Step::Spec { format, ops } => {
                             self.args.clear();
                             for index in ops.clone() {
