@@ -5,6 +5,7 @@
 use clap::{Parser, Subcommand};
 use fmtstr_oracles::Llvm;
 
+mod bench_audit;
 mod bench_decode;
 mod bench_elf;
 mod bench_format;
@@ -135,7 +136,10 @@ enum Bench {
     },
     /// `fmtstr decode` (1 job and all cores) against a C decoder that works like the AMD driver's.
     Decode,
-    /// `fmtstr audit` against `llvm-readobj-19 --notes` over generated PAL ELFs.
+    /// `fmtstr audit` against `llvm-readobj --notes` of LLVM 19 and 22 over two generated
+    /// shader caches, in wall and CPU time.
+    Audit,
+    /// `fmtstr merge` of two million-string ELFs, and every table command at two sizes.
     Elf,
     /// fmtstr-ir parse + print against `opt-19 -S` on a large module.
     Ir,
@@ -216,6 +220,7 @@ fn main() -> anyhow::Result<()> {
         Task::Bench { which } => match which {
             Bench::Format { entries } => bench_format::run(entries),
             Bench::Decode => bench_decode::run(),
+            Bench::Audit => bench_audit::run(),
             Bench::Elf => bench_elf::run(),
             Bench::Ir => bench_ir::run(),
             Bench::Lower => bench_lower::run(),

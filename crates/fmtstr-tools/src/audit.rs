@@ -34,6 +34,7 @@ use std::cell::RefCell;
 use std::io::Read;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use fmtstr_elf::{hsa, LinkedElf};
 use fmtstr_format::Format;
@@ -185,9 +186,54 @@ pub struct Report {
     pub findings: Vec<Finding>,
 }
 
-/// One entry, reduced to what cross-file checks compare.
+/// One entry as the cross-file check first compares it. 20 bytes, since a shader cache holds
+/// millions and the memory they take is most of an audit's cost; the entries of an ID whose
+/// fingerprints differ are read again from their files ([`Resolved`]).
 #[derive(Clone, Copy, Debug)]
 struct Record {
+    id: [u32; 2],
+    /// A hash of the string's bytes and of its layout: equal for entries that agree.
+    fingerprint: [u32; 2],
+    /// The entry's number among its shard's records (see [`Shard::locate`]).
+    seq: u32,
+}
+
+impl Record {
+    fn id(&self) -> u64 {
+        u64::from(self.id[0]) | u64::from(self.id[1]) << 32
+    }
+
+    fn fingerprint(&self) -> u64 {
+        u64::from(self.fingerprint[0]) | u64::from(self.fingerprint[1]) << 32
+    }
+}
+
+/// The records one worker made, and where each of its tables starts among them.
+#[derive(Default)]
+struct Shard {
+    records: Vec<Record>,
+    tables: Vec<TableStart>,
+}
+
+/// The first record of a table: its file and metadata note.
+#[derive(Clone, Copy, Debug)]
+struct TableStart {
+    seq: u32,
+    file: u32,
+    note: u32,
+}
+
+impl Shard {
+    /// The file, note and entry index of record `seq`.
+    fn locate(&self, seq: u32) -> Option<(u32, u32, u32)> {
+        let table = self.tables[..self.tables.partition_point(|t| t.seq <= seq)].last()?;
+        Some((table.file, table.note, seq - table.seq))
+    }
+}
+
+/// An entry read again to describe a disagreement, with what the comparisons need.
+#[derive(Clone, Copy, Debug)]
+struct Resolved {
     id: u64,
     string: u64,
     layout: u64,
@@ -201,7 +247,8 @@ enum FileResult {
     Skipped,
     Unreadable(String),
     Audited {
-        records: Vec<Record>,
+        /// Entries that became records (in the worker's records).
+        strings: usize,
         findings: Vec<Finding>,
         /// Shader-abort entries read (checked for their own consistency only).
         aborts: usize,
@@ -214,6 +261,8 @@ enum FileResult {
 struct Input {
     path: PathBuf,
     named: bool,
+    /// Its size when walked, in bytes (to size the records' memory once).
+    size: u64,
 }
 
 /// The files [`audit`] reads under `paths`, in the order it reads them, or why a path cannot
@@ -254,48 +303,60 @@ pub fn audit_with_progress(
 ) -> Result<Report, AuditError> {
     let inputs = collect(paths)?;
     start(inputs.len());
-    let mut unreadable = Vec::new();
-    let results: Vec<FileResult> = inputs
-        .par_iter()
-        .enumerate()
-        .map(|(file, input)| {
-            let result = audit_file(file as u32, input, options.verify_ids);
+    // One shard of records per worker thread, not one vector per file gathered into another:
+    // a cache of millions of strings then holds its records once, in memory touched once.
+    let next = AtomicUsize::new(0);
+    // Room for as many records as a worker's share of the bytes can hold (an entry takes at
+    // least 48 bytes of msgpack), so that they are not copied as they grow; room not used
+    // is never touched, and so never backed by memory.
+    let bytes: u64 = inputs.iter().map(|input| input.size).sum();
+    let share = bytes / rayon::current_num_threads() as u64 * 3 / 2;
+    let room = usize::try_from(share / 48)
+        .unwrap_or(usize::MAX)
+        .min(1 << 26);
+    let shards: Vec<(Shard, Vec<(usize, FileResult)>)> = rayon::broadcast(|_| {
+        let mut shard = Shard {
+            records: Vec::with_capacity(room),
+            tables: Vec::new(),
+        };
+        let mut results = Vec::new();
+        loop {
+            let file = next.fetch_add(1, Ordering::Relaxed);
+            let Some(input) = inputs.get(file) else {
+                break;
+            };
+            let result = audit_file(file as u32, input, options.verify_ids, &mut shard);
+            results.push((file, result));
             done();
-            result
-        })
-        .collect();
+        }
+        (shard, results)
+    });
+    let (records, results): (Vec<Shard>, Vec<Vec<(usize, FileResult)>>) =
+        shards.into_iter().unzip();
+    let mut results: Vec<(usize, FileResult)> = results.into_iter().flatten().collect();
+    results.sort_unstable_by_key(|(file, _)| *file);
 
+    let mut unreadable = Vec::new();
     let mut findings = Vec::new();
-    let total = results
-        .iter()
-        .map(|result| match result {
-            FileResult::Audited {
-                records,
-                hsa_strings,
-                ..
-            } => records.len() + hsa_strings,
-            _ => 0,
-        })
-        .sum();
-    let mut records = Vec::with_capacity(total);
+    let mut total = 0;
     let mut skipped = 0;
     let mut audited = 0;
     let mut abort_entries = 0;
-    for (result, input) in results.into_iter().zip(&inputs) {
+    for ((_, result), input) in results.into_iter().zip(&inputs) {
         match result {
             FileResult::Skipped => skipped += 1,
             FileResult::Unreadable(message) => {
                 unreadable.push(format!("{}: {message}", input.path.display()))
             }
             FileResult::Audited {
-                records: file_records,
+                strings,
                 findings: file_findings,
                 aborts,
-                ..
+                hsa_strings,
             } => {
                 audited += 1;
                 abort_entries += aborts;
-                records.extend(file_records);
+                total += strings + hsa_strings;
                 findings.extend(file_findings);
             }
         }
@@ -346,6 +407,7 @@ fn walk(path: &Path, named: bool, inputs: &mut Vec<Input>, unreadable: &mut Vec<
         inputs.push(Input {
             path: path.to_path_buf(),
             named,
+            size: metadata.len(),
         });
         return;
     }
@@ -384,6 +446,17 @@ fn string_hash(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64_with_seed(bytes, 0x6a09_e667_f3bc_c908)
 }
 
+/// The string and its layout in one hash, for the first comparison.
+fn fingerprint(bytes: &[u8], layout: u64) -> u64 {
+    xxhash_rust::xxh3::xxh3_64_with_seed(bytes, layout)
+}
+
+/// A record's number in its shard (a shard past 2^32 records, 200 GB of metadata, would
+/// share the last number, and describe some disagreements with the wrong entry).
+fn seq(len: usize) -> u32 {
+    u32::try_from(len).unwrap_or(u32::MAX)
+}
+
 /// The argument count and mask bits, hashed (trailing zero mask words do not count).
 fn layout_hash(argument_count: u64, mask: &Mask) -> u64 {
     let words = mask.words();
@@ -418,7 +491,7 @@ thread_local! {
     static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
-fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
+fn audit_file(file: u32, input: &Input, verify_ids: bool, shard: &mut Shard) -> FileResult {
     BUFFER.with(|buffer| {
         let mut buffer = buffer.borrow_mut();
         buffer.clear();
@@ -426,13 +499,20 @@ fn audit_file(file: u32, input: &Input, verify_ids: bool) -> FileResult {
         let read =
             std::fs::File::open(&input.path).and_then(|mut opened| opened.read_to_end(&mut buffer));
         match read {
-            Ok(_) => audit_bytes(file, input, &buffer, verify_ids),
+            Ok(_) => audit_bytes(file, input, &buffer, verify_ids, shard),
             Err(error) => FileResult::Unreadable(error.to_string()),
         }
     })
 }
 
-fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> FileResult {
+fn audit_bytes(
+    file: u32,
+    input: &Input,
+    bytes: &[u8],
+    verify_ids: bool,
+    shard: &mut Shard,
+) -> FileResult {
+    let first_record = shard.records.len();
     let spirv = crate::spirv::is_spirv(bytes);
     if !input.named && !spirv && !bytes.starts_with(b"\x7fELF") {
         return FileResult::Skipped;
@@ -449,7 +529,7 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
     };
     let malformed = |message: String| FileResult::Audited {
         hsa_strings: 0,
-        records: Vec::new(),
+        strings: 0,
         findings: vec![Finding {
             kind: Kind::Malformed,
             id: None,
@@ -464,7 +544,6 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             Ok(table) => table,
             Err(error) => return malformed(error),
         };
-        let mut records = Vec::new();
         let mut findings = Vec::new();
         if let Some(table) = &table {
             let source = TableSource {
@@ -473,10 +552,10 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
                 note: 0,
                 note_offset: None,
             };
-            audit_table(&source, table, verify_ids, &mut records, &mut findings);
+            audit_table(&source, table, verify_ids, shard, &mut findings);
         }
         return FileResult::Audited {
-            records,
+            strings: shard.records.len() - first_record,
             findings,
             aborts: 0,
             hsa_strings: 0,
@@ -491,7 +570,6 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
         Ok(parsed) => parsed,
         Err(error) => return malformed(error.to_string()),
     };
-    let mut records = Vec::new();
     let mut findings = Vec::new();
     let mut hsa_strings = 0;
     let mut aborts = 0;
@@ -534,11 +612,11 @@ fn audit_bytes(file: u32, input: &Input, bytes: &[u8], verify_ids: bool) -> File
             note: number as u32,
             note_offset,
         };
-        audit_table(&source, table, verify_ids, &mut records, &mut findings);
+        audit_table(&source, table, verify_ids, shard, &mut findings);
         in_note(&mut findings[first_new..], &note.note);
     }
     FileResult::Audited {
-        records,
+        strings: shard.records.len() - first_record,
         findings,
         aborts,
         hsa_strings,
@@ -567,21 +645,26 @@ fn audit_table(
     source: &TableSource<'_>,
     table: &Table<'_>,
     verify_ids: bool,
-    records: &mut Vec<Record>,
+    shard: &mut Shard,
     findings: &mut Vec<Finding>,
 ) {
     findings.extend(check_aborts(source.path, source.note_offset, table));
-    records.reserve(table.entries.len());
-    for (index, entry) in table.entries.iter().enumerate() {
-        let string = string_hash(entry.bytes());
-        let layout = layout_hash(entry.argument_count(), entry.mask());
-        records.push(Record {
-            id: entry.id().get(),
-            string,
-            layout,
+    if !table.entries.is_empty() {
+        shard.tables.push(TableStart {
+            seq: seq(shard.records.len()),
             file: source.file,
             note: source.note,
-            index: index as u32,
+        });
+    }
+    shard.records.reserve(table.entries.len());
+    for (index, entry) in table.entries.iter().enumerate() {
+        let layout = layout_hash(entry.argument_count(), entry.mask());
+        let fingerprint = fingerprint(entry.bytes(), layout);
+        let id = entry.id().get();
+        shard.records.push(Record {
+            id: [id as u32, (id >> 32) as u32],
+            fingerprint: [fingerprint as u32, (fingerprint >> 32) as u32],
+            seq: seq(shard.records.len()),
         });
         if let Some(message) = check_arguments(entry) {
             findings.push(Finding {
@@ -819,22 +902,51 @@ fn full_check(entry: &Entry<'_>) -> Option<String> {
     }
 }
 
-/// Collisions and conflicts between all entries of all files.
-fn cross_check(mut records: Vec<Record>, inputs: &[Input]) -> Vec<Finding> {
-    // Records come in file order; only groups that disagree need that order back.
-    records.par_sort_unstable_by_key(|r| r.id);
+/// Collisions and conflicts between all entries of all files: `shards` hold the records of
+/// disjoint sets of files, each sorted here by ID and walked side by side, so that the
+/// records of an ID form one group without a concatenation of all of them.
+fn cross_check(mut shards: Vec<Shard>, inputs: &[Input]) -> Vec<Finding> {
+    shards
+        .par_iter_mut()
+        .for_each(|shard| shard.records.sort_unstable_by_key(Record::id));
     let mut findings = Vec::new();
     let mut tables = TableCache::default();
-    for group in records.chunk_by(|a, b| a.id == b.id) {
-        let first = group[0];
-        if group
+    let mut heads = vec![0usize; shards.len()];
+    let mut group: Vec<(usize, Record)> = Vec::new();
+    let mut resolved: Vec<Resolved> = Vec::new();
+    loop {
+        let lowest = shards
             .iter()
-            .all(|r| r.string == first.string && r.layout == first.layout)
-        {
+            .zip(&heads)
+            .filter_map(|(shard, &head)| shard.records.get(head).map(Record::id))
+            .min();
+        let Some(id) = lowest else {
+            break;
+        };
+        group.clear();
+        for (number, (shard, head)) in shards.iter().zip(&mut heads).enumerate() {
+            while let Some(record) = shard.records.get(*head).filter(|r| r.id() == id) {
+                group.push((number, *record));
+                *head += 1;
+            }
+        }
+        let fingerprint = group[0].1.fingerprint();
+        if group.iter().all(|(_, r)| r.fingerprint() == fingerprint) {
             continue;
         }
+        resolved.clear();
+        resolved.extend(group.iter().filter_map(|(number, record)| {
+            let (file, note, index) = shards[*number].locate(record.seq)?;
+            tables.resolve(inputs, id, file, note, index)
+        }));
+        // Reported in file order: each distinct string or layout by its first appearance.
+        resolved.sort_unstable_by_key(|r| (r.file, r.note, r.index));
+        let Some(&first) = resolved.first() else {
+            continue;
+        };
+        let group = resolved.as_slice();
         // The distinct strings, each with its first record.
-        let mut strings: Vec<Record> = Vec::new();
+        let mut strings: Vec<Resolved> = Vec::new();
         for record in group {
             if !strings.iter().any(|s| s.string == record.string) {
                 strings.push(*record);
@@ -871,7 +983,7 @@ fn cross_check(mut records: Vec<Record>, inputs: &[Input]) -> Vec<Finding> {
             });
         }
         for string in &strings {
-            let mut layouts: Vec<Record> = Vec::new();
+            let mut layouts: Vec<Resolved> = Vec::new();
             for record in group.iter().filter(|r| r.string == string.string) {
                 if !layouts.iter().any(|l| l.layout == record.layout) {
                     layouts.push(*record);
@@ -926,18 +1038,25 @@ struct TableCache {
 }
 
 impl TableCache {
-    fn location(&mut self, inputs: &[Input], record: &Record) -> Option<Location> {
-        let input = inputs.get(record.file as usize)?;
+    /// Calls `read` with entry `index` of note `note` in file `file`, its note's offset (when
+    /// the file has several) and the note's bytes.
+    fn with_entry<T>(
+        &mut self,
+        inputs: &[Input],
+        (file, note, index): (u32, u32, u32),
+        read: impl FnOnce(&Entry<'_>, Option<u64>, Option<Range<u64>>) -> T,
+    ) -> Option<T> {
+        let input = inputs.get(file as usize)?;
         let bytes = self
             .files
-            .entry(record.file)
+            .entry(file)
             .or_insert_with(|| std::fs::read(&input.path).ok());
         let bytes = bytes.as_deref()?;
         let (table, note_offset, region): (Table<'_>, _, _) = if crate::spirv::is_spirv(bytes) {
             (crate::spirv::audit_table(bytes).ok()??, None, None)
         } else {
             let linked = LinkedElf::parse(bytes).ok()?;
-            let note = record.note as usize;
+            let note = note as usize;
             let range = &linked.notes().get(note)?.note;
             let note_offset = (linked.notes().len() > 1).then_some(range.start as u64);
             let region = Some(range.start as u64..range.end as u64);
@@ -947,10 +1066,40 @@ impl TableCache {
                 region,
             )
         };
-        let entry = table.entries.get(record.index as usize)?;
-        let mut location = location(&input.path, note_offset, record.index as usize, entry);
-        location.region = region;
-        Some(location)
+        let entry = table.entries.get(index as usize)?;
+        Some(read(entry, note_offset, region))
+    }
+
+    /// The entry a record stands for, read again (`None` if its file changed meanwhile).
+    fn resolve(
+        &mut self,
+        inputs: &[Input],
+        id: u64,
+        file: u32,
+        note: u32,
+        index: u32,
+    ) -> Option<Resolved> {
+        self.with_entry(inputs, (file, note, index), |entry, _, _| Resolved {
+            id,
+            string: string_hash(entry.bytes()),
+            layout: layout_hash(entry.argument_count(), entry.mask()),
+            file,
+            note,
+            index,
+        })
+    }
+
+    fn location(&mut self, inputs: &[Input], record: &Resolved) -> Option<Location> {
+        let path = &inputs.get(record.file as usize)?.path;
+        self.with_entry(
+            inputs,
+            (record.file, record.note, record.index),
+            |entry, note_offset, region| {
+                let mut location = location(path, note_offset, record.index as usize, entry);
+                location.region = region;
+                location
+            },
+        )
     }
 }
 

@@ -92,7 +92,13 @@ pub(crate) fn render(
                 (q / split, q % split, frac_digits, None, true)
             } else {
                 let split = POW10[significant_digits - 1];
-                (q / split, q % split, significant_digits - 1, Some(exponent), true)
+                (
+                    q / split,
+                    q % split,
+                    significant_digits - 1,
+                    Some(exponent),
+                    true,
+                )
             }
         }
         _ => return None,
