@@ -194,6 +194,7 @@ struct Record {
     file: u32,
     /// The metadata note's number in the file (0 unless the file is linked and unfolded).
     note: u32,
+    /// The entry's index in its table's printf entries ([`Table::entries`]).
     index: u32,
 }
 
@@ -400,12 +401,20 @@ fn layout_hash(argument_count: u64, mask: &Mask) -> u64 {
         })
 }
 
-fn location(file: &Path, note: Option<u64>, index: usize, entry: &Entry<'_>) -> Location {
+/// Where printf entry `index` of `table` (`entry`) is: its location names its index in
+/// `.strings`, where abort entries count too.
+fn location(
+    file: &Path,
+    note: Option<u64>,
+    table: &Table<'_>,
+    index: usize,
+    entry: &Entry<'_>,
+) -> Location {
     Location {
         file: file.display().to_string(),
         note,
         table: None,
-        index: Some(index),
+        index: Some(table.strings_index(index)),
         string: Some(entry.string().to_owned()),
         argument_count: Some(entry.argument_count()),
         mask: Some(entry.mask().words().to_vec()),
@@ -593,7 +602,13 @@ fn audit_table(
                     entry.id(),
                     escape::escape(entry.bytes())
                 ),
-                locations: vec![location(source.path, source.note_offset, index, entry)],
+                locations: vec![location(
+                    source.path,
+                    source.note_offset,
+                    table,
+                    index,
+                    entry,
+                )],
             });
         }
         if verify_ids {
@@ -608,7 +623,13 @@ fn audit_table(
                         entry.id(),
                         escape::escape(entry.bytes())
                     ),
-                    locations: vec![location(source.path, source.note_offset, index, entry)],
+                    locations: vec![location(
+                        source.path,
+                        source.note_offset,
+                        table,
+                        index,
+                        entry,
+                    )],
                 });
             }
         }
@@ -948,7 +969,13 @@ impl TableCache {
             )
         };
         let entry = table.entries.get(record.index as usize)?;
-        let mut location = location(&input.path, note_offset, record.index as usize, entry);
+        let mut location = location(
+            &input.path,
+            note_offset,
+            &table,
+            record.index as usize,
+            entry,
+        );
         location.region = region;
         Some(location)
     }
