@@ -124,7 +124,7 @@ fuzz_target!(|data: &[u8]| {
     }
     if let Ok(linked) = LinkedElf::parse(data) {
         if let Ok(documents) = linked.documents() {
-            let _ = LinkedElf::key_differences(&documents);
+            let _ = linked.key_differences(&documents);
             let table = documents.first().and_then(|d| d.format_strings()).cloned();
             if let Ok(folded) = linked.fold(documents.first(), table.as_ref()) {
                 LinkedElf::parse(&folded).expect("a folded image parses");

@@ -170,11 +170,11 @@ impl<'a> Document<'a> {
         self.pair_ranges
             .iter()
             .map(|(key, value)| {
-                let key = Reader::new(&self.bytes[key.clone()]).read_value(1)?;
+                let key = self.read_value_at(key)?;
                 let value = if skip(&key) {
                     None
                 } else {
-                    Some(Reader::new(&self.bytes[value.clone()]).read_value(1)?)
+                    Some(self.read_value_at(value)?)
                 };
                 Ok((key, value))
             })
@@ -186,11 +186,22 @@ impl<'a> Document<'a> {
     pub fn value_of(&self, key: &str) -> Result<Option<Value>, DocumentError> {
         for (key_range, value) in &self.pair_ranges {
             let mut reader = Reader::new(&self.bytes[key_range.clone()]);
-            if matches!(reader.next_token()?, Token::Str(k) if k == key.as_bytes()) {
-                return Ok(Some(Reader::new(&self.bytes[value.clone()]).read_value(1)?));
+            let token = reader
+                .next_token()
+                .map_err(|error| at_document_offset(error, key_range.start))?;
+            if matches!(token, Token::Str(k) if k == key.as_bytes()) {
+                return Ok(Some(self.read_value_at(value)?));
             }
         }
         Ok(None)
+    }
+
+    /// Decodes the top-level key or value in `range`; an error's offset counts from the
+    /// document's start, as every [`DocumentError`]'s does.
+    fn read_value_at(&self, range: &Range<usize>) -> Result<Value, DecodeError> {
+        Reader::new(&self.bytes[range.clone()])
+            .read_value(1)
+            .map_err(|error| at_document_offset(error, range.start))
     }
 
     /// The size of the document once its table is `table`.
@@ -224,6 +235,26 @@ impl<'a> Document<'a> {
             }
         }
     }
+}
+
+#[cfg(test)]
+impl<'a> Document<'a> {
+    /// This document over other bytes of the same length: how tests get a document whose
+    /// values fail to decode, which [`Document::parse`] never returns.
+    pub(crate) fn over(&self, bytes: &'a [u8]) -> Document<'a> {
+        assert_eq!(bytes.len(), self.bytes.len());
+        Document {
+            bytes,
+            ..self.clone()
+        }
+    }
+}
+
+/// `error`, from a reader over the document's bytes from `start` on, with its offset counted
+/// from the document's start instead.
+fn at_document_offset(mut error: DecodeError, start: usize) -> DecodeError {
+    error.offset += start;
+    error
 }
 
 /// The size of a new document holding only `table`.
@@ -351,6 +382,30 @@ mod tests {
                 .as_map()
                 .unwrap()[..]
         );
+    }
+
+    #[test]
+    fn errors_reading_top_level_pairs_count_from_the_documents_start() {
+        // 82 | a1 'a' | c0 | a1 'b' | 01: the value of "b" is byte 6, its key byte 4.
+        let bytes = document(&[("a", Value::Nil), ("b", Value::from(1u64))]);
+        assert_eq!(bytes, [0x82, 0xa1, b'a', 0xc0, 0xa1, b'b', 0x01]);
+        let doc = Document::parse(&bytes).expect("parses");
+        let mut broken_value = bytes.clone();
+        broken_value[6] = 0xc1;
+        let broken = doc.over(&broken_value);
+        let error = broken
+            .top_level_pairs(|_| false)
+            .expect_err("0xc1 is no value");
+        assert_eq!(error.offset(), 6);
+        assert_eq!(broken.value_of("b").expect_err("0xc1").offset(), 6);
+        let mut broken_key = bytes.clone();
+        broken_key[4] = 0xc1;
+        let broken = doc.over(&broken_key);
+        assert_eq!(
+            broken.top_level_pairs(|_| true).expect_err("0xc1").offset(),
+            4
+        );
+        assert_eq!(broken.value_of("b").expect_err("0xc1").offset(), 4);
     }
 
     #[test]

@@ -15,7 +15,7 @@ use fmtstr_meta::Table;
 use rmpv::Value;
 
 use crate::layout::{align_up, note_alignment, Layout};
-use crate::{Document, ElfError, MetadataNote, PalElf, Result, SectionInfo};
+use crate::{Document, DocumentError, ElfError, MetadataNote, PalElf, Result, SectionInfo};
 
 /// A file with any number of metadata notes (zero, one, or one per linked input).
 #[derive(Clone, Debug)]
@@ -75,11 +75,7 @@ impl<'a> LinkedElf<'a> {
     pub fn document(&self, index: usize) -> Result<Document<'a>> {
         let note = &self.notes[index];
         let bytes = self.base.bytes;
-        Document::parse(&bytes[note.desc.clone()]).map_err(|error| ElfError::Metadata {
-            desc_at: note.desc.start as u64,
-            offset: (note.desc.start + error.offset()) as u64,
-            error,
-        })
+        Document::parse(&bytes[note.desc.clone()]).map_err(|error| note.document_error(error))
     }
 
     /// Every note's document, in order; the first broken one is the error.
@@ -88,16 +84,29 @@ impl<'a> LinkedElf<'a> {
     }
 
     /// The top-level keys (other than `amdpal.format_strings`) of later notes that the base
-    /// note (`documents[0]`) does not have with an equal value. Values compare as msgpack
-    /// values: the same number in another encoding width is equal.
-    pub fn key_differences(documents: &[Document<'_>]) -> Result<Vec<KeyDifference>> {
-        let Some((base, later)) = documents.split_first() else {
-            return Ok(Vec::new());
+    /// note (`documents[0]`) does not have with an equal value; `documents[i]` is note `i`'s
+    /// [`LinkedElf::document`]. Values compare as msgpack values: the same number in another
+    /// encoding width is equal.
+    pub fn key_differences(&self, documents: &[Document<'_>]) -> Result<Vec<KeyDifference>> {
+        let pairs = |index: usize| {
+            top_level_pairs(&documents[index]).map_err(|error| match self.notes.get(index) {
+                Some(note) => note.document_error(error),
+                None => ElfError::CannotAddNote {
+                    reason: format!(
+                        "internal error: {} documents for {} metadata notes; please report it",
+                        documents.len(),
+                        self.notes.len()
+                    ),
+                },
+            })
         };
-        let base_pairs = top_level_pairs(base)?;
+        if documents.is_empty() {
+            return Ok(Vec::new());
+        }
+        let base_pairs = pairs(0)?;
         let mut differences = Vec::new();
-        for (offset, document) in later.iter().enumerate() {
-            for (key, value) in top_level_pairs(document)? {
+        for note in 1..documents.len() {
+            for (key, value) in pairs(note)? {
                 let in_base = base_pairs.iter().find(|(k, _)| *k == key);
                 if in_base.is_some_and(|(_, v)| *v == value) {
                     continue;
@@ -106,7 +115,7 @@ impl<'a> LinkedElf<'a> {
                     key: key
                         .as_str()
                         .map_or_else(|| key.to_string(), ToOwned::to_owned),
-                    note: offset + 1,
+                    note,
                     base_has_key: in_base.is_some(),
                 });
             }
@@ -186,16 +195,48 @@ impl<'a> LinkedElf<'a> {
 }
 
 /// The top-level pairs other than the format-string table (whose value is skipped).
-fn top_level_pairs(document: &Document<'_>) -> Result<Vec<(Value, Value)>> {
+fn top_level_pairs(document: &Document<'_>) -> Result<Vec<(Value, Value)>, DocumentError> {
     let is_table = |key: &Value| key.as_str() == Some(fmtstr_meta::table::KEY);
-    match document.top_level_pairs(is_table) {
-        Ok(pairs) => Ok(pairs
-            .into_iter()
-            .filter_map(|(key, value)| Some((key, value?)))
-            .collect()),
-        Err(error) => Err(ElfError::Malformed {
-            offset: error.offset() as u64,
-            message: error.to_string(),
-        }),
+    Ok(document
+        .top_level_pairs(is_table)?
+        .into_iter()
+        .filter_map(|(key, value)| Some((key, value?)))
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A top-level key that does not decode (which [`Document::parse`] lets no document have)
+    /// is reported at its offset in the file, not in the document.
+    #[test]
+    fn a_key_that_does_not_decode_is_reported_at_its_file_offset() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../samples/pal/compute.elf");
+        let bytes = std::fs::read(path).expect("the sample reads");
+        let elf = LinkedElf::parse(&bytes).expect("the sample parses");
+        let document = elf.document(0).expect("its document parses");
+        let desc_at = elf.notes()[0].desc.start as u64;
+        // A map of fewer than 16 pairs has a one-byte header, so its first key is the
+        // document's byte 1; 0xc1 is the one byte msgpack never uses.
+        assert_eq!(document.bytes()[0] & 0xf0, 0x80, "a fixmap");
+        let mut broken = document.bytes().to_vec();
+        broken[1] = 0xc1;
+        let error = elf
+            .key_differences(&[document.over(&broken)])
+            .expect_err("0xc1 is no key");
+        let ElfError::Metadata {
+            desc_at: at,
+            offset,
+            error,
+        } = &error
+        else {
+            panic!("not a metadata error: {error:?}");
+        };
+        assert_eq!((*at, *offset, error.offset()), (desc_at, desc_at + 1, 1));
+        assert!(
+            error.to_string().contains("0xc1"),
+            "the message says what is wrong: {error}"
+        );
     }
 }

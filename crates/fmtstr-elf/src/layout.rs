@@ -79,7 +79,6 @@ pub struct Field {
 /// The positions of the fields the writer patches, and of those error messages point at.
 #[derive(Clone, Copy, Debug)]
 pub struct Fields {
-    pub e_phoff: Field,
     pub e_shoff: Field,
     pub e_phentsize: Field,
     pub e_phnum: Field,
@@ -112,7 +111,6 @@ macro_rules! field {
 macro_rules! fields {
     ($file:ty, $section:ty, $program:ty) => {
         Fields {
-            e_phoff: field!($file, e_phoff),
             e_shoff: field!($file, e_shoff),
             e_phentsize: field!($file, e_phentsize),
             e_phnum: field!($file, e_phnum),
@@ -131,7 +129,7 @@ macro_rules! fields {
 
 impl Class {
     /// Where the header fields the writer patches lie in this class's headers.
-    pub fn fields(self) -> Fields {
+    pub(crate) fn fields(self) -> Fields {
         match self {
             Class::Elf64 => fields!(
                 FileHeader64<LE>,

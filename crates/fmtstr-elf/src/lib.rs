@@ -135,7 +135,8 @@ pub enum ElfError {
         /// File offset of each note's header, in file order.
         offsets: Vec<u64>,
     },
-    /// The metadata note's msgpack document is broken ([`Document::parse`] refused it).
+    /// The metadata note's msgpack document is broken ([`Document::parse`] refused it, or a
+    /// top-level key or value in it does not decode).
     #[error(
         "has broken PAL metadata: in the NT_AMDGPU_METADATA note whose msgpack starts at offset \
          {desc_at:#x}, at file offset {offset:#x}: {error}"
@@ -192,6 +193,19 @@ pub struct MetadataNote {
     pub note: Range<usize>,
     /// File range of the descriptor: the msgpack document.
     pub desc: Range<usize>,
+}
+
+impl MetadataNote {
+    /// `error`, found in this note's document, as the error for the file: with the
+    /// descriptor's file offset and the problem's, which [`DocumentError::offset`] counts
+    /// from the document's start.
+    pub(crate) fn document_error(&self, error: DocumentError) -> ElfError {
+        ElfError::Metadata {
+            desc_at: self.desc.start as u64,
+            offset: (self.desc.start + error.offset()) as u64,
+            error,
+        }
+    }
 }
 
 /// A parsed ELF file with its PAL metadata note located.
@@ -288,11 +302,7 @@ impl<'a> PalElf<'a> {
         };
         Document::parse(&self.bytes[note.desc.clone()])
             .map(Some)
-            .map_err(|error| ElfError::Metadata {
-                desc_at: note.desc.start as u64,
-                offset: (note.desc.start + error.offset()) as u64,
-                error,
-            })
+            .map_err(|error| note.document_error(error))
     }
 
     /// The format-string table, if the file has metadata with one.

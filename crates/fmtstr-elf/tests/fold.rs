@@ -44,7 +44,7 @@ fn tempfile_dir() -> std::path::PathBuf {
 fn fold(bytes: &[u8]) -> Result<Vec<u8>, String> {
     let elf = LinkedElf::parse(bytes).map_err(|e| e.to_string())?;
     let mut documents = elf.documents().map_err(|e| e.to_string())?;
-    LinkedElf::key_differences(&documents).map_err(|e| e.to_string())?;
+    elf.key_differences(&documents).map_err(|e| e.to_string())?;
     let mut merger = Merger::new();
     let mut any = false;
     for (source, document) in documents.iter_mut().enumerate() {

@@ -59,7 +59,7 @@ pub fn relation(first: &Entry<'_>, second: &Entry<'_>) -> Relation {
 }
 
 /// Where an entry came from: the index of its source among those given to [`Merger::add`] and
-/// its index among that source's printf entries.
+/// its index among that source's printf entries, and in its `.strings`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Origin {
     /// The source number the table was given to [`Merger::add`] with.
@@ -67,6 +67,9 @@ pub struct Origin {
     /// The entry's index in that table's [`Table::entries`]: its index in `.strings` less the
     /// abort entries before it.
     pub index: usize,
+    /// The entry's index in that table's `.strings` ([`Table::strings_index`]), abort entries
+    /// counted: the position messages name.
+    pub strings_index: usize,
 }
 
 /// One side of a finding.
@@ -126,10 +129,10 @@ impl MergeFinding {
             Relation::Collision => format!(
                 "ID {id:#} ({id}) collides: {} .strings[{}] has \"{}\" and {} .strings[{}] has \"{}\"",
                 name(first),
-                first.origin.index,
+                first.origin.strings_index,
                 crate::escape::escape(first.string.as_bytes()),
                 name(second),
-                second.origin.index,
+                second.origin.strings_index,
                 crate::escape::escape(second.string.as_bytes()),
                 id = self.id,
             ),
@@ -138,11 +141,11 @@ impl MergeFinding {
                  and {} .strings[{}] has {} arguments with mask {}",
                 crate::escape::escape(first.string.as_bytes()),
                 name(first),
-                first.origin.index,
+                first.origin.strings_index,
                 first.argument_count,
                 first.mask,
                 name(second),
-                second.origin.index,
+                second.origin.strings_index,
                 second.argument_count,
                 second.mask,
                 id = self.id,
@@ -266,8 +269,22 @@ impl<'a> Merger<'a> {
     pub fn add(&mut self, source: usize, table: Table<'a>) {
         self.reserve(table.entries.len());
         let base = self.table.entries.len();
+        // The abort entries written before the current entry, as `Table::strings_index` counts
+        // them (counted as the entries go, not from the start for each).
+        let mut aborts_before = 0;
         for (index, entry) in table.entries.into_iter().enumerate() {
-            let origin = Origin { source, index };
+            while table
+                .aborts
+                .get(aborts_before)
+                .is_some_and(|abort| abort.position <= index)
+            {
+                aborts_before += 1;
+            }
+            let origin = Origin {
+                source,
+                index,
+                strings_index: index + aborts_before,
+            };
             match self.by_id.entry(entry.id().get()) {
                 std::collections::hash_map::Entry::Vacant(slot) => {
                     slot.insert(self.table.entries.len());
@@ -375,7 +392,8 @@ mod tests {
             merged.origins[2],
             Origin {
                 source: 1,
-                index: 0
+                index: 0,
+                strings_index: 0
             }
         );
     }
@@ -417,6 +435,57 @@ mod tests {
         // The first entry is kept.
         assert_eq!(merged.table.entries[0].string(), "a %d");
         assert_eq!(merged.table.entries.len(), 2);
+    }
+
+    /// Messages name an entry by its place in `.strings`, where abort entries count too.
+    #[test]
+    fn findings_name_the_index_in_strings_counting_abort_entries() {
+        let abort = |position: usize, id: u64| {
+            AbortEntry::new(
+                position,
+                vec![
+                    (Value::from(".index"), Value::from(id)),
+                    (Value::from(".is_abort_message"), Value::from(1u64)),
+                ],
+            )
+        };
+        // .strings: [abort 9, "x", abort 10, "a %d"]: "a %d" is .strings[3].
+        let mut first = table(vec![entry(3, "x", 0, 0), entry(1, "a %d", 1, 0)]);
+        first.aborts = vec![abort(0, 9), abort(1, 10)];
+        // .strings: ["b %ld", "other %d", abort 11, "y"]: the conflict is .strings[0], the
+        // collision .strings[1].
+        let mut second = table(vec![
+            entry(2, "b %ld", 1, 0),
+            entry(1, "other %d", 1, 0),
+            entry(4, "y", 0, 0),
+        ]);
+        second.aborts = vec![abort(2, 11)];
+        // .strings: [abort 12, abort 13, "b %ld"]: .strings[2].
+        let mut third = table(vec![entry(2, "b %ld", 1, 1)]);
+        third.aborts = vec![abort(0, 12), abort(0, 13)];
+        let merged = merge([first, second, third]);
+        let names = ["first.elf", "second.elf", "third.elf"];
+        let texts: Vec<String> = merged.findings.iter().map(|f| f.describe(&names)).collect();
+        assert_eq!(texts.len(), 2, "{texts:?}");
+        assert!(
+            texts[0].contains("first.elf .strings[3] has \"a %d\"")
+                && texts[0].contains("second.elf .strings[1] has \"other %d\""),
+            "{}",
+            texts[0]
+        );
+        assert!(
+            texts[1].contains("second.elf .strings[0] has 1 arguments")
+                && texts[1].contains("third.elf .strings[2] has 1 arguments"),
+            "{}",
+            texts[1]
+        );
+        let origins: Vec<(usize, usize)> = merged
+            .origins
+            .iter()
+            .map(|o| (o.index, o.strings_index))
+            .collect();
+        // x, a %d, b %ld, y: each kept entry's place among printf entries and in .strings.
+        assert_eq!(origins, [(0, 1), (1, 3), (0, 0), (2, 3)]);
     }
 
     #[test]

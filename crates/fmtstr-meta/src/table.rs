@@ -501,6 +501,17 @@ impl<'a> Table<'a> {
         })
     }
 
+    /// The index in `.strings` of printf entry `entry` (an index into [`Table::entries`]): the
+    /// abort entries written before it, as [`Table::strings`] orders them, counted in.
+    pub fn strings_index(&self, entry: usize) -> usize {
+        entry
+            + self
+                .aborts
+                .iter()
+                .take_while(|abort| abort.position <= entry)
+                .count()
+    }
+
     /// How many maps `.strings` holds.
     pub fn strings_len(&self) -> usize {
         self.entries.len() + self.aborts.len()

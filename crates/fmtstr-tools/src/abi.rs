@@ -318,8 +318,7 @@ fn heading(plan: &Plan) -> String {
 /// What `fmtstr abi` prints: the plan, then the check when there is one.
 pub fn render(plan: &Plan, check: Option<&CheckReport>) -> String {
     let mut out = heading(plan);
-    for (i, f) in plan.functions.iter().enumerate() {
-        let _ = i;
+    for f in &plan.functions {
         out.push('\n');
         render_function(&mut out, &plan.file, plan.config.llc, f);
     }

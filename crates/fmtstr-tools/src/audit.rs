@@ -240,6 +240,7 @@ struct Resolved {
     file: u32,
     /// The metadata note's number in the file (0 unless the file is linked and unfolded).
     note: u32,
+    /// The entry's index in its table's printf entries ([`Table::entries`]).
     index: u32,
 }
 
@@ -473,12 +474,20 @@ fn layout_hash(argument_count: u64, mask: &Mask) -> u64 {
         })
 }
 
-fn location(file: &Path, note: Option<u64>, index: usize, entry: &Entry<'_>) -> Location {
+/// Where printf entry `index` of `table` (`entry`) is: its location names its index in
+/// `.strings`, where abort entries count too.
+fn location(
+    file: &Path,
+    note: Option<u64>,
+    table: &Table<'_>,
+    index: usize,
+    entry: &Entry<'_>,
+) -> Location {
     Location {
         file: file.display().to_string(),
         note,
         table: None,
-        index: Some(index),
+        index: Some(table.strings_index(index)),
         string: Some(entry.string().to_owned()),
         argument_count: Some(entry.argument_count()),
         mask: Some(entry.mask().words().to_vec()),
@@ -676,7 +685,13 @@ fn audit_table(
                     entry.id(),
                     escape::escape(entry.bytes())
                 ),
-                locations: vec![location(source.path, source.note_offset, index, entry)],
+                locations: vec![location(
+                    source.path,
+                    source.note_offset,
+                    table,
+                    index,
+                    entry,
+                )],
             });
         }
         if verify_ids {
@@ -691,7 +706,13 @@ fn audit_table(
                         entry.id(),
                         escape::escape(entry.bytes())
                     ),
-                    locations: vec![location(source.path, source.note_offset, index, entry)],
+                    locations: vec![location(
+                        source.path,
+                        source.note_offset,
+                        table,
+                        index,
+                        entry,
+                    )],
                 });
             }
         }
@@ -1038,13 +1059,13 @@ struct TableCache {
 }
 
 impl TableCache {
-    /// Calls `read` with entry `index` of note `note` in file `file`, its note's offset (when
-    /// the file has several) and the note's bytes.
+    /// Calls `read` with the table of note `note` in file `file`, its entry `index`, the
+    /// note's offset (when the file has several) and the note's bytes.
     fn with_entry<T>(
         &mut self,
         inputs: &[Input],
         (file, note, index): (u32, u32, u32),
-        read: impl FnOnce(&Entry<'_>, Option<u64>, Option<Range<u64>>) -> T,
+        read: impl FnOnce(&Table<'_>, &Entry<'_>, Option<u64>, Option<Range<u64>>) -> T,
     ) -> Option<T> {
         let input = inputs.get(file as usize)?;
         let bytes = self
@@ -1067,7 +1088,7 @@ impl TableCache {
             )
         };
         let entry = table.entries.get(index as usize)?;
-        Some(read(entry, note_offset, region))
+        Some(read(&table, entry, note_offset, region))
     }
 
     /// The entry a record stands for, read again (`None` if its file changed meanwhile).
@@ -1079,7 +1100,7 @@ impl TableCache {
         note: u32,
         index: u32,
     ) -> Option<Resolved> {
-        self.with_entry(inputs, (file, note, index), |entry, _, _| Resolved {
+        self.with_entry(inputs, (file, note, index), |_, entry, _, _| Resolved {
             id,
             string: string_hash(entry.bytes()),
             layout: layout_hash(entry.argument_count(), entry.mask()),
@@ -1094,8 +1115,8 @@ impl TableCache {
         self.with_entry(
             inputs,
             (record.file, record.note, record.index),
-            |entry, note_offset, region| {
-                let mut location = location(path, note_offset, record.index as usize, entry);
+            |table, entry, note_offset, region| {
+                let mut location = location(path, note_offset, table, record.index as usize, entry);
                 location.region = region;
                 location
             },

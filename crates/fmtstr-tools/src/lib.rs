@@ -82,15 +82,6 @@ impl<'a> Source<'a> {
 /// fix; they are the CLI's error messages.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// A file could not be read.
-    #[error("cannot read {path}")]
-    Read {
-        /// The path as given.
-        path: String,
-        /// Why the operating system could not read it.
-        #[source]
-        source: std::io::Error,
-    },
     /// A JSON input is not JSON.
     #[error("{name} is not JSON")]
     NotJson {

@@ -158,7 +158,8 @@ fn check_keys(
     messages: &mut Vec<String>,
 ) -> Result<(), Error> {
     let file = source.name();
-    let differences = LinkedElf::key_differences(documents)
+    let differences = base
+        .key_differences(documents)
         .map_err(|error| Error::input(format!("{file}: {error}")))?;
     let first = base.notes()[0].note.start;
     let describe = |difference: &KeyDifference| {

@@ -461,3 +461,89 @@ fn a_linked_file_with_a_note_per_object_is_unfolded() {
     let text = render(&report, Style::Text, "0").0;
     assert!(text.contains(": error: unfolded: "), "{text}");
 }
+
+/// A finding names an entry by its index in `.strings`, where shader-abort entries count too:
+/// llpc.pal.json's `.strings` is a printf entry, an abort entry, then a printf entry. A copy of
+/// llpc.elf whose last printf entry keeps its ID but not its string collides with it there.
+#[test]
+fn locations_count_abort_entries_in_the_strings_index() {
+    let path = sample("pal/llpc.pal.json");
+    let document: Json =
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("the sample's document"))
+            .expect("JSON");
+    let strings = document["amdpal.format_strings"][".strings"]
+        .as_array()
+        .expect(".strings");
+    let position = strings
+        .iter()
+        .rposition(|entry| entry.get(".string").is_some())
+        .expect("a printf entry");
+    assert!(
+        strings[..position]
+            .iter()
+            .any(|entry| entry[".is_abort_message"] == 1),
+        "an abort entry comes before it"
+    );
+    let id = strings[position][".index"].as_u64().expect(".index");
+
+    let bytes = std::fs::read(elf("llpc")).expect("llpc.elf");
+    let original = fmtstr_elf::PalElf::parse(&bytes).expect("llpc.elf parses");
+    let mut table = original
+        .format_strings()
+        .expect("its document decodes")
+        .expect("it has a table");
+    let entry = table
+        .entries
+        .iter_mut()
+        .find(|entry| entry.id().get() == id)
+        .expect("the entry");
+    *entry = fmtstr_meta::Entry::new(
+        entry.id(),
+        "other:%f,%f\n",
+        entry.argument_count(),
+        entry.mask().clone(),
+    );
+    let dir =
+        std::env::temp_dir().join(format!("fmtstr-tools-audit-aborts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch directory");
+    let copy = dir.join("llpc-copy.elf");
+    std::fs::write(
+        &copy,
+        original.with_format_strings(&table).expect("a rewrite"),
+    )
+    .expect("the copy is written");
+    let paths = [elf("llpc"), copy];
+    let report = run_audit(&paths);
+    let (json, _) = audit_to_text(
+        &paths,
+        &serde_json::from_str(r#"{"format": "json"}"#).expect("a request"),
+        "0",
+    )
+    .expect("readable");
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let collision = report
+        .findings
+        .iter()
+        .find(|f| f.kind == Kind::Collision)
+        .expect("a collision");
+    assert_eq!(collision.id, Some(id));
+    let indices: Vec<Option<usize>> = collision.locations.iter().map(|l| l.index).collect();
+    assert_eq!(indices, [Some(position), Some(position)]);
+    assert!(
+        collision.message.contains(&format!(".strings[{position}]")),
+        "{}",
+        collision.message
+    );
+    let json: Json = serde_json::from_str(&json).expect("JSON");
+    assert_matches_schema("audit.schema.json", &json);
+    let finding = json["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["kind"] == "collision")
+        .expect("the collision in JSON");
+    for location in finding["locations"].as_array().expect("locations") {
+        assert_eq!(location["index"], position, "{finding}");
+    }
+}
