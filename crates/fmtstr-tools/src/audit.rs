@@ -783,11 +783,8 @@ impl SimpleLayout {
             certain: 0,
         };
         let mut i = 0;
-        while i < bytes.len() {
-            if bytes[i] != b'%' {
-                i += 1;
-                continue;
-            }
+        while let Some(at) = memchr::memchr(b'%', &bytes[i..]) {
+            i += at;
             let start = i;
             i += 1;
             while matches!(bytes.get(i), Some(b'-' | b'+' | b' ' | b'#' | b'0')) {
