@@ -127,10 +127,7 @@ impl Format {
 
 /// The bytes before the first NUL: what C's printf reads of a format.
 pub fn before_nul(bytes: &[u8]) -> &[u8] {
-    bytes
-        .iter()
-        .position(|&b| b == 0)
-        .map_or(bytes, |end| &bytes[..end])
+    memchr::memchr(0, bytes).map_or(bytes, |end| &bytes[..end])
 }
 
 impl FromStr for Format {

@@ -102,9 +102,15 @@ impl Mask {
             .iter()
             .enumerate()
             .flat_map(|(word_index, &word)| {
-                (0..64u64)
-                    .filter(move |bit| word >> bit & 1 == 1)
-                    .map(move |bit| word_index as u64 * 64 + bit)
+                // Lowest set bit first, cleared as it is taken: a step per set bit, not per bit.
+                let mut rest = word;
+                std::iter::from_fn(move || {
+                    let bit = u64::from(rest.trailing_zeros());
+                    (rest != 0).then(|| {
+                        rest &= rest - 1;
+                        word_index as u64 * 64 + bit
+                    })
+                })
             })
     }
 }
