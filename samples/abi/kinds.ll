@@ -16,7 +16,7 @@ declare i32 @vprintf(ptr, ptr)
 declare i32 @variadic(ptr, ...)
 
 ; The byval worked example: fields at 0, 8 and (element 3 of [4 x i32]) 24; 32 bytes.
-define ptx_kernel void @seed_example(ptr byval(%S) align 8 %s) {
+define ptx_kernel void @byval_example(ptr byval(%S) align 8 %s) {
 entry:
   %p_f = getelementptr %S, ptr %s, i32 0, i32 0
   %f = load double, ptr %p_f
@@ -31,7 +31,7 @@ entry:
 }
 
 ; The cast-only path: the address escapes; the pass makes %s a grid constant.
-define ptx_kernel void @seed_escape(ptr byval(%S) align 8 %s) {
+define ptx_kernel void @byval_escape(ptr byval(%S) align 8 %s) {
 entry:
   call void @consume(ptr %s)
   ret void

@@ -295,7 +295,7 @@ pub fn test() -> anyhow::Result<()> {
                     "--limit-per-site",
                     "4",
                 ],
-                "lower/seed000.ll",
+                "lower/worked-example.ll",
             ),
             (
                 r#"{"target": "nvptx"}"#,

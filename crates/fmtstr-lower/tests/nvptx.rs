@@ -198,10 +198,10 @@ fn one_buffer_per_function_sized_for_the_largest_call() {
 }
 
 #[test]
-fn seed_000_worked_example_in_both_layouts() {
-    let text = sample_text("seed000.ll");
+fn the_worked_example_in_both_layouts() {
+    let text = sample_text("worked-example.ll");
     // The CUDA driver's layout: i32 at 0, the promoted double at 8.
-    let natural = lower_for("seed000.ll", &text, Target::nvptx());
+    let natural = lower_for("worked-example.ll", &text, Target::nvptx());
     assert!(
         natural.contains("%vprintfBuffer.local = alloca [16 x i8], align 8"),
         "{natural}"
@@ -210,7 +210,7 @@ fn seed_000_worked_example_in_both_layouts() {
     assert!(natural
         .contains("getelementptr inbounds [16 x i8], ptr %vprintfBuffer.local, i64 0, i64 8\n"));
     // The slots: N = 64, the double at 32.
-    let slots = lower_for("seed000.ll", &text, slot32());
+    let slots = lower_for("worked-example.ll", &text, slot32());
     let expected = "entry:
   %vprintfBuffer.local = alloca [64 x i8], align 8
   %fmt = addrspacecast ptr addrspace(4) @.str to ptr
@@ -224,8 +224,8 @@ fn seed_000_worked_example_in_both_layouts() {
 ";
     assert!(slots.contains(expected), "{slots}");
     for out in [natural, slots] {
-        if let Some(ptx) = llc_ptx("seed000.ll", &out) {
-            assert_ptxas("seed000.ll", &ptx);
+        if let Some(ptx) = llc_ptx("worked-example.ll", &out) {
+            assert_ptxas("worked-example.ll", &ptx);
         }
     }
 }

@@ -14,7 +14,7 @@ use fmtstr_oracles::{require, require_llvm, Llvm, Tool};
 const HEADER: &str = "target datalayout = \"e-i64:64-i128:128-v16:16-v32:32-n16:32:64\"\ntarget triple = \"nvptx64-nvidia-cuda\"\n\n%S = type { double, i8, [4 x i32] }\n@out = global [4 x i64] zeroinitializer\n\ndeclare void @consume(ptr)\n\n";
 
 /// The field-level example, with stores so that llc keeps the loads.
-const SEED_EXAMPLE: &str = "define ptx_kernel void @k(ptr byval(%S) align 8 %s) {
+const BYVAL_EXAMPLE: &str = "define ptx_kernel void @k(ptr byval(%S) align 8 %s) {
 entry:
   %p_f = getelementptr %S, ptr %s, i32 0, i32 0
   %f   = load double, ptr %p_f
@@ -30,7 +30,7 @@ entry:
 ";
 
 /// The cast-only example.
-const SEED_ESCAPE: &str = "define ptx_kernel void @k(ptr byval(%S) align 8 %s) {
+const BYVAL_ESCAPE: &str = "define ptx_kernel void @k(ptr byval(%S) align 8 %s) {
 entry:
   call void @consume(ptr %s)
   ret void
@@ -85,8 +85,8 @@ fn reads(ptx_text: &str) -> Vec<(String, BTreeSet<(String, AccessPlan)>)> {
 }
 
 #[test]
-fn seed_example_uses_llvm_offsets_and_alloc_size() {
-    let mut m = parse(SEED_EXAMPLE);
+fn byval_example_uses_llvm_offsets_and_alloc_size() {
+    let mut m = parse(BYVAL_EXAMPLE);
     // LLVM's numbers, not the proposal's: fields at 0, 8 and 12, [4 x i32] element 3 at 24,
     // alloc size 32 (the proposal said 28).
     let s = m.types().named("S").unwrap();
@@ -154,7 +154,7 @@ entry:
 
 #[test]
 fn escaping_address_takes_the_cast_only_path() {
-    let mut m = parse(SEED_ESCAPE);
+    let mut m = parse(BYVAL_ESCAPE);
     let original = m.print();
     let report = struct_args::run(&mut m, &Config::default()).unwrap();
     assert_eq!(report.params[0].action, Action::GridConstant);
@@ -320,7 +320,7 @@ fn refused_uses_name_the_instruction_and_change_nothing() {
 
 #[test]
 fn escape_needs_cvta_param() {
-    let mut m = parse(SEED_ESCAPE);
+    let mut m = parse(BYVAL_ESCAPE);
     let config = Config {
         sm: 60,
         ..Config::default()
@@ -337,8 +337,8 @@ fn escape_needs_cvta_param() {
 #[test]
 fn disabled_and_second_runs_change_nothing() {
     let mut m = parse(&format!(
-        "{SEED_EXAMPLE}\n{}",
-        SEED_ESCAPE.replace("@k(", "@k2(")
+        "{BYVAL_EXAMPLE}\n{}",
+        BYVAL_ESCAPE.replace("@k(", "@k2(")
     ));
     let before = m.print();
     let off = Config {

@@ -152,13 +152,13 @@ LOWER = SAMPLES / "lower"
     [
         ("forms.ll", ["--target", "nvptx"], {"target": "nvptx"}),
         (
-            "seed000.ll",
+            "worked-example.ll",
             ["--target", "nvptx", "--prefix", "site,thread", "--limit-per-site", "4"],
             {"target": "nvptx", "prefix": "site,thread", "limit_per_site": 4},
         ),
         ("warnings.ll", ["--target", "nvptx"], {"target": "nvptx"}),
         ("llpc-today.ll", ["--target", "amdgpu"], {"target": "amdgpu"}),
-        ("seed000.ll", ["--pass", "strip"], {"pass_": "strip"}),
+        ("worked-example.ll", ["--pass", "strip"], {"pass_": "strip"}),
     ],
 )
 def test_lower_equals_the_cli(module, args, options):

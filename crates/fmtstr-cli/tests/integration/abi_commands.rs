@@ -207,7 +207,7 @@ fn check_reports_what_llc_did_differently() {
     // Pretend llc declared the seed struct with 28 bytes (a number from the ABI's worked example).
     let text = std::fs::read_to_string(&ptx)
         .unwrap()
-        .replace("seed_example_param_0[32]", "seed_example_param_0[28]");
+        .replace("byval_example_param_0[32]", "byval_example_param_0[28]");
     let edited = dir.path().join("edited.ptx");
     std::fs::write(&edited, text).unwrap();
     let out = run([
@@ -221,32 +221,32 @@ fn check_reports_what_llc_did_differently() {
     .expect_code(1);
     let shown = out.stdout_text();
     assert!(
-        shown.contains("difference in seed_example: params")
-            && shown.contains("seed_example_param_0[28]")
-            && shown.contains("seed_example_param_0[32]"),
+        shown.contains("difference in byval_example: params")
+            && shown.contains("byval_example_param_0[28]")
+            && shown.contains("byval_example_param_0[32]"),
         "{shown}"
     );
 }
 
 #[test]
-fn plan_of_the_seed_example() {
+fn plan_of_the_byval_example() {
     let sample = root().join("samples/abi/kinds.ll");
     let path = sample.to_str().unwrap();
-    let out = run(["abi", path, "--function", "seed_example"]).expect_code(0);
+    let out = run(["abi", path, "--function", "byval_example"]).expect_code(0);
     assert_eq!(
         out.stdout_text(),
         format!(
             "plan for llc-22 -march=nvptx64 -mcpu=sm_90 (PTX 7.8, opt-byval on)
 
-@seed_example: kernel, .visible .entry seed_example ({path}:19)
-  .param .align 8 .b8 seed_example_param_0[32]
+@byval_example: kernel, .visible .entry byval_example ({path}:19)
+  .param .align 8 .b8 byval_example_param_0[32]
       byval %S, row K&&B&&!G, read in place
       parts  f64@0 i8@8 i32@12 i32@16 i32@20 i32@24
-      reads  ld.param.b64 [seed_example_param_0+0]  ld.param.b8 [seed_example_param_0+8]  ld.param.b32 [seed_example_param_0+24]
+      reads  ld.param.b64 [byval_example_param_0+0]  ld.param.b8 [byval_example_param_0+8]  ld.param.b32 [byval_example_param_0+24]
 "
         )
     );
-    let (code, plan) = json(&["abi", path, "--json", "--function", "seed_escape"]);
+    let (code, plan) = json(&["abi", path, "--json", "--function", "byval_escape"]);
     assert_eq!(code, 0);
     assert_matches_schema("abi.schema.json", &plan);
     let param = &plan["functions"][0]["params"][0];
@@ -268,7 +268,7 @@ fn plan_of_the_seed_example() {
         "--json",
         "--no-opt-byval",
         "--function",
-        "seed_escape",
+        "byval_escape",
     ]);
     assert_eq!(plan["config"]["opt_byval"], false);
     let param = &plan["functions"][0]["params"][0];
