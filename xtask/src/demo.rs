@@ -19,12 +19,14 @@ use fmtstr_oracles::Tool;
 
 use crate::{demo_story, oracles, process};
 
-const CASES: &str = "samples/printf/cases.tsv";
+pub(crate) const CASES: &str = "samples/printf/cases.tsv";
 
-struct Case {
-    line: usize,
-    format: String,
-    args: Vec<String>,
+/// One line of the cases file: its line number, the format (a C string-literal body) and
+/// its typed arguments (`i32:7`).
+pub(crate) struct Case {
+    pub(crate) line: usize,
+    pub(crate) format: String,
+    pub(crate) args: Vec<String>,
 }
 
 pub fn run() -> anyhow::Result<()> {
@@ -125,7 +127,7 @@ fn lower_for_nvidia(fmtstr: &Path, scratch: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn read_cases(text: &str) -> anyhow::Result<Vec<Case>> {
+pub(crate) fn read_cases(text: &str) -> anyhow::Result<Vec<Case>> {
     let mut cases = Vec::new();
     for (index, line) in text.lines().enumerate() {
         if line.starts_with('#') || line.trim().is_empty() {
@@ -151,26 +153,30 @@ fn c_program(cases: &[Case]) -> anyhow::Result<String> {
             let (kind, value) = arg
                 .split_once(':')
                 .with_context(|| format!("{CASES}:{}: `{arg}` needs a TYPE: prefix", case.line))?;
-            let c_value = match kind {
-                "i32" => format!("(int){value}"),
-                "u32" => format!("(unsigned){value}u"),
-                "i64" => format!("(long long){value}"),
-                "u64" => format!("(unsigned long long){value}ULL"),
-                "f32" => format!("(float){value}"),
-                "f64" => c_double(value),
-                "str" => format!("\"{value}\""),
-                "ptr" => format!("(void *){value}ULL"),
-                _ => bail!(
-                    "{CASES}:{}: the demo has no C spelling for `{kind}`",
-                    case.line
-                ),
-            };
-            let _ = write!(call, ", {c_value}");
+            let _ = write!(call, ", {}", c_value(case, kind, value)?);
         }
         let _ = writeln!(program, "{call}); putchar(0);");
     }
     program.push_str("  return 0;\n}\n");
     Ok(program)
+}
+
+/// An argument of `kind` (`i32`, `f64`, `str`, ...) in C.
+pub(crate) fn c_value(case: &Case, kind: &str, value: &str) -> anyhow::Result<String> {
+    Ok(match kind {
+        "i32" => format!("(int){value}"),
+        "u32" => format!("(unsigned){value}u"),
+        "i64" => format!("(long long){value}"),
+        "u64" => format!("(unsigned long long){value}ULL"),
+        "f32" => format!("(float){value}"),
+        "f64" => c_double(value),
+        "str" => format!("\"{value}\""),
+        "ptr" => format!("(void *){value}ULL"),
+        _ => bail!(
+            "{CASES}:{}: the demo has no C spelling for `{kind}`",
+            case.line
+        ),
+    })
 }
 
 fn c_double(value: &str) -> String {

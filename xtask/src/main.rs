@@ -18,6 +18,7 @@ mod corpus;
 mod corpus_llvm;
 mod demo;
 mod demo_story;
+mod device_check;
 mod fuzz;
 mod layout;
 mod llvm_source;
@@ -39,6 +40,12 @@ struct Cli {
 enum Task {
     /// Set up (the oracles) and run the bundled sample end to end against C's printf.
     Demo,
+    /// fmtstr's NVPTX lowering on a real GPU against nvcc's and glibc's printf: `prepare`
+    /// here, run `target/device-check/run.sh` where a GPU is, then `compare` what it wrote.
+    DeviceCheck {
+        #[command(subcommand)]
+        step: DeviceStep,
+    },
     /// Install LLVM 19 and 22, NVIDIA's nvcc/ptxas wheels and the SARIF schema and sarif-tools
     /// (idempotent), then prove each tool runs.
     Oracles,
@@ -127,6 +134,17 @@ enum Capi {
 }
 
 #[derive(Subcommand)]
+enum DeviceStep {
+    /// Builds the kernels, the runner and the expected text into target/device-check.
+    Prepare,
+    /// Compares the outputs run.sh wrote into DIR.
+    Compare {
+        /// Where run.sh wrote its outputs.
+        dir: std::path::PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
 enum Bench {
     /// fmtstr's pre-parsed renderer against glibc snprintf on a million mixed entries.
     Format {
@@ -184,6 +202,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> anyhow::Result<()> {
     match Cli::parse().task {
         Task::Demo => demo::run(),
+        Task::DeviceCheck { step } => match step {
+            DeviceStep::Prepare => device_check::prepare(),
+            DeviceStep::Compare { dir } => device_check::compare(&dir),
+        },
         Task::Oracles => oracles::run(),
         Task::Ci => ci::run(),
         Task::Samples => samples::run().and_then(|()| spirv_samples::run()),
