@@ -97,8 +97,6 @@ impl Planner<'_> {
         }
     }
 
-    /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
-    /// through constant aggregates and `insertvalue` chains; `None` when unknown.
     /// The field types of the aggregate `ty` a constant of `len` operands fills; `None` when
     /// `ty` is not an aggregate of that many fields.
     pub(super) fn field_types(&self, ty: TypeId, len: usize) -> Option<Vec<TypeId>> {
@@ -133,6 +131,8 @@ impl Planner<'_> {
         Some((start, sub))
     }
 
+    /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
+    /// through constant aggregates and `insertvalue` chains; `None` when unknown.
     pub(super) fn defined_parts(
         &self,
         value: Operand,
