@@ -22,7 +22,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use crate::abi::model::{AccessPlan, Plan};
+use crate::abi::model::{AccessPlan, CallPlan, FunctionPlan, Plan};
 
 /// One function of a PTX module.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -470,27 +470,66 @@ fn sorted<T: Ord + Clone>(v: &[T]) -> Vec<T> {
 /// prototype, result loads) and the atomic mnemonics. Multisets are compared where llc's
 /// instruction order is its own business.
 pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
-    let mut counts = Counts::default();
-    let mut errors: Vec<Difference> = Vec::new();
-    let mut push = |function: &str, message: String| {
-        errors.push(Difference {
+    let mut cmp = Comparison {
+        llc22: plan.config.llc >= 22,
+        counts: Counts::default(),
+        errors: Vec::new(),
+    };
+    let by_name: HashMap<&str, &PtxFunction> = ptx.iter().map(|f| (f.name.as_str(), f)).collect();
+    let planned: HashSet<&str> = plan
+        .functions
+        .iter()
+        .filter(|f| f.emitted)
+        .map(|f| f.ptx_name.as_str())
+        .collect();
+    for f in ptx {
+        if !planned.contains(f.name.as_str()) {
+            cmp.push(&f.name, "in the PTX, not in the plan".to_string());
+        }
+    }
+    for f in &plan.functions {
+        match by_name.get(f.ptx_name.as_str()) {
+            Some(p) => cmp.function(f, p),
+            None if f.emitted => cmp.push(&f.ptx_name, "planned, not in the PTX".to_string()),
+            None => {}
+        }
+    }
+    (cmp.errors, cmp.counts)
+}
+
+/// A comparison under way: the differences found so far, in the order they are found, and
+/// what was looked at.
+struct Comparison {
+    /// Whether the plan is llc 22's, whose PTX moves 16- and 8-bit elements as packed
+    /// words, optimizes result loads and copies byval arguments its own way.
+    llc22: bool,
+    counts: Counts,
+    errors: Vec<Difference>,
+}
+
+impl Comparison {
+    fn push(&mut self, function: &str, message: String) {
+        self.errors.push(Difference {
             function: function.to_string(),
             message,
         })
-    };
-    let by_name: HashMap<&str, &PtxFunction> = ptx.iter().map(|f| (f.name.as_str(), f)).collect();
-    let words = |list: &[AccessPlan]| -> Vec<AccessPlan> {
-        if plan.config.llc >= 22 {
+    }
+
+    /// Accesses as a sorted multiset, packed into 32-bit words under llc 22.
+    fn words(&self, list: &[AccessPlan]) -> Vec<AccessPlan> {
+        if self.llc22 {
             sorted(&packed_words(list))
         } else {
             sorted(list)
         }
-    };
-    let named_words = |list: &[(String, AccessPlan)]| -> Vec<(String, AccessPlan)> {
+    }
+
+    /// [`Comparison::words`] for accesses that name their `.param`.
+    fn named_words(&self, list: &[(String, AccessPlan)]) -> Vec<(String, AccessPlan)> {
         let mut out: Vec<(String, AccessPlan)> = list
             .iter()
             .map(|(n, a)| {
-                let a = if plan.config.llc >= 22 {
+                let a = if self.llc22 {
                     packed_words(&[*a])[0]
                 } else {
                     *a
@@ -500,39 +539,37 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
             .collect();
         out.sort();
         out
-    };
-    let planned: HashSet<&str> = plan
-        .functions
-        .iter()
-        .filter(|f| f.emitted)
-        .map(|f| f.ptx_name.as_str())
-        .collect();
-    for f in ptx {
-        if !planned.contains(f.name.as_str()) {
-            push(&f.name, "in the PTX, not in the plan".to_string());
-        }
     }
-    for f in &plan.functions {
-        let Some(p) = by_name.get(f.ptx_name.as_str()) else {
-            if f.emitted {
-                push(&f.ptx_name, "planned, not in the PTX".to_string());
-            }
-            continue;
-        };
-        let name = &f.ptx_name;
+
+    /// One planned function that the PTX has: its declarations, and for a definition its
+    /// body's parameter reads, return stores, calls and atomics.
+    fn function(&mut self, f: &FunctionPlan, p: &PtxFunction) {
         if f.definition {
-            counts.functions += 1;
+            self.counts.functions += 1;
         } else {
-            counts.declarations += 1;
+            self.counts.declarations += 1;
         }
+        self.declarations(f, p);
+        if !f.definition {
+            return;
+        }
+        self.parameter_reads(f, p);
+        self.return_stores(f, p);
+        self.calls(f, p);
+        self.atomics(f, p);
+    }
+
+    /// The directive, the return declaration and the parameter declarations.
+    fn declarations(&mut self, f: &FunctionPlan, p: &PtxFunction) {
+        let name = &f.ptx_name;
         if p.directive != f.directive {
-            push(
+            self.push(
                 name,
                 format!("directive {:?}, planned {:?}", p.directive, f.directive),
             );
         }
         if p.return_declaration != f.return_declaration {
-            push(
+            self.push(
                 name,
                 format!(
                     "return {:?}, planned {:?}",
@@ -542,7 +579,7 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
         }
         let planned_params: Vec<String> = f.params.iter().map(|p| p.declaration.clone()).collect();
         if p.params != planned_params {
-            push(
+            self.push(
                 name,
                 format!(
                     "params\n  llc:  {:?}\n  plan: {:?}",
@@ -550,10 +587,11 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
                 ),
             );
         }
-        if !f.definition {
-            continue;
-        }
-        // Formal parameter reads (parameters with a prediction).
+    }
+
+    /// The `ld.param` reads of the parameters whose reads the plan predicts: each must lie
+    /// inside a planned read (llc may optimize them, which is only counted).
+    fn parameter_reads(&mut self, f: &FunctionPlan, p: &PtxFunction) {
         let predicted: Vec<&str> = f
             .params
             .iter()
@@ -572,9 +610,9 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
             .filter(|(n, _)| predicted.contains(&n.as_str()))
             .cloned()
             .collect();
-        counts.accesses += want.len();
+        self.counts.accesses += want.len();
         if sorted(&want) != sorted(&got) {
-            counts.optimized_reads += 1;
+            self.counts.optimized_reads += 1;
         }
         let unexplained = unplanned_reads(&want, &got);
         if !unexplained.is_empty() {
@@ -583,19 +621,23 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
                 .iter()
                 .map(|p| format!("{}: {}", p.name, p.ir_type))
                 .collect();
-            push(
-                name,
+            self.push(
+                &f.ptx_name,
                 format!(
                     "ld.param reads {types:?}\n  llc reads {unexplained:?}, which no planned read holds\n  planned:  {:?}",
                     sorted(&want)
                 ),
             );
         }
+    }
+
+    /// The `st.param` stores to `func_retval0` of all the function's returns, as a multiset.
+    fn return_stores(&mut self, f: &FunctionPlan, p: &PtxFunction) {
         let want_ret: Vec<AccessPlan> = f.returns.iter().flat_map(|r| r.stores.clone()).collect();
-        counts.accesses += want_ret.len();
-        if words(&want_ret) != words(&p.return_stores) {
-            push(
-                name,
+        self.counts.accesses += want_ret.len();
+        if self.words(&want_ret) != self.words(&p.return_stores) {
+            self.push(
+                &f.ptx_name,
                 format!(
                     "st.param func_retval0\n  llc:  {:?}\n  plan: {:?}",
                     sorted(&p.return_stores),
@@ -603,9 +645,14 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
                 ),
             );
         }
-        // Calls.
+    }
+
+    /// The call blocks: their number, then each planned call against the PTX's block in
+    /// the same place.
+    fn calls(&mut self, f: &FunctionPlan, p: &PtxFunction) {
+        let name = &f.ptx_name;
         if p.calls.len() != f.calls.len() {
-            push(
+            self.push(
                 name,
                 format!(
                     "{} calls in the PTX, {} planned",
@@ -615,114 +662,133 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
             );
         }
         for (c, pc) in f.calls.iter().zip(&p.calls) {
-            counts.calls += 1;
-            let at = format!("call at line {} (callseq {})", c.line, c.seq);
-            if c.seq != pc.seq {
-                push(name, format!("{at}: llc numbers it {}", pc.seq));
-            }
-            let decls: Vec<String> = c.args.iter().map(|a| a.declaration.clone()).collect();
-            if decls != pc.params {
-                push(
+            self.call(name, c, pc);
+        }
+    }
+
+    /// One call block: sequence number, declarations, stores, result, callee and prototype.
+    fn call(&mut self, name: &str, c: &CallPlan, pc: &PtxCall) {
+        self.counts.calls += 1;
+        let at = format!("call at line {} (callseq {})", c.line, c.seq);
+        if c.seq != pc.seq {
+            self.push(name, format!("{at}: llc numbers it {}", pc.seq));
+        }
+        let decls: Vec<String> = c.args.iter().map(|a| a.declaration.clone()).collect();
+        if decls != pc.params {
+            self.push(
+                name,
+                format!("{at}: params\n  llc:  {:?}\n  plan: {:?}", pc.params, decls),
+            );
+        }
+        self.argument_stores(name, &at, c, pc);
+        if c.return_declaration != pc.return_declaration {
+            self.push(
+                name,
+                format!(
+                    "{at}: retval {:?}, planned {:?}",
+                    pc.return_declaration, c.return_declaration
+                ),
+            );
+        }
+        self.result_loads(name, &at, c, pc);
+        if c.callee.name != pc.callee {
+            self.push(
+                name,
+                format!("{at}: callee {:?}, planned {:?}", pc.callee, c.callee.name),
+            );
+        }
+        if c.callee.prototype != pc.prototype {
+            self.push(
+                name,
+                format!(
+                    "{at}: prototype\n  llc:  {:?}\n  plan: {:?}",
+                    pc.prototype, c.callee.prototype
+                ),
+            );
+        }
+    }
+
+    /// The `st.param` stores of a call's arguments, as a multiset; under llc 22 the stores
+    /// that copy a byval argument need only stay inside its declared array. Counts the
+    /// result loads too, which [`Comparison::result_loads`] compares.
+    fn argument_stores(&mut self, name: &str, at: &str, c: &CallPlan, pc: &PtxCall) {
+        let mut want: Vec<(String, AccessPlan)> = Vec::new();
+        for a in &c.args {
+            want.extend(a.stores.iter().map(|s| (a.name.clone(), *s)));
+        }
+        self.counts.accesses += want.len() + c.return_loads.len();
+        // llc 22 copies byval arguments in pieces of its own choosing: its stores to one
+        // need only stay inside the declared array.
+        let copied: Vec<(&str, u64)> = c
+            .args
+            .iter()
+            .filter(|a| a.byval && self.llc22)
+            .map(|a| (a.name.as_str(), array_size(&a.declaration).unwrap_or(0)))
+            .collect();
+        let (copies, got_stores): (Vec<_>, Vec<_>) = pc
+            .stores
+            .iter()
+            .cloned()
+            .partition(|(n, _)| copied.iter().any(|(c, _)| c == n));
+        for (n, s) in &copies {
+            let size = copied.iter().find(|(c, _)| c == n).map_or(0, |(_, z)| *z);
+            if s.offset + u64::from(s.bits / 8) * u64::from(s.vector) > size {
+                self.push(
                     name,
-                    format!("{at}: params\n  llc:  {:?}\n  plan: {:?}", pc.params, decls),
-                );
-            }
-            let mut want: Vec<(String, AccessPlan)> = Vec::new();
-            for a in &c.args {
-                want.extend(a.stores.iter().map(|s| (a.name.clone(), *s)));
-            }
-            counts.accesses += want.len() + c.return_loads.len();
-            // llc 22 copies byval arguments in pieces of its own choosing: its stores to one
-            // need only stay inside the declared array.
-            let copied: Vec<(&str, u64)> = c
-                .args
-                .iter()
-                .filter(|a| a.byval && plan.config.llc >= 22)
-                .map(|a| (a.name.as_str(), array_size(&a.declaration).unwrap_or(0)))
-                .collect();
-            let (copies, got_stores): (Vec<_>, Vec<_>) = pc
-                .stores
-                .iter()
-                .cloned()
-                .partition(|(n, _)| copied.iter().any(|(c, _)| c == n));
-            for (n, s) in &copies {
-                let size = copied.iter().find(|(c, _)| c == n).map_or(0, |(_, z)| *z);
-                if s.offset + u64::from(s.bits / 8) * u64::from(s.vector) > size {
-                    push(
-                        name,
-                        format!(
-                            "{at}: st.param {s:?} to byval argument {n}, outside its {size} bytes"
-                        ),
-                    );
-                }
-            }
-            if named_words(&want) != named_words(&got_stores) {
-                push(
-                    name,
-                    format!(
-                        "{at}: st.param\n  llc:  {:?}\n  plan: {:?}",
-                        sorted(&got_stores),
-                        sorted(&want)
-                    ),
-                );
-            }
-            if c.return_declaration != pc.return_declaration {
-                push(
-                    name,
-                    format!(
-                        "{at}: retval {:?}, planned {:?}",
-                        pc.return_declaration, c.return_declaration
-                    ),
-                );
-            }
-            // llc 22 optimizes the loads of a call's result like those of a parameter: it
-            // leaves out parts nothing uses, narrows and joins; llc 19 loads every part.
-            let return_differs = if plan.config.llc >= 22 {
-                let name_all = |l: &[AccessPlan]| -> Vec<(String, AccessPlan)> {
-                    packed_words(l)
-                        .into_iter()
-                        .map(|a| ("retval0".to_string(), a))
-                        .collect()
-                };
-                !unplanned_reads(&name_all(&c.return_loads), &name_all(&pc.return_loads)).is_empty()
-            } else {
-                words(&c.return_loads) != words(&pc.return_loads)
-            };
-            if return_differs {
-                push(
-                    name,
-                    format!(
-                        "{at}: ld.param retval0\n  llc:  {:?}\n  plan: {:?}",
-                        sorted(&pc.return_loads),
-                        sorted(&c.return_loads)
-                    ),
-                );
-            }
-            if c.callee.name != pc.callee {
-                push(
-                    name,
-                    format!("{at}: callee {:?}, planned {:?}", pc.callee, c.callee.name),
-                );
-            }
-            if c.callee.prototype != pc.prototype {
-                push(
-                    name,
-                    format!(
-                        "{at}: prototype\n  llc:  {:?}\n  plan: {:?}",
-                        pc.prototype, c.callee.prototype
-                    ),
+                    format!("{at}: st.param {s:?} to byval argument {n}, outside its {size} bytes"),
                 );
             }
         }
+        if self.named_words(&want) != self.named_words(&got_stores) {
+            self.push(
+                name,
+                format!(
+                    "{at}: st.param\n  llc:  {:?}\n  plan: {:?}",
+                    sorted(&got_stores),
+                    sorted(&want)
+                ),
+            );
+        }
+    }
+
+    /// The `ld.param` loads of a call's result from `retval0`.
+    fn result_loads(&mut self, name: &str, at: &str, c: &CallPlan, pc: &PtxCall) {
+        // llc 22 optimizes the loads of a call's result like those of a parameter: it
+        // leaves out parts nothing uses, narrows and joins; llc 19 loads every part.
+        let return_differs = if self.llc22 {
+            let name_all = |l: &[AccessPlan]| -> Vec<(String, AccessPlan)> {
+                packed_words(l)
+                    .into_iter()
+                    .map(|a| ("retval0".to_string(), a))
+                    .collect()
+            };
+            !unplanned_reads(&name_all(&c.return_loads), &name_all(&pc.return_loads)).is_empty()
+        } else {
+            self.words(&c.return_loads) != self.words(&pc.return_loads)
+        };
+        if return_differs {
+            self.push(
+                name,
+                format!(
+                    "{at}: ld.param retval0\n  llc:  {:?}\n  plan: {:?}",
+                    sorted(&pc.return_loads),
+                    sorted(&c.return_loads)
+                ),
+            );
+        }
+    }
+
+    /// The `atom` mnemonics, as a multiset.
+    fn atomics(&mut self, f: &FunctionPlan, p: &PtxFunction) {
         let want_atoms: Vec<String> = f
             .atomics
             .iter()
             .filter_map(|a| a.mnemonic.clone())
             .collect();
-        counts.atomics += want_atoms.len();
+        self.counts.atomics += want_atoms.len();
         if sorted(&want_atoms) != sorted(&p.atomics) {
-            push(
-                name,
+            self.push(
+                &f.ptx_name,
                 format!(
                     "atomics\n  llc:  {:?}\n  plan: {:?}",
                     sorted(&p.atomics),
@@ -731,7 +797,6 @@ pub fn compare(plan: &Plan, ptx: &[PtxFunction]) -> (Vec<Difference>, Counts) {
             );
         }
     }
-    (errors, counts)
 }
 
 #[cfg(test)]

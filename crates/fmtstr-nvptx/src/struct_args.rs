@@ -366,172 +366,238 @@ fn analyze_with(
     let func = m.function(f);
     let arg = func.param(index)?;
     let ty = arg.byval()?;
-    let fname = func.name_str();
-    let pname = local_ref(&param_label(m, f, index));
-    let mut out = ByvalParam {
-        func: f,
-        index,
-        ty,
-        reads: Vec::new(),
-        escapes: Vec::new(),
-        problems: Vec::new(),
-        steps: Vec::new(),
-        dead: Vec::new(),
+    let root = Value::Arg(arg.id());
+    let mut walk = Walk {
+        m,
+        root,
+        fname: func.name_str(),
+        pname: local_ref(&param_label(m, f, index)),
+        out: ByvalParam {
+            func: f,
+            index,
+            ty,
+            reads: Vec::new(),
+            escapes: Vec::new(),
+            problems: Vec::new(),
+            steps: Vec::new(),
+            dead: Vec::new(),
+        },
+        work: vec![(root, Addr::Root(0))],
     };
-    let mut work: Vec<(Value, Addr)> = vec![(Value::Arg(arg.id()), Addr::Root(0))];
-    let position: HashMap<InstId, usize> = func
-        .instructions()
-        .enumerate()
-        .map(|(i, inst)| (inst.id(), i))
-        .collect();
     let mut seen = 0usize;
-    while let Some((value, addr)) = work.pop() {
+    while let Some((value, addr)) = walk.work.pop() {
         seen += 1;
         if seen > 1_000_000 {
             break;
         }
         for &user in uses.get(&value).map_or(&[][..], Vec::as_slice) {
-            let inst = m.inst(user);
-            let opcode = inst.opcode();
-            let problem = |what: String| diagnostic(m, user, what);
-            match opcode {
-                Opcode::GetElementPtr => {
-                    let ops: Vec<Operand> = inst.operands().collect();
-                    if ops.first().map(|o| o.value) != Some(value)
-                        || ops[1..].iter().any(|o| o.value == value)
-                    {
-                        out.problems.push(problem(format!(
-                            "`getelementptr` uses the address of byval parameter {pname} of @{fname} as an index; the pass only follows it as the base"
-                        )));
-                        continue;
-                    }
-                    if matches!(m.types().get(inst.ty()), Type::Vector { .. }) {
-                        out.problems.push(problem(format!(
-                            "a vector `getelementptr` on byval parameter {pname} of @{fname} is not rewritten; index each element separately"
-                        )));
-                        continue;
-                    }
-                    let source = inst.element_type().unwrap_or(TypeId::I8);
-                    let indices: Option<Vec<i64>> =
-                        ops[1..].iter().map(|&o| const_index(m, o)).collect();
-                    out.dead.push(user);
-                    match indices {
-                        Some(path) => {
-                            match crate::target_layout().offset_of(m.types(), source, &path) {
-                                Ok((delta, _)) => match addr.add(delta) {
-                                    Some(next) => work.push((Value::Inst(user), next)),
-                                    None => out.problems.push(problem(format!(
-                                        "the offset into byval parameter {pname} of @{fname} overflows"
-                                    ))),
-                                },
-                                Err(error) => out.problems.push(problem(format!(
-                                    "cannot fold the indices into byval parameter {pname} of @{fname}: {error}"
-                                ))),
-                            }
-                        }
-                        None => {
-                            out.steps.push(Step::DynGep {
-                                old: user,
-                                base: addr,
-                            });
-                            work.push((
-                                Value::Inst(user),
-                                Addr::Dyn {
-                                    gep: user,
-                                    extra: 0,
-                                },
-                            ));
-                        }
-                    }
-                }
-                Opcode::Load => {
-                    let text = inst.text();
-                    if has_word(text, "atomic") || has_word(text, "volatile") {
-                        out.problems.push(problem(format!(
-                            "a volatile or atomic load from byval parameter {pname} of @{fname} is not rewritten; the parameter space is constant, load it plainly"
-                        )));
-                        continue;
-                    }
-                    let align = inst.alignment().unwrap_or_else(|| {
-                        crate::target_layout().abi_align(m.types(), inst.ty()).unwrap_or(1)
-                    });
-                    out.reads.push(ParamRead {
-                        inst: user,
-                        offset: addr.offset(),
-                        ty: inst.ty(),
-                        align,
-                    });
-                    out.steps.push(Step::Load { old: user, addr });
-                }
-                Opcode::Store => {
-                    let stores_address = inst.operand(0).map(|o| o.value) == Some(value);
-                    out.problems.push(problem(if stores_address {
-                        format!(
-                            "`store` stores the address of byval parameter {pname} of @{fname}; the pass cannot follow an address through memory"
-                        )
-                    } else {
-                        format!(
-                            "`store` writes to byval parameter {pname} of @{fname}; the parameter space is read-only (copy the struct into an alloca and write the copy)"
-                        )
-                    }));
-                }
-                Opcode::Call => {
-                    let Some(call) = inst.as_call() else { continue };
-                    if call.callee().value == value {
-                        out.problems.push(problem(format!(
-                            "the address of byval parameter {pname} of @{fname} is called"
-                        )));
-                        continue;
-                    }
-                    let callee = call
-                        .called_function()
-                        .map(|c| m.function(c).name_str().into_owned())
-                        .unwrap_or_default();
-                    let mut writes = false;
-                    for arg in call.args().filter(|a| a.operand.value == value) {
-                        let callee_writeonly = call
-                            .called_function()
-                            .and_then(|c| m.function(c).param(arg.index))
-                            .is_some_and(|p| p.attrs().contains(&Attr::WriteOnly));
-                        if (arg.index == 0 && writes_first_arg(&callee))
-                            || arg.has(Attr::WriteOnly)
-                            || callee_writeonly
-                        {
-                            writes = true;
-                        }
-                    }
-                    if writes {
-                        out.problems.push(problem(format!(
-                            "the call writes to byval parameter {pname} of @{fname}; the parameter space is read-only (copy the struct into an alloca and write the copy)"
-                        )));
-                    } else {
-                        out.escapes.push(user);
-                    }
-                }
-                Opcode::BitCast if m.types().ptr_addrspace(inst.ty()) == Some(0) => {
-                    // A pointer-to-pointer cast changes nothing: follow it like a GEP by 0.
-                    out.dead.push(user);
-                    work.push((Value::Inst(user), addr));
-                }
-                Opcode::AddrSpaceCast
-                    if value == Value::Arg(arg.id())
-                        && m.types().ptr_addrspace(inst.ty()) == Some(PARAM_ADDRSPACE) =>
-                {
-                    // Already read in place (a previous run, or LLVM's own pass): leave it.
-                }
-                other => out.problems.push(problem(format!(
-                    "`{}` uses the address of byval parameter {pname} of @{fname}; the pass rewrites getelementptr, load and call uses only",
-                    other.keyword()
-                ))),
-            }
+            walk.visit(user, value, addr);
         }
     }
+    let mut out = walk.out;
     // Reads and escapes in program order (the walk is depth first).
+    let position: HashMap<InstId, usize> = func
+        .instructions()
+        .enumerate()
+        .map(|(i, inst)| (inst.id(), i))
+        .collect();
     out.reads.sort_by_key(|r| position.get(&r.inst).copied());
     out.escapes.sort_by_key(|i| position.get(i).copied());
     out.escapes.dedup();
     out.problems.sort_by_key(|d| (d.line, d.column));
     Some(out)
+}
+
+/// The walk over the uses of one byval parameter: what it has found so far, and the
+/// pointers derived from the parameter whose uses are still to visit.
+struct Walk<'m> {
+    m: &'m Module,
+    /// The parameter itself, which only a cast to the parameter space may use as it is.
+    root: Value,
+    /// The function, without `@`, for messages.
+    fname: std::borrow::Cow<'m, str>,
+    /// The parameter as IR writes it (`%s`, `%0`, `%"a b"`), for messages.
+    pname: String,
+    out: ByvalParam,
+    /// Pointers derived from the parameter, each with where it points, not yet visited.
+    work: Vec<(Value, Addr)>,
+}
+
+impl Walk<'_> {
+    /// Records a use the pass cannot rewrite, at `user`.
+    fn problem(&mut self, user: InstId, message: String) {
+        self.out.problems.push(diagnostic(self.m, user, message));
+    }
+
+    /// Follows one use of `value`, a pointer to `addr` in the parameter.
+    fn visit(&mut self, user: InstId, value: Value, addr: Addr) {
+        let m = self.m;
+        let inst = m.inst(user);
+        match inst.opcode() {
+            Opcode::GetElementPtr => self.gep(user, value, addr),
+            Opcode::Load => self.load(user, addr),
+            Opcode::Store => self.store(user, value),
+            Opcode::Call => self.call(user, value),
+            Opcode::BitCast if m.types().ptr_addrspace(inst.ty()) == Some(0) => {
+                // A pointer-to-pointer cast changes nothing: follow it like a GEP by 0.
+                self.out.dead.push(user);
+                self.work.push((Value::Inst(user), addr));
+            }
+            Opcode::AddrSpaceCast
+                if value == self.root
+                    && m.types().ptr_addrspace(inst.ty()) == Some(PARAM_ADDRSPACE) =>
+            {
+                // Already read in place (a previous run, or LLVM's own pass): leave it.
+            }
+            other => {
+                let (pname, fname) = (&self.pname, &self.fname);
+                let message = format!(
+                    "`{}` uses the address of byval parameter {pname} of @{fname}; the pass rewrites getelementptr, load and call uses only",
+                    other.keyword()
+                );
+                self.problem(user, message);
+            }
+        }
+    }
+
+    /// A `getelementptr` based on `value`: constant indices fold into a new offset, variable
+    /// ones into a GEP rebuilt on the parameter-space pointer; its uses are visited next.
+    fn gep(&mut self, user: InstId, value: Value, addr: Addr) {
+        let m = self.m;
+        let inst = m.inst(user);
+        let (pname, fname) = (&self.pname, &self.fname);
+        let ops: Vec<Operand> = inst.operands().collect();
+        if ops.first().map(|o| o.value) != Some(value) || ops[1..].iter().any(|o| o.value == value)
+        {
+            let message = format!(
+                "`getelementptr` uses the address of byval parameter {pname} of @{fname} as an index; the pass only follows it as the base"
+            );
+            return self.problem(user, message);
+        }
+        if matches!(m.types().get(inst.ty()), Type::Vector { .. }) {
+            let message = format!(
+                "a vector `getelementptr` on byval parameter {pname} of @{fname} is not rewritten; index each element separately"
+            );
+            return self.problem(user, message);
+        }
+        let source = inst.element_type().unwrap_or(TypeId::I8);
+        let indices: Option<Vec<i64>> = ops[1..].iter().map(|&o| const_index(m, o)).collect();
+        self.out.dead.push(user);
+        let Some(path) = indices else {
+            self.out.steps.push(Step::DynGep {
+                old: user,
+                base: addr,
+            });
+            self.work.push((
+                Value::Inst(user),
+                Addr::Dyn {
+                    gep: user,
+                    extra: 0,
+                },
+            ));
+            return;
+        };
+        match crate::target_layout().offset_of(m.types(), source, &path) {
+            Ok((delta, _)) => match addr.add(delta) {
+                Some(next) => self.work.push((Value::Inst(user), next)),
+                None => {
+                    let message =
+                        format!("the offset into byval parameter {pname} of @{fname} overflows");
+                    self.problem(user, message);
+                }
+            },
+            Err(error) => {
+                let message = format!(
+                    "cannot fold the indices into byval parameter {pname} of @{fname}: {error}"
+                );
+                self.problem(user, message);
+            }
+        }
+    }
+
+    /// A `load` from `addr`: a read the pass moves to the parameter space, unless it is
+    /// volatile or atomic.
+    fn load(&mut self, user: InstId, addr: Addr) {
+        let m = self.m;
+        let inst = m.inst(user);
+        let text = inst.text();
+        if has_word(text, "atomic") || has_word(text, "volatile") {
+            let (pname, fname) = (&self.pname, &self.fname);
+            let message = format!(
+                "a volatile or atomic load from byval parameter {pname} of @{fname} is not rewritten; the parameter space is constant, load it plainly"
+            );
+            return self.problem(user, message);
+        }
+        let align = inst.alignment().unwrap_or_else(|| {
+            crate::target_layout()
+                .abi_align(m.types(), inst.ty())
+                .unwrap_or(1)
+        });
+        self.out.reads.push(ParamRead {
+            inst: user,
+            offset: addr.offset(),
+            ty: inst.ty(),
+            align,
+        });
+        self.out.steps.push(Step::Load { old: user, addr });
+    }
+
+    /// A `store` that uses `value`: always a problem, whether it writes to the parameter
+    /// or stores its address.
+    fn store(&mut self, user: InstId, value: Value) {
+        let (pname, fname) = (&self.pname, &self.fname);
+        let stores_address = self.m.inst(user).operand(0).map(|o| o.value) == Some(value);
+        let message = if stores_address {
+            format!(
+                "`store` stores the address of byval parameter {pname} of @{fname}; the pass cannot follow an address through memory"
+            )
+        } else {
+            format!(
+                "`store` writes to byval parameter {pname} of @{fname}; the parameter space is read-only (copy the struct into an alloca and write the copy)"
+            )
+        };
+        self.problem(user, message);
+    }
+
+    /// A call that receives `value`: an escape when the callee only reads through it, a
+    /// problem when it is called or written through (a memory intrinsic's destination, a
+    /// `writeonly` argument).
+    fn call(&mut self, user: InstId, value: Value) {
+        let m = self.m;
+        let Some(call) = m.inst(user).as_call() else {
+            return;
+        };
+        let (pname, fname) = (&self.pname, &self.fname);
+        if call.callee().value == value {
+            let message = format!("the address of byval parameter {pname} of @{fname} is called");
+            return self.problem(user, message);
+        }
+        let callee = call
+            .called_function()
+            .map(|c| m.function(c).name_str().into_owned())
+            .unwrap_or_default();
+        let mut writes = false;
+        for arg in call.args().filter(|a| a.operand.value == value) {
+            let callee_writeonly = call
+                .called_function()
+                .and_then(|c| m.function(c).param(arg.index))
+                .is_some_and(|p| p.attrs().contains(&Attr::WriteOnly));
+            if (arg.index == 0 && writes_first_arg(&callee))
+                || arg.has(Attr::WriteOnly)
+                || callee_writeonly
+            {
+                writes = true;
+            }
+        }
+        if writes {
+            let message = format!(
+                "the call writes to byval parameter {pname} of @{fname}; the parameter space is read-only (copy the struct into an alloca and write the copy)"
+            );
+            self.problem(user, message);
+        } else {
+            self.out.escapes.push(user);
+        }
+    }
 }
 
 /// The byval parameters of every definition, kernels first, each with its uses.

@@ -92,12 +92,8 @@ impl Planner<'_> {
         let view = m.inst(inst);
         let call = view.as_call()?;
         let callee_op = call.callee();
-        if let Value::Const(c) = callee_op.value {
-            if let Constant::Other(text) = m.constant(c) {
-                if text.starts_with(b"asm") {
-                    return None;
-                }
-            }
+        if is_inline_asm(m, callee_op) {
+            return None;
         }
         let fn_ty = call.function_type();
         // The function called, whatever the call's type. A call whose type differs from its
@@ -107,21 +103,8 @@ impl Planner<'_> {
         let target = call.called_function();
         let direct = target.filter(|&c| m.function(c).function_type() == fn_ty);
         if let Some(c) = target {
-            if m.function(c).name_str().starts_with("llvm.") || is_reflect(m, c) {
+            if !self.reaches_selection(f, inst, c) {
                 return None;
-            }
-            if header_words(m, c)
-                .iter()
-                .any(|w| w == "available_externally")
-            {
-                self.finding(
-                    f,
-                    Some(inst),
-                    format!(
-                        "llc 19 emits neither a body nor a declaration for available_externally @{}, so ptxas rejects this call",
-                        m.function(c).name_str()
-                    ),
-                );
             }
         }
         let (ret, params, vararg) = m
@@ -149,82 +132,12 @@ impl Planner<'_> {
         let mut args = Vec::new();
         let mut proto_params = Vec::new();
         for (i, arg) in call_args.iter().take(params.len()).enumerate() {
-            let pname = format!("param{i}");
-            if let Some(ety) = arg.byval() {
-                let initial = arg.align().unwrap_or_else(|| self.abi_align(ety));
-                let align = match direct {
-                    Some(c) => initial.max(self.optimized_align(Some(c), ety)),
-                    None => initial,
-                };
-                let size = self.alloc_size(ety);
-                let parts = self.parts(f, Some(inst), ety);
-                self.check_store(f, Some(inst), &parts, align, "passing");
-                proto_params.push(format!(".param .align {initial} .b8 _[{size}]"));
-                args.push(ArgPlan {
-                    index: i,
-                    name: pname.clone(),
-                    declaration: format!(".param .align {align} .b8 {pname}[{size}]"),
-                    byval: true,
-                    row: Row::DeviceByval,
-                    // llc 22 copies a byval argument in pieces of its own choosing (two
-                    // `i32` fields as one b64 where the alignment allows): not predicted.
-                    stores: if self.llc22() {
-                        Vec::new()
-                    } else {
-                        access_plans(parts::accesses(&parts, align, 0))
-                    },
-                    parts: part_plans(&parts),
-                });
-                continue;
-            }
-            let ty = arg.operand.ty;
-            let parts = self.parts(f, Some(inst), ty);
-            let (declaration, proto, align) = if self.should_pass_as_array(ty) {
-                // getArgumentAlignment: the callee's `alignstack(N)` when it has one.
-                let align = match target {
-                    Some(c) => m
-                        .function(c)
-                        .param(i)
-                        .and_then(|p| self.stack_align(p.attrs()))
-                        .or_else(|| self.annotations.param_align(c, i))
-                        .unwrap_or_else(|| self.optimized_align(Some(c), ty)),
-                    None => self.abi_align(ty),
-                };
-                let size = self.alloc_size(ty);
-                (
-                    format!(".param .align {align} .b8 {pname}[{size}]"),
-                    format!(".param .align {align} .b8 _[{size}]"),
-                    align,
-                )
-            } else {
-                let bits = self.scalar_bits(ty).unwrap_or(0);
-                (
-                    format!(".param .b{bits} {pname}"),
-                    format!(".param .b{bits} _"),
-                    self.abi_align(ty),
-                )
+            let (plan, proto) = match arg.byval() {
+                Some(ety) => self.byval_arg(f, inst, i, arg, ety, direct),
+                None => self.value_arg(f, inst, i, arg, target, row),
             };
             proto_params.push(proto);
-            self.check_store(f, Some(inst), &parts, align, "passing");
-            let widen = self.scalar_int_widening(ty);
-            args.push(ArgPlan {
-                index: i,
-                name: pname,
-                declaration,
-                byval: false,
-                row,
-                stores: access_plans(if self.llc22() {
-                    self.llc22_stores(f, Some(inst), Some(arg.operand), ty, &parts, align, widen)
-                } else {
-                    self.defined_accesses(
-                        Some(arg.operand),
-                        ty,
-                        &parts,
-                        parts::accesses(&parts, align, widen),
-                    )
-                }),
-                parts: part_plans(&parts),
-            });
+            args.push(plan);
         }
         let mut vararg_buffer = Vec::new();
         if vararg && !self.expands_varargs {
@@ -237,82 +150,12 @@ impl Planner<'_> {
                 args.insert(at, arg);
             }
         } else if vararg {
-            let i = params.len();
-            let pname = format!("param{i}");
-            let mut offset = 0u64;
-            for arg in call_args.iter().skip(params.len()) {
-                let (ty, align) = match arg.byval() {
-                    Some(ety) => (ety, arg.align().unwrap_or_else(|| self.abi_align(ety))),
-                    None => (arg.operand.ty, self.abi_align(arg.operand.ty)),
-                };
-                offset = offset.div_ceil(align.max(1)) * align.max(1);
-                let size = self.alloc_size(ty);
-                vararg_buffer.push(VarargSlot {
-                    index: arg.index,
-                    offset,
-                    size,
-                });
-                offset += size;
-            }
+            let (arg, slots) = self.expanded_varargs(&call_args, params.len(), row);
             proto_params.push(".param .b64 _".into());
-            args.push(ArgPlan {
-                index: i,
-                name: pname.clone(),
-                declaration: format!(".param .b64 {pname}"),
-                byval: false,
-                row,
-                parts: vec![PartPlan {
-                    offset: 0,
-                    ty: "i64".into(),
-                    bits: 64,
-                }],
-                stores: vec![AccessPlan {
-                    offset: 0,
-                    bits: 64,
-                    vector: 1,
-                }],
-            });
+            args.push(arg);
+            vararg_buffer = slots;
         }
-        // The result.
-        // llc 22 loads a call's result from retval0 only when something uses it; llc 19
-        // always does.
-        let result_used = !self.llc22() || !m.uses(Value::Inst(inst)).is_empty();
-        let (return_declaration, mut return_loads, proto_ret) = if ret == TypeId::VOID {
-            (None, Vec::new(), "()".to_string())
-            // llc writes `()_ (` for void and `(.param .b32 _) _ (` otherwise.
-        } else {
-            let parts = self.parts(f, Some(inst), ret);
-            let widen = self.scalar_int_widening(ret);
-            if self.should_pass_as_array(ret) {
-                let align = match target {
-                    Some(c) if self.llc22() => self
-                        .stack_align(m.function(c).return_attrs())
-                        .or_else(|| self.annotations.return_align(c))
-                        .unwrap_or_else(|| self.optimized_align(Some(c), ret)),
-                    Some(c) => self
-                        .annotations
-                        .return_align(c)
-                        .unwrap_or_else(|| self.optimized_align(Some(c), ret)),
-                    None => self.abi_align(ret),
-                };
-                let size = self.alloc_size(ret);
-                (
-                    Some(format!(".param .align {align} .b8 retval0[{size}]")),
-                    access_plans(self.result_loads(&parts, align, widen)),
-                    format!("(.param .align {align} .b8 _[{size}])"),
-                )
-            } else {
-                let bits = self.scalar_bits(ret).unwrap_or(0);
-                (
-                    Some(format!(".param .b{bits} retval0")),
-                    access_plans(self.result_loads(&parts, self.abi_align(ret), widen)),
-                    format!("(.param .b{bits} _)"),
-                )
-            }
-        };
-        if !result_used {
-            return_loads.clear();
-        }
+        let (return_declaration, return_loads, proto_ret) = self.call_result(f, inst, ret, target);
         // llc 22 calls a function whose type differs from the call's through a
         // .callprototype, as an indirect call (shouldConvertToIndirectCall); llc 19 directly.
         let converted = self.llc22() && target.is_some() && direct.is_none();
@@ -330,21 +173,12 @@ impl Planner<'_> {
             (None, None) => CalleePlan {
                 kind: CalleeKind::Indirect,
                 name: None,
-                prototype: Some(format!(
-                    "prototype_{seq} : .callprototype {proto_ret}{}_ ({}){};",
-                    if ret == TypeId::VOID { "" } else { " " },
-                    proto_params.join(", "),
-                    // shouldEmitPTXNoReturn: a `noreturn` call returning void (PTX 6.4).
-                    if ret == TypeId::VOID
-                        && self.config.ptx_version() >= 64
-                        && call_fn_attrs(&self.attribute_groups, call.fn_attrs_text())
-                            .split_whitespace()
-                            .any(|w| w == "noreturn")
-                    {
-                        " .noreturn"
-                    } else {
-                        ""
-                    }
+                prototype: Some(self.call_prototype(
+                    seq,
+                    ret,
+                    &proto_ret,
+                    &proto_params,
+                    call.fn_attrs_text(),
                 )),
             },
         };
@@ -365,6 +199,260 @@ impl Planner<'_> {
             envelope,
             note,
         })
+    }
+
+    /// Whether a call of `callee` reaches instruction selection as a call: intrinsics and
+    /// `__nvvm_reflect` do not. A finding for a call of an `available_externally` function,
+    /// which llc neither compiles nor declares.
+    fn reaches_selection(&mut self, f: FuncId, inst: InstId, callee: FuncId) -> bool {
+        let m = self.m;
+        if m.function(callee).name_str().starts_with("llvm.") || is_reflect(m, callee) {
+            return false;
+        }
+        if header_words(m, callee)
+            .iter()
+            .any(|w| w == "available_externally")
+        {
+            self.finding(
+                f,
+                Some(inst),
+                format!(
+                    "llc 19 emits neither a body nor a declaration for available_externally @{}, so ptxas rejects this call",
+                    m.function(callee).name_str()
+                ),
+            );
+        }
+        true
+    }
+
+    /// Fixed argument `i`, passed byval as a `ety`: the argument's plan and its entry in a
+    /// `.callprototype`. `direct` is the callee when the call's type is its own, whose
+    /// optimized alignment the declaration takes.
+    fn byval_arg(
+        &mut self,
+        f: FuncId,
+        inst: InstId,
+        i: usize,
+        arg: &CallArg<'_>,
+        ety: TypeId,
+        direct: Option<FuncId>,
+    ) -> (ArgPlan, String) {
+        let pname = format!("param{i}");
+        let initial = arg.align().unwrap_or_else(|| self.abi_align(ety));
+        let align = match direct {
+            Some(c) => initial.max(self.optimized_align(Some(c), ety)),
+            None => initial,
+        };
+        let size = self.alloc_size(ety);
+        let parts = self.parts(f, Some(inst), ety);
+        self.check_store(f, Some(inst), &parts, align, "passing");
+        let plan = ArgPlan {
+            index: i,
+            name: pname.clone(),
+            declaration: format!(".param .align {align} .b8 {pname}[{size}]"),
+            byval: true,
+            row: Row::DeviceByval,
+            // llc 22 copies a byval argument in pieces of its own choosing (two
+            // `i32` fields as one b64 where the alignment allows): not predicted.
+            stores: if self.llc22() {
+                Vec::new()
+            } else {
+                access_plans(parts::accesses(&parts, align, 0))
+            },
+            parts: part_plans(&parts),
+        };
+        (plan, format!(".param .align {initial} .b8 _[{size}]"))
+    }
+
+    /// Fixed argument `i`, passed by value: the argument's plan and its entry in a
+    /// `.callprototype`. `target` is the function called, whose attributes and annotations
+    /// align an array argument.
+    fn value_arg(
+        &mut self,
+        f: FuncId,
+        inst: InstId,
+        i: usize,
+        arg: &CallArg<'_>,
+        target: Option<FuncId>,
+        row: Row,
+    ) -> (ArgPlan, String) {
+        let m = self.m;
+        let pname = format!("param{i}");
+        let ty = arg.operand.ty;
+        let parts = self.parts(f, Some(inst), ty);
+        let (declaration, proto, align) = if self.should_pass_as_array(ty) {
+            // getArgumentAlignment: the callee's `alignstack(N)` when it has one.
+            let align = match target {
+                Some(c) => m
+                    .function(c)
+                    .param(i)
+                    .and_then(|p| self.stack_align(p.attrs()))
+                    .or_else(|| self.annotations.param_align(c, i))
+                    .unwrap_or_else(|| self.optimized_align(Some(c), ty)),
+                None => self.abi_align(ty),
+            };
+            let size = self.alloc_size(ty);
+            (
+                format!(".param .align {align} .b8 {pname}[{size}]"),
+                format!(".param .align {align} .b8 _[{size}]"),
+                align,
+            )
+        } else {
+            let bits = self.scalar_bits(ty).unwrap_or(0);
+            (
+                format!(".param .b{bits} {pname}"),
+                format!(".param .b{bits} _"),
+                self.abi_align(ty),
+            )
+        };
+        self.check_store(f, Some(inst), &parts, align, "passing");
+        let widen = self.scalar_int_widening(ty);
+        let stores = if self.llc22() {
+            self.llc22_stores(f, Some(inst), Some(arg.operand), ty, &parts, align, widen)
+        } else {
+            self.defined_accesses(
+                Some(arg.operand),
+                ty,
+                &parts,
+                parts::accesses(&parts, align, widen),
+            )
+        };
+        let plan = ArgPlan {
+            index: i,
+            name: pname,
+            declaration,
+            byval: false,
+            row,
+            stores: access_plans(stores),
+            parts: part_plans(&parts),
+        };
+        (plan, proto)
+    }
+
+    /// Under llc's ExpandVariadics, the arguments after the `fixed` ones: the pointer
+    /// argument to the buffer they are laid out in, and where each lies in the buffer
+    /// (naturally aligned, one after the other).
+    fn expanded_varargs(
+        &self,
+        call_args: &[CallArg<'_>],
+        fixed: usize,
+        row: Row,
+    ) -> (ArgPlan, Vec<VarargSlot>) {
+        let mut slots = Vec::new();
+        let mut offset = 0u64;
+        for arg in call_args.iter().skip(fixed) {
+            let (ty, align) = match arg.byval() {
+                Some(ety) => (ety, arg.align().unwrap_or_else(|| self.abi_align(ety))),
+                None => (arg.operand.ty, self.abi_align(arg.operand.ty)),
+            };
+            offset = offset.div_ceil(align.max(1)) * align.max(1);
+            let size = self.alloc_size(ty);
+            slots.push(VarargSlot {
+                index: arg.index,
+                offset,
+                size,
+            });
+            offset += size;
+        }
+        let pname = format!("param{fixed}");
+        let plan = ArgPlan {
+            index: fixed,
+            name: pname.clone(),
+            declaration: format!(".param .b64 {pname}"),
+            byval: false,
+            row,
+            parts: vec![PartPlan {
+                offset: 0,
+                ty: "i64".into(),
+                bits: 64,
+            }],
+            stores: vec![AccessPlan {
+                offset: 0,
+                bits: 64,
+                vector: 1,
+            }],
+        };
+        (plan, slots)
+    }
+
+    /// The result of call `inst` returning `ret`: the `retval0` declaration (none for
+    /// void), the `ld.param` loads of it, and the return list of a `.callprototype`.
+    fn call_result(
+        &mut self,
+        f: FuncId,
+        inst: InstId,
+        ret: TypeId,
+        target: Option<FuncId>,
+    ) -> (Option<String>, Vec<AccessPlan>, String) {
+        if ret == TypeId::VOID {
+            // llc writes `()_ (` for void and `(.param .b32 _) _ (` otherwise.
+            return (None, Vec::new(), "()".to_string());
+        }
+        let m = self.m;
+        // llc 22 loads a call's result from retval0 only when something uses it; llc 19
+        // always does.
+        let result_used = !self.llc22() || !m.uses(Value::Inst(inst)).is_empty();
+        let parts = self.parts(f, Some(inst), ret);
+        let widen = self.scalar_int_widening(ret);
+        let (declaration, mut loads, proto) = if self.should_pass_as_array(ret) {
+            let align = match target {
+                Some(c) if self.llc22() => self
+                    .stack_align(m.function(c).return_attrs())
+                    .or_else(|| self.annotations.return_align(c))
+                    .unwrap_or_else(|| self.optimized_align(Some(c), ret)),
+                Some(c) => self
+                    .annotations
+                    .return_align(c)
+                    .unwrap_or_else(|| self.optimized_align(Some(c), ret)),
+                None => self.abi_align(ret),
+            };
+            let size = self.alloc_size(ret);
+            (
+                format!(".param .align {align} .b8 retval0[{size}]"),
+                access_plans(self.result_loads(&parts, align, widen)),
+                format!("(.param .align {align} .b8 _[{size}])"),
+            )
+        } else {
+            let bits = self.scalar_bits(ret).unwrap_or(0);
+            (
+                format!(".param .b{bits} retval0"),
+                access_plans(self.result_loads(&parts, self.abi_align(ret), widen)),
+                format!("(.param .b{bits} _)"),
+            )
+        };
+        if !result_used {
+            loads.clear();
+        }
+        (Some(declaration), loads, proto)
+    }
+
+    /// The `.callprototype` line of indirect call number `seq`, from the return list
+    /// `proto_ret` and the parameter entries; `.noreturn` where the call's attributes
+    /// (`fn_attrs`) say it never returns.
+    fn call_prototype(
+        &self,
+        seq: u32,
+        ret: TypeId,
+        proto_ret: &str,
+        proto_params: &[String],
+        fn_attrs: &[u8],
+    ) -> String {
+        format!(
+            "prototype_{seq} : .callprototype {proto_ret}{}_ ({}){};",
+            if ret == TypeId::VOID { "" } else { " " },
+            proto_params.join(", "),
+            // shouldEmitPTXNoReturn: a `noreturn` call returning void (PTX 6.4).
+            if ret == TypeId::VOID
+                && self.config.ptx_version() >= 64
+                && call_fn_attrs(&self.attribute_groups, fn_attrs)
+                    .split_whitespace()
+                    .any(|w| w == "noreturn")
+            {
+                " .noreturn"
+            } else {
+                ""
+            }
+        )
     }
 
     /// The call sequence of a call to libatomic's `name` that llc makes for `inst`.
@@ -538,6 +626,16 @@ pub(super) fn call_fn_attrs(groups: &HashMap<String, String>, attrs: &[u8]) -> S
         }
     }
     out
+}
+
+/// Whether `callee` is inline assembly (`asm "..."`), which is no call in PTX.
+fn is_inline_asm(m: &Module, callee: Operand) -> bool {
+    match callee.value {
+        Value::Const(c) => {
+            matches!(m.constant(c), Constant::Other(text) if text.starts_with(b"asm"))
+        }
+        _ => false,
+    }
 }
 
 /// `__nvvm_reflect` and `__nvvm_reflect_ocl`: llc's NVVMReflect pass replaces their calls with

@@ -5,6 +5,7 @@
 //! them, in place or from a local copy.
 
 use super::*;
+use crate::annotations::Handle;
 
 impl Planner<'_> {
     pub(super) fn parts(&mut self, f: FuncId, at: Option<InstId>, ty: TypeId) -> Vec<Part> {
@@ -96,8 +97,6 @@ impl Planner<'_> {
         }
     }
 
-    /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
-    /// through constant aggregates and `insertvalue` chains; `None` when unknown.
     /// The field types of the aggregate `ty` a constant of `len` operands fills; `None` when
     /// `ty` is not an aggregate of that many fields.
     pub(super) fn field_types(&self, ty: TypeId, len: usize) -> Option<Vec<TypeId>> {
@@ -132,6 +131,8 @@ impl Planner<'_> {
         Some((start, sub))
     }
 
+    /// For each part of `ty`, whether `value` defines it (false: undef or poison), followed
+    /// through constant aggregates and `insertvalue` chains; `None` when unknown.
     pub(super) fn defined_parts(
         &self,
         value: Operand,
@@ -195,6 +196,60 @@ impl Planner<'_> {
         // llc compiles no body for `available_externally` and declares nothing for it.
         let external_copy = words.iter().any(|w| w == "available_externally");
         let definition = !func.is_declaration() && !external_copy;
+        let directive = self.linkage_directive(&words, kernel, definition, local);
+        let line = first_line(m, f);
+        let emitted =
+            definition || (!external_copy && self.mentioned.contains(&f) && !is_reflect(m, f));
+        let mut params = self.param_plans(f, &ptx_name, kernel);
+        let ret = self.return_value(f, kernel, definition);
+        let body = if definition {
+            self.body(f, kernel, &ret)
+        } else {
+            Body::default()
+        };
+        for &(_, index, access) in self.merged_reads.iter().filter(|r| r.0 == f) {
+            if let Some(reads) = params.get_mut(index).and_then(|p| p.reads.as_mut()) {
+                reads.push(AccessPlan::from(access));
+            }
+        }
+        self.merged_reads.retain(|r| r.0 != f);
+        if let (Some(at), false) = (body.expanded_copy, body.calls.is_empty()) {
+            self.finding(
+                f,
+                Some(at),
+                "llc expands this memory intrinsic, whose length is not a constant, into a loop before selection (NVPTXLowerAggrCopies), which can change the order in which it numbers the call sequences of this function".into(),
+            );
+        }
+        FunctionPlan {
+            name,
+            ptx_name,
+            kind: if kernel {
+                FunctionKind::Kernel
+            } else {
+                FunctionKind::Device
+            },
+            definition,
+            emitted,
+            line,
+            directive,
+            return_declaration: ret.declaration,
+            params,
+            return_parts: part_plans(&ret.parts),
+            returns: body.returns,
+            calls: body.calls,
+            atomics: body.atomics,
+        }
+    }
+
+    /// The directive that opens the function in PTX, from its linkage (`words`, the
+    /// `define` or `declare` line's words before the name).
+    fn linkage_directive(
+        &self,
+        words: &[String],
+        kernel: bool,
+        definition: bool,
+        local: bool,
+    ) -> String {
         let weak = words.iter().any(|w| {
             matches!(
                 w.as_str(),
@@ -218,7 +273,7 @@ impl Planner<'_> {
         } else {
             format!(".visible {kind}")
         };
-        let directive = if self.nvcl {
+        if self.nvcl {
             directive
                 .split_whitespace()
                 .filter(|w| !matches!(*w, ".visible" | ".extern" | ".weak"))
@@ -226,12 +281,14 @@ impl Planner<'_> {
                 .join(" ")
         } else {
             directive
-        };
-        let line = first_line(m, f);
-        let emitted =
-            definition || (!external_copy && self.mentioned.contains(&f) && !is_reflect(m, f));
+        }
+    }
 
-        // Parameters.
+    /// The `.param` declarations of `f`'s parameters, in order, each with its parts and the
+    /// reads llc makes of it; the variadic buffer last.
+    fn param_plans(&mut self, f: FuncId, ptx_name: &str, kernel: bool) -> Vec<ParamPlan> {
+        let m = self.m;
+        let func = m.function(f);
         let (_, param_tys, vararg) = m
             .types()
             .function_parts(func.function_type())
@@ -249,77 +306,12 @@ impl Planner<'_> {
             }
             if kernel {
                 if let Some(handle) = self.annotations.handle(f, index) {
-                    let (declaration, reads) = if self.llc22() {
-                        self.llc22_handle(f, index, handle, &pname)
-                    } else {
-                        if !self.nvcl {
-                            self.finding(
-                                f,
-                                None,
-                                format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
-                            );
-                        }
-                        (format!(".param .{} {pname}", handle.ptx_type()), None)
-                    };
-                    params.push(ParamPlan {
-                        index,
-                        name: pname.clone(),
-                        ir_type,
-                        byval: None,
-                        vararg_buffer: false,
-                        declaration,
-                        reads,
-                        parts: Vec::new(),
-                        row: None,
-                        read_mode: ReadMode::Value,
-                    });
+                    params.push(self.handle_param(f, index, handle, pname, ir_type));
                     continue;
                 }
             }
             let parts = self.parts(f, None, ty);
-            let (declaration, align) = if self.should_pass_as_array(ty) {
-                let align = self
-                    .optimized_align(Some(f), ty)
-                    .max(self.stack_align(attrs).unwrap_or(1))
-                    .max(self.annotations.param_align(f, index).unwrap_or(1));
-                (
-                    format!(".param .align {align} .b8 {pname}[{}]", self.alloc_size(ty)),
-                    align,
-                )
-            } else if kernel {
-                let t = self.kernel_scalar(ty).unwrap_or_else(|| "b0".into());
-                // llc 19 qualifies kernel pointer parameters under OpenCL's triples only;
-                // llc 22 under every triple, and names the local space too.
-                let pointer = match m.types().get(ty) {
-                    Type::Ptr { addrspace } if self.nvcl || self.llc22() => {
-                        let space = match addrspace {
-                            1 => ".global ",
-                            3 => ".shared ",
-                            4 => ".const ",
-                            5 if self.llc22() => ".local ",
-                            _ => "",
-                        };
-                        format!(
-                            ".ptr {space}.align {} ",
-                            param_align_attr(attrs).unwrap_or(1)
-                        )
-                    }
-                    _ => String::new(),
-                };
-                (format!(".param .{t} {pointer}{pname}"), self.abi_align(ty))
-            } else {
-                let bits = self.scalar_bits(ty).unwrap_or(0);
-                // llc 22 loads a scalar at the alignment it would give an array parameter
-                // (an `i7` of a local function at 16, so in one piece).
-                let align = if self.llc22() {
-                    self.stack_align(attrs)
-                        .or_else(|| self.annotations.param_align(f, index))
-                        .unwrap_or_else(|| self.optimized_align(Some(f), ty))
-                } else {
-                    self.abi_align(ty)
-                };
-                (format!(".param .b{bits} {pname}"), align)
-            };
+            let (declaration, align) = self.param_declaration(f, index, ty, attrs, kernel, &pname);
             let used = arg.is_some_and(|a| !m.uses(Value::Arg(a.id())).is_empty());
             let reads = if !used {
                 Vec::new()
@@ -347,10 +339,118 @@ impl Planner<'_> {
                 read_mode: ReadMode::Value,
             });
         }
-        if vararg && !self.expands_varargs {
+        if vararg {
+            params.push(self.vararg_param(ptx_name, param_tys.len()));
+        }
+        params
+    }
+
+    /// An image or sampler parameter of a kernel (OpenCL's `.texref`, `.samplerref`,
+    /// `.surfref`), which holds no value parts.
+    fn handle_param(
+        &mut self,
+        f: FuncId,
+        index: usize,
+        handle: Handle,
+        pname: String,
+        ir_type: String,
+    ) -> ParamPlan {
+        let (declaration, reads) = if self.llc22() {
+            self.llc22_handle(f, index, handle, &pname)
+        } else {
+            if !self.nvcl {
+                self.finding(
+                    f,
+                    None,
+                    format!("parameter {index} is an image or sampler of a CUDA kernel (`.u64 .ptr .{}`), which the planner has not measured", handle.ptx_type()),
+                );
+            }
+            (format!(".param .{} {pname}", handle.ptx_type()), None)
+        };
+        ParamPlan {
+            index,
+            name: pname,
+            ir_type,
+            byval: None,
+            vararg_buffer: false,
+            declaration,
+            reads,
+            parts: Vec::new(),
+            row: None,
+            read_mode: ReadMode::Value,
+        }
+    }
+
+    /// The declaration of a parameter passed by value (not byval, not a handle), and the
+    /// alignment its reads are grouped by.
+    fn param_declaration(
+        &self,
+        f: FuncId,
+        index: usize,
+        ty: TypeId,
+        attrs: &[Attr],
+        kernel: bool,
+        pname: &str,
+    ) -> (String, u64) {
+        if self.should_pass_as_array(ty) {
+            let align = self
+                .optimized_align(Some(f), ty)
+                .max(self.stack_align(attrs).unwrap_or(1))
+                .max(self.annotations.param_align(f, index).unwrap_or(1));
+            (
+                format!(".param .align {align} .b8 {pname}[{}]", self.alloc_size(ty)),
+                align,
+            )
+        } else if kernel {
+            let t = self.kernel_scalar(ty).unwrap_or_else(|| "b0".into());
+            let pointer = self.kernel_pointer_qualifiers(ty, attrs);
+            (format!(".param .{t} {pointer}{pname}"), self.abi_align(ty))
+        } else {
+            let bits = self.scalar_bits(ty).unwrap_or(0);
+            // llc 22 loads a scalar at the alignment it would give an array parameter
+            // (an `i7` of a local function at 16, so in one piece).
+            let align = if self.llc22() {
+                self.stack_align(attrs)
+                    .or_else(|| self.annotations.param_align(f, index))
+                    .unwrap_or_else(|| self.optimized_align(Some(f), ty))
+            } else {
+                self.abi_align(ty)
+            };
+            (format!(".param .b{bits} {pname}"), align)
+        }
+    }
+
+    /// What a kernel's pointer parameter declares between its type and its name (`.ptr
+    /// .global .align 16 `); empty for other parameters and where llc writes nothing.
+    fn kernel_pointer_qualifiers(&self, ty: TypeId, attrs: &[Attr]) -> String {
+        // llc 19 qualifies kernel pointer parameters under OpenCL's triples only;
+        // llc 22 under every triple, and names the local space too.
+        match self.m.types().get(ty) {
+            Type::Ptr { addrspace } if self.nvcl || self.llc22() => {
+                let space = match addrspace {
+                    1 => ".global ",
+                    3 => ".shared ",
+                    4 => ".const ",
+                    5 if self.llc22() => ".local ",
+                    _ => "",
+                };
+                format!(
+                    ".ptr {space}.align {} ",
+                    param_align_attr(attrs).unwrap_or(1)
+                )
+            }
+            _ => String::new(),
+        }
+    }
+
+    /// The parameter that carries a variadic function's `...`, at `index` after the fixed
+    /// ones: the older lowering's unsized array, or the pointer to the buffer llc's
+    /// ExpandVariadics fills.
+    fn vararg_param(&self, ptx_name: &str, index: usize) -> ParamPlan {
+        if !self.expands_varargs {
             // The older lowering: an unsized array the callee walks with va_arg.
-            params.push(ParamPlan {
-                index: param_tys.len(),
+            return ParamPlan {
+                index,
                 name: format!("{ptx_name}_vararg"),
                 ir_type: "...".into(),
                 byval: None,
@@ -360,35 +460,37 @@ impl Planner<'_> {
                 row: None,
                 read_mode: ReadMode::Value,
                 reads: None,
-            });
-        } else if vararg {
-            let index = param_tys.len();
-            let pname = format!("{ptx_name}_param_{index}");
-            params.push(ParamPlan {
-                index,
-                name: pname.clone(),
-                ir_type: "ptr".into(),
-                byval: None,
-                vararg_buffer: true,
-                declaration: format!(".param .b64 {pname}"),
-                parts: vec![PartPlan {
-                    offset: 0,
-                    ty: "i64".into(),
-                    bits: 64,
-                }],
-                row: None,
-                read_mode: ReadMode::Value,
-                reads: Some(vec![AccessPlan {
-                    offset: 0,
-                    bits: 64,
-                    vector: 1,
-                }]),
-            });
+            };
         }
+        let pname = format!("{ptx_name}_param_{index}");
+        ParamPlan {
+            index,
+            name: pname.clone(),
+            ir_type: "ptr".into(),
+            byval: None,
+            vararg_buffer: true,
+            declaration: format!(".param .b64 {pname}"),
+            parts: vec![PartPlan {
+                offset: 0,
+                ty: "i64".into(),
+                bits: 64,
+            }],
+            row: None,
+            read_mode: ReadMode::Value,
+            reads: Some(vec![AccessPlan {
+                offset: 0,
+                bits: 64,
+                vector: 1,
+            }]),
+        }
+    }
 
-        // The return value.
-        let ret = func.return_type();
-        let (return_declaration, return_parts, ret_align) = if ret == TypeId::VOID {
+    /// How `f` returns its value: the `func_retval0` declaration, the parts, and the
+    /// alignments its stores follow. Findings for a kernel that returns a value and, in a
+    /// definition, for stores llc 19 cannot make.
+    fn return_value(&mut self, f: FuncId, kernel: bool, definition: bool) -> ReturnValue {
+        let ty = self.m.function(f).return_type();
+        let (declaration, parts, align) = if ty == TypeId::VOID {
             (None, Vec::new(), 1)
         } else {
             if kernel {
@@ -398,166 +500,147 @@ impl Planner<'_> {
                     "a kernel returns a value; PTX entries return nothing".into(),
                 );
             }
-            let parts = self.parts(f, None, ret);
-            if self.should_pass_as_array(ret) {
-                let optimized = self.optimized_align(Some(f), ret);
-                // An `!"align"` annotation of the return value (index 0) replaces the
-                // alignment of the declaration (and of the caller's retval0, whose loads it
-                // groups); the callee's stores are still grouped by the optimized alignment
-                // (measured with llc 19 and llc 22).
-                // llc 22 also reads `alignstack(N)` on the return value, which llc 19's IR
-                // reader rejects.
-                let declared = if self.llc22() {
-                    self.stack_align(func.return_attrs())
-                        .or_else(|| self.annotations.return_align(f))
-                        .unwrap_or(optimized)
-                } else {
-                    self.annotations.return_align(f).unwrap_or(optimized)
-                };
-                let align = optimized;
-                (
-                    Some(format!(
-                        ".param .align {declared} .b8 func_retval0[{}]",
-                        self.alloc_size(ret)
-                    )),
-                    parts,
-                    align,
-                )
-            } else {
-                let bits = self.scalar_bits(ret).unwrap_or(0);
-                (
-                    Some(format!(".param .b{bits} func_retval0")),
-                    parts,
-                    self.abi_align(ret),
-                )
-            }
+            let parts = self.parts(f, None, ty);
+            let (declaration, align) = self.return_declaration(f, ty);
+            (Some(declaration), parts, align)
         };
-        let widen_ret = self.scalar_int_widening(ret);
         // LowerReturn checks scalar parts of aggregates against the type's ABI alignment.
-        let ret_check_align = if matches!(m.types().get(ret), Type::Struct(_) | Type::Array { .. })
+        let check_align = if matches!(self.m.types().get(ty), Type::Struct(_) | Type::Array { .. })
         {
-            self.abi_align(ret)
+            self.abi_align(ty)
         } else {
             0
         };
         if definition {
-            let check = if ret_check_align > 0 {
-                ret_check_align
-            } else {
-                ret_align
-            };
-            self.check_store(f, None, &return_parts, check, "returning");
+            let check = if check_align > 0 { check_align } else { align };
+            self.check_store(f, None, &parts, check, "returning");
         }
+        ReturnValue {
+            ty,
+            declaration,
+            parts,
+            align,
+            widen: self.scalar_int_widening(ty),
+            check_align,
+        }
+    }
 
-        let mut returns = Vec::new();
-        let mut calls = Vec::new();
-        let mut atomics = Vec::new();
-        let mut expanded_copy = None;
-        if definition {
-            // Instruction selection numbers call sequences block by block in reverse post
-            // order; unreachable blocks are gone by then.
-            for inst in reverse_post_order(m, f)
-                .into_iter()
-                .flat_map(|b| m.block(b).instructions())
-            {
-                match inst.opcode() {
-                    Opcode::Ret if ret != TypeId::VOID && self.llc22() => returns.push(ReturnPlan {
-                        line: inst.source_pos().map_or(0, |p| p.line),
-                        stores: access_plans(self.llc22_stores(
-                            f,
-                            Some(inst.id()),
-                            inst.operand(0),
-                            ret,
-                            &return_parts,
-                            ret_align,
-                            widen_ret,
-                        )),
-                    }),
-                    Opcode::Ret if ret != TypeId::VOID => returns.push(ReturnPlan {
-                        line: inst.source_pos().map_or(0, |p| p.line),
-                        stores: access_plans(self.defined_accesses(
-                            inst.operand(0),
-                            ret,
-                            &return_parts,
-                            parts::accesses_at(
-                                &return_parts,
-                                ret_align,
-                                widen_ret,
-                                parts::Site::Return {
-                                    type_align: ret_check_align,
-                                },
-                            ),
-                        )),
-                    }),
-                    Opcode::Call => {
-                        if expanded_copy.is_none() && self.expands_into_loop(inst.id()) {
-                            expanded_copy = Some(inst.id());
-                        }
-                        if let Some(atomic) = self.intrinsic_atomic(f, inst.id()) {
-                            atomics.extend(atomic);
-                        } else if let Some(call) = self.call(f, inst.id()) {
-                            calls.push(call);
-                        }
-                    }
-                    Opcode::Invoke | Opcode::CallBr => self.finding(
-                        f,
-                        Some(inst.id()),
-                        format!(
-                            "`{}` is not planned (NVPTX has no exceptions); call sequence numbers after it may be off",
-                            inst.opcode().keyword()
-                        ),
-                    ),
-                    Opcode::AtomicRmw | Opcode::CmpXchg => {
-                        if let Some(a) = self.atomic(f, kernel, inst.id()) {
-                            atomics.push(a);
-                        }
-                        calls.append(&mut self.pending_calls);
-                    }
-                    Opcode::Load | Opcode::Store => {
-                        if self.llc22() && inst.opcode() == Opcode::Store {
-                            self.llc22_stored_parameter(f, inst.id());
-                        }
-                        if let Some(a) = self.wide_atomic_access(f, inst.id()) {
-                            atomics.push(a);
-                        }
-                        calls.append(&mut self.pending_calls);
-                    }
-                    _ => {}
+    /// The `func_retval0` declaration of a function returning `ty` (not void), and the
+    /// alignment its stores are grouped by.
+    fn return_declaration(&self, f: FuncId, ty: TypeId) -> (String, u64) {
+        if !self.should_pass_as_array(ty) {
+            let bits = self.scalar_bits(ty).unwrap_or(0);
+            return (format!(".param .b{bits} func_retval0"), self.abi_align(ty));
+        }
+        let optimized = self.optimized_align(Some(f), ty);
+        // An `!"align"` annotation of the return value (index 0) replaces the
+        // alignment of the declaration (and of the caller's retval0, whose loads it
+        // groups); the callee's stores are still grouped by the optimized alignment
+        // (measured with llc 19 and llc 22).
+        // llc 22 also reads `alignstack(N)` on the return value, which llc 19's IR
+        // reader rejects.
+        let declared = if self.llc22() {
+            self.stack_align(self.m.function(f).return_attrs())
+                .or_else(|| self.annotations.return_align(f))
+                .unwrap_or(optimized)
+        } else {
+            self.annotations.return_align(f).unwrap_or(optimized)
+        };
+        (
+            format!(
+                ".param .align {declared} .b8 func_retval0[{}]",
+                self.alloc_size(ty)
+            ),
+            optimized,
+        )
+    }
+
+    /// The returns, calls and atomics of a definition's body, in the order instruction
+    /// selection meets them, and the first memory intrinsic llc expands into a loop.
+    fn body(&mut self, f: FuncId, kernel: bool, ret: &ReturnValue) -> Body {
+        let m = self.m;
+        let mut body = Body::default();
+        // Instruction selection numbers call sequences block by block in reverse post
+        // order; unreachable blocks are gone by then.
+        for inst in reverse_post_order(m, f)
+            .into_iter()
+            .flat_map(|b| m.block(b).instructions())
+        {
+            match inst.opcode() {
+                Opcode::Ret if ret.ty != TypeId::VOID => {
+                    let plan = self.return_plan(f, inst.id(), ret);
+                    body.returns.push(plan);
                 }
+                Opcode::Call => {
+                    if body.expanded_copy.is_none() && self.expands_into_loop(inst.id()) {
+                        body.expanded_copy = Some(inst.id());
+                    }
+                    if let Some(atomic) = self.intrinsic_atomic(f, inst.id()) {
+                        body.atomics.extend(atomic);
+                    } else if let Some(call) = self.call(f, inst.id()) {
+                        body.calls.push(call);
+                    }
+                }
+                Opcode::Invoke | Opcode::CallBr => self.finding(
+                    f,
+                    Some(inst.id()),
+                    format!(
+                        "`{}` is not planned (NVPTX has no exceptions); call sequence numbers after it may be off",
+                        inst.opcode().keyword()
+                    ),
+                ),
+                Opcode::AtomicRmw | Opcode::CmpXchg => {
+                    if let Some(a) = self.atomic(f, kernel, inst.id()) {
+                        body.atomics.push(a);
+                    }
+                    body.calls.append(&mut self.pending_calls);
+                }
+                Opcode::Load | Opcode::Store => {
+                    if self.llc22() && inst.opcode() == Opcode::Store {
+                        self.llc22_stored_parameter(f, inst.id());
+                    }
+                    if let Some(a) = self.wide_atomic_access(f, inst.id()) {
+                        body.atomics.push(a);
+                    }
+                    body.calls.append(&mut self.pending_calls);
+                }
+                _ => {}
             }
         }
+        body
+    }
 
-        for &(_, index, access) in self.merged_reads.iter().filter(|r| r.0 == f) {
-            if let Some(reads) = params.get_mut(index).and_then(|p| p.reads.as_mut()) {
-                reads.push(AccessPlan::from(access));
-            }
-        }
-        self.merged_reads.retain(|r| r.0 != f);
-        if let (Some(at), false) = (expanded_copy, calls.is_empty()) {
-            self.finding(
+    /// The `st.param` stores of one `ret` of a value.
+    fn return_plan(&mut self, f: FuncId, inst: InstId, ret: &ReturnValue) -> ReturnPlan {
+        let view = self.m.inst(inst);
+        let stores = if self.llc22() {
+            self.llc22_stores(
                 f,
-                Some(at),
-                "llc expands this memory intrinsic, whose length is not a constant, into a loop before selection (NVPTXLowerAggrCopies), which can change the order in which it numbers the call sequences of this function".into(),
-            );
-        }
-        FunctionPlan {
-            name,
-            ptx_name,
-            kind: if kernel {
-                FunctionKind::Kernel
-            } else {
-                FunctionKind::Device
-            },
-            definition,
-            emitted,
-            line,
-            directive,
-            return_declaration,
-            params,
-            return_parts: part_plans(&return_parts),
-            returns,
-            calls,
-            atomics,
+                Some(inst),
+                view.operand(0),
+                ret.ty,
+                &ret.parts,
+                ret.align,
+                ret.widen,
+            )
+        } else {
+            self.defined_accesses(
+                view.operand(0),
+                ret.ty,
+                &ret.parts,
+                parts::accesses_at(
+                    &ret.parts,
+                    ret.align,
+                    ret.widen,
+                    parts::Site::Return {
+                        type_align: ret.check_align,
+                    },
+                ),
+            )
+        };
+        ReturnPlan {
+            line: view.source_pos().map_or(0, |p| p.line),
+            stores: access_plans(stores),
         }
     }
 
@@ -682,6 +765,34 @@ impl Planner<'_> {
             _ => None,
         }
     }
+}
+
+/// How a function returns its value, as its `ret` instructions store it.
+struct ReturnValue {
+    /// The return type; void for none.
+    ty: TypeId,
+    /// `.param .b32 func_retval0` and the like; none for void.
+    declaration: Option<String>,
+    /// The value parts the stores write.
+    parts: Vec<Part>,
+    /// The alignment the stores are grouped by.
+    align: u64,
+    /// The bits a scalar integer narrower than 32 or 64 is widened to (0: not widened).
+    widen: u32,
+    /// For an aggregate, its ABI alignment, which LowerReturn checks scalar parts against;
+    /// 0 otherwise.
+    check_align: u64,
+}
+
+/// What instruction selection meets in a definition's body.
+#[derive(Default)]
+struct Body {
+    returns: Vec<ReturnPlan>,
+    calls: Vec<CallPlan>,
+    atomics: Vec<AtomicPlan>,
+    /// The first memory intrinsic llc expands into a loop, which can reorder the numbering
+    /// of call sequences.
+    expanded_copy: Option<InstId>,
 }
 
 /// `promoteScalarArgumentSize`.
