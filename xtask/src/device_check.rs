@@ -9,8 +9,8 @@
 //! - `fmtstr-llc19.ptx` and `fmtstr-llc22.ptx`: clang-19's IR of the C kernel, lowered by
 //!   `fmtstr lower --target nvptx`, compiled by llc-19 and llc-22 for sm_90 (ptxas accepts
 //!   both);
-//! - `nvcc.ptx`: the CUDA kernel through `nvcc -ptx -arch=sm_90`, NVIDIA's own lowering of
-//!   the same calls;
+//! - `nvcc.cubin`: the CUDA kernel through `nvcc -cubin -arch=sm_90`, NVIDIA's own lowering
+//!   of the same calls;
 //! - `expected.txt`: the same calls run on this host (clang-19, glibc);
 //! - `run_ptx`: a small host program that loads a PTX file through the CUDA driver and runs
 //!   `k` once (`xtask/c/run_ptx.c`), and `run.sh`, which runs it on each PTX into `$OUT`.
@@ -34,7 +34,11 @@ use crate::process;
 const SEPARATOR: &str = "\\x1e";
 const SEPARATOR_BYTE: u8 = 0x1e;
 /// The PTX files `run.sh` runs, fmtstr's and NVIDIA's.
-const RUNS: [&str; 3] = ["fmtstr-llc19", "fmtstr-llc22", "nvcc"];
+const RUNS: [(&str, &str); 3] = [
+    ("fmtstr-llc19", "ptx"),
+    ("fmtstr-llc22", "ptx"),
+    ("nvcc", "cubin"),
+];
 
 fn directory() -> PathBuf {
     process::target_dir().join("device-check")
@@ -108,10 +112,12 @@ pub fn prepare() -> anyhow::Result<()> {
     // NVIDIA's lowering of the same calls.
     let cuda = dir.join("device.cu");
     std::fs::write(&cuda, program(&cases, Flavor::Cuda)?)?;
+    // As a cubin (SASS for sm_90): the wheels' nvcc writes a PTX version newer than a GPU
+    // machine's driver may read, and a driver of the same major release loads its cubins.
     let mut nvcc = Tool::Nvcc.command().context("nvcc is missing")?;
     process::output(
-        nvcc.args(["-ptx", "-arch=sm_90", "-w", "-o"])
-            .arg(dir.join("nvcc.ptx"))
+        nvcc.args(["-cubin", "-arch=sm_90", "-w", "-o"])
+            .arg(dir.join("nvcc.cubin"))
             .arg(&cuda),
     )?;
 
@@ -127,10 +133,10 @@ pub fn prepare() -> anyhow::Result<()> {
         "#!/bin/sh\n# Runs each kernel on GPU 0; outputs into $OUT (cargo xtask device-check).\n\
          cd \"$(dirname \"$0\")\"\nnvidia-smi --query-gpu=name,driver_version --format=csv,noheader > \"$OUT/gpu.txt\" 2>&1\n",
     );
-    for run in RUNS {
+    for (run, extension) in RUNS {
         let _ = writeln!(
             script,
-            "./run_ptx {run}.ptx > \"$OUT/{run}.txt\" 2> \"$OUT/{run}.err\"; echo \"{run}: exit $?\""
+            "./run_ptx {run}.{extension} > \"$OUT/{run}.txt\" 2> \"$OUT/{run}.err\"; echo \"{run}: exit $?\""
         );
     }
     let script_path = dir.join("run.sh");
@@ -168,7 +174,7 @@ pub fn compare(outputs: &Path) -> anyhow::Result<()> {
         println!("device-check: GPU {}", gpu.trim());
     }
     let mut runs = Vec::new();
-    for run in RUNS {
+    for (run, _) in RUNS {
         let path = outputs.join(format!("{run}.txt"));
         let text = std::fs::read(&path).with_context(|| format!("no {}", path.display()))?;
         runs.push((run, split(&text)));
