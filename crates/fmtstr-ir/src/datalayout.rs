@@ -165,8 +165,9 @@ impl DataLayout {
         Ok(dl)
     }
 
-    /// One component of the string (`e`, `p1:64:64`, `i64:64`, ...). One long match: an arm
-    /// per component letter of LangRef's grammar, so that the grammar reads in one place.
+    /// One component of the string (`e`, `p1:64:64`, `i64:64`, ...). Long because it is one
+    /// match with an arm per component letter of LangRef's grammar, so that the grammar reads
+    /// in one place.
     fn component(&mut self, c: &str) -> Result<(), String> {
         let Some(first) = c.chars().next() else {
             return Err("empty component".into());

@@ -227,10 +227,9 @@ impl<'s> Lexer<'s> {
     /// Lexes tokens into `out` until it is full or an end-of-file or error token was stored;
     /// returns how many were stored.
     ///
-    /// One long function because each common token is stored where it is recognised:
-    /// funnelling every path through one returned `Token` made the compiler assemble it on the
-    /// stack and read it back wider than it was written, a store-forwarding stall on every
-    /// token.
+    /// Long because each common token is stored where it is recognised: funnelling every path
+    /// through one returned `Token` made the compiler assemble it on the stack and read it back
+    /// wider than it was written, a store-forwarding stall on every token.
     #[inline(always)]
     pub fn fill(&mut self, out: &mut [Token]) -> usize {
         let src = self.src;
