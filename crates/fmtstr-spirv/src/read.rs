@@ -293,6 +293,20 @@ struct PendingCall {
 
 /// Reads a module's header and its NonSemantic.DebugPrintf calls.
 pub fn read(bytes: &[u8]) -> Result<Module, SpirvError> {
+    let (words, header) = read_header(bytes)?;
+    let mut pass = Pass::default();
+    let mut at = 5;
+    while at < words.len() {
+        let (inst, opcode) = instruction_at(&words, at, header.bound)?;
+        at += inst.len();
+        pass.instruction(&inst, opcode)?;
+    }
+    pass.finish(header)
+}
+
+/// Checks the magic number, the word alignment and the id bound, and reads the five header
+/// words; the module's words come back in the byte order the magic number revealed.
+fn read_header(bytes: &[u8]) -> Result<(Words<'_>, Header), SpirvError> {
     let endian = header_endian(bytes).ok_or(SpirvError::NotSpirv)?;
     if bytes.len() % 4 != 0 {
         return Err(SpirvError::NotWords { len: bytes.len() });
@@ -313,209 +327,323 @@ pub fn read(bytes: &[u8]) -> Result<Module, SpirvError> {
         bound,
         schema: words.get(4),
     };
+    Ok((words, header))
+}
 
-    let mut strings: HashMap<u32, Vec<u8>> = HashMap::new();
-    let mut printf_sets: Vec<u32> = Vec::new();
-    let mut debug_info_sets: Vec<u32> = Vec::new();
-    let mut names: HashMap<u32, Vec<u8>> = HashMap::new();
-    let mut types: HashMap<u32, TypeInfo> = HashMap::new();
-    let mut value_types: HashMap<u32, u32> = HashMap::new();
-    let mut constants: HashMap<u32, u32> = HashMap::new();
-    let mut debug_sources: HashMap<u32, u32> = HashMap::new();
-    let mut entry_points: Vec<EntryPoint> = Vec::new();
-    let mut function_ids: Vec<u32> = Vec::new();
-    let mut callees: Vec<Vec<u32>> = Vec::new();
-    let mut pending: Vec<PendingCall> = Vec::new();
-    let mut current_function: Option<usize> = None;
-    let mut line: Option<PendingLine> = None;
+/// The instruction starting at word `at`, and its opcode; an error when its word count is zero
+/// or runs past the end of the module.
+fn instruction_at<'w, 'a>(
+    words: &'w Words<'a>,
+    at: usize,
+    bound: u32,
+) -> Result<(Inst<'w, 'a>, u16), SpirvError> {
+    let first = words.get(at);
+    let count = (first >> 16) as usize;
+    let opcode = (first & 0xFFFF) as u16;
+    if count == 0 {
+        return Err(SpirvError::ZeroWordCount { offset: at * 4 });
+    }
+    if count > words.len() - at {
+        return Err(SpirvError::PastEnd {
+            offset: at * 4,
+            opcode,
+            word_count: count,
+            remaining: words.len() - at,
+        });
+    }
+    let inst = Inst {
+        words,
+        start: at,
+        count,
+        bound,
+    };
+    Ok((inst, opcode))
+}
 
-    let mut at = 5;
-    while at < words.len() {
-        let first = words.get(at);
-        let count = (first >> 16) as usize;
-        let opcode = (first & 0xFFFF) as u16;
-        if count == 0 {
-            return Err(SpirvError::ZeroWordCount { offset: at * 4 });
-        }
-        if count > words.len() - at {
-            return Err(SpirvError::PastEnd {
-                offset: at * 4,
-                opcode,
-                word_count: count,
-                remaining: words.len() - at,
-            });
-        }
-        let inst = Inst {
-            words: &words,
-            start: at,
-            count,
-            bound,
-        };
-        at += count;
+/// What the pass over the instructions has gathered so far, keyed by id; calls are kept with
+/// their operands unresolved until the pass ends, since their strings and types may come later.
+#[derive(Default)]
+struct Pass {
+    /// `OpString` results: id to bytes (without the NUL).
+    strings: HashMap<u32, Vec<u8>>,
+    /// Ids of the NonSemantic.DebugPrintf imports.
+    printf_sets: Vec<u32>,
+    /// Ids of the NonSemantic.Shader.DebugInfo.100 imports.
+    debug_info_sets: Vec<u32>,
+    /// The first `OpName` of each id.
+    names: HashMap<u32, Vec<u8>>,
+    /// Every type declaration met, by result id.
+    types: HashMap<u32, TypeInfo>,
+    /// Result id to its type's id, for results whose type was declared before them.
+    value_types: HashMap<u32, u32>,
+    /// 32-bit integer `OpConstant`s: id to value (`DebugLine`'s line and column are these).
+    constants: HashMap<u32, u32>,
+    /// `DebugSource` result id to the id of the `OpString` naming its file.
+    debug_sources: HashMap<u32, u32>,
+    entry_points: Vec<EntryPoint>,
+    /// `OpFunction` result ids, in module order.
+    function_ids: Vec<u32>,
+    /// For each function (indexed as `function_ids`), the ids it calls.
+    callees: Vec<Vec<u32>>,
+    pending: Vec<PendingCall>,
+    /// Index in `function_ids` of the function whose body is being read.
+    current_function: Option<usize>,
+    /// The line in effect: set by `OpLine` and `DebugLine`, ended by the end of a block.
+    line: Option<PendingLine>,
+}
+
+impl Pass {
+    /// Records what one instruction declares or changes; unknown opcodes only record the type
+    /// of their result.
+    fn instruction(&mut self, inst: &Inst<'_, '_>, opcode: u16) -> Result<(), SpirvError> {
         match opcode {
             op::STRING => {
                 inst.need("OpString", 3)?;
                 let id = inst.id(1)?;
                 let (text, _) = inst.string("OpString", 2)?;
-                strings.insert(id, text);
+                self.strings.insert(id, text);
             }
             op::NAME => {
                 inst.need("OpName", 3)?;
                 let id = inst.id(1)?;
                 let (text, _) = inst.string("OpName", 2)?;
-                names.entry(id).or_insert(text);
+                self.names.entry(id).or_insert(text);
             }
-            op::EXT_INST_IMPORT => {
-                inst.need("OpExtInstImport", 3)?;
-                let id = inst.id(1)?;
-                let (name, _) = inst.string("OpExtInstImport", 2)?;
-                if name == DEBUG_PRINTF_SET {
-                    printf_sets.push(id);
-                } else if name == SHADER_DEBUG_INFO_SET {
-                    debug_info_sets.push(id);
-                }
+            op::EXT_INST_IMPORT => self.import(inst)?,
+            op::ENTRY_POINT => self.entry_point(inst)?,
+            // Every type declaration: OpTypeVoid .. OpTypePipe, OpTypeForwardPointer and the
+            // extensions' types (ray queries, acceleration structures, cooperative matrices,
+            // hit objects...).
+            19..=39 | 322 | 327 | 4456 | 4472 | 5281 | 5341 | 5358 => {
+                self.type_declaration(inst, opcode)?
             }
-            op::ENTRY_POINT => {
-                inst.need("OpEntryPoint", 4)?;
-                let function = inst.id(2)?;
-                let (name, _) = inst.string("OpEntryPoint", 3)?;
-                entry_points.push(EntryPoint {
-                    execution_model: inst.word(1),
-                    function,
-                    name,
-                });
-            }
-            op::TYPE_BOOL => {
-                inst.need("OpTypeBool", 2)?;
-                types.insert(inst.id(1)?, TypeInfo::Bool);
-            }
-            op::TYPE_INT => {
-                inst.need("OpTypeInt", 4)?;
-                let width = inst.word(2);
-                types.insert(inst.id(1)?, TypeInfo::Int { width });
-            }
-            op::TYPE_FLOAT => {
-                inst.need("OpTypeFloat", 3)?;
-                let width = inst.word(2);
-                types.insert(inst.id(1)?, TypeInfo::Float { width });
-            }
-            op::TYPE_VECTOR => {
-                inst.need("OpTypeVector", 4)?;
-                let component = inst.id(2)?;
-                let count = inst.word(3);
-                types.insert(inst.id(1)?, TypeInfo::Vector { component, count });
-            }
-            op::TYPE_POINTER => {
-                inst.need("OpTypePointer", 4)?;
-                let storage_class = inst.word(2);
-                types.insert(inst.id(1)?, TypeInfo::Pointer { storage_class });
-            }
-            op::TYPE_FORWARD_POINTER => {}
-            // Every other type declaration: OpTypeVoid .. OpTypePipe, and the extensions' types
-            // (ray queries, acceleration structures, cooperative matrices, hit objects...).
-            19 | 24..=38 | 322 | 327 | 4456 | 4472 | 5281 | 5341 | 5358 => {
-                inst.need("type declaration", 2)?;
-                types.insert(inst.id(1)?, TypeInfo::Other { opcode });
-            }
-            op::FUNCTION => {
-                inst.need("OpFunction", 5)?;
-                let id = inst.id(2)?;
-                record_value(&inst, &types, &mut value_types)?;
-                current_function = Some(function_ids.len());
-                function_ids.push(id);
-                callees.push(Vec::new());
-                line = None;
-            }
+            op::FUNCTION => self.function(inst)?,
             op::FUNCTION_END => {
-                current_function = None;
-                line = None;
+                self.current_function = None;
+                self.line = None;
             }
-            op::FUNCTION_CALL => {
-                inst.need("OpFunctionCall", 4)?;
-                record_value(&inst, &types, &mut value_types)?;
-                let callee = inst.id(3)?;
-                if let Some(function) = current_function {
-                    callees[function].push(callee);
-                }
-            }
+            op::FUNCTION_CALL => self.function_call(inst)?,
             op::LINE => {
                 inst.need("OpLine", 4)?;
-                line = Some(PendingLine::OpLine {
+                self.line = Some(PendingLine::OpLine {
                     file: inst.id(1)?,
                     line: inst.word(2),
                     column: inst.word(3),
                 });
             }
-            op::NO_LINE => line = None,
+            op::NO_LINE => self.line = None,
             // Block terminators end the scope of a line.
-            249..=255 | 4416 | 4448 | 4449 | 5294 => line = None,
-            op::EXT_INST => {
-                inst.need("OpExtInst", 5)?;
-                record_value(&inst, &types, &mut value_types)?;
-                let set = inst.id(3)?;
-                let instruction = inst.word(4);
-                if printf_sets.contains(&set) && instruction == DEBUG_PRINTF {
-                    inst.need("DebugPrintf OpExtInst", 6)?;
-                    let format_id = inst.id(5)?;
-                    let args = (6..inst.len())
-                        .map(|index| inst.id(index))
-                        .collect::<Result<Vec<_>, _>>()?;
-                    pending.push(PendingCall {
-                        offset: inst.offset(),
-                        format_id,
-                        args,
-                        function: current_function,
-                        line,
-                    });
-                } else if debug_info_sets.contains(&set) {
-                    match instruction {
-                        DEBUG_SOURCE => {
-                            inst.need("DebugSource", 6)?;
-                            debug_sources.insert(inst.id(2)?, inst.id(5)?);
-                        }
-                        DEBUG_LINE => {
-                            inst.need("DebugLine", 10)?;
-                            line = Some(PendingLine::DebugLine {
-                                source: inst.id(5)?,
-                                line: inst.id(6)?,
-                                column: inst.id(8)?,
-                            });
-                        }
-                        DEBUG_NO_LINE => line = None,
-                        _ => {}
-                    }
-                }
-            }
-            op::CONSTANT => {
-                inst.need("OpConstant", 4)?;
-                record_value(&inst, &types, &mut value_types)?;
-                if let Some(TypeInfo::Int { width: 32 }) = types.get(&inst.word(1)) {
-                    constants.insert(inst.id(2)?, inst.word(3));
-                }
-            }
+            249..=255 | 4416 | 4448 | 4449 | 5294 => self.line = None,
+            op::EXT_INST => self.ext_inst(inst)?,
+            op::CONSTANT => self.constant(inst)?,
             _ => {
                 // Instructions with a result type have it in word 1 and their result in word 2.
                 // Word 1 is taken as a type only when it names a type declared before (types
                 // precede their uses), so instructions without a result are never mistaken.
                 if inst.len() >= 3 {
-                    record_value(&inst, &types, &mut value_types)?;
+                    self.record_value(inst)?;
                 }
             }
         }
+        Ok(())
     }
 
-    let functions: Vec<Function> = function_ids
-        .iter()
-        .map(|&id| Function {
-            id,
-            name: names.get(&id).cloned(),
-        })
-        .collect();
-    let reach = reachability(&function_ids, &callees, &entry_points, &pending)?;
+    /// `OpExtInstImport`: remembers the ids of the two sets the reader interprets.
+    fn import(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        inst.need("OpExtInstImport", 3)?;
+        let id = inst.id(1)?;
+        let (name, _) = inst.string("OpExtInstImport", 2)?;
+        if name == DEBUG_PRINTF_SET {
+            self.printf_sets.push(id);
+        } else if name == SHADER_DEBUG_INFO_SET {
+            self.debug_info_sets.push(id);
+        }
+        Ok(())
+    }
 
-    let mut calls = Vec::with_capacity(pending.len());
-    for call in pending {
-        let Some(format) = strings.get(&call.format_id) else {
+    fn entry_point(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        inst.need("OpEntryPoint", 4)?;
+        let function = inst.id(2)?;
+        let (name, _) = inst.string("OpEntryPoint", 3)?;
+        self.entry_points.push(EntryPoint {
+            execution_model: inst.word(1),
+            function,
+            name,
+        });
+        Ok(())
+    }
+
+    /// A type declaration: what printf needs of the scalar, vector and pointer types, the
+    /// opcode of any other (for the message that rejects it); forward pointers declare nothing.
+    fn type_declaration(&mut self, inst: &Inst<'_, '_>, opcode: u16) -> Result<(), SpirvError> {
+        match opcode {
+            op::TYPE_BOOL => {
+                inst.need("OpTypeBool", 2)?;
+                self.types.insert(inst.id(1)?, TypeInfo::Bool);
+            }
+            op::TYPE_INT => {
+                inst.need("OpTypeInt", 4)?;
+                let width = inst.word(2);
+                self.types.insert(inst.id(1)?, TypeInfo::Int { width });
+            }
+            op::TYPE_FLOAT => {
+                inst.need("OpTypeFloat", 3)?;
+                let width = inst.word(2);
+                self.types.insert(inst.id(1)?, TypeInfo::Float { width });
+            }
+            op::TYPE_VECTOR => {
+                inst.need("OpTypeVector", 4)?;
+                let component = inst.id(2)?;
+                let count = inst.word(3);
+                self.types
+                    .insert(inst.id(1)?, TypeInfo::Vector { component, count });
+            }
+            op::TYPE_POINTER => {
+                inst.need("OpTypePointer", 4)?;
+                let storage_class = inst.word(2);
+                self.types
+                    .insert(inst.id(1)?, TypeInfo::Pointer { storage_class });
+            }
+            op::TYPE_FORWARD_POINTER => {}
+            _ => {
+                inst.need("type declaration", 2)?;
+                self.types.insert(inst.id(1)?, TypeInfo::Other { opcode });
+            }
+        }
+        Ok(())
+    }
+
+    /// `OpFunction`: the body that follows belongs to a new function, with no line in effect.
+    fn function(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        inst.need("OpFunction", 5)?;
+        let id = inst.id(2)?;
+        self.record_value(inst)?;
+        self.current_function = Some(self.function_ids.len());
+        self.function_ids.push(id);
+        self.callees.push(Vec::new());
+        self.line = None;
+        Ok(())
+    }
+
+    /// `OpFunctionCall`: an edge of the call graph, from the function being read.
+    fn function_call(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        inst.need("OpFunctionCall", 4)?;
+        self.record_value(inst)?;
+        let callee = inst.id(3)?;
+        if let Some(function) = self.current_function {
+            self.callees[function].push(callee);
+        }
+        Ok(())
+    }
+
+    /// `OpExtInst`: a DebugPrintf call, a debug-info instruction that places or ends a line,
+    /// or an instruction of a set the reader does not interpret.
+    fn ext_inst(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        inst.need("OpExtInst", 5)?;
+        self.record_value(inst)?;
+        let set = inst.id(3)?;
+        let instruction = inst.word(4);
+        if self.printf_sets.contains(&set) && instruction == DEBUG_PRINTF {
+            self.debug_printf(inst)?;
+        } else if self.debug_info_sets.contains(&set) {
+            self.debug_info(inst, instruction)?;
+        }
+        Ok(())
+    }
+
+    /// `DebugPrintf %format args...`: a call, kept with the function and line in effect.
+    fn debug_printf(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        inst.need("DebugPrintf OpExtInst", 6)?;
+        let format_id = inst.id(5)?;
+        let args = (6..inst.len())
+            .map(|index| inst.id(index))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.pending.push(PendingCall {
+            offset: inst.offset(),
+            format_id,
+            args,
+            function: self.current_function,
+            line: self.line,
+        });
+        Ok(())
+    }
+
+    /// The debug-info instructions that name a source file or place or end a line.
+    fn debug_info(&mut self, inst: &Inst<'_, '_>, instruction: u32) -> Result<(), SpirvError> {
+        match instruction {
+            DEBUG_SOURCE => {
+                inst.need("DebugSource", 6)?;
+                self.debug_sources.insert(inst.id(2)?, inst.id(5)?);
+            }
+            DEBUG_LINE => {
+                inst.need("DebugLine", 10)?;
+                self.line = Some(PendingLine::DebugLine {
+                    source: inst.id(5)?,
+                    line: inst.id(6)?,
+                    column: inst.id(8)?,
+                });
+            }
+            DEBUG_NO_LINE => self.line = None,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `OpConstant`: 32-bit integer values are kept, for the line numbers `DebugLine` names.
+    fn constant(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        inst.need("OpConstant", 4)?;
+        self.record_value(inst)?;
+        if let Some(TypeInfo::Int { width: 32 }) = self.types.get(&inst.word(1)) {
+            self.constants.insert(inst.id(2)?, inst.word(3));
+        }
+        Ok(())
+    }
+
+    /// Records `word 2 : word 1` when word 1 is a declared type.
+    fn record_value(&mut self, inst: &Inst<'_, '_>) -> Result<(), SpirvError> {
+        let ty = inst.word(1);
+        if self.types.contains_key(&ty) {
+            let id = inst.id(2)?;
+            self.value_types.entry(id).or_insert(ty);
+        }
+        Ok(())
+    }
+
+    /// Resolves each call's format, argument types, line and entry points, now that the whole
+    /// module has been read.
+    fn finish(self, header: Header) -> Result<Module, SpirvError> {
+        let functions: Vec<Function> = self
+            .function_ids
+            .iter()
+            .map(|&id| Function {
+                id,
+                name: self.names.get(&id).cloned(),
+            })
+            .collect();
+        let reach = reachability(
+            &self.function_ids,
+            &self.callees,
+            &self.entry_points,
+            &self.pending,
+        )?;
+        let calls = self
+            .pending
+            .iter()
+            .map(|call| self.resolve_call(call, &reach))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Module {
+            header,
+            imports_debug_printf: !self.printf_sets.is_empty(),
+            functions,
+            entry_points: self.entry_points,
+            calls,
+        })
+    }
+
+    /// One call with its format's bytes, its arguments' kinds, its source line and the entry
+    /// points that reach it; an error when the format operand is not an `OpString`.
+    fn resolve_call(&self, call: &PendingCall, reach: &[Vec<usize>]) -> Result<Call, SpirvError> {
+        let Some(format) = self.strings.get(&call.format_id) else {
             return Err(SpirvError::FormatNotString {
                 offset: call.offset,
                 id: call.format_id,
@@ -526,14 +654,33 @@ pub fn read(bytes: &[u8]) -> Result<Module, SpirvError> {
             .iter()
             .map(|&id| Argument {
                 id,
-                kind: value_types
+                kind: self
+                    .value_types
                     .get(&id)
-                    .map_or(ArgKind::Unknown, |ty| arg_kind(*ty, &types)),
+                    .map_or(ArgKind::Unknown, |ty| arg_kind(*ty, &self.types)),
             })
             .collect();
-        let line = call.line.and_then(|line| match line {
+        let entry_points = call
+            .function
+            .map(|function| reach[function].clone())
+            .unwrap_or_default();
+        Ok(Call {
+            offset: call.offset,
+            format_id: call.format_id,
+            format: format.clone(),
+            args,
+            function: call.function,
+            entry_points,
+            line: call.line.and_then(|line| self.resolve_line(line)),
+        })
+    }
+
+    /// The file name and numbers a line position refers to; `None` when a `DebugLine`'s line
+    /// is not a known 32-bit constant. A file that cannot be found is left out.
+    fn resolve_line(&self, line: PendingLine) -> Option<SourceLine> {
+        match line {
             PendingLine::OpLine { file, line, column } => Some(SourceLine {
-                file: strings.get(&file).cloned(),
+                file: self.strings.get(&file).cloned(),
                 line,
                 column,
             }),
@@ -542,49 +689,16 @@ pub fn read(bytes: &[u8]) -> Result<Module, SpirvError> {
                 line,
                 column,
             } => Some(SourceLine {
-                file: debug_sources
+                file: self
+                    .debug_sources
                     .get(&source)
-                    .and_then(|file| strings.get(file))
+                    .and_then(|file| self.strings.get(file))
                     .cloned(),
-                line: *constants.get(&line)?,
-                column: constants.get(&column).copied().unwrap_or(0),
+                line: *self.constants.get(&line)?,
+                column: self.constants.get(&column).copied().unwrap_or(0),
             }),
-        });
-        let entry_points = call
-            .function
-            .map(|function| reach[function].clone())
-            .unwrap_or_default();
-        calls.push(Call {
-            offset: call.offset,
-            format_id: call.format_id,
-            format: format.clone(),
-            args,
-            function: call.function,
-            entry_points,
-            line,
-        });
+        }
     }
-    Ok(Module {
-        header,
-        imports_debug_printf: !printf_sets.is_empty(),
-        functions,
-        entry_points,
-        calls,
-    })
-}
-
-/// Records `word 2 : word 1` when word 1 is a declared type.
-fn record_value(
-    inst: &Inst<'_, '_>,
-    types: &HashMap<u32, TypeInfo>,
-    value_types: &mut HashMap<u32, u32>,
-) -> Result<(), SpirvError> {
-    let ty = inst.word(1);
-    if types.contains_key(&ty) {
-        let id = inst.id(2)?;
-        value_types.entry(id).or_insert(ty);
-    }
-    Ok(())
 }
 
 /// For each function holding a call, the entry points whose call graph reaches it (walking
