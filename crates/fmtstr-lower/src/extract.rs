@@ -163,70 +163,10 @@ fn model_args<'m>(
     let location = || Location::of(module, inst);
     let call = view.as_call()?;
     let is_lgc = matches!(call.callee().value, Value::Global(g) if Some(g) == lgc_printf);
-    if view.opcode() != Opcode::Call {
-        diagnostics.push(location().error(format!(
-            "printf reached through `{}` cannot be lowered: the rewrite replaces a call, not a \
-             terminator; call it with `call`",
-            view.opcode().keyword()
-        )));
-        return None;
-    }
-    let ret = view.ty();
-    if ret != TypeId::VOID && ret != TypeId::I32 {
-        diagnostics.push(location().error(format!(
-            "this printf call returns {}; printf returns i32",
-            module.types().display(ret)
-        )));
-        return None;
-    }
-    let buffer_first = is_lgc && lgc_buffer_first(module, args);
-    let fixed = if buffer_first { 2 } else { 1 };
-    if args.len() < fixed {
-        diagnostics.push(location().error(if is_lgc {
-            LGC_OPERANDS
-        } else {
-            diag::NOT_A_STRING_LITERAL
-        }));
-        return None;
-    }
-    let callee = if is_lgc {
-        Callee::LgcDebugPrintf {
-            buffer: buffer_first.then_some(args[0].operand),
-        }
-    } else {
-        Callee::Printf
-    };
+    check_instruction(module, view, &location, diagnostics)?;
+    let (callee, fixed) = callee_of(module, args, is_lgc, &location, diagnostics)?;
     let variadic = &args[fixed..];
-
-    // The form: metadata, else inferred.
-    let form = match view.metadata("printf.form") {
-        Some(node) => match node.int_operand(0) {
-            Some(tag) => {
-                // An i8 tag written negative is the byte it stands for.
-                let tag = if (-128..0).contains(&tag) {
-                    tag + 256
-                } else {
-                    tag
-                };
-                match Form::from_tag(tag) {
-                    Some(form) => form,
-                    None => {
-                        diagnostics.push(location().error(diag::unsupported_form(tag)));
-                        return None;
-                    }
-                }
-            }
-            None => {
-                diagnostics.push(location().error(format!(
-                    "{} (`!printf.form` must be `!{{i8 N}}` with N one of 34, 40, 85)",
-                    diag::unsupported_form("?")
-                )));
-                return None;
-            }
-        },
-        None if variadic.is_empty() => Form::Bare,
-        None => Form::Varargs,
-    };
+    let form = form_of(view, variadic, &location, diagnostics)?;
     let ResolvedFormat {
         format,
         seen: seen_at,
@@ -239,83 +179,14 @@ fn model_args<'m>(
         &location,
         diagnostics,
     )?;
+    let prepacked = form_operands(module, form, variadic, is_lgc, &location, diagnostics)?;
 
-    let mut prepacked = None;
-    match form {
-        Form::Bare if !variadic.is_empty() => {
-            diagnostics.push(location().error(format!(
-                "printf form 34 (bare format) takes no arguments, but the call passes {}",
-                variadic.len()
-            )));
-            return None;
-        }
-        Form::PrePacked => {
-            let is_ptr = variadic.len() == 1
-                && module
-                    .types()
-                    .ptr_addrspace(variadic[0].operand.ty)
-                    .is_some();
-            if !is_ptr || is_lgc {
-                diagnostics.push(location().error(format!(
-                    "printf form 85 (pre-packed buffer) takes exactly one pointer after the \
-                     format string, but the call passes {}",
-                    describe_args(module, variadic.iter().map(|a| a.operand.ty))
-                )));
-                return None;
-            }
-            prepacked = Some(variadic[0].operand);
-        }
-        _ => {}
-    }
-
-    let mut arguments = Vec::with_capacity(variadic.len());
+    let mut arguments = Vec::new();
     let mut checker_found = false;
     if form != Form::PrePacked {
-        for (index, arg) in variadic.iter().enumerate() {
-            let class = formats.seen[seen_at].0.classes.get(index).copied();
-            let extend = if arg.has(Attr::SignExt) {
-                Extend::Sign
-            } else if arg.has(Attr::ZeroExt) || class == Some(ArgClass::Unsigned) {
-                Extend::Zero
-            } else {
-                Extend::Sign
-            };
-            arguments.push(Argument {
-                operand: arg.operand,
-                class,
-                extend,
-                byval: arg.byval(),
-            });
-        }
-        // The same format with the same argument types checks the same: a clean pair is
-        // remembered, so that a format printed from many places is checked once.
-        let mut types = std::mem::take(&mut formats.types);
-        types.clear();
-        let typed = arguments
-            .iter()
-            .all(|a| match formats.arg_type(module, a.operand.ty) {
-                Some(ty) => {
-                    types.push(ty);
-                    true
-                }
-                None => false,
-            });
-        if typed {
-            let Formats { seen, checks, .. } = &mut *formats;
-            let (parsed, clean) = &mut seen[seen_at];
-            // A remembered pair is clean: the checker has nothing to say about it.
-            if !clean.iter().any(|c| **c == *types) {
-                let found =
-                    check_arguments(checks, &parsed.as_written(), &types, &location, diagnostics);
-                // The checker's findings name what the renderer's grammar refuses, in its own
-                // words; the parse error is said only when the checker has nothing to say.
-                checker_found = found;
-                if !found {
-                    clean.push(types.as_slice().into());
-                }
-            }
-        }
-        formats.types = types;
+        arguments = model_variadic(variadic, &formats.seen[seen_at].0.classes);
+        checker_found =
+            check_against_format(module, formats, seen_at, &arguments, &location, diagnostics);
     }
     if let (Some(error), false) = (parse_error, checker_found) {
         diagnostics.push(
@@ -335,6 +206,205 @@ fn model_args<'m>(
         prepacked,
         result_used: false,
     })
+}
+
+/// Whether the call can be rewritten: a `call` (not a terminator such as `invoke`) returning
+/// `i32` or `void`. `None` after pushing an error.
+fn check_instruction(
+    module: &Module,
+    view: fmtstr_ir::Inst<'_>,
+    location: &dyn Fn() -> Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<()> {
+    if view.opcode() != Opcode::Call {
+        diagnostics.push(location().error(format!(
+            "printf reached through `{}` cannot be lowered: the rewrite replaces a call, not a \
+             terminator; call it with `call`",
+            view.opcode().keyword()
+        )));
+        return None;
+    }
+    let ret = view.ty();
+    if ret != TypeId::VOID && ret != TypeId::I32 {
+        diagnostics.push(location().error(format!(
+            "this printf call returns {}; printf returns i32",
+            module.types().display(ret)
+        )));
+        return None;
+    }
+    Some(())
+}
+
+/// The callee, and how many operands come before the variadic arguments (the format, and an
+/// older-form `lgc.debug.printf`'s buffer before it). `None` after pushing an error when the
+/// call has fewer operands.
+fn callee_of(
+    module: &Module,
+    args: &[fmtstr_ir::CallArg<'_>],
+    is_lgc: bool,
+    location: &dyn Fn() -> Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<(Callee, usize)> {
+    let buffer_first = is_lgc && lgc_buffer_first(module, args);
+    let fixed = if buffer_first { 2 } else { 1 };
+    if args.len() < fixed {
+        diagnostics.push(location().error(if is_lgc {
+            LGC_OPERANDS
+        } else {
+            diag::NOT_A_STRING_LITERAL
+        }));
+        return None;
+    }
+    let callee = if is_lgc {
+        Callee::LgcDebugPrintf {
+            buffer: buffer_first.then_some(args[0].operand),
+        }
+    } else {
+        Callee::Printf
+    };
+    Some((callee, fixed))
+}
+
+/// The call's form: its `!printf.form` tag, else inferred from whether it passes arguments.
+/// `None` after pushing an error for a tag that is not an `i8` of a known form.
+fn form_of(
+    view: fmtstr_ir::Inst<'_>,
+    variadic: &[fmtstr_ir::CallArg<'_>],
+    location: &dyn Fn() -> Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Form> {
+    let Some(node) = view.metadata("printf.form") else {
+        return Some(if variadic.is_empty() {
+            Form::Bare
+        } else {
+            Form::Varargs
+        });
+    };
+    let Some(tag) = node.int_operand(0) else {
+        diagnostics.push(location().error(format!(
+            "{} (`!printf.form` must be `!{{i8 N}}` with N one of 34, 40, 85)",
+            diag::unsupported_form("?")
+        )));
+        return None;
+    };
+    // An i8 tag written negative is the byte it stands for.
+    let tag = if (-128..0).contains(&tag) {
+        tag + 256
+    } else {
+        tag
+    };
+    let form = Form::from_tag(tag);
+    if form.is_none() {
+        diagnostics.push(location().error(diag::unsupported_form(tag)));
+    }
+    form
+}
+
+/// Whether the variadic operands fit the form: none for form 34, exactly one pointer for form
+/// 85 (never for `lgc.debug.printf`). Gives form 85's buffer operand; `None` after pushing an
+/// error.
+fn form_operands(
+    module: &Module,
+    form: Form,
+    variadic: &[fmtstr_ir::CallArg<'_>],
+    is_lgc: bool,
+    location: &dyn Fn() -> Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<Option<fmtstr_ir::Operand>> {
+    match form {
+        Form::Bare if !variadic.is_empty() => {
+            diagnostics.push(location().error(format!(
+                "printf form 34 (bare format) takes no arguments, but the call passes {}",
+                variadic.len()
+            )));
+            None
+        }
+        Form::PrePacked => {
+            let is_ptr = variadic.len() == 1
+                && module
+                    .types()
+                    .ptr_addrspace(variadic[0].operand.ty)
+                    .is_some();
+            if !is_ptr || is_lgc {
+                diagnostics.push(location().error(format!(
+                    "printf form 85 (pre-packed buffer) takes exactly one pointer after the \
+                     format string, but the call passes {}",
+                    describe_args(module, variadic.iter().map(|a| a.operand.ty))
+                )));
+                return None;
+            }
+            Some(Some(variadic[0].operand))
+        }
+        _ => Some(None),
+    }
+}
+
+/// Each variadic argument with the class of the conversion that reads it (`classes`, by
+/// position) and how it widens: as its `signext`/`zeroext` attribute says, else zero for an
+/// unsigned conversion and sign for anything else.
+fn model_variadic(variadic: &[fmtstr_ir::CallArg<'_>], classes: &[ArgClass]) -> Vec<Argument> {
+    let mut arguments = Vec::with_capacity(variadic.len());
+    for (index, arg) in variadic.iter().enumerate() {
+        let class = classes.get(index).copied();
+        let extend = if arg.has(Attr::SignExt) {
+            Extend::Sign
+        } else if arg.has(Attr::ZeroExt) || class == Some(ArgClass::Unsigned) {
+            Extend::Zero
+        } else {
+            Extend::Sign
+        };
+        arguments.push(Argument {
+            operand: arg.operand,
+            class,
+            extend,
+            byval: arg.byval(),
+        });
+    }
+    arguments
+}
+
+/// Checks the arguments' types against the format (`-Wformat`), unless one has a type the
+/// checker does not know or the pair was found clean before. Whether the checker said
+/// anything: its findings then replace the format's parse error.
+fn check_against_format(
+    module: &Module,
+    formats: &mut Formats<'_>,
+    seen_at: usize,
+    arguments: &[Argument],
+    location: &dyn Fn() -> Location,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> bool {
+    let mut checker_found = false;
+    // The same format with the same argument types checks the same: a clean pair is
+    // remembered, so that a format printed from many places is checked once.
+    let mut types = std::mem::take(&mut formats.types);
+    types.clear();
+    let typed = arguments
+        .iter()
+        .all(|a| match formats.arg_type(module, a.operand.ty) {
+            Some(ty) => {
+                types.push(ty);
+                true
+            }
+            None => false,
+        });
+    if typed {
+        let Formats { seen, checks, .. } = &mut *formats;
+        let (parsed, clean) = &mut seen[seen_at];
+        // A remembered pair is clean: the checker has nothing to say about it.
+        if !clean.iter().any(|c| **c == *types) {
+            let found =
+                check_arguments(checks, &parsed.as_written(), &types, location, diagnostics);
+            // The checker's findings name what the renderer's grammar refuses, in its own
+            // words; the parse error is said only when the checker has nothing to say.
+            checker_found = found;
+            if !found {
+                clean.push(types.as_slice().into());
+            }
+        }
+    }
+    formats.types = types;
+    checker_found
 }
 
 /// The operands `lgc.debug.printf` takes, for an error.

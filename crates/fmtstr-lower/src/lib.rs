@@ -219,82 +219,26 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
     let started = Instant::now();
     let mut phases = Phases::default();
     if options.asserts {
-        if let Err(error) = assert::asserts_to_printf(module) {
-            let location = Location {
-                file: module.file_name().to_owned(),
-                line: 0,
-                column: 0,
-                text: String::new(),
-                source: None,
-            };
-            return failure(
-                vec![location.error(format!("cannot print the asserts: {error}"))],
-                options.werror,
-            );
-        }
+        print_asserts(module, options)?;
     }
-    let Extraction {
-        mut calls,
-        mut diagnostics,
-    } = extract(module, lgc_input);
-    let fail = |diagnostics: Vec<Diagnostic>, werror: bool| failure(diagnostics, werror);
-    if let (Some(prefix), false) = (options.prefix, calls.is_empty()) {
-        // The prefix rewrites the calls, then they are extracted again: only once nothing
-        // found so far stops the lowering, so that a failure leaves the module as it was.
-        for call in &calls {
-            if call.form == Form::PrePacked {
-                diagnostics.push(call.location(module).error(
-                    "--prefix cannot add arguments to a call whose caller packed the buffer \
-                     (op-tag 85): drop --prefix, or pass the ids in the buffer yourself",
-                ));
-            }
-        }
-        if stops(&diagnostics, options.werror) {
-            return fail(diagnostics, options.werror);
-        }
-        let live: Vec<PrintfCall> = calls
-            .into_iter()
-            .filter(|c| !c.callee.is_disabled(module))
-            .collect();
-        let nvptx = matches!(options.target, Target::Nvptx { .. });
-        if let Err(error) = prefix::apply(module, &prefix, nvptx, &live) {
-            let first = live[0].location(module);
-            diagnostics.push(first.error(format!("cannot add the prefix: {error}")));
-            return fail(diagnostics, options.werror);
-        }
-        let again = extract(module, lgc_input);
-        calls = again.calls;
-        diagnostics = again.diagnostics;
+    let mut found = extract(module, lgc_input);
+    if let (Some(prefix), false) = (options.prefix, found.calls.is_empty()) {
+        found = add_prefix(module, options, prefix, lgc_input, found)?;
     }
     // The limit adds a counter and a marker call per site (after the prefix, which replaces
     // the calls), and the conditions the calls run under, applied with --only's.
     let mut limits = limit::Conditions::new();
-    if let (Some(per_site), false) = (options.limit_per_site, calls.is_empty()) {
-        if stops(&diagnostics, options.werror) {
-            return fail(diagnostics, options.werror);
-        }
-        let live: Vec<PrintfCall> = calls
-            .iter()
-            .filter(|c| !c.callee.is_disabled(module))
-            .cloned()
-            .collect();
-        match limit::apply(module, per_site, &live) {
-            Ok(conditions) => limits = conditions,
-            Err(error) => {
-                let first = live[0].location(module);
-                diagnostics.push(first.error(format!("cannot add the limit: {error}")));
-                return fail(diagnostics, options.werror);
-            }
-        }
-        let again = extract(module, lgc_input);
-        calls = again.calls;
-        diagnostics = again.diagnostics;
+    if let (Some(per_site), false) = (options.limit_per_site, found.calls.is_empty()) {
+        (limits, found) = add_limit(module, options, per_site, lgc_input, found)?;
     }
     phases.extract = started.elapsed();
-    let stop = |diagnostics: &[Diagnostic]| stops(diagnostics, options.werror);
+    let Extraction {
+        calls,
+        mut diagnostics,
+    } = found;
     if calls.is_empty() {
-        return if stop(&diagnostics) {
-            fail(diagnostics, options.werror)
+        return if stops(&diagnostics, options.werror) {
+            failure(diagnostics, options.werror)
         } else {
             Ok(Lowered {
                 warnings: diagnostics,
@@ -304,61 +248,30 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
         };
     }
     // Plan (every check), then edit.
-    let report;
-    let applied: Result<Option<Table<'static>>, EditError> = match options.target {
-        Target::Nvptx { layout } => {
-            let planning = Instant::now();
-            nvptx::check_declaration(module, &calls[0], &mut diagnostics);
-            let plans = nvptx::plan(module, &calls, layout, &mut diagnostics);
-            phases.plan = planning.elapsed();
-            if stop(&diagnostics) {
-                return fail(diagnostics, options.werror);
-            }
-            report = if options.report {
-                report::nvptx(module, &calls, &plans.layouts)
-            } else {
-                Vec::new()
-            };
-            let applying = Instant::now();
-            let applied = guard_calls(module, options, &calls, &limits)
-                .and_then(|()| nvptx::apply(module, &calls, &plans))
-                .and_then(|()| remove_printf_if_unused(module))
-                .map(|()| None);
-            phases.apply = applying.elapsed();
-            applied
-        }
+    let edit = Edit {
+        module,
+        options,
+        calls: &calls,
+        limits: &limits,
+        diagnostics: &mut diagnostics,
+        phases: &mut phases,
+    };
+    let Edited { report, applied } = match options.target {
+        Target::Nvptx { layout } => edit.nvptx(layout),
         Target::Amdgpu {
             stage,
             buffer_addrspace,
             lgc_form,
             user_data_offset,
-        } => {
-            let settings = amdgpu::Settings {
-                stage,
-                buffer_addrspace,
-                lgc_form,
-                user_data_offset,
-                sites: options.prefix.is_some_and(|p| p.has_site()),
-                runtime_strings: options.runtime_strings,
-            };
-            let planning = Instant::now();
-            let plan = amdgpu::plan(module, &calls, &settings, &mut diagnostics);
-            phases.plan = planning.elapsed();
-            if stop(&diagnostics) {
-                return fail(diagnostics, options.werror);
-            }
-            report = if options.report {
-                report::amdgpu(module, &calls, options.runtime_strings)
-            } else {
-                Vec::new()
-            };
-            let applying = Instant::now();
-            let applied = guard_calls(module, options, &calls, &limits)
-                .and_then(|()| amdgpu::apply(module, &calls, plan));
-            phases.apply = applying.elapsed();
-            applied
-        }
-    };
+        } => edit.amdgpu(amdgpu::Settings {
+            stage,
+            buffer_addrspace,
+            lgc_form,
+            user_data_offset,
+            sites: options.prefix.is_some_and(|p| p.has_site()),
+            runtime_strings: options.runtime_strings,
+        }),
+    }?;
     match applied {
         Ok(strings) => Ok(Lowered {
             calls: calls.len(),
@@ -371,8 +284,179 @@ pub fn lower(module: &mut Module, options: &Options) -> Result<Lowered, Failed> 
             // A removed instruction keeps its source position.
             let first = calls[0].location(module);
             diagnostics.push(first.error(format!("cannot rewrite the module: {error}")));
-            fail(diagnostics, options.werror)
+            failure(diagnostics, options.werror)
         }
+    }
+}
+
+/// `--asserts`: failed asserts print through printf before they trap; a module where that
+/// cannot be done fails with one error naming the file.
+fn print_asserts(module: &mut Module, options: &Options) -> Result<(), Failed> {
+    let Err(error) = assert::asserts_to_printf(module) else {
+        return Ok(());
+    };
+    let location = Location {
+        file: module.file_name().to_owned(),
+        line: 0,
+        column: 0,
+        text: String::new(),
+        source: None,
+    };
+    Err(failed(
+        vec![location.error(format!("cannot print the asserts: {error}"))],
+        options.werror,
+    ))
+}
+
+/// `--prefix`: the prefix rewrites the calls, then they are extracted again. It runs only once
+/// nothing found so far stops the lowering, so that a failure leaves the module as it was.
+fn add_prefix(
+    module: &mut Module,
+    options: &Options,
+    prefix: Prefix,
+    lgc_input: bool,
+    found: Extraction,
+) -> Result<Extraction, Failed> {
+    let Extraction {
+        calls,
+        mut diagnostics,
+    } = found;
+    for call in &calls {
+        if call.form == Form::PrePacked {
+            diagnostics.push(call.location(module).error(
+                "--prefix cannot add arguments to a call whose caller packed the buffer \
+                 (op-tag 85): drop --prefix, or pass the ids in the buffer yourself",
+            ));
+        }
+    }
+    if stops(&diagnostics, options.werror) {
+        return Err(failed(diagnostics, options.werror));
+    }
+    let live: Vec<PrintfCall> = calls
+        .into_iter()
+        .filter(|c| !c.callee.is_disabled(module))
+        .collect();
+    let nvptx = matches!(options.target, Target::Nvptx { .. });
+    if let Err(error) = prefix::apply(module, &prefix, nvptx, &live) {
+        let first = live[0].location(module);
+        diagnostics.push(first.error(format!("cannot add the prefix: {error}")));
+        return Err(failed(diagnostics, options.werror));
+    }
+    Ok(extract(module, lgc_input))
+}
+
+/// `--limit-per-site`: each site gets its counter and marker call, then the calls are
+/// extracted again; gives the conditions the calls now run under. Like the prefix, it runs
+/// only once nothing found so far stops the lowering.
+fn add_limit(
+    module: &mut Module,
+    options: &Options,
+    per_site: u32,
+    lgc_input: bool,
+    found: Extraction,
+) -> Result<(limit::Conditions, Extraction), Failed> {
+    let Extraction {
+        calls,
+        mut diagnostics,
+    } = found;
+    if stops(&diagnostics, options.werror) {
+        return Err(failed(diagnostics, options.werror));
+    }
+    let live: Vec<PrintfCall> = calls
+        .into_iter()
+        .filter(|c| !c.callee.is_disabled(module))
+        .collect();
+    match limit::apply(module, per_site, &live) {
+        Ok(conditions) => Ok((conditions, extract(module, lgc_input))),
+        Err(error) => {
+            let first = live[0].location(module);
+            diagnostics.push(first.error(format!("cannot add the limit: {error}")));
+            Err(failed(diagnostics, options.werror))
+        }
+    }
+}
+
+/// What a back end's planning and edits work on; its diagnostics and phase times are filled in.
+struct Edit<'a> {
+    module: &'a mut Module,
+    options: &'a Options,
+    /// The calls to lower (at least one), in module order.
+    calls: &'a [PrintfCall],
+    /// The conditions `--limit-per-site` put the calls under.
+    limits: &'a limit::Conditions,
+    diagnostics: &'a mut Vec<Diagnostic>,
+    phases: &'a mut Phases,
+}
+
+/// What a back end's edits did, once its plan passed every check.
+struct Edited {
+    /// What each call writes, when [`Options::report`] asked for it; else empty.
+    report: Vec<CallReport>,
+    /// Whether the edits went through; for the AMD buffer stage, with the format table now in
+    /// the module's PAL metadata.
+    applied: Result<Option<Table<'static>>, EditError>,
+}
+
+impl Edit<'_> {
+    /// The NVPTX plan and edits; the lowering fails (with the diagnostics taken) when the plan
+    /// stops it.
+    fn nvptx(self, layout: Layout) -> Result<Edited, Failed> {
+        let Edit {
+            module,
+            options,
+            calls,
+            limits,
+            diagnostics,
+            phases,
+        } = self;
+        let planning = Instant::now();
+        nvptx::check_declaration(module, &calls[0], diagnostics);
+        let plans = nvptx::plan(module, calls, layout, diagnostics);
+        phases.plan = planning.elapsed();
+        if stops(diagnostics, options.werror) {
+            return Err(failed(std::mem::take(diagnostics), options.werror));
+        }
+        let report = if options.report {
+            report::nvptx(module, calls, &plans.layouts)
+        } else {
+            Vec::new()
+        };
+        let applying = Instant::now();
+        let applied = guard_calls(module, options, calls, limits)
+            .and_then(|()| nvptx::apply(module, calls, &plans))
+            .and_then(|()| remove_printf_if_unused(module))
+            .map(|()| None);
+        phases.apply = applying.elapsed();
+        Ok(Edited { report, applied })
+    }
+
+    /// The AMDGPU plan and edits for `settings`' stage; the lowering fails (with the
+    /// diagnostics taken) when the plan stops it.
+    fn amdgpu(self, settings: amdgpu::Settings) -> Result<Edited, Failed> {
+        let Edit {
+            module,
+            options,
+            calls,
+            limits,
+            diagnostics,
+            phases,
+        } = self;
+        let planning = Instant::now();
+        let plan = amdgpu::plan(module, calls, &settings, diagnostics);
+        phases.plan = planning.elapsed();
+        if stops(diagnostics, options.werror) {
+            return Err(failed(std::mem::take(diagnostics), options.werror));
+        }
+        let report = if options.report {
+            report::amdgpu(module, calls, options.runtime_strings)
+        } else {
+            Vec::new()
+        };
+        let applying = Instant::now();
+        let applied = guard_calls(module, options, calls, limits)
+            .and_then(|()| amdgpu::apply(module, calls, plan));
+        phases.apply = applying.elapsed();
+        Ok(Edited { report, applied })
     }
 }
 
@@ -414,11 +498,16 @@ fn stops(diagnostics: &[Diagnostic], werror: bool) -> bool {
 
 /// The failure with these diagnostics (warnings promoted under `--Werror`).
 fn failure(diagnostics: Vec<Diagnostic>, werror: bool) -> Result<Lowered, Failed> {
+    Err(failed(diagnostics, werror))
+}
+
+/// [`Failed`] with these diagnostics (warnings promoted under `--Werror`).
+fn failed(diagnostics: Vec<Diagnostic>, werror: bool) -> Failed {
     let diagnostics = diagnostics
         .into_iter()
         .map(|d| if werror { d.promote() } else { d })
         .collect();
-    Err(Failed { diagnostics })
+    Failed { diagnostics }
 }
 
 /// Removes the `printf` declaration once nothing refers to it (a definition stays).

@@ -102,6 +102,9 @@ fn own_buffer(call: &PrintfCall) -> Option<Operand> {
     }
 }
 
+/// Plans the rewrite of every call: how each argument travels, each entry's ID and size, and
+/// the table for the module's PAL metadata. Problems are pushed to `diagnostics` as errors (the
+/// plan is then not applied); a call whose format is not UTF-8 gets no plan.
 pub(crate) fn plan(
     module: &Module,
     calls: &[PrintfCall],
@@ -109,115 +112,225 @@ pub(crate) fn plan(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Plan {
     let buffer_addrspace = settings.buffer_addrspace;
-    let mut planned = Vec::with_capacity(calls.len());
-    let mut table = Table::new();
-    table.user_data_offset = settings.user_data_offset;
-    // ID -> (index in the table, where it was first printed).
-    let mut ids: HashMap<FormatId, (usize, &PrintfCall)> = HashMap::new();
-    // Entry index -> the sites that print it (with --prefix site).
-    let mut sites: HashMap<usize, Vec<String>> = HashMap::new();
+    let mut entries = Entries::new(settings);
     let copies = super::StringCopies::find(module, calls, settings.runtime_strings);
+    check_buffer_source(module, calls, buffer_addrspace, diagnostics);
+    let planned = calls
+        .iter()
+        .filter_map(|call| plan_call(module, call, settings, &copies, &mut entries, diagnostics))
+        .collect();
+    let document = pal_document(module);
+    let mut table = entries.into_table();
+    if let (Some(bytes), Some(first)) = (&document, calls.first()) {
+        table = merge_with_module(module, bytes, table, first, diagnostics);
+    }
+    table.user_data_offset = table
+        .user_data_offset
+        .or_else(|| printf_node_offset(module))
+        .or(Some(0));
+    Plan {
+        buffer_addrspace,
+        calls: planned,
+        table,
+        document,
+    }
+}
+
+/// Calls that write through the function's buffer need its descriptor to be loadable; an error
+/// at the first call when it is not.
+fn check_buffer_source(
+    module: &Module,
+    calls: &[PrintfCall],
+    buffer_addrspace: u32,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let needs_source = calls.iter().any(|c| own_buffer(c).is_none());
     if let (true, Some(first)) = (needs_source, calls.first()) {
         if let Some(message) = BufferSource::check(module, buffer_addrspace) {
             diagnostics.push(first.location(module).error(message));
         }
     }
-    for call in calls {
-        if call.callee.is_disabled(module) {
-            planned.push(CallPlan {
-                carries: Vec::new(),
-                id: FormatId::of(&call.format.bytes),
-                size: 0,
-                disabled: true,
-            });
-            continue;
-        }
-        if call.form == Form::PrePacked {
-            diagnostics.push(prepacked_error(module, call));
-        }
-        if call.callee == Callee::Printf {
-            diagnostics.extend(result_warning(module, call));
-        }
-        if let Some(buffer) = own_buffer(call) {
-            let addrspace = module.types().ptr_addrspace(buffer.ty);
-            if addrspace != Some(buffer_addrspace) {
-                diagnostics.push(call.location(module).error(format!(
-                    "this lgc.debug.printf writes through a {} buffer, but the buffer was asked \
-                     to be ptr addrspace({buffer_addrspace}) (--buffer-addrspace)",
-                    module.types().display(buffer.ty)
-                )));
-            }
-        }
-        let mut carries = Vec::with_capacity(call.args.len());
-        for (index, arg) in call.args.iter().enumerate() {
-            match carry(
-                module,
-                call,
-                arg,
-                super::Stage::Buffer,
-                copies.of(call, index),
-            ) {
-                Ok(c) => carries.push(c),
-                Err(message) => diagnostics.push(
-                    call.location(module)
-                        .error(format!("argument {} {message}", index + 1)),
-                ),
-            }
-        }
-        let size = ENTRY_HEADER_DWORDS + carries.iter().map(|c| c.dwords).sum::<u32>();
-        if size > MAX_ENTRY_DWORDS {
+}
+
+/// One call's plan, its format's table entry and those of its constant `%s` strings; `None`
+/// (after an error) when the format is not UTF-8.
+fn plan_call<'c>(
+    module: &Module,
+    call: &'c PrintfCall,
+    settings: &Settings,
+    copies: &super::StringCopies,
+    entries: &mut Entries<'c>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Option<CallPlan> {
+    if call.callee.is_disabled(module) {
+        return Some(CallPlan {
+            carries: Vec::new(),
+            id: FormatId::of(&call.format.bytes),
+            size: 0,
+            disabled: true,
+        });
+    }
+    check_call(module, call, settings.buffer_addrspace, diagnostics);
+    let carries = carries_of(module, call, copies, diagnostics);
+    let size = ENTRY_HEADER_DWORDS + carries.iter().map(|c| c.dwords).sum::<u32>();
+    if size > MAX_ENTRY_DWORDS {
+        diagnostics.push(call.location(module).error(format!(
+            "this call's buffer entry would be {size} dwords; the entry header's 16-bit size \
+             field holds at most {MAX_ENTRY_DWORDS}"
+        )));
+    }
+    let Ok(string) = std::str::from_utf8(&call.format.bytes) else {
+        diagnostics.push(call.location(module).error(
+            "the format string is not UTF-8, and PAL metadata strings (msgpack str) must be",
+        ));
+        return None;
+    };
+    let entry = format_entry(string, call, &carries);
+    let id = entry.id();
+    entries.add_format(module, call, entry, diagnostics);
+    entries.add_interned(module, call, &carries, diagnostics);
+    Some(CallPlan {
+        carries,
+        id,
+        size,
+        disabled: false,
+    })
+}
+
+/// What a call's form and callee allow: a pre-packed call is an error, a `printf` whose result
+/// is used a warning, and an `lgc.debug.printf` buffer in another address space than the one
+/// asked for an error.
+fn check_call(
+    module: &Module,
+    call: &PrintfCall,
+    buffer_addrspace: u32,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if call.form == Form::PrePacked {
+        diagnostics.push(prepacked_error(module, call));
+    }
+    if call.callee == Callee::Printf {
+        diagnostics.extend(result_warning(module, call));
+    }
+    if let Some(buffer) = own_buffer(call) {
+        let addrspace = module.types().ptr_addrspace(buffer.ty);
+        if addrspace != Some(buffer_addrspace) {
             diagnostics.push(call.location(module).error(format!(
-                "this call's buffer entry would be {size} dwords; the entry header's 16-bit size \
-                 field holds at most {MAX_ENTRY_DWORDS}"
+                "this lgc.debug.printf writes through a {} buffer, but the buffer was asked \
+                 to be ptr addrspace({buffer_addrspace}) (--buffer-addrspace)",
+                module.types().display(buffer.ty)
             )));
         }
-        let Ok(string) = std::str::from_utf8(&call.format.bytes) else {
-            diagnostics.push(call.location(module).error(
-                "the format string is not UTF-8, and PAL metadata strings (msgpack str) must be",
-            ));
-            continue;
-        };
-        let wide = carries
-            .iter()
-            .enumerate()
-            .filter(|(_, c)| c.wide)
-            .map(|(i, _)| i);
-        let mut entry = Entry::for_format(
-            string.to_owned(),
-            call.args.len() as u64,
-            Mask::for_arguments(call.args.len(), wide),
-        );
-        let copied: Vec<rmpv::Value> = carries
-            .iter()
-            .enumerate()
-            .filter_map(|(index, c)| match c.cast {
-                Cast::Inline(bytes) => Some(rmpv::Value::Array(vec![
-                    rmpv::Value::from(index as u64),
-                    rmpv::Value::from(u64::from(bytes)),
-                ])),
-                _ => None,
-            })
-            .collect();
-        if !copied.is_empty() {
-            entry = entry.with_extra(vec![(
-                rmpv::Value::from(INLINE_STRINGS_KEY),
-                rmpv::Value::Array(copied),
-            )]);
+    }
+}
+
+/// How each argument of the call travels; an argument that cannot is an error naming it, and
+/// is left out.
+fn carries_of(
+    module: &Module,
+    call: &PrintfCall,
+    copies: &super::StringCopies,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Carry> {
+    let mut carries = Vec::with_capacity(call.args.len());
+    for (index, arg) in call.args.iter().enumerate() {
+        match carry(
+            module,
+            call,
+            arg,
+            super::Stage::Buffer,
+            copies.of(call, index),
+        ) {
+            Ok(c) => carries.push(c),
+            Err(message) => diagnostics.push(
+                call.location(module)
+                    .error(format!("argument {} {message}", index + 1)),
+            ),
         }
+    }
+    carries
+}
+
+/// The table entry of a call's format: its argument count and 64-bit mask, and the arguments
+/// whose strings are copied into the payload with how many bytes each.
+fn format_entry(string: &str, call: &PrintfCall, carries: &[Carry]) -> Entry<'static> {
+    let wide = carries
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.wide)
+        .map(|(i, _)| i);
+    let entry = Entry::for_format(
+        string.to_owned(),
+        call.args.len() as u64,
+        Mask::for_arguments(call.args.len(), wide),
+    );
+    let copied: Vec<rmpv::Value> = carries
+        .iter()
+        .enumerate()
+        .filter_map(|(index, c)| match c.cast {
+            Cast::Inline(bytes) => Some(rmpv::Value::Array(vec![
+                rmpv::Value::from(index as u64),
+                rmpv::Value::from(u64::from(bytes)),
+            ])),
+            _ => None,
+        })
+        .collect();
+    if copied.is_empty() {
+        return entry;
+    }
+    entry.with_extra(vec![(
+        rmpv::Value::from(INLINE_STRINGS_KEY),
+        rmpv::Value::Array(copied),
+    )])
+}
+
+/// The table the calls build, one entry per ID, in the order they were first printed.
+struct Entries<'c> {
+    table: Table<'static>,
+    /// ID -> (index in the table, where it was first printed).
+    ids: HashMap<FormatId, (usize, &'c PrintfCall)>,
+    /// Entry index -> the sites that print it (with --prefix site).
+    sites: HashMap<usize, Vec<String>>,
+    /// Whether each format entry lists its call sites (`--prefix site`).
+    record_sites: bool,
+}
+
+impl<'c> Entries<'c> {
+    fn new(settings: &Settings) -> Self {
+        let mut table = Table::new();
+        table.user_data_offset = settings.user_data_offset;
+        Entries {
+            table,
+            ids: HashMap::new(),
+            sites: HashMap::new(),
+            record_sites: settings.sites,
+        }
+    }
+
+    /// Adds a call's format entry, or its site to the identical entry already there; an entry
+    /// of the same ID that differs is an error (a collision of strings, or a conflict of
+    /// argument widths), with a note of where the first was printed.
+    fn add_format(
+        &mut self,
+        module: &Module,
+        call: &'c PrintfCall,
+        entry: Entry<'static>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
         let id = entry.id();
+        let table = &mut self.table;
         let site = || crate::prefix::site_of(module, call);
-        match ids.get(&id) {
+        match self.ids.get(&id) {
             None => {
-                if settings.sites {
-                    sites.insert(table.entries.len(), vec![site()]);
+                if self.record_sites {
+                    self.sites.insert(table.entries.len(), vec![site()]);
                 }
-                ids.insert(id, (table.entries.len(), call));
+                self.ids.insert(id, (table.entries.len(), call));
                 table.entries.push(entry);
             }
             Some(&(index, first)) => match merge::relation(&table.entries[index], &entry) {
                 Relation::Identical => {
-                    if let Some(list) = sites.get_mut(&index) {
+                    if let Some(list) = self.sites.get_mut(&index) {
                         list.push(site());
                     }
                 }
@@ -246,8 +359,18 @@ pub(crate) fn plan(
                 ),
             },
         }
-        // Each constant `%s` string: a table entry of its own, marked as interned.
-        for (arg, c) in call.args.iter().zip(&carries) {
+    }
+
+    /// Each constant `%s` string of the call: a table entry of its own, marked as interned. A
+    /// string that is not UTF-8, or whose ID is a format's, is an error.
+    fn add_interned(
+        &mut self,
+        module: &Module,
+        call: &'c PrintfCall,
+        carries: &[Carry],
+        diagnostics: &mut Vec<Diagnostic>,
+    ) {
+        for (arg, c) in call.args.iter().zip(carries) {
             let Cast::Interned(string_id) = c.cast else {
                 continue;
             };
@@ -263,13 +386,13 @@ pub(crate) fn plan(
                     rmpv::Value::from(INTERNED_KEY),
                     rmpv::Value::Boolean(true),
                 )]);
-            match ids.get(&string_id) {
+            match self.ids.get(&string_id) {
                 None => {
-                    ids.insert(string_id, (table.entries.len(), call));
-                    table.entries.push(interned);
+                    self.ids.insert(string_id, (self.table.entries.len(), call));
+                    self.table.entries.push(interned);
                 }
                 Some(&(index, first)) => {
-                    if table.entries[index].bytes() != interned.bytes() {
+                    if self.table.entries[index].bytes() != interned.bytes() {
                         diagnostics.push(
                             call.location(module)
                                 .error(format!(
@@ -277,7 +400,7 @@ pub(crate) fn plan(
                                      the same 48-bit ID {string_id:#}: the decoder could not \
                                      tell them apart",
                                     fmtstr_meta::escape::escape(interned.bytes()),
-                                    fmtstr_meta::escape::escape(table.entries[index].bytes()),
+                                    fmtstr_meta::escape::escape(self.table.entries[index].bytes()),
                                 ))
                                 .with_note(note_first(&first.location(module))),
                         );
@@ -285,57 +408,61 @@ pub(crate) fn plan(
                 }
             }
         }
-        planned.push(CallPlan {
-            carries,
-            id,
-            size,
-            disabled: false,
-        });
     }
 
-    // Merge with the table already in the module's PAL metadata.
-    let document = pal_document(module);
-    for (index, list) in sites {
-        let entry = table.entries[index].clone();
-        let list = list.into_iter().map(rmpv::Value::from).collect();
-        let mut extra = entry.extra().to_vec();
-        extra.push((rmpv::Value::from(SITES_KEY), rmpv::Value::Array(list)));
-        table.entries[index] = entry.with_extra(extra);
-    }
-    let mut merged_table = table;
-    if let (Some(bytes), Some(first)) = (&document, calls.first()) {
-        match Document::parse(bytes) {
-            Err(error) => diagnostics.push(first.location(module).error(format!(
-                "the module's !{PAL_METADATA} is not a PAL metadata document: {error}"
-            ))),
-            Ok(document) => {
-                if let Some(existing) = document.format_strings() {
-                    let merged = merge([existing.clone(), merged_table.clone()]);
-                    for finding in &merged.findings {
-                        diagnostics.push(first.location(module).error(
-                            finding.describe(&["the module's PAL metadata", "this lowering"]),
-                        ));
-                    }
-                    for conflict in &merged.offset_conflicts {
-                        diagnostics.push(first.location(module).error(
-                            conflict.describe(&["the module's PAL metadata", "--user-data-offset"]),
-                        ));
-                    }
-                    merged_table = merged.table.into_owned();
-                }
-            }
+    /// The finished table: each format entry that records its sites gets them under
+    /// [`SITES_KEY`].
+    fn into_table(self) -> Table<'static> {
+        let mut table = self.table;
+        for (index, list) in self.sites {
+            let entry = table.entries[index].clone();
+            let list = list.into_iter().map(rmpv::Value::from).collect();
+            let mut extra = entry.extra().to_vec();
+            extra.push((rmpv::Value::from(SITES_KEY), rmpv::Value::Array(list)));
+            table.entries[index] = entry.with_extra(extra);
         }
+        table
     }
-    merged_table.user_data_offset = merged_table
-        .user_data_offset
-        .or_else(|| printf_node_offset(module))
-        .or(Some(0));
-    Plan {
-        buffer_addrspace,
-        calls: planned,
-        table: merged_table,
-        document,
+}
+
+/// The table merged with the one already in the module's PAL metadata `bytes`. A document that
+/// does not parse is an error at the `first` call (the table is kept as it was), and so is each
+/// collision, conflict or offset conflict the merge finds.
+fn merge_with_module(
+    module: &Module,
+    bytes: &[u8],
+    table: Table<'static>,
+    first: &PrintfCall,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Table<'static> {
+    let document = match Document::parse(bytes) {
+        Err(error) => {
+            diagnostics.push(first.location(module).error(format!(
+                "the module's !{PAL_METADATA} is not a PAL metadata document: {error}"
+            )));
+            return table;
+        }
+        Ok(document) => document,
+    };
+    let Some(existing) = document.format_strings() else {
+        return table;
+    };
+    let merged = merge([existing.clone(), table]);
+    for finding in &merged.findings {
+        diagnostics.push(
+            first
+                .location(module)
+                .error(finding.describe(&["the module's PAL metadata", "this lowering"])),
+        );
     }
+    for conflict in &merged.offset_conflicts {
+        diagnostics.push(
+            first
+                .location(module)
+                .error(conflict.describe(&["the module's PAL metadata", "--user-data-offset"])),
+        );
+    }
+    merged.table.into_owned()
 }
 
 fn arguments(count: u64) -> String {
