@@ -221,15 +221,16 @@ pub(crate) fn scan(bytes: &[u8], rules: &Rules) -> Vec<Event> {
                 events.push(Event::Nul { at: i });
                 return events;
             }
-            b'%' => {
-                let (event, next) = scan_spec(bytes, i, rules);
-                let stop = !matches!(event, Event::Spec(_));
-                events.push(event);
-                if stop {
+            b'%' => match scan_spec(bytes, i, rules) {
+                Ok(spec) => {
+                    i = spec.end;
+                    events.push(Event::Spec(spec));
+                }
+                Err(stop) => {
+                    events.push(stop.event(i));
                     return events;
                 }
-                i = next;
-            }
+            },
             _ => i += 1,
         }
     }
@@ -250,11 +251,17 @@ fn digits(bytes: &[u8], i: &mut usize) -> Option<u32> {
     (*i > start).then_some(value)
 }
 
-/// Why reading a `*` amount stopped the scan.
+/// Why a specification stopped the scan, before it was read whole.
 enum Stop {
+    /// The format ends inside it.
     Incomplete,
+    /// `%0$` or `*0$`, at this offset.
     ZeroPosition(usize),
+    /// `*N` without `$` in a positional specification, at this offset; whether it is the
+    /// precision's.
     InvalidPosition(usize, bool),
+    /// A NUL byte where the conversion character should be, at this offset.
+    Nul(usize),
 }
 
 impl Stop {
@@ -263,39 +270,96 @@ impl Stop {
             Stop::Incomplete => Event::Incomplete { start },
             Stop::ZeroPosition(at) => Event::ZeroPosition { at },
             Stop::InvalidPosition(at, precision) => Event::InvalidPosition { at, precision },
+            Stop::Nul(at) => Event::Nul { at },
         }
     }
 }
 
-fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
-    let incomplete = || (Event::Incomplete { start }, bytes.len());
+/// The specification whose `%` is at `start`, or why it stops the scan. It is read part by
+/// part in clang's order: position, flags, width, precision, vector, length, conversion; each
+/// part that can end the format is followed by a check that it did not.
+fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> Result<RawSpec, Stop> {
     let end = bytes.len();
-    let mut i = start + 1;
-    if i == end {
-        return incomplete();
-    }
-    // `N$`: a position, else the digits are a width read again below.
-    let mut position = None;
-    {
-        let mut j = i;
-        if let Some(n) = digits(bytes, &mut j) {
-            if j == end {
-                return incomplete();
-            }
-            if bytes[j] == b'$' {
-                if n == 0 {
-                    return (Event::ZeroPosition { at: i }, end);
-                }
-                position = Some(n);
-                i = j + 1;
-            }
+    let more = |i: usize| {
+        if i == end {
+            Err(Stop::Incomplete)
+        } else {
+            Ok(())
         }
+    };
+    let mut i = start + 1;
+    more(i)?;
+    let position = position(bytes, &mut i)?;
+    more(i)?;
+    let flags = flags(bytes, &mut i);
+    more(i)?;
+    let positional = position.is_some();
+    let width_at = i;
+    let width = amount(bytes, &mut i, positional, false)?;
+    more(i)?;
+    let precision_at = i;
+    let precision = precision(bytes, &mut i, positional)?;
+    let vector_at = i;
+    let vector = vector(bytes, &mut i, rules)?;
+    let length_at = i;
+    let (length, size) = length(bytes, i, rules);
+    i += size;
+    more(i)?;
+    if bytes[i] == 0 {
+        return Err(Stop::Nul(i));
     }
-    if i == end {
-        return incomplete();
+    let conversion_at = i;
+    // VVL reads `%ul` as a 64-bit unsigned integer printed in hex.
+    let ul_alias =
+        rules.vvl && bytes[i] == b'u' && length == Len::None && bytes.get(i + 1) == Some(&b'l');
+    let (length, length_at, end) = if ul_alias {
+        (Len::L, i + 1, i + 2)
+    } else {
+        (length, length_at, i + 1)
+    };
+    Ok(RawSpec {
+        start,
+        end,
+        position,
+        flags,
+        width,
+        width_at,
+        precision,
+        precision_at,
+        vector,
+        vector_at,
+        length,
+        length_at,
+        conversion: bytes[i],
+        conversion_at,
+        ul_alias,
+    })
+}
+
+/// `N$` at `*i`: a position, read past; else nothing is read (the digits are a width, read
+/// again by [`amount`]).
+fn position(bytes: &[u8], i: &mut usize) -> Result<Option<u32>, Stop> {
+    let mut j = *i;
+    let Some(n) = digits(bytes, &mut j) else {
+        return Ok(None);
+    };
+    if j == bytes.len() {
+        return Err(Stop::Incomplete);
     }
+    if bytes[j] != b'$' {
+        return Ok(None);
+    }
+    if n == 0 {
+        return Err(Stop::ZeroPosition(*i));
+    }
+    *i = j + 1;
+    Ok(Some(n))
+}
+
+/// The flags at `*i`, each at the offset where it is first written; any number, in any order.
+fn flags(bytes: &[u8], i: &mut usize) -> FlagsAt {
     let mut flags = FlagsAt::default();
-    while let Some(&b) = bytes.get(i) {
+    while let Some(&b) = bytes.get(*i) {
         let slot = match b {
             b'-' => &mut flags.left,
             b'+' => &mut flags.plus,
@@ -305,70 +369,75 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
             b'\'' => &mut flags.thousands,
             _ => break,
         };
-        slot.get_or_insert(i);
-        i += 1;
+        slot.get_or_insert(*i);
+        *i += 1;
     }
-    if i == end {
-        return incomplete();
+    flags
+}
+
+/// A width or precision at `*i`: digits, `*`, or in a `positional` specification `*N$`.
+/// `None` when neither digits nor `*` are written.
+fn amount(
+    bytes: &[u8],
+    i: &mut usize,
+    positional: bool,
+    precision: bool,
+) -> Result<Option<Amount>, Stop> {
+    if bytes.get(*i) != Some(&b'*') {
+        return Ok(digits(bytes, i).map(Amount::Fixed));
     }
-    let positional = position.is_some();
-    // The `Err` is a stopping event without a spec (never `Event::Spec`).
-    let amount = |i: &mut usize, precision: bool| -> Result<Option<Amount>, Stop> {
-        if bytes.get(*i) == Some(&b'*') {
-            let star_at = *i;
+    let star_at = *i;
+    *i += 1;
+    if !positional {
+        return Ok(Some(Amount::Star(None)));
+    }
+    match digits(bytes, i) {
+        None => Ok(Some(Amount::Star(None))),
+        Some(_) if *i == bytes.len() => Err(Stop::Incomplete),
+        Some(0) if bytes[*i] == b'$' => Err(Stop::ZeroPosition(star_at)),
+        Some(n) if bytes[*i] == b'$' => {
             *i += 1;
-            if !positional {
-                return Ok(Some(Amount::Star(None)));
-            }
-            match digits(bytes, i) {
-                None => Ok(Some(Amount::Star(None))),
-                Some(_) if *i == end => Err(Stop::Incomplete),
-                Some(0) if bytes[*i] == b'$' => Err(Stop::ZeroPosition(star_at)),
-                Some(n) if bytes[*i] == b'$' => {
-                    *i += 1;
-                    Ok(Some(Amount::Star(Some(n))))
-                }
-                Some(_) => Err(Stop::InvalidPosition(star_at, precision)),
-            }
-        } else {
-            Ok(digits(bytes, i).map(Amount::Fixed))
+            Ok(Some(Amount::Star(Some(n))))
         }
-    };
-    let width_at = i;
-    let width = match amount(&mut i, false) {
-        Ok(width) => width,
-        Err(stop) => return (stop.event(start), end),
-    };
-    if i == end {
-        return incomplete();
+        Some(_) => Err(Stop::InvalidPosition(star_at, precision)),
     }
-    let precision_at = i;
-    let mut precision = None;
-    if bytes[i] == b'.' {
-        i += 1;
-        if i == end {
-            return incomplete();
-        }
-        precision = match amount(&mut i, true) {
-            Ok(p) => Some(p.unwrap_or(Amount::Empty)),
-            Err(stop) => return (stop.event(start), end),
-        };
-        if i == end {
-            return incomplete();
-        }
+}
+
+/// The precision at `*i` (which is inside the format): `.` and its amount, [`Amount::Empty`]
+/// when the `.` has none; `None` without a `.`.
+fn precision(bytes: &[u8], i: &mut usize, positional: bool) -> Result<Option<Amount>, Stop> {
+    if bytes[*i] != b'.' {
+        return Ok(None);
     }
-    let vector_at = i;
-    let mut vector = None;
-    if rules.vectors && bytes[i] == b'v' {
-        i += 1;
-        match digits(bytes, &mut i) {
-            Some(n) if i < end => vector = Some(n),
-            _ => return incomplete(),
-        }
+    *i += 1;
+    if *i == bytes.len() {
+        return Err(Stop::Incomplete);
     }
-    let length_at = i;
+    let precision = amount(bytes, i, positional, true)?.unwrap_or(Amount::Empty);
+    if *i == bytes.len() {
+        return Err(Stop::Incomplete);
+    }
+    Ok(Some(precision))
+}
+
+/// OpenCL's vector modifier `vN` at `*i` (which is inside the format), where `rules` has it;
+/// `N` must be written and something must follow it.
+fn vector(bytes: &[u8], i: &mut usize, rules: &Rules) -> Result<Option<u32>, Stop> {
+    if !(rules.vectors && bytes[*i] == b'v') {
+        return Ok(None);
+    }
+    *i += 1;
+    match digits(bytes, i) {
+        Some(n) if *i < bytes.len() => Ok(Some(n)),
+        _ => Err(Stop::Incomplete),
+    }
+}
+
+/// The length modifier at `i` (which is inside the format) and how many bytes it takes; `hl`
+/// only with vectors, `wN` and `wfN` only where `rules` has C23's lengths.
+fn length(bytes: &[u8], i: usize, rules: &Rules) -> (Len, usize) {
     let next = |k: usize| bytes.get(i + k).copied();
-    let (length, size) = match bytes[i] {
+    match bytes[i] {
         b'h' if next(1) == Some(b'h') => (Len::Hh, 2),
         b'h' if next(1) == Some(b'l') && rules.vectors => (Len::Hl, 2),
         b'h' => (Len::H, 1),
@@ -396,41 +465,7 @@ fn scan_spec(bytes: &[u8], start: usize, rules: &Rules) -> (Event, usize) {
         }
         b'w' => (Len::W, 1),
         _ => (Len::None, 0),
-    };
-    i += size;
-    if i == end {
-        return incomplete();
     }
-    if bytes[i] == 0 {
-        return (Event::Nul { at: i }, end);
-    }
-    let conversion_at = i;
-    // VVL reads `%ul` as a 64-bit unsigned integer printed in hex.
-    let ul_alias =
-        rules.vvl && bytes[i] == b'u' && length == Len::None && bytes.get(i + 1) == Some(&b'l');
-    let (length, length_at, end) = if ul_alias {
-        (Len::L, i + 1, i + 2)
-    } else {
-        (length, length_at, i + 1)
-    };
-    let spec = RawSpec {
-        start,
-        end,
-        position,
-        flags,
-        width,
-        width_at,
-        precision,
-        precision_at,
-        vector,
-        vector_at,
-        length,
-        length_at,
-        conversion: bytes[i],
-        conversion_at,
-        ul_alias,
-    };
-    (Event::Spec(spec), end)
 }
 
 /// How many `%` bytes `bytes` has: at least as many as its specifications, so a list sized by
