@@ -906,6 +906,10 @@ const ENTRY_KEYS: [&str; 4] = [keys::INDEX, keys::STRING, keys::ARGUMENT_COUNT, 
 /// - it was slower: in 4 runs (best of 5 each, on a loaded machine: this decoder took 139 to
 ///   367 ms) the flattened struct took 1.17x to 1.22x this decoder's time, and a struct that
 ///   drops unknown keys altogether 1.03x to 1.12x.
+///
+/// The readers of the known keys' values and [`EntryFields::finish`] are `#[inline(always)]`:
+/// left to the compiler, a table of a million entries decoded about 5% slower than with them
+/// written out in this loop.
 fn decode_entry<'a>(
     reader: &mut Reader<'a>,
     depth: usize,
@@ -940,15 +944,7 @@ fn decode_entry<'a>(
             Key::Other(_) => None,
         };
         let Some(slot) = known else {
-            let key = match key {
-                Key::Str(bytes) => msgpack::string_value(bytes),
-                Key::Other(value) => value,
-            };
-            if extra.iter().any(|(seen, _)| *seen == key) {
-                return fail(key_offset, here(), Problem::DuplicateKey(key.to_string()));
-            }
-            let value = read_value(reader, depth + 1, &here)?;
-            extra.push((key, value));
+            read_extra(reader, depth + 1, key, key_offset, &mut extra, &here)?;
             continue;
         };
         let name = ENTRY_KEYS[slot];
@@ -964,126 +960,191 @@ fn decode_entry<'a>(
         }
         let (offset, value) = token(reader, &path)?;
         match slot {
-            0 => {
-                let Some(raw) = value.as_u64() else {
-                    return fail(
-                        offset,
-                        path(),
-                        Problem::WrongType {
-                            expected: "an unsigned integer",
-                            found: value.kind(),
-                        },
-                    );
-                };
-                let Some(valid) = FormatId::new(raw) else {
-                    return fail(offset, path(), Problem::IdOutOfRange(raw));
-                };
-                id = Some(valid);
-            }
-            1 => {
-                let Token::Str(bytes) = value else {
-                    return fail(
-                        offset,
-                        path(),
-                        Problem::WrongType {
-                            expected: "a string",
-                            found: value.kind(),
-                        },
-                    );
-                };
-                match std::str::from_utf8(bytes) {
-                    Ok(text) => string = Some(text),
-                    Err(error) => {
-                        return fail(
-                            offset,
-                            path(),
-                            Problem::NotUtf8 {
-                                valid_up_to: error.valid_up_to(),
-                            },
-                        )
-                    }
-                }
-            }
-            2 => {
-                let Some(count) = value.as_u64() else {
-                    return fail(
-                        offset,
-                        path(),
-                        Problem::WrongType {
-                            expected: "an unsigned integer",
-                            found: value.kind(),
-                        },
-                    );
-                };
-                argument_count = Some(count);
-            }
-            _ => {
-                let Token::Array(len) = value else {
-                    return fail(
-                        offset,
-                        path(),
-                        Problem::WrongType {
-                            expected: "an array of unsigned integers",
-                            found: value.kind(),
-                        },
-                    );
-                };
-                let mut words = Vec::with_capacity((len as usize).min(64));
-                for word_index in 0..len {
-                    let word_path = || format!("{}[{word_index}]", path());
-                    let (offset, word) = token(reader, &word_path)?;
-                    let Some(word) = word.as_u64() else {
-                        return fail(
-                            offset,
-                            word_path(),
-                            Problem::WrongType {
-                                expected: "an unsigned integer",
-                                found: word.kind(),
-                            },
-                        );
-                    };
-                    words.push(word);
-                }
-                mask = Some(Mask::from_words(&words));
-            }
+            0 => id = Some(entry_id(offset, value, &path)?),
+            1 => string = Some(entry_string(offset, value, &path)?),
+            2 => argument_count = Some(unsigned(offset, value, &path)?),
+            _ => mask = Some(entry_mask(reader, offset, value, &path)?),
         }
     }
-    let missing = |key| fail(offset, here(), Problem::MissingKey(key));
-    let is_abort = extra
-        .iter()
-        .any(|(key, _)| key.as_str() == Some(keys::IS_ABORT_MESSAGE));
-    if string.is_none() && is_abort {
-        // A shader-abort message: kept whole, its keys read again in order.
-        let end = reader.position();
-        reader.seek(start);
-        let Value::Map(pairs) = read_value(reader, depth, &here)? else {
-            return missing(keys::STRING);
-        };
-        reader.seek(end);
-        let mut entry = AbortEntry::new(0, pairs);
-        entry.raw = Some(&reader.bytes()[start..end]);
-        return Ok(Decoded::Abort(entry));
-    }
-    let Some(id) = id else {
-        return missing(keys::INDEX);
-    };
-    let Some(string) = string else {
-        return missing(keys::STRING);
-    };
-    let Some(argument_count) = argument_count else {
-        return missing(keys::ARGUMENT_COUNT);
-    };
-    let Some(mask) = mask else {
-        return missing(keys::MASK);
-    };
-    Ok(Decoded::Printf(Entry {
+    let fields = EntryFields {
         id,
-        string: Cow::Borrowed(string),
+        string,
         argument_count,
         mask,
         extra,
-        raw: Some(&reader.bytes()[start..reader.position()]),
-    }))
+    };
+    fields.finish(reader, start, offset, depth, &here)
+}
+
+/// A key of a map that is not one fmtstr knows, and its value, kept in `extra` in the order
+/// written; a key written twice is an error.
+fn read_extra(
+    reader: &mut Reader<'_>,
+    depth: usize,
+    key: Key<'_>,
+    key_offset: usize,
+    extra: &mut Vec<(Value, Value)>,
+    here: &dyn Fn() -> String,
+) -> Result<(), TableError> {
+    let key = match key {
+        Key::Str(bytes) => msgpack::string_value(bytes),
+        Key::Other(value) => value,
+    };
+    if extra.iter().any(|(seen, _)| *seen == key) {
+        return fail(key_offset, here(), Problem::DuplicateKey(key.to_string()));
+    }
+    let value = read_value(reader, depth, here)?;
+    extra.push((key, value));
+    Ok(())
+}
+
+/// The keys of one map of `.strings`: the four known ones, and the others in the order
+/// written.
+struct EntryFields<'a> {
+    id: Option<FormatId>,
+    string: Option<&'a str>,
+    argument_count: Option<u64>,
+    mask: Option<Mask>,
+    extra: Vec<(Value, Value)>,
+}
+
+impl<'a> EntryFields<'a> {
+    /// The entry these keys make. Without `.string` but marked `.is_abort_message`, it is a
+    /// shader-abort message, kept whole (its bytes from `start`, its keys read again in order);
+    /// else each of the four known keys must be there, or the error names the first missing,
+    /// at `offset`, the map's.
+    #[inline(always)]
+    fn finish(
+        self,
+        reader: &mut Reader<'a>,
+        start: usize,
+        offset: usize,
+        depth: usize,
+        here: &dyn Fn() -> String,
+    ) -> Result<Decoded<'a>, TableError> {
+        let missing = |key| fail(offset, here(), Problem::MissingKey(key));
+        let is_abort = self
+            .extra
+            .iter()
+            .any(|(key, _)| key.as_str() == Some(keys::IS_ABORT_MESSAGE));
+        if self.string.is_none() && is_abort {
+            let end = reader.position();
+            reader.seek(start);
+            let Value::Map(pairs) = read_value(reader, depth, here)? else {
+                return missing(keys::STRING);
+            };
+            reader.seek(end);
+            let mut entry = AbortEntry::new(0, pairs);
+            entry.raw = Some(&reader.bytes()[start..end]);
+            return Ok(Decoded::Abort(entry));
+        }
+        let Some(id) = self.id else {
+            return missing(keys::INDEX);
+        };
+        let Some(string) = self.string else {
+            return missing(keys::STRING);
+        };
+        let Some(argument_count) = self.argument_count else {
+            return missing(keys::ARGUMENT_COUNT);
+        };
+        let Some(mask) = self.mask else {
+            return missing(keys::MASK);
+        };
+        Ok(Decoded::Printf(Entry {
+            id,
+            string: Cow::Borrowed(string),
+            argument_count,
+            mask,
+            extra: self.extra,
+            raw: Some(&reader.bytes()[start..reader.position()]),
+        }))
+    }
+}
+
+/// An unsigned integer value at `offset` (the path of its key is `path`).
+#[inline(always)]
+fn unsigned(offset: usize, value: Token<'_>, path: &dyn Fn() -> String) -> Result<u64, TableError> {
+    match value.as_u64() {
+        Some(n) => Ok(n),
+        None => fail(
+            offset,
+            path(),
+            Problem::WrongType {
+                expected: "an unsigned integer",
+                found: value.kind(),
+            },
+        ),
+    }
+}
+
+/// `.index`: an unsigned integer that is a 48-bit ID.
+#[inline(always)]
+fn entry_id(
+    offset: usize,
+    value: Token<'_>,
+    path: &dyn Fn() -> String,
+) -> Result<FormatId, TableError> {
+    let raw = unsigned(offset, value, path)?;
+    match FormatId::new(raw) {
+        Some(valid) => Ok(valid),
+        None => fail(offset, path(), Problem::IdOutOfRange(raw)),
+    }
+}
+
+/// `.string`: a msgpack str whose bytes are UTF-8, borrowed from the document.
+#[inline(always)]
+fn entry_string<'a>(
+    offset: usize,
+    value: Token<'a>,
+    path: &dyn Fn() -> String,
+) -> Result<&'a str, TableError> {
+    let Token::Str(bytes) = value else {
+        return fail(
+            offset,
+            path(),
+            Problem::WrongType {
+                expected: "a string",
+                found: value.kind(),
+            },
+        );
+    };
+    std::str::from_utf8(bytes).or_else(|error| {
+        fail(
+            offset,
+            path(),
+            Problem::NotUtf8 {
+                valid_up_to: error.valid_up_to(),
+            },
+        )
+    })
+}
+
+/// `.64bit_arguments`: an array of unsigned integers (the mask's words, lowest first), whose
+/// header `value` was read at `offset`; its words are read from `reader`.
+#[inline(always)]
+fn entry_mask(
+    reader: &mut Reader<'_>,
+    offset: usize,
+    value: Token<'_>,
+    path: &dyn Fn() -> String,
+) -> Result<Mask, TableError> {
+    let Token::Array(len) = value else {
+        return fail(
+            offset,
+            path(),
+            Problem::WrongType {
+                expected: "an array of unsigned integers",
+                found: value.kind(),
+            },
+        );
+    };
+    let mut words = Vec::with_capacity((len as usize).min(64));
+    for word_index in 0..len {
+        let word_path = || format!("{}[{word_index}]", path());
+        let (offset, word) = token(reader, &word_path)?;
+        words.push(unsigned(offset, word, &word_path)?);
+    }
+    Ok(Mask::from_words(&words))
 }
 
 #[cfg(test)]
