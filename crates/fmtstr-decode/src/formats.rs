@@ -238,6 +238,8 @@ pub struct Compiled {
 }
 
 impl Compiled {
+    /// Parses the entry's format and lays out its payload as the entry's mask and inline
+    /// strings say; an error when the format does not parse or the inline strings do not fit it.
     fn new(entry: &Entry<'_>) -> Result<Compiled, String> {
         let format = Format::parse(entry.bytes()).map_err(|error| error.to_string())?;
         let specs: Vec<&Spec> = format.specs().collect();
@@ -252,123 +254,28 @@ impl Compiled {
             });
         }
         let inline = entry.inline_strings();
-        for &(index, bytes) in &inline {
-            let is_string = arguments.get(index as usize).is_some_and(|slot| {
-                matches!(slot, ArgSlot::Value { spec } if specs[*spec].class() == ArgClass::String && specs[*spec].vector_len().is_none())
-            });
-            if !is_string {
-                return Err(format!(
-                    "the table's {} lists argument {} as string bytes, but it is not a %s",
-                    fmtstr_meta::INLINE_STRINGS_KEY,
-                    index + 1
-                ));
-            }
-            if bytes == 0 || bytes > INLINE_MOST_BYTES {
-                return Err(format!(
-                    "the table's {} reserves {bytes} bytes for argument {}: 1 to \
-                     {INLINE_MOST_BYTES} are possible",
-                    fmtstr_meta::INLINE_STRINGS_KEY,
-                    index + 1
-                ));
-            }
-        }
+        check_inline_strings(&inline, &arguments, &specs)?;
         let inline_bytes = |index: usize| {
             inline
                 .iter()
                 .find(|(at, _)| *at == index as u64)
                 .map(|&(_, bytes)| bytes as u32)
         };
-        for (index, slot) in arguments.iter().enumerate() {
-            if let Some(bytes) = inline_bytes(index) {
-                payload_dwords = payload_dwords.saturating_add(inline_dwords(bytes));
-                slots.push(Slot {
+        for (index, &slot) in arguments.iter().enumerate() {
+            let slot = match inline_bytes(index) {
+                Some(bytes) => Slot {
                     kind: Kind::String,
                     wide: false,
                     components: 1,
                     inline: Some(bytes),
-                });
-                continue;
-            }
-            let wide = entry.mask().bit(index as u64);
-            let (kind, spec) = match *slot {
-                ArgSlot::Star { spec } => (Kind::Star, specs[spec]),
-                ArgSlot::Value { spec } => {
-                    let spec = specs[spec];
-                    let kind = match spec.class() {
-                        ArgClass::Signed => Kind::Signed,
-                        ArgClass::Unsigned | ArgClass::Char => Kind::Unsigned,
-                        ArgClass::Float => Kind::Float,
-                        ArgClass::Pointer => Kind::Pointer,
-                        ArgClass::String => Kind::String,
-                    };
-                    (kind, spec)
-                }
+                },
+                None => value_slot(entry, &format, &specs, index, slot, &mut notes),
             };
-            let components = match kind {
-                Kind::Star => 1,
-                _ => spec.vector_len().unwrap_or(1),
-            };
-            let payload_bits = if wide { 64 } else { 32 };
-            let c_bits = match kind {
-                Kind::Star => 32,
-                // Floats travel as float or double whatever the modifier says; the mask picks.
-                Kind::Float => payload_bits,
-                // A 32-bit pointer is a pointer too.
-                Kind::Pointer | Kind::String => payload_bits,
-                _ => spec.c_width().max(32),
-            };
-            if c_bits != payload_bits {
-                notes.push(FormatNote::Width {
-                    argument: index + 1,
-                    spec: spec_text(&format, spec, matches!(slot, ArgSlot::Star { .. })),
-                    payload_bits,
-                    c_bits,
-                });
-            }
-            if kind == Kind::String {
-                notes.push(FormatNote::String {
-                    argument: index + 1,
-                });
-            }
-            let dwords = u32::from(components) * if wide { 2 } else { 1 };
-            payload_dwords = payload_dwords.saturating_add(dwords);
-            slots.push(Slot {
-                kind,
-                wide,
-                components,
-                inline: None,
-            });
+            payload_dwords = payload_dwords.saturating_add(slot_dwords(&slot));
+            slots.push(slot);
         }
-        let ops: Vec<Op> = slots
-            .iter()
-            .flat_map(|slot| {
-                if let Some(bytes) = slot.inline {
-                    return std::iter::repeat_n(Op::StrInline(bytes), 1);
-                }
-                let op = match (slot.kind, slot.wide) {
-                    (Kind::Star | Kind::Unsigned, false) => Op::Zero32,
-                    (Kind::Signed, false) => Op::Sign32,
-                    (Kind::Star | Kind::Unsigned | Kind::Signed, true) => Op::Int64,
-                    (Kind::Float, false) => Op::Float32,
-                    (Kind::Float, true) => Op::Float64,
-                    (Kind::Pointer, false) => Op::Ptr32,
-                    (Kind::Pointer, true) => Op::Ptr64,
-                    (Kind::String, false) => Op::Str32,
-                    (Kind::String, true) => Op::Str64,
-                };
-                std::iter::repeat_n(op, usize::from(slot.components))
-            })
-            .collect();
-        let mut op_at = Vec::with_capacity(ops.len());
-        let mut at = 0u32;
-        for op in &ops {
-            op_at.push(at);
-            at = at.saturating_add(match op {
-                Op::Int64 | Op::Float64 | Op::Ptr64 | Op::Str64 => 8,
-                Op::StrInline(bytes) => 4 * inline_dwords(*bytes),
-                _ => 4,
-            });
-        }
+        let ops = ops_of(&slots);
+        let op_at = op_offsets(&ops);
         // Inline strings borrow from the payload: they are rendered off the planned path.
         let plan = if inline.is_empty() {
             crate::plan::compile(&format, &ops, &op_at)
@@ -431,6 +338,146 @@ impl Compiled {
     pub fn is_wide(&self, index: usize) -> bool {
         self.slots.get(index).is_some_and(|slot| slot.wide)
     }
+}
+
+/// Checks the entry's inline strings (argument index, bytes reserved) against the format:
+/// each must be a scalar `%s` and reserve 1 to [`INLINE_MOST_BYTES`] bytes.
+fn check_inline_strings(
+    inline: &[(u64, u64)],
+    arguments: &[ArgSlot],
+    specs: &[&Spec],
+) -> Result<(), String> {
+    for &(index, bytes) in inline {
+        let is_string = arguments.get(index as usize).is_some_and(|slot| {
+            matches!(slot, ArgSlot::Value { spec } if specs[*spec].class() == ArgClass::String && specs[*spec].vector_len().is_none())
+        });
+        if !is_string {
+            return Err(format!(
+                "the table's {} lists argument {} as string bytes, but it is not a %s",
+                fmtstr_meta::INLINE_STRINGS_KEY,
+                index + 1
+            ));
+        }
+        if bytes == 0 || bytes > INLINE_MOST_BYTES {
+            return Err(format!(
+                "the table's {} reserves {bytes} bytes for argument {}: 1 to \
+                 {INLINE_MOST_BYTES} are possible",
+                fmtstr_meta::INLINE_STRINGS_KEY,
+                index + 1
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The payload layout of argument `index` (0-based) that travels as a value: its kind from
+/// the conversion that reads it, its width from the entry's mask. A width other than the C
+/// type's, and any `%s`, is noted.
+fn value_slot(
+    entry: &Entry<'_>,
+    format: &Format,
+    specs: &[&Spec],
+    index: usize,
+    slot: ArgSlot,
+    notes: &mut Vec<FormatNote>,
+) -> Slot {
+    let wide = entry.mask().bit(index as u64);
+    let (kind, spec) = match slot {
+        ArgSlot::Star { spec } => (Kind::Star, specs[spec]),
+        ArgSlot::Value { spec } => {
+            let spec = specs[spec];
+            let kind = match spec.class() {
+                ArgClass::Signed => Kind::Signed,
+                ArgClass::Unsigned | ArgClass::Char => Kind::Unsigned,
+                ArgClass::Float => Kind::Float,
+                ArgClass::Pointer => Kind::Pointer,
+                ArgClass::String => Kind::String,
+            };
+            (kind, spec)
+        }
+    };
+    let components = match kind {
+        Kind::Star => 1,
+        _ => spec.vector_len().unwrap_or(1),
+    };
+    let payload_bits = if wide { 64 } else { 32 };
+    let c_bits = match kind {
+        Kind::Star => 32,
+        // Floats travel as float or double whatever the modifier says; the mask picks.
+        Kind::Float => payload_bits,
+        // A 32-bit pointer is a pointer too.
+        Kind::Pointer | Kind::String => payload_bits,
+        _ => spec.c_width().max(32),
+    };
+    if c_bits != payload_bits {
+        notes.push(FormatNote::Width {
+            argument: index + 1,
+            spec: spec_text(format, spec, matches!(slot, ArgSlot::Star { .. })),
+            payload_bits,
+            c_bits,
+        });
+    }
+    if kind == Kind::String {
+        notes.push(FormatNote::String {
+            argument: index + 1,
+        });
+    }
+    Slot {
+        kind,
+        wide,
+        components,
+        inline: None,
+    }
+}
+
+/// The payload dwords of one argument: its inline string's, else one per component, two
+/// where it is wide.
+fn slot_dwords(slot: &Slot) -> u32 {
+    match slot.inline {
+        Some(bytes) => inline_dwords(bytes),
+        None => u32::from(slot.components) * if slot.wide { 2 } else { 1 },
+    }
+}
+
+/// How each scalar value of the payload is read, in payload order (a vector's components one
+/// by one).
+fn ops_of(slots: &[Slot]) -> Vec<Op> {
+    slots
+        .iter()
+        .flat_map(|slot| {
+            if let Some(bytes) = slot.inline {
+                return std::iter::repeat_n(Op::StrInline(bytes), 1);
+            }
+            let op = match (slot.kind, slot.wide) {
+                (Kind::Star | Kind::Unsigned, false) => Op::Zero32,
+                (Kind::Signed, false) => Op::Sign32,
+                (Kind::Star | Kind::Unsigned | Kind::Signed, true) => Op::Int64,
+                (Kind::Float, false) => Op::Float32,
+                (Kind::Float, true) => Op::Float64,
+                (Kind::Pointer, false) => Op::Ptr32,
+                (Kind::Pointer, true) => Op::Ptr64,
+                (Kind::String, false) => Op::Str32,
+                (Kind::String, true) => Op::Str64,
+            };
+            std::iter::repeat_n(op, usize::from(slot.components))
+        })
+        .collect()
+}
+
+/// The payload byte offset of each op's value: the ops lie back to back, 64-bit values in 8
+/// bytes, an inline string in its dwords.
+fn op_offsets(ops: &[Op]) -> Vec<u32> {
+    let mut op_at = Vec::with_capacity(ops.len());
+    let mut at = 0u32;
+    for op in ops {
+        op_at.push(at);
+        at = at.saturating_add(match op {
+            Op::Int64 | Op::Float64 | Op::Ptr64 | Op::Str64 => 8,
+            Op::StrInline(bytes) => 4 * inline_dwords(*bytes),
+            _ => 4,
+        });
+    }
+    op_at
 }
 
 /// The most bytes a format can print for one entry.
