@@ -5,6 +5,8 @@
 //!   do not count. A cycle is reported with its modules.
 //! - No source file of a crate over [`LONG`] lines unless its opening comment says why, with
 //!   the words "long because".
+//! - No function over [`LONG_FN`] lines (tests aside) unless the comment at its top, above it
+//!   or first in its body, says why, with the words "long because".
 //!
 //! The reading is textual (paths in `use` lines and in code), which is what a reader sees; a
 //! path in a doc comment counts too, so docs name sibling modules in words, not paths.
@@ -16,11 +18,13 @@ use anyhow::bail;
 
 /// Lines above which a file needs a written reason.
 const LONG: usize = 1500;
+/// Lines above which a function needs a written reason.
+const LONG_FN: usize = 150;
 
 pub fn run() -> anyhow::Result<()> {
     let findings = check(&crate::process::root().join("crates"))?;
     if findings.is_empty() {
-        eprintln!("xtask layout: no import cycle, no unexplained long file");
+        eprintln!("xtask layout: no import cycle, no unexplained long file or function");
         return Ok(());
     }
     for finding in &findings {
@@ -56,6 +60,17 @@ pub fn check(crates: &Path) -> anyhow::Result<Vec<String>> {
                 ));
             }
         }
+        for (name, text) in &modules {
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (function, line, lines) in long_functions(code) {
+                findings.push(format!(
+                    "{crate_name}: {}:{line}: fn {function} has {lines} lines (over {LONG_FN}) \
+                     and no written reason (\"long because ...\" in the comment at its top): \
+                     split it into steps",
+                    files.get(name).map_or("?", String::as_str)
+                ));
+            }
+        }
         for cycle in cycles(&dependencies(&modules)) {
             findings.push(format!(
                 "{crate_name}: import cycle between modules {}: move what they share into a \
@@ -83,6 +98,69 @@ fn files(src: &Path) -> anyhow::Result<BTreeMap<String, String>> {
         }
     }
     Ok(out)
+}
+
+/// The functions of `code` over [`LONG_FN`] lines without a written reason: (name, first
+/// line, lines). A function runs from its `fn` line to the first line after it that holds
+/// only its closing brace at the `fn`'s indentation, which is how rustfmt lays them out.
+fn long_functions(code: &str) -> Vec<(String, usize, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut found = Vec::new();
+    let mut at = 0;
+    while at < lines.len() {
+        let Some((indent, name)) = fn_start(lines[at]) else {
+            at += 1;
+            continue;
+        };
+        let close = format!("{indent}}}");
+        let Some(end) = (at + 1..lines.len()).find(|&i| lines[i].trim_end() == close) else {
+            break;
+        };
+        let count = end - at + 1;
+        // The comments and attributes right above it, and the comments it opens with.
+        let above = lines[..at]
+            .iter()
+            .rev()
+            .take_while(|l| l.trim_start().starts_with("//") || l.trim_start().starts_with("#["));
+        let within = lines[at + 1..end]
+            .iter()
+            .take_while(|l| l.trim_start().starts_with("//"));
+        let explained = above
+            .chain(within)
+            .any(|l| l.to_ascii_lowercase().contains("long because"));
+        if count > LONG_FN && !explained {
+            found.push((name, at + 1, count));
+        }
+        at = end + 1;
+    }
+    found
+}
+
+/// The indentation and name of a function defined on this line (not a declaration).
+fn fn_start(line: &str) -> Option<(&str, String)> {
+    let trimmed = line.trim_start();
+    let indent = &line[..line.len() - trimmed.len()];
+    let mut rest = trimmed;
+    for qualifier in [
+        "pub(crate) ",
+        "pub(super) ",
+        "pub ",
+        "const ",
+        "async ",
+        "unsafe ",
+    ] {
+        rest = rest.strip_prefix(qualifier).unwrap_or(rest);
+    }
+    rest = rest.strip_prefix("extern \"C\" ").unwrap_or(rest);
+    let rest = rest.strip_prefix("fn ")?;
+    if line.trim_end().ends_with(';') {
+        return None;
+    }
+    let name: String = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect();
+    (!name.is_empty()).then(|| (indent, name))
 }
 
 /// `amdgpu/buffer.rs` -> `amdgpu::buffer`, `abi/mod.rs` -> `abi`.
@@ -273,6 +351,33 @@ mod tests {
         assert_eq!(
             cycles(&deps),
             vec![vec!["a".to_owned(), "b".to_owned(), "c".to_owned()]]
+        );
+    }
+
+    #[test]
+    fn long_functions_need_a_reason_above_or_first_inside() {
+        let body = |n: usize| "    let x = 1;\n".repeat(n);
+        let code = format!(
+            "fn short() {{\n{}}}\n\
+             pub(crate) fn long(a: u8) -> u8 {{\n{}}}\n\
+             /// Long because the cases are one table.\n#[inline]\nfn explained() {{\n{}}}\n\
+             impl T {{\n    fn inner() {{\n        // Long because: one state machine.\n{}    }}\n\
+             \x20   pub fn method() {{\n{}    }}\n}}\n\
+             fn declared();\n",
+            body(10),
+            body(LONG_FN),
+            body(LONG_FN),
+            body(LONG_FN),
+            body(LONG_FN)
+        );
+        let found: Vec<(String, usize)> = long_functions(&code)
+            .into_iter()
+            .map(|(name, line, _)| (name, line))
+            .collect();
+        let method_line = code.lines().position(|l| l.contains("fn method")).unwrap() + 1;
+        assert_eq!(
+            found,
+            vec![("long".to_owned(), 13), ("method".to_owned(), method_line)]
         );
     }
 
