@@ -160,7 +160,7 @@ fn fn_start(line: &str) -> Option<(&str, String)> {
         .chars()
         .take_while(|c| c.is_alphanumeric() || *c == '_')
         .collect();
-    (!name.is_empty()).then(|| (indent, name))
+    (!name.is_empty()).then_some((indent, name))
 }
 
 /// `amdgpu/buffer.rs` -> `amdgpu::buffer`, `abi/mod.rs` -> `abi`.
