@@ -742,10 +742,6 @@ impl Planner<'_> {
     /// those; not the address of a global), through `insertvalue` chains; `None` when unknown.
     fn constant_parts(&self, value: Operand, ty: TypeId, depth: u32) -> Option<Vec<bool>> {
         let m = self.m;
-        let count = self.part_count(ty)?;
-        if depth > 64 {
-            return None;
-        }
         let simple = |op: &Operand| {
             matches!(op.value, Value::Const(c) if matches!(
                 m.constant(c),
@@ -757,38 +753,19 @@ impl Planner<'_> {
                     | Constant::ZeroInitializer
             ))
         };
-        match value.value {
-            Value::Const(c) => match m.constant(c) {
-                Constant::Int(_)
-                | Constant::Float(_)
-                | Constant::Null
-                | Constant::Undef
-                | Constant::Poison
-                | Constant::ZeroInitializer
-                | Constant::Bytes(_) => Some(vec![true; count]),
-                Constant::Vector(ops) => Some(vec![ops.iter().all(simple); count]),
-                Constant::Splat(op) => Some(vec![simple(&op); count]),
-                Constant::Struct(ops) | Constant::Array(ops) => {
-                    let fields = self.field_types(ty, ops.len())?;
-                    let mut out = Vec::with_capacity(count);
-                    for (op, field) in ops.iter().zip(fields) {
-                        out.extend(self.constant_parts(*op, field, depth + 1)?);
-                    }
-                    Some(out)
-                }
-                _ => Some(vec![false; count]),
-            },
-            Value::Inst(i) if m.inst(i).opcode() == Opcode::InsertValue => {
-                let inst = m.inst(i);
-                let mut mask = self.constant_parts(inst.operand(0)?, ty, depth + 1)?;
-                let (start, sub) = self.inserted_at(ty, inst.indices())?;
-                let inserted = self.constant_parts(inst.operand(1)?, sub, depth + 1)?;
-                mask.get_mut(start..start + inserted.len())?
-                    .copy_from_slice(&inserted);
-                Some(mask)
-            }
+        let leaf = |constant: &Constant, count: usize| match constant {
+            Constant::Int(_)
+            | Constant::Float(_)
+            | Constant::Null
+            | Constant::Undef
+            | Constant::Poison
+            | Constant::ZeroInitializer
+            | Constant::Bytes(_) => Some(vec![true; count]),
+            Constant::Vector(ops) => Some(vec![ops.iter().all(simple); count]),
+            Constant::Splat(op) => Some(vec![simple(op); count]),
             _ => Some(vec![false; count]),
-        }
+        };
+        self.part_mask(value, ty, depth, &leaf, false)
     }
 
     /// For each part of `ty`, whether `value` gives it a value llc loads next to where it

@@ -139,6 +139,29 @@ impl Planner<'_> {
         ty: TypeId,
         depth: u32,
     ) -> Option<Vec<bool>> {
+        self.part_mask(
+            value,
+            ty,
+            depth,
+            &|constant, count| match constant {
+                Constant::Undef | Constant::Poison => Some(vec![false; count]),
+                _ => Some(vec![true; count]),
+            },
+            true,
+        )
+    }
+
+    /// For each part of `ty`, what `leaf` says of the constant that gives it, followed through
+    /// constant structs and arrays and through `insertvalue` chains; `other` for every part of
+    /// any other value; `None` when unknown (or nested past 64 levels).
+    pub(super) fn part_mask(
+        &self,
+        value: Operand,
+        ty: TypeId,
+        depth: u32,
+        leaf: &dyn Fn(&Constant, usize) -> Option<Vec<bool>>,
+        other: bool,
+    ) -> Option<Vec<bool>> {
         let m = self.m;
         let count = self.part_count(ty)?;
         if depth > 64 {
@@ -146,27 +169,26 @@ impl Planner<'_> {
         }
         match value.value {
             Value::Const(c) => match m.constant(c) {
-                Constant::Undef | Constant::Poison => Some(vec![false; count]),
                 Constant::Struct(ops) | Constant::Array(ops) => {
                     let fields = self.field_types(ty, ops.len())?;
                     let mut out = Vec::with_capacity(count);
                     for (op, field) in ops.iter().zip(fields) {
-                        out.extend(self.defined_parts(*op, field, depth + 1)?);
+                        out.extend(self.part_mask(*op, field, depth + 1, leaf, other)?);
                     }
                     Some(out)
                 }
-                _ => Some(vec![true; count]),
+                constant => leaf(&constant, count),
             },
             Value::Inst(i) if m.inst(i).opcode() == Opcode::InsertValue => {
                 let inst = m.inst(i);
-                let mut mask = self.defined_parts(inst.operand(0)?, ty, depth + 1)?;
+                let mut mask = self.part_mask(inst.operand(0)?, ty, depth + 1, leaf, other)?;
                 let (start, sub) = self.inserted_at(ty, inst.indices())?;
-                let inserted = self.defined_parts(inst.operand(1)?, sub, depth + 1)?;
+                let inserted = self.part_mask(inst.operand(1)?, sub, depth + 1, leaf, other)?;
                 mask.get_mut(start..start + inserted.len())?
                     .copy_from_slice(&inserted);
                 Some(mask)
             }
-            _ => Some(vec![true; count]),
+            _ => Some(vec![other; count]),
         }
     }
 
