@@ -385,10 +385,30 @@ pub fn string_value(bytes: &[u8]) -> Value {
     rmpv::decode::read_value(&mut encoded.as_slice()).unwrap_or(Value::Nil)
 }
 
-/// Encodes a value into `out` (the compact msgpack encoding of its type and value).
+/// Encodes a value into `out` (the compact msgpack encoding of its type and value). A str
+/// whose bytes are not UTF-8 stays a str with the same bytes, as it was read.
 pub fn write_value(out: &mut Vec<u8>, value: &Value) {
-    // Writing into a Vec cannot fail.
-    let _ = rmpv::encode::write_value(out, value);
+    match value {
+        // rmpv would write these bytes as bin, another type.
+        Value::String(text) if text.as_str().is_none() => write_str(out, text.as_bytes()),
+        Value::Array(items) => {
+            write_array_len(out, items.len() as u32);
+            for item in items {
+                write_value(out, item);
+            }
+        }
+        Value::Map(pairs) => {
+            write_map_len(out, pairs.len() as u32);
+            for (key, item) in pairs {
+                write_value(out, key);
+                write_value(out, item);
+            }
+        }
+        // Writing into a Vec cannot fail.
+        other => {
+            let _ = rmpv::encode::write_value(out, other);
+        }
+    }
 }
 
 /// Appends a str header and the bytes.
@@ -485,6 +505,22 @@ pub fn header_len(len: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_str_that_is_not_utf8_is_written_back_as_the_same_str() {
+        // A map whose value is an array holding a 3-byte str with an invalid byte (0xff), and
+        // a valid str: fixmap 1, fixstr "k", fixarray 2, fixstr 3 bytes, fixstr "ok".
+        let bytes = [
+            0x81, 0xa1, b'k', 0x92, 0xa3, b'a', 0xff, b'b', 0xa2, b'o', b'k',
+        ];
+        let value = rmpv::decode::read_value(&mut &bytes[..]).unwrap();
+        let mut out = Vec::new();
+        write_value(&mut out, &value);
+        assert_eq!(out, bytes);
+        let mut single = Vec::new();
+        write_value(&mut single, &string_value(b"x\xfey"));
+        assert_eq!(single, [0xa3, b'x', 0xfe, b'y']);
+    }
 
     fn encode(value: &Value) -> Vec<u8> {
         let mut out = Vec::new();
