@@ -132,10 +132,16 @@ pub(crate) fn fixed(out: &mut Vec<u8>, value: Decoded, precision: usize) -> Opti
     Some(())
 }
 
+/// 10^`exponent` when it fits a u64 (an exponent up to 19).
+#[inline]
+pub(crate) fn pow10_u64(exponent: usize) -> Option<u64> {
+    u64::try_from(*POW10.get(exponent)?).ok()
+}
+
 /// `round(v·10^p)` half to even, when it fits a u64.
 #[inline]
 pub(crate) fn fixed_scaled(value: Decoded, precision: usize) -> Option<u64> {
-    let power = u64::try_from(*POW10.get(precision)?).ok()?;
+    let power = pow10_u64(precision)?;
     if value.e >= 0 {
         if value.bit_len() + value.e > 64 {
             return None;

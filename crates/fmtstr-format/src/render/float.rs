@@ -9,7 +9,7 @@
 use std::fmt::{self, Write as _};
 
 use super::digits::{self, Decoded};
-use super::{float_short, hexfloat, insert_repeat, push_repeat, Field};
+use super::{float_short, float_sign, hexfloat, insert_repeat, push_repeat, Field};
 use crate::spec::Conversion;
 
 /// `core::fmt` refuses precisions above `u16::MAX`. A double's exact expansion has at most
@@ -39,16 +39,7 @@ pub(crate) fn render(out: &mut Vec<u8>, field: &Field, conversion: Conversion, v
         conversion,
         Conversion::UpperF | Conversion::UpperE | Conversion::UpperG | Conversion::UpperA
     );
-    // glibc prints the sign bit of NaNs too ("-nan").
-    let sign = if value.is_sign_negative() {
-        Some(b'-')
-    } else if flags.plus {
-        Some(b'+')
-    } else if flags.space {
-        Some(b' ')
-    } else {
-        None
-    };
+    let sign = float_sign(value, &flags);
     if let Some(sign) = sign {
         out.push(sign);
     }

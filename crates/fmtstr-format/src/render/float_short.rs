@@ -13,23 +13,12 @@
 
 use super::digits::{self, Decoded};
 use super::int::decimal_digits;
-use super::Field;
+use super::{float_sign, Field};
 use crate::spec::Conversion;
 
 /// The highest precision taken: 17 fractional digits, or 18 significant ones for `%e`, keep
 /// every part below 10^19.
 const MOST_PRECISION: usize = 17;
-
-/// 10^0 ..= 10^19.
-const POW10: [u64; 20] = {
-    let mut table = [1u64; 20];
-    let mut i = 1;
-    while i < table.len() {
-        table[i] = table[i - 1] * 10;
-        i += 1;
-    }
-    table
-};
 
 /// Where the number ends in the work buffer; the exponent (at most 5 bytes) follows it.
 const END: usize = 64;
@@ -66,12 +55,12 @@ pub(crate) fn render(
                 None => 0,
                 Some(decoded) => digits::fixed_scaled(decoded, precision)?,
             };
-            let int = scaled / POW10[precision];
-            (int, scaled % POW10[precision], precision, None, false)
+            let split = digits::pow10_u64(precision)?;
+            (scaled / split, scaled % split, precision, None, false)
         }
         Conversion::LowerE | Conversion::UpperE => {
             let (q, exponent) = significant(decoded, precision)?;
-            let split = POW10[precision];
+            let split = digits::pow10_u64(precision)?;
             (q / split, q % split, precision, Some(exponent), false)
         }
         Conversion::LowerG | Conversion::UpperG => {
@@ -88,10 +77,10 @@ pub(crate) fn render(
             if exponent >= -4 && i64::from(exponent) < significant_digits as i64 {
                 // `%f` style with P-1-X fractional digits: the same digits, the point moved.
                 let frac_digits = (significant_digits as i64 - 1 - i64::from(exponent)) as usize;
-                let split = *POW10.get(frac_digits)?;
+                let split = digits::pow10_u64(frac_digits)?;
                 (q / split, q % split, frac_digits, None, true)
             } else {
-                let split = POW10[significant_digits - 1];
+                let split = digits::pow10_u64(significant_digits - 1)?;
                 (
                     q / split,
                     q % split,
@@ -135,16 +124,7 @@ pub(crate) fn render(
         end += 4;
     }
 
-    // glibc prints the sign bit of zeros too ("-0.000000").
-    let sign = if value.is_sign_negative() {
-        Some(b'-')
-    } else if flags.plus {
-        Some(b'+')
-    } else if flags.space {
-        Some(b' ')
-    } else {
-        None
-    };
+    let sign = float_sign(value, &flags);
     let len = end - start + usize::from(sign.is_some());
     let pad = field.width.saturating_sub(len);
     out.reserve(len + pad + COPY);

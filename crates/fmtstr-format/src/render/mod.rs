@@ -270,6 +270,16 @@ fn render_value(
     Ok(())
 }
 
+/// The sign a floating-point value prints with: `-` for every value with its sign bit set
+/// (glibc prints "-nan" and "-0.000000" too), else what the `+` or space flag asks for.
+fn float_sign(value: f64, flags: &Flags) -> Option<u8> {
+    if value.is_sign_negative() {
+        Some(b'-')
+    } else {
+        plus_sign(flags)
+    }
+}
+
 fn plus_sign(flags: &Flags) -> Option<u8> {
     if flags.plus {
         Some(b'+')
