@@ -143,14 +143,13 @@ impl Outputs {
                 expected,
             )
             .is_ok();
-        let mut writer = io::BufWriter::with_capacity(1 << 20, temporary);
+        // Through `&File`, whose vectored writes `BufWriter` passes on without a copy.
+        let file = temporary.as_file();
+        let mut writer = WriteBehind::new(io::BufWriter::with_capacity(1 << 20, file));
         write(&mut writer)
             .and_then(|()| writer.flush())
             .map_err(temporary_error)?;
-        let temporary = writer
-            .into_inner()
-            .map_err(|error| temporary_error(error.into_error()))?;
-        let file = temporary.as_file();
+        drop(writer);
         if allocated {
             // Fewer bytes than allocated: the rest goes.
             let written = io::Seek::stream_position(&mut &*file).map_err(temporary_error)?;
@@ -201,6 +200,77 @@ impl Outputs {
             }
         }
         Ok(self.warnings)
+    }
+}
+
+/// A temporary output that starts the disk writing what it was given every
+/// [`WriteBehind::EVERY`] bytes, while the rest is still being produced: the sync before the
+/// rename then waits only for the tail (doc/perf.md, "Writing the output"). Writes pass
+/// through (vectored ones too, which `BufWriter` hands to the file without a copy).
+struct WriteBehind<'f> {
+    file: io::BufWriter<&'f File>,
+    /// Bytes given so far (some may still be in the buffer), and where the range not yet
+    /// handed to the disk starts.
+    given: u64,
+    started: u64,
+}
+
+impl<'f> WriteBehind<'f> {
+    const EVERY: u64 = 8 << 20;
+
+    fn new(file: io::BufWriter<&'f File>) -> WriteBehind<'f> {
+        WriteBehind {
+            file,
+            given: 0,
+            started: 0,
+        }
+    }
+
+    /// After `n` more bytes were given: starts writeback of what reached the file since the
+    /// last start, without waiting for it. Only a hint: where the call fails (not Linux's page
+    /// cache), the final sync does it all.
+    fn gave(&mut self, n: usize) {
+        use std::os::fd::AsRawFd;
+        self.given += n as u64;
+        let in_file = self.given - self.file.buffer().len() as u64;
+        if in_file - self.started < Self::EVERY {
+            return;
+        }
+        let (Ok(offset), Ok(length)) = (
+            libc::off64_t::try_from(self.started),
+            libc::off64_t::try_from(in_file - self.started),
+        ) else {
+            return;
+        };
+        #[allow(unsafe_code)]
+        // SAFETY: a plain system call on a descriptor this value owns; no memory is passed.
+        unsafe {
+            libc::sync_file_range(
+                self.file.get_ref().as_raw_fd(),
+                offset,
+                length,
+                libc::SYNC_FILE_RANGE_WRITE,
+            );
+        }
+        self.started = in_file;
+    }
+}
+
+impl Write for WriteBehind<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = self.file.write(buf)?;
+        self.gave(n);
+        Ok(n)
+    }
+
+    fn write_vectored(&mut self, bufs: &[io::IoSlice<'_>]) -> io::Result<usize> {
+        let n = self.file.write_vectored(bufs)?;
+        self.gave(n);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush()
     }
 }
 
