@@ -237,10 +237,10 @@ impl Module {
             Some(_) if text.len() < parallel::MIN_PARALLEL => 1,
             _ => threads,
         };
+        // `parse_shards` refuses a text with a `blockaddress(`.
         let splittable = (threads > 1 || filter.is_some())
             && (text.len() >= parallel::MIN_PARALLEL || filter.is_some())
-            && text.len() < MAX_INPUT
-            && memchr::memmem::find(&text, b"blockaddress(").is_none();
+            && text.len() < MAX_INPUT;
         if splittable {
             if let Some(mut shards) = parallel::parse_shards(file_name, &text, threads, filter) {
                 for shard in &mut shards {

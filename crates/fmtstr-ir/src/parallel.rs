@@ -46,7 +46,16 @@ pub fn default_threads() -> usize {
 
 /// Where function bodies may end: every `}` at the start of a line followed by a line end
 /// (or the end of the text), ascending. The text is scanned in `threads` slices at once.
+#[cfg(test)]
 pub(crate) fn body_ends(src: &[u8], threads: usize) -> Vec<u32> {
+    scan_text(src, threads, false).0
+}
+
+/// [`body_ends`], and with `blockaddress`, whether the text holds a `blockaddress(`, which a
+/// sharded parse refuses: each thread looks for it in its slice after the braces, so the
+/// search costs half its time on two threads and nothing before the parse starts.
+fn scan_text(src: &[u8], threads: usize, blockaddress: bool) -> (Vec<u32>, bool) {
+    const BLOCKADDRESS: &[u8] = b"blockaddress(";
     let slice = src.len() / threads.max(1) + 1;
     let scan = |from: usize, to: usize| {
         let mut ends = Vec::new();
@@ -63,7 +72,11 @@ pub(crate) fn body_ends(src: &[u8], threads: usize) -> Vec<u32> {
             }
             i = at + 1;
         }
-        ends
+        // A match that starts in this slice may end in the next.
+        let overlap = (to + BLOCKADDRESS.len() - 1).min(src.len());
+        let found = blockaddress
+            && memchr::memmem::find(src.get(from..overlap).unwrap_or(&[]), BLOCKADDRESS).is_some();
+        (ends, found)
     };
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads.max(1))
@@ -72,16 +85,19 @@ pub(crate) fn body_ends(src: &[u8], threads: usize) -> Vec<u32> {
                 scope.spawn(move || scan(from, to))
             })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_default())
-            .collect()
+        let mut all = Vec::new();
+        let mut found = false;
+        for handle in handles {
+            let (ends, here) = handle.join().unwrap_or_default();
+            all.extend(ends);
+            found |= here;
+        }
+        (all, found)
     })
 }
 
-/// Parses `src` with bodies on up to `threads` threads. `None`: parse sequentially instead.
 pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
-    let (workers, groups, bases) = parse_workers(file, src, threads, None)?;
+    let (workers, groups, bases) = parse_workers(file, src, threads, None, false)?;
     // The first worker's module is the skeleton plus the first bodies, with final ids: the
     // others are appended to it.
     let mut workers = workers.into_iter();
@@ -157,14 +173,16 @@ pub struct Shard {
 /// the lines without one are kept as text where they can be (see `Parser::opaque_lines`).
 pub type BodyFilter<'a> = &'a (dyn Fn(&[u8]) -> Option<usize> + Sync);
 
-/// The workers' modules, unmerged, in module order. `None`: parse sequentially instead.
+/// The workers' modules, unmerged, in module order. `None`: parse sequentially instead (also
+/// where a `blockaddress(` is in the text: a shard could not patch it in another shard's
+/// functions).
 pub(crate) fn parse_shards(
     file: &str,
     src: &[u8],
     threads: usize,
     filter: Option<BodyFilter<'_>>,
 ) -> Option<Vec<Shard>> {
-    let (workers, groups, _) = parse_workers(file, src, threads, filter)?;
+    let (workers, groups, _) = parse_workers(file, src, threads, filter, true)?;
     Some(
         workers
             .into_iter()
@@ -182,15 +200,20 @@ type Group = Vec<(FuncId, u32, u32)>;
 
 /// The skeleton, then the bodies in runs of about equal size on the workers: each worker's
 /// module, its run of bodies, and the skeleton's arena lengths. Every worker's bodies are
-/// checked to refer only to what the skeleton defines.
+/// checked to refer only to what the skeleton defines. `None` where the parse gives up, and
+/// with `refuse_blockaddress` where the text holds a `blockaddress(`.
 fn parse_workers(
     file: &str,
     src: &[u8],
     threads: usize,
     filter: Option<BodyFilter<'_>>,
+    refuse_blockaddress: bool,
 ) -> Option<(Vec<Module>, Vec<Group>, Bases)> {
     let mut skeleton = Parser::new(file, src);
-    let ends = body_ends(src, threads);
+    let (ends, blockaddress) = scan_text(src, threads, refuse_blockaddress);
+    if blockaddress {
+        return None;
+    }
     skeleton.body_ends = ends.clone();
     // A filtered parse reads only what its pass edits: metadata is kept as text.
     skeleton.md_unread = filter.is_some();

@@ -618,3 +618,59 @@ fn metadata_found_on_a_second_thread_reads_as_on_one() {
     );
     assert_eq!(one.err(), two.err());
 }
+
+/// A module with a `blockaddress(` anywhere comes back as one shard (renumbering one shard's
+/// function would have to patch another shard's text), also where the two threads that look
+/// for it see one half of it each; without one, the same module is split.
+#[test]
+fn a_blockaddress_anywhere_keeps_the_module_whole() {
+    let body = |k: usize| {
+        format!("define i32 @f{k}(i32 %x) {{\n  %y = add i32 %x, {k}\n  ret i32 %y\n}}\n\n")
+    };
+    let mut text = String::new();
+    let mut k = 0;
+    while text.len() < 5 << 20 {
+        text.push_str(&body(k));
+        k += 1;
+    }
+    let plain = Module::parse_shards("plain.ll", text.clone().into_bytes(), 2).unwrap();
+    assert_eq!(
+        plain.len(),
+        2,
+        "a large module without blockaddress is split"
+    );
+    let target = "define ptr @target() {\nentry:\n  br label %bb\n\nbb:\n  ret ptr blockaddress(@target, %bb)\n}\n\n";
+    let find = |b: &[u8]| memchr::memmem::find(b, b"add");
+    for at in [0, text.len() / 2, text.len()] {
+        let at = text[..at].rfind("\ndefine").map_or(0, |n| n + 1);
+        let mut with = text.clone();
+        with.insert_str(at, target);
+        let whole = Module::parse_shards("ba.ll", with.clone().into_bytes(), 2).unwrap();
+        assert_eq!(whole.len(), 1, "blockaddress at {at}: split");
+        let filtered = Module::parse_shards_where("ba.ll", with.into_bytes(), 2, &find).unwrap();
+        assert_eq!(
+            filtered.len(),
+            1,
+            "blockaddress at {at}: a filtered parse split"
+        );
+    }
+    // A comment line whose `blockaddress(` the halves' boundary (half the length, plus one)
+    // cuts after its sixth byte.
+    let line_start = text[..text.len() / 2 - 200].rfind('\n').unwrap() + 1;
+    let cut = (0..2000)
+        .map(|pad| {
+            let line = format!("; {}blockaddress(\n", "x".repeat(pad));
+            let mut cut = text.clone();
+            cut.insert_str(line_start, &line);
+            (cut, line_start + 2 + pad)
+        })
+        .find(|(cut, needle)| cut.len() / 2 + 1 == needle + 6)
+        .map(|(cut, _)| cut)
+        .expect("a padding that puts the boundary inside the word");
+    let found = Module::parse_shards("cut.ll", cut.into_bytes(), 2).unwrap();
+    assert_eq!(
+        found.len(),
+        1,
+        "blockaddress across the halves' boundary: split"
+    );
+}
