@@ -88,6 +88,41 @@ impl<'s> Rope<'s> {
     }
 }
 
+/// A [`Rope`] written out whenever it holds [`Streamed::PIECES`] pieces or
+/// [`Streamed::OWN`] bytes of its own: the part printed on the calling thread goes to the
+/// file as it is printed, in vectored writes, and never all held in memory.
+struct Streamed<'s, 'w, W: Write> {
+    rope: Rope<'s>,
+    w: &'w mut W,
+}
+
+impl<W: Write> Streamed<'_, '_, W> {
+    const PIECES: usize = 1024;
+    const OWN: usize = 256 << 10;
+
+    fn drain(&mut self) -> io::Result<()> {
+        self.rope.write_to(self.w)?;
+        self.rope.pieces.clear();
+        self.rope.own.clear();
+        Ok(())
+    }
+}
+
+impl<W: Write> Write for Streamed<'_, '_, W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.rope.write(buf)?;
+        if self.rope.pieces.len() >= Self::PIECES || self.rope.own.len() >= Self::OWN {
+            self.drain()?;
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.drain()?;
+        self.w.flush()
+    }
+}
+
 /// `Write::write_all_vectored`, which is not stable: writes every byte of `slices`.
 fn write_all_vectored<W: Write>(w: &mut W, mut slices: &mut [io::IoSlice<'_>]) -> io::Result<()> {
     io::IoSlice::advance_slices(&mut slices, 0);
@@ -260,8 +295,9 @@ impl Module {
         Self::write_parts(parts, w)
     }
 
-    /// Writes consecutive parts of modules' text: each printed into a [`Rope`], the first on
-    /// this thread and the others on their own, then written in order.
+    /// Writes consecutive parts of modules' text: the first on this thread, written as it is
+    /// printed ([`Streamed`]), the others on their own threads into [`Rope`]s, each written
+    /// after it in order.
     fn write_parts<W: Write>(parts: Vec<Part<'_>>, w: &mut W) -> io::Result<()> {
         let mut parts = parts.into_iter();
         let Some((m, items, pos, last, first_own)) = parts.next() else {
@@ -276,9 +312,12 @@ impl Module {
                     })
                 })
                 .collect();
-            let mut out = Rope::new(&m.src, first_own);
+            let mut out = Streamed {
+                rope: Rope::new(&m.src, first_own.min(Streamed::<W>::OWN)),
+                w: &mut *w,
+            };
             m.write_items(&mut out, items, pos, last)?;
-            out.write_to(w)?;
+            out.drain()?;
             for handle in handles {
                 let part = handle
                     .join()
