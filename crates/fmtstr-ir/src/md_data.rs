@@ -69,6 +69,14 @@ impl MdNodeData {
     /// searches a line (for its end and for a comment) cost more than the rest of its
     /// reading.
     pub fn kept_as_text(src: &[u8], at: usize) -> Option<MdNodeData> {
+        let line_end = at + memchr::memchr(b'\n', src.get(at..)?).unwrap_or(src.len() - at);
+        Self::kept_as_text_on_line(src, at, line_end)
+    }
+
+    /// [`MdNodeData::kept_as_text`] where the caller knows where the line ends (its `\n`, or
+    /// the end of the text): a scan that found the line does not look for its end again.
+    #[inline]
+    pub fn kept_as_text_on_line(src: &[u8], at: usize, line_end: usize) -> Option<MdNodeData> {
         if at > 0 && src.get(at - 1) != Some(&b'\n') {
             return None;
         }
@@ -94,8 +102,9 @@ impl MdNodeData {
             return None;
         }
         // The node's end: the line's, less trailing blanks.
-        let line_end =
-            node_at + memchr::memchr(b'\n', &src[node_at..]).unwrap_or(src.len() - node_at);
+        if line_end < node_at || line_end > src.len() {
+            return None;
+        }
         let mut end = line_end;
         while end > node_at && matches!(src[end - 1], b' ' | b'\t' | b'\r') {
             end -= 1;

@@ -40,7 +40,7 @@ pub(crate) fn scan(src: &[u8], from: usize) -> TailLines {
     while at < src.len() {
         let line_end = memchr::memchr(b'\n', &src[at..]).map_or(src.len(), |n| at + n);
         if src[at] == b'!' {
-            if let Some(data) = MdNodeData::kept_as_text(src, at) {
+            if let Some(data) = MdNodeData::kept_as_text_on_line(src, at, line_end) {
                 if at != run_goes_on_at {
                     tail.runs.push((tail.lines.len() as u32, data.text.end));
                 }
