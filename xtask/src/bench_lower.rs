@@ -36,9 +36,10 @@
 //!
 //! Last, fmtstr runs once per module as a build runs it: after the machine was idle for 3 s,
 //! three times with mimalloc's transparent huge pages and three times without
-//! (`MIMALLOC_ALLOW_THP=0`), the median of each against opt's time. The figures are printed,
-//! not judged: on a virtual machine that hands freed memory back to its host, huge pages are
-//! slower after idle and faster back to back (doc/perf.md, "Huge pages after idle").
+//! (`MIMALLOC_ALLOW_THP=0`), the median of each against opt's time, and the peak memory
+//! without huge pages. The figures are printed, not judged: on a virtual machine that hands
+//! freed memory back to its host, huge pages are slower after idle and faster back to back,
+//! and they hold half as much memory again (doc/perf.md, "Huge pages after idle").
 //!
 //! The C shapes are compiled once and kept under `target/bench-lower/` (named by a hash of
 //! the source and flags), as clang takes longer than everything else here.
@@ -300,21 +301,24 @@ fn bench_shape(
             eprintln!("warning: above target (fmtstr <= {limit}x the time of cp)");
         }
     }
-    let idle = idle_runs(fmtstr, input, &ours_out, true)?;
-    let idle_4k = idle_runs(fmtstr, input, &ours_out, false)?;
+    let (idle, _) = idle_runs(fmtstr, input, &ours_out, true)?;
+    let (idle_4k, peak_4k) = idle_runs(fmtstr, input, &ours_out, false)?;
     let opt_secs = opt_time.as_secs_f64();
+    let peak_4k_ratio = peak_4k as f64 / size as f64;
     println!(
         "after {} s idle (median of {IDLE_RUNS}): fmtstr {:.3} s ({:.1}x faster than the faster \
-         opt); without huge pages (MIMALLOC_ALLOW_THP=0) {:.3} s ({:.1}x)",
+         opt); without huge pages (MIMALLOC_ALLOW_THP=0) {:.3} s ({:.1}x), peak RSS {:.1} MB \
+         ({peak_4k_ratio:.2}x the file)",
         IDLE.as_secs(),
         idle.as_secs_f64(),
         opt_secs / idle.as_secs_f64(),
         idle_4k.as_secs_f64(),
-        opt_secs / idle_4k.as_secs_f64()
+        opt_secs / idle_4k.as_secs_f64(),
+        mb(peak_4k)
     );
     let _ = write!(
         line,
-        "; after idle {:.1}x, without huge pages {:.1}x",
+        "; after idle {:.1}x, without huge pages {:.1}x and peak {peak_4k_ratio:.2}x the file",
         opt_secs / idle.as_secs_f64(),
         opt_secs / idle_4k.as_secs_f64()
     );
@@ -359,15 +363,17 @@ fn clear_for_run(output: &Path) -> anyhow::Result<()> {
 const IDLE: Duration = Duration::from_secs(3);
 const IDLE_RUNS: usize = 3;
 
-/// The median of [`IDLE_RUNS`] runs of `fmtstr lower`, each after [`IDLE`] without work, as a
-/// build runs it once per module; `huge_pages: false` turns mimalloc's huge pages off.
+/// The median time of [`IDLE_RUNS`] runs of `fmtstr lower`, each after [`IDLE`] without work,
+/// as a build runs it once per module, and the largest peak memory of them (bytes);
+/// `huge_pages: false` turns mimalloc's huge pages off.
 fn idle_runs(
     fmtstr: &Path,
     input: &Path,
     output: &Path,
     huge_pages: bool,
-) -> anyhow::Result<Duration> {
+) -> anyhow::Result<(Duration, u64)> {
     let mut times = Vec::with_capacity(IDLE_RUNS);
+    let mut peak = 0;
     for _ in 0..IDLE_RUNS {
         clear_for_run(output)?;
         std::thread::sleep(IDLE);
@@ -380,10 +386,12 @@ fn idle_runs(
         if !huge_pages {
             command.env("MIMALLOC_ALLOW_THP", "0");
         }
-        times.push(run_measured(&mut command)?.0);
+        let (time, rss) = run_measured(&mut command)?;
+        times.push(time);
+        peak = peak.max(rss);
     }
     times.sort();
-    Ok(times[IDLE_RUNS / 2])
+    Ok((times[IDLE_RUNS / 2], peak))
 }
 
 /// Phases on one line, `  read 1.7 ms, parse 20.8 ms, ...`, as [`Split::parse`] reads them.
