@@ -97,7 +97,7 @@ fn scan_text(src: &[u8], threads: usize, blockaddress: bool) -> (Vec<u32>, bool)
 }
 
 pub(crate) fn parse(file: &str, src: &[u8], threads: usize) -> Option<Module> {
-    let (workers, groups, bases) = parse_workers(file, src, threads, None, false)?;
+    let (workers, groups, bases) = parse_workers(file, src, threads, None, Assembly::Merged)?;
     // The first worker's module is the skeleton plus the first bodies, with final ids: the
     // others are appended to it.
     let mut workers = workers.into_iter();
@@ -182,7 +182,7 @@ pub(crate) fn parse_shards(
     threads: usize,
     filter: Option<BodyFilter<'_>>,
 ) -> Option<Vec<Shard>> {
-    let (workers, groups, _) = parse_workers(file, src, threads, filter, true)?;
+    let (workers, groups, _) = parse_workers(file, src, threads, filter, Assembly::Shards)?;
     Some(
         workers
             .into_iter()
@@ -198,19 +198,35 @@ pub(crate) fn parse_shards(
 
 type Group = Vec<(FuncId, u32, u32)>;
 
+/// What becomes of the workers' modules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Assembly {
+    /// Appended to the first (a whole module): the skeleton reserves room for the whole
+    /// text, so that appending copies nothing to grow.
+    Merged,
+    /// Kept apart, as shards: each worker reserves room for its own bodies only (a reserved
+    /// arena is not free: mimalloc faults in a huge page at its start, 2 MiB to clear, and
+    /// a filtered parse reads a twentieth of the bodies), and a `blockaddress(` refuses the
+    /// split.
+    Shards,
+}
+
 /// The skeleton, then the bodies in runs of about equal size on the workers: each worker's
 /// module, its run of bodies, and the skeleton's arena lengths. Every worker's bodies are
 /// checked to refer only to what the skeleton defines. `None` where the parse gives up, and
-/// with `refuse_blockaddress` where the text holds a `blockaddress(`.
+/// for shards where the text holds a `blockaddress(`.
 fn parse_workers(
     file: &str,
     src: &[u8],
     threads: usize,
     filter: Option<BodyFilter<'_>>,
-    refuse_blockaddress: bool,
+    assembly: Assembly,
 ) -> Option<(Vec<Module>, Vec<Group>, Bases)> {
-    let mut skeleton = Parser::new(file, src);
-    let (ends, blockaddress) = scan_text(src, threads, refuse_blockaddress);
+    let mut skeleton = match assembly {
+        Assembly::Merged => Parser::new(file, src),
+        Assembly::Shards => Parser::unreserved(file, src),
+    };
+    let (ends, blockaddress) = scan_text(src, threads, assembly == Assembly::Shards);
     if blockaddress {
         return None;
     }

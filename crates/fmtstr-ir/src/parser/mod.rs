@@ -217,16 +217,30 @@ pub(crate) fn empty_module(file: &str) -> Module {
 
 impl<'s> Parser<'s> {
     pub(crate) fn new(file: &'s str, src: &'s [u8]) -> Self {
-        let mut m = empty_module(file);
+        let mut parser = Self::unreserved(file, src);
+        parser.reserve_for_text();
+        parser
+    }
+
+    /// A parser whose arenas start empty: for a skeleton whose workers each reserve room for
+    /// their own bodies (see `parallel::parse_workers`).
+    pub(crate) fn unreserved(file: &'s str, src: &'s [u8]) -> Self {
+        Self::with_module(file, src, empty_module(file))
+    }
+
+    /// Room in the arenas for what the whole text will likely hold.
+    fn reserve_for_text(&mut self) {
+        let m = &mut self.m;
+        let src = self.src;
         // Typical densities of compiler output; an estimate off either way only costs a
-        // reallocation (or untouched reserved pages, which take no memory).
+        // reallocation (or reserved pages never touched, which take no memory beyond the
+        // first page of each).
         let n = src.len();
         m.insts.reserve(n / 48);
         m.ops.reserve(n / 20);
         m.sites.reserve(n / 16);
         m.blocks.reserve(n / 512);
         m.block_insts.reserve(n / 48);
-        Self::with_module(file, src, m)
     }
 
     /// A parser that adds to `m` (a worker of a parallel parse starts from the skeleton).
