@@ -1138,11 +1138,18 @@ fn entry_mask(
             },
         );
     };
-    let mut words = Vec::with_capacity((len as usize).min(64));
-    for word_index in 0..len {
+    let mut word = |word_index: u32| {
         let word_path = || format!("{}[{word_index}]", path());
         let (offset, word) = token(reader, &word_path)?;
-        words.push(unsigned(offset, word, &word_path)?);
+        unsigned(offset, word, &word_path)
+    };
+    // Most masks have one word, which the mask keeps inline: read it without a vector.
+    if len == 1 {
+        return Ok(Mask::from_words(&[word(0)?]));
+    }
+    let mut words = Vec::with_capacity((len as usize).min(64));
+    for word_index in 0..len {
+        words.push(word(word_index)?);
     }
     Ok(Mask::from_words(&words))
 }
