@@ -213,6 +213,22 @@ impl<'a> Reader<'a> {
         Ok(bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
     }
 
+    /// Reads a fixstr (a str of at most 31 bytes, the form of every key PAL metadata has) if
+    /// one comes next and fits; else reads nothing and returns `None`, leaving any error to
+    /// [`Reader::next_token`]. Inlined, where a whole token is a call.
+    #[inline]
+    pub fn next_fixstr(&mut self) -> Option<&'a [u8]> {
+        let rest = self.rest();
+        let marker = *rest.first()?;
+        if marker & 0xe0 != 0xa0 {
+            return None;
+        }
+        let end = 1 + usize::from(marker & 0x1f);
+        let bytes = rest.get(1..end)?;
+        self.position += end;
+        Some(bytes)
+    }
+
     /// Reads one token. Array and map headers are checked against the bytes left.
     pub fn next_token(&mut self) -> Result<Token<'a>, DecodeError> {
         let start = self.position;
@@ -505,6 +521,23 @@ pub fn header_len(len: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `next_fixstr` reads what `next_token` would read as a short str, and nothing else.
+    #[test]
+    fn next_fixstr_reads_only_a_whole_fixstr() {
+        let mut reader = Reader::new(b"\xa2ab\xa0\xd9\x01c\x01\xa3ab");
+        assert_eq!(reader.next_fixstr(), Some(&b"ab"[..]));
+        assert_eq!(reader.next_fixstr(), Some(&b""[..]));
+        // A str 8, an integer and a truncated fixstr are left to `next_token`.
+        assert_eq!(reader.next_fixstr(), None);
+        assert_eq!(reader.next_token(), Ok(Token::Str(b"c")));
+        assert_eq!(reader.next_fixstr(), None);
+        assert_eq!(reader.next_token(), Ok(Token::UInt(1)));
+        assert_eq!(reader.next_fixstr(), None);
+        assert_eq!(reader.position(), 8);
+        assert!(reader.next_token().is_err());
+        assert_eq!(Reader::new(b"").next_fixstr(), None);
+    }
 
     #[test]
     fn a_str_that_is_not_utf8_is_written_back_as_the_same_str() {

@@ -738,6 +738,9 @@ fn read_key<'a>(
     depth: usize,
     path: &dyn Fn() -> String,
 ) -> Result<Key<'a>, TableError> {
+    if let Some(bytes) = reader.next_fixstr() {
+        return Ok(Key::Str(bytes));
+    }
     let start = reader.position();
     let (_, key) = token(reader, path)?;
     if let Token::Str(bytes) = key {
@@ -885,6 +888,19 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Strings<'
 /// The keys of an entry, in the order fmtstr writes them.
 const ENTRY_KEYS: [&str; 4] = [keys::INDEX, keys::STRING, keys::ARGUMENT_COUNT, keys::MASK];
 
+/// Which of [`ENTRY_KEYS`] `name` is. Their lengths differ, so one comparison decides.
+#[inline(always)]
+fn entry_key(name: &[u8]) -> Option<usize> {
+    let slot = match name.len() {
+        6 => 0,
+        7 => 1,
+        15 => 2,
+        16 => 3,
+        _ => return None,
+    };
+    (ENTRY_KEYS[slot].as_bytes() == name).then_some(slot)
+}
+
 /// Decodes one map of `.strings`.
 ///
 /// Why entries are decoded by hand and not by `#[derive(Deserialize)]` through rmp-serde: it
@@ -938,9 +954,7 @@ fn decode_entry<'a>(
         let key = read_key(reader, depth + 1, &here)?;
         // Which known key (0 .index, 1 .string, 2 .argument_count, 3 .64bit_arguments).
         let known = match &key {
-            Key::Str(name) => ENTRY_KEYS
-                .iter()
-                .position(|known| known.as_bytes() == *name),
+            Key::Str(name) => entry_key(name),
             Key::Other(_) => None,
         };
         let Some(slot) = known else {
@@ -1310,6 +1324,22 @@ mod tests {
         let truncated = table_bytes(&[llvm_entry(5, "abc", 0, &[])], Value::from(1u64));
         for cut in 0..truncated.len() {
             assert!(Table::decode(&truncated[..cut]).is_err(), "cut at {cut}");
+        }
+    }
+
+    #[test]
+    fn entry_keys_are_told_apart_by_length_then_bytes() {
+        for (slot, key) in ENTRY_KEYS.iter().enumerate() {
+            assert_eq!(entry_key(key.as_bytes()), Some(slot), "{key}");
+        }
+        for other in [
+            "",
+            ".indey",
+            ".strings",
+            ".argument_counts",
+            ".64bit_argument",
+        ] {
+            assert_eq!(entry_key(other.as_bytes()), None, "{other}");
         }
     }
 
