@@ -706,6 +706,7 @@ fn fail<T>(offset: usize, path: impl Into<String>, problem: Problem) -> Result<T
     })
 }
 
+#[inline]
 fn token<'a>(
     reader: &mut Reader<'a>,
     path: &dyn Fn() -> String,
@@ -888,17 +889,18 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Strings<'
 /// The keys of an entry, in the order fmtstr writes them.
 const ENTRY_KEYS: [&str; 4] = [keys::INDEX, keys::STRING, keys::ARGUMENT_COUNT, keys::MASK];
 
-/// Which of [`ENTRY_KEYS`] `name` is. Their lengths differ, so one comparison decides.
+/// Which of [`ENTRY_KEYS`] `name` is. Their lengths differ, so one comparison of a known
+/// length (inline, not a call to memcmp) decides.
 #[inline(always)]
 fn entry_key(name: &[u8]) -> Option<usize> {
-    let slot = match name.len() {
-        6 => 0,
-        7 => 1,
-        15 => 2,
-        16 => 3,
-        _ => return None,
-    };
-    (ENTRY_KEYS[slot].as_bytes() == name).then_some(slot)
+    let is = |known: &str| name == known.as_bytes();
+    match name.len() {
+        6 if is(keys::INDEX) => Some(0),
+        7 if is(keys::STRING) => Some(1),
+        15 if is(keys::ARGUMENT_COUNT) => Some(2),
+        16 if is(keys::MASK) => Some(3),
+        _ => None,
+    }
 }
 
 /// Decodes one map of `.strings`.
