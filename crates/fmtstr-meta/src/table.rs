@@ -875,6 +875,10 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Strings<'
     let mut entries = Vec::with_capacity((count as usize).min(reader.rest().len() / 40 + 1));
     let mut aborts = Vec::new();
     for index in 0..count as usize {
+        if let Some(entry) = plain_entry(reader) {
+            entries.push(entry);
+            continue;
+        }
         match decode_entry(reader, depth + 1, index)? {
             Decoded::Printf(entry) => entries.push(entry),
             Decoded::Abort(mut entry) => {
@@ -888,6 +892,48 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Strings<'
 
 /// The keys of an entry, in the order fmtstr writes them.
 const ENTRY_KEYS: [&str; 4] = [keys::INDEX, keys::STRING, keys::ARGUMENT_COUNT, keys::MASK];
+
+/// A printf entry of the plain shape nearly every table has, read without the bookkeeping
+/// that errors need: a fixmap of the four known keys (fixstrs, each once, in any order) whose
+/// values are what they must be, and a mask of at most one word. The same entry
+/// [`decode_entry`] would make; `None`, reading nothing, for anything else, which
+/// [`decode_entry`] then reads (and names what is wrong with).
+#[inline]
+fn plain_entry<'a>(reader: &mut Reader<'a>) -> Option<Entry<'a>> {
+    let mut ahead = reader.clone();
+    let start = ahead.position();
+    let Ok(Token::Map(4)) = ahead.next_token() else {
+        return None;
+    };
+    let (mut id, mut string, mut argument_count, mut mask) = (None, None, None, None);
+    for _ in 0..4 {
+        let slot = entry_key(ahead.next_fixstr()?)?;
+        let value = ahead.next_token().ok()?;
+        match (slot, value) {
+            (0, _) if id.is_none() => id = Some(FormatId::new(value.as_u64()?)?),
+            (1, Token::Str(bytes)) if string.is_none() => {
+                string = Some(std::str::from_utf8(bytes).ok()?);
+            }
+            (2, _) if argument_count.is_none() => argument_count = Some(value.as_u64()?),
+            (3, Token::Array(0)) if mask.is_none() => mask = Some(Mask::default()),
+            (3, Token::Array(1)) if mask.is_none() => {
+                let word = ahead.next_token().ok()?.as_u64()?;
+                mask = Some(Mask::from_words(&[word]));
+            }
+            _ => return None,
+        }
+    }
+    let entry = Entry {
+        id: id?,
+        string: Cow::Borrowed(string?),
+        argument_count: argument_count?,
+        mask: mask?,
+        extra: Vec::new(),
+        raw: Some(&ahead.bytes()[start..ahead.position()]),
+    };
+    *reader = ahead;
+    Some(entry)
+}
 
 /// Which of [`ENTRY_KEYS`] `name` is. Their lengths differ, so one comparison of a known
 /// length (inline, not a call to memcmp) decides.

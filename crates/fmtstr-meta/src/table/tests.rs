@@ -156,6 +156,99 @@ fn rejects_what_the_issue_lists_with_paths() {
     }
 }
 
+/// `plain_entry` makes what `decode_entry` makes, or reads nothing: over key orders,
+/// missing, repeated and unknown keys, and values of every right and wrong kind.
+#[test]
+fn plain_entries_decode_as_the_general_decoder_does() {
+    let words = |w: &[u64]| Value::Array(w.iter().map(|w| Value::from(*w)).collect());
+    let values: [(&str, Vec<Value>); 4] = [
+        (
+            keys::INDEX,
+            vec![
+                Value::from(5u64),
+                Value::from((1u64 << 48) - 1),
+                Value::from(1u64 << 48),
+                Value::from(-1i64),
+                Value::from("5"),
+            ],
+        ),
+        (
+            keys::STRING,
+            vec![
+                Value::from("x=%d\n"),
+                Value::from("a %s ".repeat(20)),
+                msgpack::string_value(b"caf\xe9"),
+                Value::Binary(b"x".to_vec()),
+            ],
+        ),
+        (
+            keys::ARGUMENT_COUNT,
+            vec![
+                Value::from(1u64),
+                Value::from(300u64),
+                Value::from(-2i64),
+                Value::Nil,
+            ],
+        ),
+        (
+            keys::MASK,
+            vec![
+                words(&[]),
+                words(&[u64::MAX]),
+                words(&[1, 0]),
+                Value::Array(vec![Value::from("1")]),
+                Value::from(1u64),
+            ],
+        ),
+    ];
+    let orders: [[usize; 4]; 5] = [
+        [0, 1, 2, 3],
+        [3, 2, 1, 0],
+        [1, 3, 0, 2],
+        [0, 1, 1, 3],
+        [0, 1, 2, 2],
+    ];
+    let mut accepted = 0;
+    let mut choice = [0usize; 4];
+    for case in 0..5 * 4 * 4 * 5 {
+        let mut rest = case;
+        for (slot, (_, options)) in values.iter().enumerate() {
+            choice[slot] = rest % options.len();
+            rest /= options.len();
+        }
+        for (number, order) in orders.iter().enumerate() {
+            let mut pairs: Vec<(&str, Value)> = order
+                .iter()
+                .map(|slot| (values[*slot].0, values[*slot].1[choice[*slot]].clone()))
+                .collect();
+            if number == 0 && case % 7 == 0 {
+                pairs[2].0 = ".argument_counts";
+            }
+            if number == 1 && case % 5 == 0 {
+                pairs.pop();
+            }
+            let bytes = entry_bytes(&pairs);
+            let mut fast = Reader::new(&bytes);
+            let mut general = Reader::new(&bytes);
+            let expected = decode_entry(&mut general, 1, 0);
+            let Some(entry) = plain_entry(&mut fast) else {
+                assert_eq!(fast.position(), 0, "{pairs:?}");
+                continue;
+            };
+            let Ok(Decoded::Printf(expected)) = expected else {
+                panic!("plain_entry accepted what decode_entry refuses: {pairs:?}");
+            };
+            assert_eq!(format!("{entry:?}"), format!("{expected:?}"));
+            assert_eq!(fast.position(), general.position());
+            for cut in 0..bytes.len() {
+                assert!(plain_entry(&mut Reader::new(&bytes[..cut])).is_none());
+            }
+            accepted += 1;
+        }
+    }
+    assert!(accepted > 30, "{accepted}");
+}
+
 #[test]
 fn entry_keys_are_told_apart_by_length_then_bytes() {
     for (slot, key) in ENTRY_KEYS.iter().enumerate() {
