@@ -213,8 +213,73 @@ impl<'a> Reader<'a> {
         Ok(bytes.iter().fold(0u64, |acc, &b| (acc << 8) | u64::from(b)))
     }
 
+    /// Reads a fixstr (a str of at most 31 bytes, the form of every key PAL metadata has) if
+    /// one comes next and fits; else reads nothing and returns `None`, leaving any error to
+    /// [`Reader::next_token`]. Inlined, where a whole token is a call.
+    #[inline]
+    pub fn next_fixstr(&mut self) -> Option<&'a [u8]> {
+        let rest = self.rest();
+        let marker = *rest.first()?;
+        if marker & 0xe0 != 0xa0 {
+            return None;
+        }
+        let end = 1 + usize::from(marker & 0x1f);
+        let bytes = rest.get(1..end)?;
+        self.position += end;
+        Some(bytes)
+    }
+
     /// Reads one token. Array and map headers are checked against the bytes left.
+    ///
+    /// The forms a format-string entry takes (a fixmap, fixarray, positive fixint, fixstr,
+    /// str 8 or uint 64) are read inline, when whole; the rest, and errors, in
+    /// [`Reader::any_token`].
+    #[inline]
     pub fn next_token(&mut self) -> Result<Token<'a>, DecodeError> {
+        let rest = self.rest();
+        match rest.first() {
+            Some(&marker @ 0x00..=0x7f) => {
+                self.position += 1;
+                return Ok(Token::UInt(u64::from(marker)));
+            }
+            Some(&marker @ 0x80..=0x9f) => {
+                let len = u32::from(marker & 0x0f);
+                let (elements, token) = if marker < 0x90 {
+                    (2 * len, Token::Map(len))
+                } else {
+                    (len, Token::Array(len))
+                };
+                // Every element takes a byte after the header's.
+                if (elements as usize) < rest.len() {
+                    self.position += 1;
+                    return Ok(token);
+                }
+            }
+            Some(0xa0..=0xbf) => {
+                if let Some(bytes) = self.next_fixstr() {
+                    return Ok(Token::Str(bytes));
+                }
+            }
+            Some(0xd9) => {
+                let len = rest.get(1).map_or(usize::MAX, |len| usize::from(*len));
+                if let Some(bytes) = rest.get(2..).and_then(|r| r.get(..len)) {
+                    self.position += 2 + len;
+                    return Ok(Token::Str(bytes));
+                }
+            }
+            Some(0xcf) => {
+                if let Some(bytes) = rest.get(1..).and_then(<[u8]>::first_chunk::<8>) {
+                    self.position += 9;
+                    return Ok(Token::UInt(u64::from_be_bytes(*bytes)));
+                }
+            }
+            _ => {}
+        }
+        self.any_token()
+    }
+
+    /// [`Reader::next_token`] for every form, and every error.
+    fn any_token(&mut self) -> Result<Token<'a>, DecodeError> {
         let start = self.position;
         let marker = self.take(1, "a value", start)?[0];
         let token = match marker {
@@ -505,6 +570,45 @@ pub fn header_len(len: u32) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The inline forms of `next_token` read exactly what the general reader reads: the same
+    /// token, error and position, for every marker, whole or cut short.
+    #[test]
+    fn next_token_agrees_with_the_general_reader() {
+        let mut checked = 0;
+        for marker in 0..=255u8 {
+            for fill in [0x00u8, 0x03, 0x41, 0xff] {
+                for len in 1..=12 {
+                    let mut bytes = vec![fill; len];
+                    bytes[0] = marker;
+                    let (mut fast, mut general) = (Reader::new(&bytes), Reader::new(&bytes));
+                    // As text: a NaN float is not equal to itself.
+                    let expected = format!("{:?}", general.any_token());
+                    assert_eq!(format!("{:?}", fast.next_token()), expected, "{bytes:02x?}");
+                    assert_eq!(fast.position(), general.position(), "{bytes:02x?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 256 * 4 * 12);
+    }
+
+    /// `next_fixstr` reads what `next_token` would read as a short str, and nothing else.
+    #[test]
+    fn next_fixstr_reads_only_a_whole_fixstr() {
+        let mut reader = Reader::new(b"\xa2ab\xa0\xd9\x01c\x01\xa3ab");
+        assert_eq!(reader.next_fixstr(), Some(&b"ab"[..]));
+        assert_eq!(reader.next_fixstr(), Some(&b""[..]));
+        // A str 8, an integer and a truncated fixstr are left to `next_token`.
+        assert_eq!(reader.next_fixstr(), None);
+        assert_eq!(reader.next_token(), Ok(Token::Str(b"c")));
+        assert_eq!(reader.next_fixstr(), None);
+        assert_eq!(reader.next_token(), Ok(Token::UInt(1)));
+        assert_eq!(reader.next_fixstr(), None);
+        assert_eq!(reader.position(), 8);
+        assert!(reader.next_token().is_err());
+        assert_eq!(Reader::new(b"").next_fixstr(), None);
+    }
 
     #[test]
     fn a_str_that_is_not_utf8_is_written_back_as_the_same_str() {

@@ -706,6 +706,7 @@ fn fail<T>(offset: usize, path: impl Into<String>, problem: Problem) -> Result<T
     })
 }
 
+#[inline]
 fn token<'a>(
     reader: &mut Reader<'a>,
     path: &dyn Fn() -> String,
@@ -738,6 +739,9 @@ fn read_key<'a>(
     depth: usize,
     path: &dyn Fn() -> String,
 ) -> Result<Key<'a>, TableError> {
+    if let Some(bytes) = reader.next_fixstr() {
+        return Ok(Key::Str(bytes));
+    }
     let start = reader.position();
     let (_, key) = token(reader, path)?;
     if let Token::Str(bytes) = key {
@@ -871,6 +875,10 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Strings<'
     let mut entries = Vec::with_capacity((count as usize).min(reader.rest().len() / 40 + 1));
     let mut aborts = Vec::new();
     for index in 0..count as usize {
+        if let Some(entry) = plain_entry(reader) {
+            entries.push(entry);
+            continue;
+        }
         match decode_entry(reader, depth + 1, index)? {
             Decoded::Printf(entry) => entries.push(entry),
             Decoded::Abort(mut entry) => {
@@ -884,6 +892,62 @@ fn decode_entries<'a>(reader: &mut Reader<'a>, depth: usize) -> Result<Strings<'
 
 /// The keys of an entry, in the order fmtstr writes them.
 const ENTRY_KEYS: [&str; 4] = [keys::INDEX, keys::STRING, keys::ARGUMENT_COUNT, keys::MASK];
+
+/// A printf entry of the plain shape nearly every table has, read without the bookkeeping
+/// that errors need: a fixmap of the four known keys (fixstrs, each once, in any order) whose
+/// values are what they must be, and a mask of at most one word. The same entry
+/// [`decode_entry`] would make; `None`, reading nothing, for anything else, which
+/// [`decode_entry`] then reads (and names what is wrong with).
+#[inline]
+fn plain_entry<'a>(reader: &mut Reader<'a>) -> Option<Entry<'a>> {
+    let mut ahead = reader.clone();
+    let start = ahead.position();
+    let Ok(Token::Map(4)) = ahead.next_token() else {
+        return None;
+    };
+    let (mut id, mut string, mut argument_count, mut mask) = (None, None, None, None);
+    for _ in 0..4 {
+        let slot = entry_key(ahead.next_fixstr()?)?;
+        let value = ahead.next_token().ok()?;
+        match (slot, value) {
+            (0, _) if id.is_none() => id = Some(FormatId::new(value.as_u64()?)?),
+            (1, Token::Str(bytes)) if string.is_none() => {
+                string = Some(std::str::from_utf8(bytes).ok()?);
+            }
+            (2, _) if argument_count.is_none() => argument_count = Some(value.as_u64()?),
+            (3, Token::Array(0)) if mask.is_none() => mask = Some(Mask::default()),
+            (3, Token::Array(1)) if mask.is_none() => {
+                let word = ahead.next_token().ok()?.as_u64()?;
+                mask = Some(Mask::from_words(&[word]));
+            }
+            _ => return None,
+        }
+    }
+    let entry = Entry {
+        id: id?,
+        string: Cow::Borrowed(string?),
+        argument_count: argument_count?,
+        mask: mask?,
+        extra: Vec::new(),
+        raw: Some(&ahead.bytes()[start..ahead.position()]),
+    };
+    *reader = ahead;
+    Some(entry)
+}
+
+/// Which of [`ENTRY_KEYS`] `name` is. Their lengths differ, so one comparison of a known
+/// length (inline, not a call to memcmp) decides.
+#[inline(always)]
+fn entry_key(name: &[u8]) -> Option<usize> {
+    let is = |known: &str| name == known.as_bytes();
+    match name.len() {
+        6 if is(keys::INDEX) => Some(0),
+        7 if is(keys::STRING) => Some(1),
+        15 if is(keys::ARGUMENT_COUNT) => Some(2),
+        16 if is(keys::MASK) => Some(3),
+        _ => None,
+    }
+}
 
 /// Decodes one map of `.strings`.
 ///
@@ -938,9 +1002,7 @@ fn decode_entry<'a>(
         let key = read_key(reader, depth + 1, &here)?;
         // Which known key (0 .index, 1 .string, 2 .argument_count, 3 .64bit_arguments).
         let known = match &key {
-            Key::Str(name) => ENTRY_KEYS
-                .iter()
-                .position(|known| known.as_bytes() == *name),
+            Key::Str(name) => entry_key(name),
             Key::Other(_) => None,
         };
         let Some(slot) = known else {
@@ -1138,340 +1200,21 @@ fn entry_mask(
             },
         );
     };
-    let mut words = Vec::with_capacity((len as usize).min(64));
-    for word_index in 0..len {
+    let mut word = |word_index: u32| {
         let word_path = || format!("{}[{word_index}]", path());
         let (offset, word) = token(reader, &word_path)?;
-        words.push(unsigned(offset, word, &word_path)?);
+        unsigned(offset, word, &word_path)
+    };
+    // Most masks have one word, which the mask keeps inline: read it without a vector.
+    if len == 1 {
+        return Ok(Mask::from_words(&[word(0)?]));
+    }
+    let mut words = Vec::with_capacity((len as usize).min(64));
+    for word_index in 0..len {
+        words.push(word(word_index)?);
     }
     Ok(Mask::from_words(&words))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// An entry map written key by key, in the order given.
-    fn entry_bytes(pairs: &[(&str, Value)]) -> Vec<u8> {
-        let mut out = Vec::new();
-        msgpack::write_map_len(&mut out, pairs.len() as u32);
-        for (key, value) in pairs {
-            msgpack::write_str(&mut out, key.as_bytes());
-            msgpack::write_value(&mut out, value);
-        }
-        out
-    }
-
-    fn table_bytes(entries: &[Vec<u8>], version: Value) -> Vec<u8> {
-        // LLVM sorts keys: .strings comes before .version.
-        let mut out = Vec::new();
-        msgpack::write_map_len(&mut out, 2);
-        msgpack::write_str(&mut out, b".strings");
-        msgpack::write_array_len(&mut out, entries.len() as u32);
-        for entry in entries {
-            out.extend_from_slice(entry);
-        }
-        msgpack::write_str(&mut out, b".version");
-        msgpack::write_value(&mut out, &version);
-        out
-    }
-
-    fn llvm_entry(id: u64, string: &str, argc: u64, mask: &[u64]) -> Vec<u8> {
-        entry_bytes(&[
-            (
-                ".64bit_arguments",
-                Value::Array(mask.iter().map(|w| Value::from(*w)).collect()),
-            ),
-            (".argument_count", Value::from(argc)),
-            (".index", Value::from(id)),
-            (".string", Value::from(string)),
-        ])
-    }
-
-    #[test]
-    fn decodes_llvm_key_order_and_keeps_entry_bytes() {
-        let first = llvm_entry(12345678, "Sample %i format %f", 2, &[0]);
-        let second = entry_bytes(&[
-            (".index", Value::from(31415926u64)),
-            (".user_data_offset", Value::from(7u64)),
-            (".string", Value::from("Another: %ld")),
-            (".argument_count", Value::from(1u64)),
-            (".64bit_arguments", Value::Array(vec![Value::from(1u64)])),
-        ]);
-        let bytes = table_bytes(&[first.clone(), second.clone()], Value::from(1u64));
-        let table = Table::decode(&bytes).expect("decodes");
-        assert_eq!(table.entries.len(), 2);
-        let entry = &table.entries[0];
-        assert_eq!(entry.id().get(), 12345678);
-        assert_eq!(entry.string(), "Sample %i format %f");
-        assert_eq!(entry.argument_count(), 2);
-        assert_eq!(entry.mask().words(), &[0]);
-        assert_eq!(entry.raw(), Some(first.as_slice()));
-        assert_eq!(
-            table.entries[1].extra(),
-            &[(Value::from(".user_data_offset"), Value::from(7u64))]
-        );
-        // Re-encoding copies each entry's bytes and writes .version first.
-        let again = table.to_msgpack();
-        assert_eq!(again.len(), table.encoded_len());
-        let back = Table::decode(&again).expect("decodes its own output");
-        assert_eq!(back.entries[1].raw(), Some(second.as_slice()));
-        // Owned entries are written canonically, and read back the same.
-        let owned = table.clone().into_owned();
-        let canonical = owned.to_msgpack();
-        assert_eq!(canonical.len(), owned.encoded_len());
-        let reread = Table::decode(&canonical).expect("canonical");
-        for (a, b) in reread.entries.iter().zip(&table.entries) {
-            assert!(a.same_as(b));
-            assert_eq!(a.extra(), b.extra());
-        }
-    }
-
-    fn problem(bytes: &[u8]) -> TableError {
-        Table::decode(bytes).expect_err("rejected")
-    }
-
-    #[test]
-    fn rejects_what_the_issue_lists_with_paths() {
-        let index_as_string = entry_bytes(&[
-            (".index", Value::from("12")),
-            (".string", Value::from("a")),
-            (".argument_count", Value::from(0u64)),
-            (".64bit_arguments", Value::Array(vec![])),
-        ]);
-        let error = problem(&table_bytes(&[index_as_string], Value::from(1u64)));
-        assert_eq!(error.path, "amdpal.format_strings.strings[0].index");
-        assert!(matches!(
-            error.problem,
-            Problem::WrongType {
-                found: "a string",
-                ..
-            }
-        ));
-        assert!(
-            error.to_string().contains("must be an unsigned integer"),
-            "{error}"
-        );
-
-        let error = problem(&table_bytes(&[], Value::from(2u64)));
-        assert_eq!(error.problem, Problem::UnsupportedVersion(2));
-        assert_eq!(error.path, "amdpal.format_strings.version");
-
-        let duplicate =
-            entry_bytes(&[(".index", Value::from(1u64)), (".index", Value::from(2u64))]);
-        let error = problem(&table_bytes(&[duplicate], Value::from(1u64)));
-        assert_eq!(error.problem, Problem::DuplicateKey(".index".into()));
-
-        let mut not_utf8 = Vec::new();
-        msgpack::write_map_len(&mut not_utf8, 1);
-        msgpack::write_str(&mut not_utf8, b".string");
-        msgpack::write_str(&mut not_utf8, b"ok\xff");
-        let error = problem(&table_bytes(&[not_utf8], Value::from(1u64)));
-        assert_eq!(error.problem, Problem::NotUtf8 { valid_up_to: 2 });
-
-        let zero = llvm_entry(0, "a", 0, &[]);
-        assert_eq!(
-            problem(&table_bytes(&[zero], Value::from(1u64))).problem,
-            Problem::IdOutOfRange(0)
-        );
-        let wide = llvm_entry(1 << 48, "a", 0, &[]);
-        assert_eq!(
-            problem(&table_bytes(&[wide], Value::from(1u64))).problem,
-            Problem::IdOutOfRange(1 << 48)
-        );
-
-        let missing = entry_bytes(&[(".index", Value::from(1u64))]);
-        let error = problem(&table_bytes(&[missing], Value::from(1u64)));
-        assert_eq!(error.problem, Problem::MissingKey(".string"));
-
-        let mut no_version = Vec::new();
-        msgpack::write_map_len(&mut no_version, 1);
-        msgpack::write_str(&mut no_version, b".strings");
-        msgpack::write_array_len(&mut no_version, 0);
-        assert_eq!(
-            problem(&no_version).problem,
-            Problem::MissingKey(".version")
-        );
-
-        assert!(matches!(
-            problem(&[0x91, 0x01]).problem,
-            Problem::WrongType {
-                expected: "a map",
-                ..
-            }
-        ));
-        let truncated = table_bytes(&[llvm_entry(5, "abc", 0, &[])], Value::from(1u64));
-        for cut in 0..truncated.len() {
-            assert!(Table::decode(&truncated[..cut]).is_err(), "cut at {cut}");
-        }
-    }
-
-    #[test]
-    fn huge_claims_inside_the_table_are_rejected() {
-        let mut bytes = Vec::new();
-        msgpack::write_map_len(&mut bytes, 2);
-        msgpack::write_str(&mut bytes, b".version");
-        msgpack::write_uint(&mut bytes, 1);
-        msgpack::write_str(&mut bytes, b".strings");
-        bytes.extend_from_slice(&[0xdd, 0xff, 0xff, 0xff, 0xff]);
-        let error = problem(&bytes);
-        assert!(matches!(
-            error.problem,
-            Problem::Decode(DecodeErrorKind::TooManyElements { .. })
-        ));
-        assert_eq!(error.offset, bytes.len() - 5);
-    }
-
-    #[test]
-    fn unknown_table_keys_are_kept() {
-        let mut bytes = Vec::new();
-        msgpack::write_map_len(&mut bytes, 3);
-        msgpack::write_uint(&mut bytes, 42);
-        msgpack::write_str(&mut bytes, b"non-string key");
-        msgpack::write_str(&mut bytes, b".version");
-        msgpack::write_uint(&mut bytes, 1);
-        msgpack::write_str(&mut bytes, b".strings");
-        msgpack::write_array_len(&mut bytes, 0);
-        let table = Table::decode(&bytes).expect("decodes");
-        assert_eq!(
-            table.extra,
-            vec![(Value::from(42u64), Value::from("non-string key"))]
-        );
-        let encoded = table.to_msgpack();
-        let again = Table::decode(&encoded).expect("again");
-        assert_eq!(again.extra, table.extra);
-    }
-
-    /// What a serde-derived entry did not keep (see `decode_entry`): unknown keys of every kind,
-    /// among the known ones, keep their order and their msgpack types (a str that is not UTF-8
-    /// stays a str), and the entry writes back byte for byte.
-    #[test]
-    fn unknown_entry_keys_keep_order_and_type() {
-        let mut entry = Vec::new();
-        msgpack::write_map_len(&mut entry, 8);
-        msgpack::write_str(&mut entry, b".index");
-        msgpack::write_uint(&mut entry, 5);
-        msgpack::write_str(&mut entry, b".latin1");
-        msgpack::write_str(&mut entry, b"caf\xe9");
-        msgpack::write_str(&mut entry, b".string");
-        msgpack::write_str(&mut entry, b"x=%d");
-        msgpack::write_uint(&mut entry, 7);
-        msgpack::write_str(&mut entry, b"integer key");
-        msgpack::write_str(&mut entry, b".argument_count");
-        msgpack::write_uint(&mut entry, 1);
-        msgpack::write_str(&mut entry, b".ext");
-        entry.extend_from_slice(&[0xd5, 0x05, 0x01, 0x02]);
-        msgpack::write_str(&mut entry, b".64bit_arguments");
-        msgpack::write_array_len(&mut entry, 1);
-        msgpack::write_uint(&mut entry, 0);
-        msgpack::write_str(&mut entry, b".bin");
-        entry.extend_from_slice(&[0xc4, 0x01, 0xff]);
-        let bytes = table_bytes(&[entry.clone()], Value::from(1u64));
-        let table = Table::decode(&bytes).expect("decodes");
-        let extra = table.entries[0].extra();
-        let keys: Vec<String> = extra.iter().map(|(key, _)| key.to_string()).collect();
-        assert_eq!(keys, ["\".latin1\"", "7", "\".ext\"", "\".bin\""]);
-        match &extra[0].1 {
-            Value::String(text) => assert_eq!(text.as_bytes(), b"caf\xe9"),
-            other => panic!("a str that is not UTF-8 became {other:?}"),
-        }
-        assert_eq!(extra[2].1, Value::Ext(5, vec![1, 2]));
-        assert_eq!(extra[3].1, Value::Binary(vec![0xff]));
-        assert_eq!(table.entries[0].raw(), Some(entry.as_slice()));
-        let mut written = Vec::new();
-        table.entries[0].encode(&mut written);
-        assert_eq!(written, entry);
-    }
-
-    /// Today's LLPC: `.strings`, `.user_data_offset`, `.version` (LLVM sorts keys), with a
-    /// shader-abort entry (no `.string`) between two printf entries.
-    #[test]
-    fn reads_user_data_offset_and_keeps_abort_entries_in_place() {
-        let abort = entry_bytes(&[
-            (".constant_status", Value::Array(vec![Value::from(3u64)])),
-            (
-                ".constants",
-                Value::Array(vec![
-                    Value::from(0x7473_6574u64),
-                    Value::from(0x6C25_203Au64),
-                ]),
-            ),
-            (".data_count", Value::from(2u64)),
-            (".index", Value::from(12345678u64)),
-            (".is_abort_message", Value::from(1u64)),
-        ]);
-        let first = llvm_entry(5, "Output:%d\n\0", 1, &[0]);
-        let second = llvm_entry(6, "b\0", 0, &[0]);
-        let mut bytes = Vec::new();
-        msgpack::write_map_len(&mut bytes, 3);
-        msgpack::write_str(&mut bytes, b".strings");
-        msgpack::write_array_len(&mut bytes, 3);
-        for entry in [&first, &abort, &second] {
-            bytes.extend_from_slice(entry);
-        }
-        msgpack::write_str(&mut bytes, b".user_data_offset");
-        msgpack::write_uint(&mut bytes, 0);
-        msgpack::write_str(&mut bytes, b".version");
-        msgpack::write_uint(&mut bytes, 1);
-        let table = Table::decode(&bytes).expect("an LLPC table with an abort entry reads");
-        assert_eq!(table.user_data_offset, Some(0));
-        assert!(table.extra.is_empty());
-        assert_eq!(table.entries.len(), 2);
-        assert_eq!(table.aborts.len(), 1);
-        let kept = &table.aborts[0];
-        assert_eq!(kept.position, 1);
-        assert_eq!(kept.id().map(FormatId::get), Some(12345678));
-        assert!(kept.is_abort_message());
-        assert_eq!(kept.data_count(), Some(2));
-        assert_eq!(kept.constants(), Some(vec![0x7473_6574, 0x6C25_203A]));
-        assert_eq!(kept.runtime_words(), Some(0));
-        assert_eq!(kept.inconsistency(), None);
-        let short = AbortEntry::new(
-            0,
-            vec![
-                (Value::from(".index"), Value::from(3u64)),
-                (Value::from(".data_count"), Value::from(2u64)),
-                (
-                    Value::from(".constant_status"),
-                    Value::Array(vec![3u64.into()]),
-                ),
-                (Value::from(".constants"), Value::Array(vec![1u64.into()])),
-            ],
-        );
-        let message = short.inconsistency().expect("one constant too few");
-        assert!(message.contains("marks 2 of its 2 words"), "{message}");
-        assert_eq!(kept.raw(), Some(abort.as_slice()));
-        // Written back in place, byte for byte, and again once owned (canonically).
-        for again in [table.to_msgpack(), table.clone().into_owned().to_msgpack()] {
-            let back = Table::decode(&again).expect("reads its own output");
-            assert_eq!(back.user_data_offset, Some(0));
-            let order: Vec<bool> = back
-                .strings()
-                .map(|item| matches!(item, Item::Abort(_)))
-                .collect();
-            assert_eq!(order, [false, true, false]);
-            assert!(back.aborts[0].same_as(kept));
-        }
-        assert_eq!(table.to_msgpack().len(), table.encoded_len());
-        let owned = table.clone().into_owned();
-        assert_eq!(owned.to_msgpack().len(), owned.encoded_len());
-
-        // An entry without `.string` that says nothing of abort messages is still an error.
-        let nameless = entry_bytes(&[(".index", Value::from(1u64))]);
-        assert_eq!(
-            problem(&table_bytes(&[nameless], Value::from(1u64))).problem,
-            Problem::MissingKey(".string")
-        );
-        // `.user_data_offset` must be a number.
-        let mut bad = Vec::new();
-        msgpack::write_map_len(&mut bad, 3);
-        msgpack::write_str(&mut bad, b".version");
-        msgpack::write_uint(&mut bad, 1);
-        msgpack::write_str(&mut bad, b".strings");
-        msgpack::write_array_len(&mut bad, 0);
-        msgpack::write_str(&mut bad, b".user_data_offset");
-        msgpack::write_str(&mut bad, b"0");
-        let error = problem(&bad);
-        assert_eq!(error.path, "amdpal.format_strings.user_data_offset");
-    }
-}
+mod tests;

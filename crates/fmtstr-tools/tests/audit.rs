@@ -547,3 +547,51 @@ fn locations_count_abort_entries_in_the_strings_index() {
         assert_eq!(location["index"], position, "{finding}");
     }
 }
+
+/// A directory's walk lists regular files and links to files in path order, through
+/// subdirectories; it does not follow links to directories, passes over a FIFO, and stops at
+/// a dangling link, naming it.
+#[test]
+fn a_walk_follows_links_to_files_only_and_names_a_dangling_link() {
+    use std::os::unix::fs::symlink;
+    let dir = std::env::temp_dir().join(format!("fmtstr-audit-walk-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub/deeper")).expect("directories");
+    for name in [
+        "b.elf",
+        "a.elf",
+        "a-b",
+        "sub-a",
+        "sub/z.bin",
+        "sub/deeper/c.elf",
+    ] {
+        std::fs::write(dir.join(name), b"x").expect("a file");
+    }
+    symlink(dir.join("a.elf"), dir.join("link-to-file")).expect("a link");
+    symlink(dir.join("sub"), dir.join("link-to-dir")).expect("a link");
+    let fifo = Command::new("mkfifo").arg(dir.join("fifo")).status();
+    assert!(fifo.expect("mkfifo").success());
+    let files = collect_files(std::slice::from_ref(&dir)).expect("walkable");
+    let expected: Vec<PathBuf> = [
+        "a-b",
+        "a.elf",
+        "b.elf",
+        "link-to-file",
+        "sub/deeper/c.elf",
+        "sub/z.bin",
+        "sub-a",
+    ]
+    .iter()
+    .map(|name| dir.join(name))
+    .collect();
+    assert_eq!(files, expected);
+
+    let dangling = dir.join("sub/deeper/dangling");
+    symlink(dir.join("nowhere"), &dangling).expect("a link");
+    let Err(AuditError::Unreadable { message }) = collect_files(std::slice::from_ref(&dir)) else {
+        panic!("a dangling link was not an error");
+    };
+    let _ = std::fs::remove_dir_all(&dir);
+    let expected = format!("cannot read {}: ", dangling.display());
+    assert!(message.starts_with(&expected), "{message}");
+}
