@@ -82,6 +82,9 @@ pub(crate) struct IntStep {
     sign: u8,
     /// `#`: `0x`/`0X` before non-zero hex, a leading zero for octal.
     alt: bool,
+    /// Nothing but the digits and a minus sign: no width above 1, precision, sign flag or
+    /// `#` (the usual `%d`, `%u`, `%x`, `%lld`), which skip the field layout.
+    plain: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -220,6 +223,7 @@ fn simple_int(spec: &Spec, ops: &[Op], at: u32) -> Option<IntStep> {
         zero: flags.zero && !flags.left && precision.is_none(),
         sign,
         alt: flags.alt,
+        plain: width <= 1 && precision.is_none() && sign == 0 && !flags.alt,
     })
 }
 
@@ -334,6 +338,15 @@ pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
         (false, value)
     };
     let mut buf = [0u8; 2 * CHUNK];
+    if step.plain {
+        let mut start = int_digits(magnitude, step.radix, &mut buf, CHUNK);
+        if negative {
+            start -= 1;
+            buf[start] = b'-';
+        }
+        push_digits(out, &buf, start);
+        return;
+    }
     // C: a zero value with precision zero prints no digits at all.
     let start = if magnitude == 0 && step.precision == Some(0) {
         CHUNK
