@@ -22,6 +22,20 @@ const DECIMAL_PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
+/// The two hex digits of every byte, in `alphabet`'s case.
+const fn hex_pairs(alphabet: &[u8; 16]) -> [[u8; 2]; 256] {
+    let mut table = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = [alphabet[i >> 4], alphabet[i & 15]];
+        i += 1;
+    }
+    table
+}
+
+const HEX_PAIRS_LOWER: [[u8; 2]; 256] = hex_pairs(b"0123456789abcdef");
+const HEX_PAIRS_UPPER: [[u8; 2]; 256] = hex_pairs(b"0123456789ABCDEF");
+
 /// Enough for 22 octal digits of a u64.
 const DIGITS_MAX: usize = 24;
 
@@ -77,18 +91,24 @@ pub fn digits(mut value: u64, radix: Radix, buf: &mut [u8], end: usize) -> usize
             }
         },
         Radix::LowerHex | Radix::UpperHex => {
-            let alphabet: &[u8; 16] = if radix == Radix::LowerHex {
-                b"0123456789abcdef"
+            // Two digits per step: half the iterations of one nibble at a time.
+            let pairs = if radix == Radix::LowerHex {
+                &HEX_PAIRS_LOWER
             } else {
-                b"0123456789ABCDEF"
+                &HEX_PAIRS_UPPER
             };
-            loop {
+            while value >= 0x100 {
+                at -= 2;
+                buf[at..at + 2].copy_from_slice(&pairs[(value & 0xff) as usize]);
+                value >>= 8;
+            }
+            let pair = pairs[value as usize];
+            if value >= 0x10 {
+                at -= 2;
+                buf[at..at + 2].copy_from_slice(&pair);
+            } else {
                 at -= 1;
-                buf[at] = alphabet[(value & 15) as usize];
-                value >>= 4;
-                if value == 0 {
-                    break;
-                }
+                buf[at] = pair[1];
             }
         }
     }
