@@ -41,7 +41,7 @@ const DIGITS_MAX: usize = 24;
 
 /// The two ASCII digits of `n < 100`.
 #[inline]
-fn pair(n: usize) -> [u8; 2] {
+pub(crate) fn pair(n: usize) -> [u8; 2] {
     [DECIMAL_PAIRS[2 * n], DECIMAL_PAIRS[2 * n + 1]]
 }
 
