@@ -383,20 +383,21 @@ fn render_int_as<const RADIX: u8, const SIGNED: bool, const WIDE: bool, const PL
         }
         push_digits(out, &buf, start);
     } else {
-        render_int_field(step, radix, negative, magnitude, &mut buf, out);
+        render_int_field::<RADIX>(step, negative, magnitude, &mut buf, out);
     }
 }
 
 /// The field of a conversion that is not plain: sign or prefix, precision zeros, padding.
+/// `RADIX` as in [`render_int_as`], so that the digits' loop is the radix's own.
 #[inline]
-fn render_int_field(
+fn render_int_field<const RADIX: u8>(
     step: &IntStep,
-    radix: Radix,
     negative: bool,
     magnitude: u64,
     buf: &mut [u8; 2 * CHUNK],
     out: &mut Vec<u8>,
 ) {
+    let radix = radix_of(RADIX);
     // C: a zero value with precision zero prints no digits at all.
     let start = if magnitude == 0 && step.precision == Some(0) {
         CHUNK
