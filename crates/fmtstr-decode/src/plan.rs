@@ -67,11 +67,9 @@ pub(crate) enum Step {
 pub(crate) struct IntStep {
     /// Byte offset of the value in the payload.
     at: u32,
-    wide: bool,
-    signed: bool,
-    /// The C width: 8, 16, 32 or 64.
-    bits: u8,
-    radix: Radix,
+    /// 64 less the C width (8, 16, 32 or 64): shifting left and back by it truncates the
+    /// payload to the width, sign-extending for signed conversions.
+    shift: u8,
     width: u32,
     /// The precision (`None`: the default of one digit).
     precision: Option<u32>,
@@ -82,6 +80,8 @@ pub(crate) struct IntStep {
     sign: u8,
     /// `#`: `0x`/`0X` before non-zero hex, a leading zero for octal.
     alt: bool,
+    /// The renderer of this step's shape ([`int_renderer`]).
+    render: IntRender,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -208,19 +208,59 @@ fn simple_int(spec: &Spec, ops: &[Op], at: u32) -> Option<IntStep> {
         (true, false, true) => b' ',
         _ => 0,
     };
+    // Nothing but the digits and a minus sign (the usual `%d`, `%u`, `%x`, `%lld`): no field
+    // layout.
+    let plain = width <= 1 && precision.is_none() && sign == 0 && !flags.alt;
     Some(IntStep {
         at,
-        wide,
-        signed,
-        bits: spec.c_width() as u8,
-        radix,
+        shift: 64 - spec.c_width().min(64) as u8,
         width,
         precision,
         left: flags.left,
         zero: flags.zero && !flags.left && precision.is_none(),
         sign,
         alt: flags.alt,
+        render: int_renderer(radix, signed, wide, plain),
     })
+}
+
+/// How a simple integer conversion of one shape is rendered.
+pub(crate) type IntRender = fn(&IntStep, &[u8], &mut Vec<u8>);
+
+/// The renderer of a shape. Each is compiled with the radix, the signedness, the payload's
+/// width and plainness fixed, so that a conversion takes no branch on them (a random mix of
+/// formats mispredicts such branches): the call is one indirect branch, which the steps
+/// before it predict.
+fn int_renderer(radix: Radix, signed: bool, wide: bool, plain: bool) -> IntRender {
+    match radix {
+        Radix::Decimal => int_renderer_of::<0>(signed, wide, plain),
+        Radix::Octal => int_renderer_of::<1>(signed, wide, plain),
+        Radix::LowerHex => int_renderer_of::<2>(signed, wide, plain),
+        Radix::UpperHex => int_renderer_of::<3>(signed, wide, plain),
+    }
+}
+
+fn int_renderer_of<const RADIX: u8>(signed: bool, wide: bool, plain: bool) -> IntRender {
+    match (signed, wide, plain) {
+        (false, false, false) => render_int_as::<RADIX, false, false, false>,
+        (false, false, true) => render_int_as::<RADIX, false, false, true>,
+        (false, true, false) => render_int_as::<RADIX, false, true, false>,
+        (false, true, true) => render_int_as::<RADIX, false, true, true>,
+        (true, false, false) => render_int_as::<RADIX, true, false, false>,
+        (true, false, true) => render_int_as::<RADIX, true, false, true>,
+        (true, true, false) => render_int_as::<RADIX, true, true, false>,
+        (true, true, true) => render_int_as::<RADIX, true, true, true>,
+    }
+}
+
+/// The radix of [`int_renderer_of`]'s code.
+const fn radix_of(code: u8) -> Radix {
+    match code {
+        0 => Radix::Decimal,
+        1 => Radix::Octal,
+        2 => Radix::LowerHex,
+        _ => Radix::UpperHex,
+    }
 }
 
 #[inline]
@@ -307,38 +347,62 @@ fn push_digits(out: &mut Vec<u8>, buf: &[u8; 2 * CHUNK], start: usize) {
 /// Renders a simple integer conversion exactly as glibc does.
 #[inline]
 pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
+    (step.render)(step, payload, out);
+}
+
+/// [`render_int`] for one shape (see [`int_renderer`]): `RADIX` a [`radix_of`] code,
+/// `SIGNED` a signed conversion, `WIDE` a 64-bit payload, `PLAIN` no field layout.
+fn render_int_as<const RADIX: u8, const SIGNED: bool, const WIDE: bool, const PLAIN: bool>(
+    step: &IntStep,
+    payload: &[u8],
+    out: &mut Vec<u8>,
+) {
     let at = step.at as usize;
-    let raw = if step.wide {
-        u64::from(word(payload, at)) | u64::from(word(payload, at + 4)) << 32
-    } else if step.signed {
+    let raw = if WIDE {
+        wide_at(payload, at)
+    } else if SIGNED {
         // A 32-bit payload of a signed conversion is sign-extended (see the crate docs).
         word(payload, at) as i32 as i64 as u64
     } else {
         u64::from(word(payload, at))
     };
-    let (negative, magnitude) = if step.signed {
-        let value = match step.bits {
-            8 => i64::from(raw as i8),
-            16 => i64::from(raw as i16),
-            32 => i64::from(raw as i32),
-            _ => raw as i64,
-        };
+    let shift = u32::from(step.shift);
+    let (negative, magnitude) = if SIGNED {
+        let value = ((raw << shift) as i64) >> shift;
         (value < 0, value.unsigned_abs())
     } else {
-        let value = match step.bits {
-            8 => u64::from(raw as u8),
-            16 => u64::from(raw as u16),
-            32 => u64::from(raw as u32),
-            _ => raw,
-        };
-        (false, value)
+        (false, (raw << shift) >> shift)
     };
+    let radix = radix_of(RADIX);
     let mut buf = [0u8; 2 * CHUNK];
+    if PLAIN {
+        let mut start = int_digits(magnitude, radix, &mut buf, CHUNK);
+        if negative {
+            start -= 1;
+            buf[start] = b'-';
+        }
+        push_digits(out, &buf, start);
+    } else {
+        render_int_field::<RADIX>(step, negative, magnitude, &mut buf, out);
+    }
+}
+
+/// The field of a conversion that is not plain: sign or prefix, precision zeros, padding.
+/// `RADIX` as in [`render_int_as`], so that the digits' loop is the radix's own.
+#[inline]
+fn render_int_field<const RADIX: u8>(
+    step: &IntStep,
+    negative: bool,
+    magnitude: u64,
+    buf: &mut [u8; 2 * CHUNK],
+    out: &mut Vec<u8>,
+) {
+    let radix = radix_of(RADIX);
     // C: a zero value with precision zero prints no digits at all.
     let start = if magnitude == 0 && step.precision == Some(0) {
         CHUNK
     } else {
-        int_digits(magnitude, step.radix, &mut buf, CHUNK)
+        int_digits(magnitude, radix, buf, CHUNK)
     };
     let n = CHUNK - start;
     let mut prefix = [0u8; 4];
@@ -352,7 +416,7 @@ pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
     }
     let mut zeros = (step.precision.unwrap_or(1) as usize).saturating_sub(n);
     if step.alt {
-        match step.radix {
+        match radix {
             Radix::LowerHex if magnitude != 0 => {
                 prefix[prefix_len..prefix_len + 2].copy_from_slice(b"0x");
                 prefix_len += 2;
@@ -371,17 +435,17 @@ pub(crate) fn render_int(step: &IntStep, payload: &[u8], out: &mut Vec<u8>) {
     if step.left {
         push_prefix(out, &prefix, prefix_len);
         push_fill(out, b'0', zeros);
-        push_digits(out, &buf, start);
+        push_digits(out, buf, start);
         push_fill(out, b' ', pad);
     } else if step.zero {
         push_prefix(out, &prefix, prefix_len);
         push_fill(out, b'0', zeros + pad);
-        push_digits(out, &buf, start);
+        push_digits(out, buf, start);
     } else {
         push_fill(out, b' ', pad);
         push_prefix(out, &prefix, prefix_len);
         push_fill(out, b'0', zeros);
-        push_digits(out, &buf, start);
+        push_digits(out, buf, start);
     }
 }
 

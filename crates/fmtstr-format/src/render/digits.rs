@@ -23,6 +23,17 @@ const fn powers_of_ten() -> [u128; 39] {
 /// 10^0 ..= 10^38, all that fit in a u128.
 const POW10: [u128; 39] = powers_of_ten();
 
+/// 10^0 ..= 10^19, all that fit in a u64.
+const POW10_U64: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut i = 1;
+    while i < table.len() {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
 /// A finite, non-zero, non-negative double as `m`·2^`e` with `m` odd.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Decoded {
@@ -148,8 +159,25 @@ pub(crate) fn fixed_scaled(value: Decoded, precision: usize) -> Option<u64> {
         }
         return (value.m << value.e).checked_mul(power);
     }
+    let shift = value.e.unsigned_abs();
+    // A float's 24-bit mantissa (and a double's at low precisions) times 10^p fits a u64:
+    // u64 arithmetic is a few instructions where u128's is a dozen.
+    if shift < 64 {
+        if let Some(scaled) = value.m.checked_mul(power) {
+            return Some(shift_round_u64(scaled, shift));
+        }
+    }
     let scaled = u128::from(value.m) * u128::from(power);
-    u64::try_from(shift_round(scaled, value.e.unsigned_abs())).ok()
+    u64::try_from(shift_round(scaled, shift)).ok()
+}
+
+/// [`shift_round`] of a u64 by `0 < k < 64`.
+#[inline]
+fn shift_round_u64(n: u64, k: u32) -> u64 {
+    let q = n >> k;
+    let r = n & ((1 << k) - 1);
+    let half = 1 << (k - 1);
+    q + u64::from(r > half || (r == half && q & 1 == 1))
 }
 
 /// Appends the decimal digits of a value that is an integer (`e >= 0`).
@@ -198,7 +226,23 @@ fn integer(out: &mut Vec<u8>, value: Decoded) {
 }
 
 /// `floor(v / 10^t)` and how the remainder compares with one half of the divisor.
+#[inline]
 fn divide_by_pow10(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
+    // v·10^-t = m·10^-t / 2^-e in u64 when it fits (a float's digits at the usual
+    // precisions): u128's multiplications and shifts cost several times more.
+    if t <= 0 && value.e < 0 && value.e > -64 {
+        let power = POW10_U64.get(t.unsigned_abs() as usize);
+        if let Some(numerator) = power.and_then(|p| value.m.checked_mul(*p)) {
+            let shift = value.e.unsigned_abs();
+            let r = numerator & ((1 << shift) - 1);
+            return Some((u128::from(numerator >> shift), r.cmp(&(1 << (shift - 1)))));
+        }
+    }
+    divide_by_pow10_wide(value, t)
+}
+
+/// [`divide_by_pow10`] in u128.
+fn divide_by_pow10_wide(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
     let mut numerator = u128::from(value.m);
     let mut shift = 0;
     if value.e >= 0 {

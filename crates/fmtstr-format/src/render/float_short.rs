@@ -12,7 +12,7 @@
 //! and the result reaches the output with one reservation and one constant-size copy.
 
 use super::digits::{self, Decoded};
-use super::int::decimal_digits;
+use super::int::{decimal_digits, pair};
 use super::{float_sign, Field};
 use crate::spec::Conversion;
 
@@ -110,41 +110,65 @@ pub(crate) fn render(
     } else {
         end = point;
     }
-    let start = decimal_digits(int, &mut work, point);
-    if let Some(exponent) = exponent {
-        work[end] = if upper { b'E' } else { b'e' };
-        work[end + 1] = if exponent < 0 { b'-' } else { b'+' };
-        let magnitude = exponent.unsigned_abs();
-        if magnitude >= 100 {
-            work[end + 2] = b'0' + (magnitude / 100) as u8;
-            end += 1;
-        }
-        work[end + 2] = b'0' + (magnitude / 10 % 10) as u8;
-        work[end + 3] = b'0' + (magnitude % 10) as u8;
-        end += 4;
-    }
+    let mut start = decimal_digits(int, &mut work, point);
+    // The exponent, the sign and the padding are laid out without branching on whether
+    // there are any (a random mix of formats and values mispredicts such branches): the
+    // bytes are written, and the lengths say which count.
+    // The exponent's bytes in one word: `e`, its sign, then two digits or three (at most
+    // 324).
+    let magnitude = exponent.unwrap_or(0).unsigned_abs() as usize;
+    let hundreds = usize::from(magnitude >= 100);
+    let [tens, units] = pair(magnitude % 100);
+    let two = u64::from(tens) | u64::from(units) << 8;
+    let three = u64::from(b'0' + (magnitude / 100) as u8) | two << 8;
+    let letter = if upper { b'E' } else { b'e' };
+    let minus = if exponent.unwrap_or(0) < 0 {
+        b'-'
+    } else {
+        b'+'
+    };
+    let digits = if hundreds == 1 { three } else { two };
+    let bytes = u64::from(letter) | u64::from(minus) << 8 | digits << 16;
+    work[end..end + 8].copy_from_slice(&bytes.to_le_bytes());
+    end += if exponent.is_some() { 4 + hundreds } else { 0 };
 
     let sign = float_sign(value, &flags);
     let len = end - start + usize::from(sign.is_some());
     let pad = field.width.saturating_sub(len);
     out.reserve(len + pad + COPY);
-    if pad > 0 && !flags.left && !flags.zero {
-        out.resize(out.len() + pad, b' ');
-    }
-    if let Some(sign) = sign {
-        out.push(sign);
-    }
-    if pad > 0 && !flags.left && flags.zero {
+    if pad > 0 && flags.zero && !flags.left {
+        if let Some(sign) = sign {
+            out.push(sign);
+        }
         out.resize(out.len() + pad, b'0');
+    } else {
+        // The sign goes in front of the number (the byte before it is written either way).
+        work[start - 1] = sign.unwrap_or(b'0');
+        start -= usize::from(sign.is_some());
+        let before = if flags.left { 0 } else { pad };
+        push_spaces(out, before);
     }
     // A constant-size copy is a few moves where a variable-size one is a call.
     let at = out.len();
     out.extend_from_slice(&work[start..start + COPY]);
     out.truncate(at + end - start);
-    if pad > 0 && flags.left {
-        out.resize(out.len() + pad, b' ');
+    if flags.left {
+        push_spaces(out, pad);
     }
     Some(())
+}
+
+/// Appends `count` spaces: a constant-size copy cut to length up to [`COPY`], so that no
+/// branch depends on the count there.
+#[inline]
+fn push_spaces(out: &mut Vec<u8>, count: usize) {
+    if count <= COPY {
+        let at = out.len();
+        out.extend_from_slice(&[b' '; COPY]);
+        out.truncate(at + count);
+    } else {
+        out.resize(out.len() + count, b' ');
+    }
 }
 
 /// The `precision + 1` significant digits of the value as an integer, and its decimal

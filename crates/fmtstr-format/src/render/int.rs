@@ -22,19 +22,91 @@ const DECIMAL_PAIRS: &[u8; 200] = b"\
 6061626364656667686970717273747576777879\
 8081828384858687888990919293949596979899";
 
+/// The two hex digits of every byte, in `alphabet`'s case.
+const fn hex_pairs(alphabet: &[u8; 16]) -> [[u8; 2]; 256] {
+    let mut table = [[0u8; 2]; 256];
+    let mut i = 0;
+    while i < 256 {
+        table[i] = [alphabet[i >> 4], alphabet[i & 15]];
+        i += 1;
+    }
+    table
+}
+
+const HEX_PAIRS_LOWER: [[u8; 2]; 256] = hex_pairs(b"0123456789abcdef");
+const HEX_PAIRS_UPPER: [[u8; 2]; 256] = hex_pairs(b"0123456789ABCDEF");
+
 /// Enough for 22 octal digits of a u64.
 const DIGITS_MAX: usize = 24;
 
 /// The two ASCII digits of `n < 100`.
 #[inline]
-fn pair(n: usize) -> [u8; 2] {
+pub(crate) fn pair(n: usize) -> [u8; 2] {
     [DECIMAL_PAIRS[2 * n], DECIMAL_PAIRS[2 * n + 1]]
 }
 
-/// Writes the decimal digits of `value` so that they end at `buf[end]`; returns where they
-/// start. Four digits per step: one division by a constant where two pairs took two.
+/// 10^0 ..= 10^19, every power of ten a u64 holds.
+const POW10: [u64; 20] = {
+    let mut table = [1u64; 20];
+    let mut i = 1;
+    while i < table.len() {
+        table[i] = table[i - 1] * 10;
+        i += 1;
+    }
+    table
+};
+
+/// How many decimal digits `value` has (1 for 0), without dividing or branching: 1233 / 4096
+/// is just below log10 2, so the guess from the bit length is the count or one less.
 #[inline]
-pub(crate) fn decimal_digits(mut value: u64, buf: &mut [u8], end: usize) -> usize {
+pub(crate) fn decimal_len(value: u64) -> usize {
+    let bits = 64 - (value | 1).leading_zeros() as usize;
+    let guess = (bits * 1233) >> 12;
+    // `| 1`: zero has one digit; for other values it changes no comparison with 10^g.
+    guess + usize::from((value | 1) >= POW10[guess])
+}
+
+/// 10^8: the values [`eight_digits`] takes are below it.
+const E8: u64 = 100_000_000;
+
+/// The eight decimal digits of `n < 10^8`, leading zeros included, as the ASCII bytes of a
+/// little-endian u64 (most significant digit first in memory), without a branch: 32-bit
+/// lanes split at 10^4, then 16-bit lanes at 100, then bytes at 10, each division a
+/// multiplication by a reciprocal that is exact below the lane's bound.
+#[inline]
+fn eight_digits(n: u64) -> [u8; 8] {
+    let abcd_efgh = (n / 10_000) | ((n % 10_000) << 32);
+    let ab_ef = ((abcd_efgh * 10_486) >> 20) & 0x0000_007F_0000_007F;
+    let ab_cd_ef_gh = ab_ef | ((abcd_efgh - ab_ef * 100) << 16);
+    let tens = ((ab_cd_ef_gh * 103) >> 10) & 0x000F_000F_000F_000F;
+    let digits = tens | ((ab_cd_ef_gh - tens * 10) << 8);
+    (digits + 0x3030_3030_3030_3030).to_le_bytes()
+}
+
+/// Writes the decimal digits of `value` so that they end at `buf[end]`; returns where they
+/// start. With 24 bytes of room before `end`, the digits are written eight at a time with
+/// their leading zeros (which land below the start): no loop whose length depends on the
+/// value, which a random mix of values mispredicts. Else four digits per step.
+#[inline]
+pub(crate) fn decimal_digits(value: u64, buf: &mut [u8], end: usize) -> usize {
+    if end >= 24 && end <= buf.len() {
+        let start = end - decimal_len(value);
+        buf[end - 8..end].copy_from_slice(&eight_digits(value % E8));
+        if value >= E8 {
+            let high = value / E8;
+            buf[end - 16..end - 8].copy_from_slice(&eight_digits(high % E8));
+            if high >= E8 {
+                buf[end - 24..end - 16].copy_from_slice(&eight_digits(high / E8));
+            }
+        }
+        return start;
+    }
+    decimal_digits_short(value, buf, end)
+}
+
+/// [`decimal_digits`] with less room before `end`: only the digits are written.
+#[inline]
+fn decimal_digits_short(mut value: u64, buf: &mut [u8], end: usize) -> usize {
     let mut at = end;
     while value >= 10_000 {
         let four = (value % 10_000) as usize;
@@ -77,18 +149,24 @@ pub fn digits(mut value: u64, radix: Radix, buf: &mut [u8], end: usize) -> usize
             }
         },
         Radix::LowerHex | Radix::UpperHex => {
-            let alphabet: &[u8; 16] = if radix == Radix::LowerHex {
-                b"0123456789abcdef"
+            // Two digits per step: half the iterations of one nibble at a time.
+            let pairs = if radix == Radix::LowerHex {
+                &HEX_PAIRS_LOWER
             } else {
-                b"0123456789ABCDEF"
+                &HEX_PAIRS_UPPER
             };
-            loop {
+            while value >= 0x100 {
+                at -= 2;
+                buf[at..at + 2].copy_from_slice(&pairs[(value & 0xff) as usize]);
+                value >>= 8;
+            }
+            let pair = pairs[value as usize];
+            if value >= 0x10 {
+                at -= 2;
+                buf[at..at + 2].copy_from_slice(&pair);
+            } else {
                 at -= 1;
-                buf[at] = alphabet[(value & 15) as usize];
-                value >>= 4;
-                if value == 0 {
-                    break;
-                }
+                buf[at] = pair[1];
             }
         }
     }
@@ -150,5 +228,40 @@ pub(crate) fn render(out: &mut Vec<u8>, field: &Field, value: u64, sign: Option<
         out.extend_from_slice(&prefix[..prefix_len]);
         push_repeat(out, b'0', zeros);
         out.extend_from_slice(digits);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Decimal digits against `core::fmt` around every power of ten and at random.
+
+    use rand::rngs::SmallRng;
+    use rand::{Rng, SeedableRng};
+
+    use super::*;
+
+    fn check(value: u64) {
+        let text = value.to_string();
+        assert_eq!(decimal_len(value), text.len(), "{value}");
+        for end in [20, 24, 40] {
+            let mut buf = [b'#'; 40];
+            let start = decimal_digits(value, &mut buf, end);
+            assert_eq!(&buf[start..end], text.as_bytes(), "{value} ending at {end}");
+        }
+    }
+
+    #[test]
+    fn decimal_digits_match_std() {
+        for power in POW10 {
+            for value in [power - 1, power, power + 1] {
+                check(value);
+            }
+        }
+        check(0);
+        check(u64::MAX);
+        let mut rng = SmallRng::seed_from_u64(3);
+        for _ in 0..100_000 {
+            check(rng.gen::<u64>() >> rng.gen_range(0..64));
+        }
     }
 }
