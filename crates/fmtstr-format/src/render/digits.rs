@@ -8,7 +8,7 @@
 
 use std::cmp::Ordering;
 
-use super::int::decimal_digits;
+use super::int::{self, decimal_digits};
 
 const fn powers_of_ten() -> [u128; 39] {
     let mut table = [1u128; 39];
@@ -22,17 +22,6 @@ const fn powers_of_ten() -> [u128; 39] {
 
 /// 10^0 ..= 10^38, all that fit in a u128.
 const POW10: [u128; 39] = powers_of_ten();
-
-/// 10^0 ..= 10^19, all that fit in a u64.
-const POW10_U64: [u64; 20] = {
-    let mut table = [1u64; 20];
-    let mut i = 1;
-    while i < table.len() {
-        table[i] = table[i - 1] * 10;
-        i += 1;
-    }
-    table
-};
 
 /// A finite, non-zero, non-negative double as `m`·2^`e` with `m` odd.
 #[derive(Clone, Copy, Debug)]
@@ -146,7 +135,7 @@ pub(crate) fn fixed(out: &mut Vec<u8>, value: Decoded, precision: usize) -> Opti
 /// 10^`exponent` when it fits a u64 (an exponent up to 19).
 #[inline]
 pub(crate) fn pow10_u64(exponent: usize) -> Option<u64> {
-    u64::try_from(*POW10.get(exponent)?).ok()
+    int::POW10.get(exponent).copied()
 }
 
 /// `round(v·10^p)` half to even, when it fits a u64.
@@ -231,7 +220,7 @@ fn divide_by_pow10(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
     // v·10^-t = m·10^-t / 2^-e in u64 when it fits (a float's digits at the usual
     // precisions): u128's multiplications and shifts cost several times more.
     if t <= 0 && value.e < 0 && value.e > -64 {
-        let power = POW10_U64.get(t.unsigned_abs() as usize);
+        let power = int::POW10.get(t.unsigned_abs() as usize);
         if let Some(numerator) = power.and_then(|p| value.m.checked_mul(*p)) {
             let shift = value.e.unsigned_abs();
             let r = numerator & ((1 << shift) - 1);

@@ -45,8 +45,8 @@ pub(crate) fn pair(n: usize) -> [u8; 2] {
     [DECIMAL_PAIRS[2 * n], DECIMAL_PAIRS[2 * n + 1]]
 }
 
-/// 10^0 ..= 10^19, every power of ten a u64 holds.
-const POW10: [u64; 20] = {
+/// 10^0 ..= 10^19, every power of ten a u64 holds (the float digits use it too).
+pub(crate) const POW10: [u64; 20] = {
     let mut table = [1u64; 20];
     let mut i = 1;
     while i < table.len() {
