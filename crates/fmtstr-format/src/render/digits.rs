@@ -138,6 +138,38 @@ pub(crate) fn pow10_u64(exponent: usize) -> Option<u64> {
     int::POW10.get(exponent).copied()
 }
 
+/// For each `k` in 1..=19, the multiplier and shift that divide a u64 shifted right by `k` by
+/// 5^k: `floor(x / 5^k) = (x·m / 2^64) >> s` for every `x < 2^(64-k)` (Granlund and
+/// Montgomery: `m = ceil(2^(64+s) / 5^k)` with `64 + s = (64-k) + ceil(log2 5^k)`, which
+/// keeps `m` below 2^64). Index 0 is unused.
+const DIVIDE_POW5: [(u64, u32); 20] = {
+    let mut table = [(0u64, 0u32); 20];
+    let mut k = 1;
+    while k < table.len() {
+        let d = int::POW10[k] >> k;
+        let bits = 64 - (d - 1).leading_zeros();
+        let total = 64 - k as u32 + bits;
+        let m = (1u128 << total).div_ceil(d as u128);
+        assert!(m < 1 << 64 && total >= 64);
+        table[k] = (m as u64, total - 64);
+        k += 1;
+    }
+    table
+};
+
+/// `(x / 10^k, x % 10^k)` for `k <= 19`, by a multiplication: a division by a power of ten
+/// that is known only at run time is a `div` (tens of cycles, and a branch on whether the
+/// operands fit 32 bits, which a random mix of values mispredicts). 10^k = 2^k·5^k: the
+/// shift by `k` is exact for the quotient, then [`DIVIDE_POW5`] divides by 5^k.
+#[inline]
+pub(crate) fn split_pow10(x: u64, k: usize) -> Option<(u64, u64)> {
+    let (m, s) = *DIVIDE_POW5.get(k)?;
+    let q = ((u128::from(x >> k) * u128::from(m)) >> 64) as u64 >> s;
+    // k = 0 has no entry: 10^0 divides nothing away.
+    let q = if k == 0 { x } else { q };
+    Some((q, x - q * int::POW10[k]))
+}
+
 /// `round(v·10^p)` half to even, when it fits a u64.
 #[inline]
 pub(crate) fn fixed_scaled(value: Decoded, precision: usize) -> Option<u64> {
@@ -362,5 +394,22 @@ mod tests {
                 assert_eq!(ours, format!("{x:.precision$e}"), "{x:e} .{precision}");
             }
         }
+    }
+
+    #[test]
+    fn split_pow10_matches_division() {
+        let mut rng = SmallRng::seed_from_u64(4);
+        for k in 0..20 {
+            let power = int::POW10[k];
+            let edges = [0, 1, power - 1, power, power + 1, u64::MAX, u64::MAX - 1];
+            let multiples = (1..40).map(|i| (u64::MAX / power / 40) * i * power);
+            let random = (0..20_000).map(|_| rng.gen::<u64>() >> rng.gen_range(0..64));
+            for x in edges.into_iter().chain(multiples).chain(random) {
+                for x in [x, x.wrapping_sub(1), x.wrapping_add(1)] {
+                    assert_eq!(split_pow10(x, k), Some((x / power, x % power)), "{x} {k}");
+                }
+            }
+        }
+        assert_eq!(split_pow10(1, 20), None);
     }
 }

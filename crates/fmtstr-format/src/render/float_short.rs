@@ -47,21 +47,19 @@ pub(crate) fn render(
         Conversion::UpperF | Conversion::UpperE | Conversion::UpperG
     );
     let decoded = Decoded::new(value.abs());
-    // The number as an integer part, a fractional part of `frac_digits` digits, and the
-    // decimal exponent to print after it, if any.
-    let (int, frac, frac_digits, exponent, trim) = match conversion {
+    // The number's digits as one integer, how many of them are fractional, and the decimal
+    // exponent to print after it, if any.
+    let (number, frac_digits, exponent, trim) = match conversion {
         Conversion::LowerF | Conversion::UpperF => {
             let scaled = match decoded {
                 None => 0,
                 Some(decoded) => digits::fixed_scaled(decoded, precision)?,
             };
-            let split = digits::pow10_u64(precision)?;
-            (scaled / split, scaled % split, precision, None, false)
+            (scaled, precision, None, false)
         }
         Conversion::LowerE | Conversion::UpperE => {
             let (q, exponent) = significant(decoded, precision)?;
-            let split = digits::pow10_u64(precision)?;
-            (q / split, q % split, precision, Some(exponent), false)
+            (q, precision, Some(exponent), false)
         }
         Conversion::LowerG | Conversion::UpperG => {
             // `%#g` keeps trailing zeros and has a rounding subtlety: the general path.
@@ -77,21 +75,14 @@ pub(crate) fn render(
             if exponent >= -4 && i64::from(exponent) < significant_digits as i64 {
                 // `%f` style with P-1-X fractional digits: the same digits, the point moved.
                 let frac_digits = (significant_digits as i64 - 1 - i64::from(exponent)) as usize;
-                let split = digits::pow10_u64(frac_digits)?;
-                (q / split, q % split, frac_digits, None, true)
+                (q, frac_digits, None, true)
             } else {
-                let split = digits::pow10_u64(significant_digits - 1)?;
-                (
-                    q / split,
-                    q % split,
-                    significant_digits - 1,
-                    Some(exponent),
-                    true,
-                )
+                (q, significant_digits - 1, Some(exponent), true)
             }
         }
         _ => return None,
     };
+    let (int, frac) = digits::split_pow10(number, frac_digits)?;
 
     let mut work = [b'0'; WORK];
     let mut end = END;
