@@ -21,13 +21,15 @@ use crate::spec::Conversion;
 const MOST_PRECISION: usize = 17;
 
 /// Where the number ends in the work buffer; the exponent (at most 5 bytes) follows it.
-const END: usize = 64;
-/// The work buffer: 64 bytes before [`END`] hold the longest number taken (20 integer
-/// digits, a point, 19 fractional digits); after it, the exponent and room for the
-/// constant-size copy.
-const WORK: usize = END + 64;
-/// Bytes copied at once to the output: at least the longest text (sign, number, exponent).
-const COPY: usize = 64;
+const END: usize = 48;
+/// The work buffer: the 48 bytes before [`END`] hold the longest number taken (20 integer
+/// digits, a point, 20 fractional digits, and the eight-digit groups' leading zeros below
+/// them); after it, the exponent and room for the constant-size copy. Small, because each
+/// 16 bytes of it is one more store that the copy's loads wait for.
+const WORK: usize = END + COPY;
+/// Bytes copied at once to the output: at least the longest text (sign, number, exponent:
+/// 44 bytes).
+const COPY: usize = 48;
 
 /// Renders `value` (finite) into `out` if this module takes the case.
 #[inline]
