@@ -246,9 +246,10 @@ fn integer(out: &mut Vec<u8>, value: Decoded) {
     }
 }
 
-/// `floor(v / 10^t)` and how the remainder compares with one half of the divisor.
+/// `floor(v / 10^t)`, how the remainder compares with one half of the divisor, and whether
+/// the remainder is zero (the division was exact).
 #[inline]
-fn divide_by_pow10(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
+fn divide_by_pow10(value: Decoded, t: i32) -> Option<(u128, Ordering, bool)> {
     // v·10^-t = m·10^-t / 2^-e in u64 when it fits (a float's digits at the usual
     // precisions): u128's multiplications and shifts cost several times more.
     if t <= 0 && value.e < 0 && value.e > -64 {
@@ -256,14 +257,18 @@ fn divide_by_pow10(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
         if let Some(numerator) = power.and_then(|p| value.m.checked_mul(*p)) {
             let shift = value.e.unsigned_abs();
             let r = numerator & ((1 << shift) - 1);
-            return Some((u128::from(numerator >> shift), r.cmp(&(1 << (shift - 1)))));
+            return Some((
+                u128::from(numerator >> shift),
+                r.cmp(&(1 << (shift - 1))),
+                r == 0,
+            ));
         }
     }
     divide_by_pow10_wide(value, t)
 }
 
 /// [`divide_by_pow10`] in u128.
-fn divide_by_pow10_wide(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
+fn divide_by_pow10_wide(value: Decoded, t: i32) -> Option<(u128, Ordering, bool)> {
     let mut numerator = u128::from(value.m);
     let mut shift = 0;
     if value.e >= 0 {
@@ -276,13 +281,14 @@ fn divide_by_pow10_wide(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
     }
     if t <= 0 {
         numerator = numerator.checked_mul(*POW10.get(t.unsigned_abs() as usize)?)?;
+        // The numerator is not zero (m is odd), so a shift of 128 or more leaves a remainder.
         return Some(match shift {
-            0 => (numerator, Ordering::Less),
-            129.. => (0, Ordering::Less),
-            128 => (0, numerator.cmp(&(1 << 127))),
+            0 => (numerator, Ordering::Less, true),
+            129.. => (0, Ordering::Less, false),
+            128 => (0, numerator.cmp(&(1 << 127)), false),
             _ => {
                 let r = numerator & ((1 << shift) - 1);
-                (numerator >> shift, r.cmp(&(1 << (shift - 1))))
+                (numerator >> shift, r.cmp(&(1 << (shift - 1))), r == 0)
             }
         });
     }
@@ -293,7 +299,7 @@ fn divide_by_pow10_wide(value: Decoded, t: i32) -> Option<(u128, Ordering)> {
     let denominator = power << shift;
     let q = numerator / denominator;
     let r = numerator % denominator;
-    Some((q, r.cmp(&(denominator - r))))
+    Some((q, r.cmp(&(denominator - r)), r == 0))
 }
 
 /// `%e` digits: the `p + 1` significant digits of `v` rounded half to even, as an integer
@@ -306,7 +312,7 @@ pub(crate) fn scientific(value: Decoded, precision: usize) -> Option<(u128, i32)
     let b = value.bit_len() + value.e;
     let mut exponent = ((i64::from(b - 1) * 78913) >> 18) as i32;
     for _ in 0..3 {
-        let (truncated, remainder) = divide_by_pow10(value, exponent - precision as i32)?;
+        let (truncated, remainder, _) = divide_by_pow10(value, exponent - precision as i32)?;
         if truncated >= limit {
             exponent += 1;
             continue;
@@ -325,6 +331,46 @@ pub(crate) fn scientific(value: Decoded, precision: usize) -> Option<(u128, i32)
         });
     }
     None
+}
+
+/// [`scientific`] for a precision of at most 17 (the digits fit a u64). The first guess at
+/// the exponent is one short for values above the power of ten in their binade; the digit
+/// too many is then dropped and the rounding worked out from it, selected rather than
+/// branched on (a random mix of values mispredicts that branch), where [`scientific`]
+/// divides again. No loop: in one, the compiler turns such selects back into branches. A
+/// guess further off (which the approximation of log10 2 allows) takes [`scientific`].
+#[inline]
+pub(crate) fn scientific_u64(value: Decoded, precision: usize) -> Option<(u64, i32)> {
+    if precision > 17 {
+        return None;
+    }
+    let (limit, floor) = (int::POW10[precision + 1], int::POW10[precision]);
+    let b = value.bit_len() + value.e;
+    let guess = ((i64::from(b - 1) * 78913) >> 18) as i32;
+    let (truncated, half, exact) = divide_by_pow10(value, guess - precision as i32)?;
+    let truncated = match u64::try_from(truncated) {
+        // Below 10 * limit: at most one digit too many.
+        Ok(truncated) if truncated >= floor && truncated / 10 < limit => truncated,
+        _ => return scientific(value, precision).map(|(q, exponent)| (q as u64, exponent)),
+    };
+    let over = truncated >= limit;
+    // Dividing by ten more: the dropped digit against 5, then the old remainder.
+    let dropped_half = match (truncated % 10).cmp(&5) {
+        Ordering::Equal if !exact => Ordering::Greater,
+        ordering => ordering,
+    };
+    let q = if over { truncated / 10 } else { truncated };
+    let half = if over { dropped_half } else { half };
+    let exponent = guess + i32::from(over);
+    // Half to even in arithmetic, not branches: up when above one half (1), or at one half
+    // (0) with an odd q.
+    let up = half as i8 + (q & 1) as i8 > 0;
+    let q = q + u64::from(up);
+    Some(if q == limit {
+        (floor, exponent + 1)
+    } else {
+        (q, exponent)
+    })
 }
 
 /// Appends `d.ddd` for the digits of [`scientific`] (just `d` for precision 0).
@@ -411,5 +457,28 @@ mod tests {
             }
         }
         assert_eq!(split_pow10(1, 20), None);
+    }
+
+    #[test]
+    fn scientific_u64_matches_scientific() {
+        let mut rng = SmallRng::seed_from_u64(3);
+        for _ in 0..400_000 {
+            let x = match rng.gen_range(0..3) {
+                0 => value(&mut rng),
+                // Near powers of ten, where the first guess at the exponent is one short.
+                1 => 10f64.powi(rng.gen_range(-30..30)) * (1.0 + rng.gen_range(-1e-3..1e-3)),
+                _ => f64::from(f32::from_bits(rng.gen::<u32>() >> 1)),
+            };
+            let precision = rng.gen_range(0..18);
+            let Some(decoded) = Decoded::new(x) else {
+                continue;
+            };
+            let wide = scientific(decoded, precision).map(|(q, e)| (q as u64, e));
+            assert_eq!(
+                scientific_u64(decoded, precision),
+                wide,
+                "{x:e} .{precision}"
+            );
+        }
     }
 }

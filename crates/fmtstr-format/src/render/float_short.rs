@@ -170,9 +170,6 @@ fn push_spaces(out: &mut Vec<u8>, count: usize) {
 fn significant(decoded: Option<Decoded>, precision: usize) -> Option<(u64, i32)> {
     match decoded {
         None => Some((0, 0)),
-        Some(decoded) => {
-            let (q, exponent) = digits::scientific(decoded, precision)?;
-            Some((u64::try_from(q).ok()?, exponent))
-        }
+        Some(decoded) => digits::scientific_u64(decoded, precision),
     }
 }
