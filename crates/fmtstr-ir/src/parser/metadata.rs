@@ -384,6 +384,9 @@ impl<'s> Parser<'s> {
         let src = self.src;
         let (lines, run_end) = self.md_tail.as_mut()?.run_at(at)?;
         for (k, &(line_at, number)) in lines.iter().enumerate() {
+            if self.m.md.keep_new_unread(line_at, number) {
+                continue;
+            }
             if !keep_md_as_text(&mut self.m.md, src, line_at, number) {
                 // Stopped short where the parser would stop (a redefinition).
                 let &(last_at, _) = lines.get(k.checked_sub(1)?)?;
