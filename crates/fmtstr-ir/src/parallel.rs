@@ -51,31 +51,38 @@ pub(crate) fn body_ends(src: &[u8], threads: usize) -> Vec<u32> {
     scan_text(src, threads, false).0
 }
 
+const BLOCKADDRESS: &[u8] = b"blockaddress(";
+
+/// The bytes [`scan_text`] searches for braces and then for `blockaddress(` while they are in
+/// the cache.
+const SCAN_BLOCK: usize = 64 << 10;
+
 /// [`body_ends`], and with `blockaddress`, whether the text holds a `blockaddress(`, which a
-/// sharded parse refuses: each thread looks for it in its slice after the braces, so the
-/// search costs half its time on two threads and nothing before the parse starts.
+/// sharded parse refuses. Each thread scans its slice in blocks small enough to stay in the
+/// cache between the two searches: the text is read from memory once, not twice (this scan is
+/// the first to read it, and on a large module it is all on the critical path).
 fn scan_text(src: &[u8], threads: usize, blockaddress: bool) -> (Vec<u32>, bool) {
-    const BLOCKADDRESS: &[u8] = b"blockaddress(";
+    let finder = memchr::memmem::Finder::new(BLOCKADDRESS);
     let slice = src.len() / threads.max(1) + 1;
     let scan = |from: usize, to: usize| {
         let mut ends = Vec::new();
-        let mut i = from;
-        while i < to {
-            let Some(n) = crate::lexer::memchr_long(b'}', src.get(i..to).unwrap_or(&[])) else {
-                break;
-            };
-            let at = i + n;
-            let starts_line = at > 0 && src[at - 1] == b'\n';
-            let ends_line = matches!(src.get(at + 1), None | Some(b'\n' | b'\r' | b' ' | b'\t'));
-            if starts_line && ends_line {
-                ends.push(at as u32);
+        let mut found = false;
+        let mut block = from;
+        while block < to {
+            let block_end = (block + SCAN_BLOCK).min(to);
+            for at in memchr::memchr_iter(b'}', &src[block..block_end]).map(|k| block + k) {
+                let starts_line = at > 0 && src[at - 1] == b'\n';
+                let ends_line =
+                    matches!(src.get(at + 1), None | Some(b'\n' | b'\r' | b' ' | b'\t'));
+                if starts_line && ends_line {
+                    ends.push(at as u32);
+                }
             }
-            i = at + 1;
+            // A match that starts in this block may end in the next.
+            let overlap = (block_end + BLOCKADDRESS.len() - 1).min(src.len());
+            found |= blockaddress && finder.find(&src[block..overlap]).is_some();
+            block = block_end;
         }
-        // A match that starts in this slice may end in the next.
-        let overlap = (to + BLOCKADDRESS.len() - 1).min(src.len());
-        let found = blockaddress
-            && memchr::memmem::find(src.get(from..overlap).unwrap_or(&[]), BLOCKADDRESS).is_some();
         (ends, found)
     };
     std::thread::scope(|scope| {
@@ -1053,9 +1060,21 @@ fn intern_types(main: &mut Module, b: &Bases, w: &Module) -> Option<Vec<TypeId>>
 
 #[cfg(test)]
 mod tests {
-    use super::sparse_lines;
+    use super::{scan_text, sparse_lines, BLOCKADDRESS, SCAN_BLOCK};
 
     /// The lines of `body` a sparse parse reads, as text, for a filter finding `printf`.
+    #[test]
+    fn a_blockaddress_across_a_block_boundary_is_found() {
+        for start in SCAN_BLOCK - BLOCKADDRESS.len()..=SCAN_BLOCK {
+            let mut text = vec![b' '; 3 * SCAN_BLOCK];
+            text[start..start + BLOCKADDRESS.len()].copy_from_slice(BLOCKADDRESS);
+            assert!(scan_text(&text, 1, true).1, "one thread, at {start}");
+            assert!(scan_text(&text, 2, true).1, "two threads, at {start}");
+            text[start] = b'B';
+            assert!(!scan_text(&text, 1, true).1, "a near miss at {start}");
+        }
+    }
+
     fn lines_read(body: &str) -> Vec<&str> {
         let src = format!("{{{body}}}");
         let find = |t: &[u8]| memchr::memmem::find(t, b"printf");
