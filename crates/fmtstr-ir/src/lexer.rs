@@ -677,31 +677,6 @@ pub(crate) fn quick_local(src: &[u8], pos: usize) -> Option<(usize, bool)> {
     }
 }
 
-/// The first index of `needle` in `haystack`, eight bytes at a time (long scans: the ends of
-/// function bodies).
-pub(crate) fn memchr_long(needle: u8, haystack: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGHS: u64 = 0x8080_8080_8080_8080;
-    let pattern = ONES * u64::from(needle);
-    let mut chunks = haystack.chunks_exact(8);
-    let mut offset = 0;
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let x = u64::from_le_bytes(word) ^ pattern;
-        // Some byte of x is zero exactly when this is non-zero (the classic SWAR test).
-        if x.wrapping_sub(ONES) & !x & HIGHS != 0 {
-            return chunk.iter().position(|&b| b == needle).map(|i| offset + i);
-        }
-        offset += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| b == needle)
-        .map(|i| offset + i)
-}
-
 /// The end of the line that `pos` is on, when only blanks and a comment follow; otherwise
 /// `pos` itself (another token follows on the same line).
 pub(crate) fn rest_of_line(src: &[u8], pos: u32) -> u32 {
@@ -721,7 +696,7 @@ pub(crate) fn rest_of_line(src: &[u8], pos: u32) -> u32 {
         }
     }
     match src.get(i) {
-        Some(b';') => match memchr_long(b'\n', &src[i..]) {
+        Some(b';') => match memchr::memchr(b'\n', &src[i..]) {
             Some(n) => (i + n + 1) as u32,
             None => src.len() as u32,
         },

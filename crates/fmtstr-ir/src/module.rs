@@ -861,7 +861,7 @@ impl Module {
         let starts = self.line_starts.get_or_init(|| {
             let mut starts = vec![0u32];
             let mut at = 0;
-            while let Some(n) = crate::lexer::memchr_long(b'\n', &self.src[at..]) {
+            while let Some(n) = memchr::memchr(b'\n', &self.src[at..]) {
                 at += n + 1;
                 starts.push(at as u32);
             }
