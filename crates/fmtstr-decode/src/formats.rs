@@ -232,6 +232,9 @@ pub struct Compiled {
     pub(crate) op_at: Vec<u32>,
     /// The format as steps that read the payload directly (the hot path).
     pub(crate) plan: Option<Vec<crate::plan::Step>>,
+    /// Whether `plan` is all text, integer and float steps, which cannot fail: entries with
+    /// the whole payload the format reads are then rendered in batches (see `stream`).
+    pub(crate) infallible: bool,
     payload_dwords: u32,
     text_bound: u64,
     notes: Vec<FormatNote>,
@@ -282,6 +285,9 @@ impl Compiled {
         } else {
             None
         };
+        let infallible = plan
+            .as_ref()
+            .is_some_and(|steps| crate::plan::infallible(steps));
         let text_bound = inline
             .iter()
             .fold(text_bound(&format), |bound, (_, bytes)| {
@@ -294,6 +300,7 @@ impl Compiled {
             ops,
             op_at,
             plan,
+            infallible,
             payload_dwords,
             notes,
         })

@@ -149,6 +149,34 @@ pub(crate) fn compile(format: &Format, ops: &[Op], at: &[u32]) -> Option<Vec<Ste
     (next_op == ops.len()).then_some(steps)
 }
 
+/// Whether every step renders without a way to fail (no [`Step::Spec`], whose renderer
+/// refuses a `*` width above 65536).
+pub(crate) fn infallible(steps: &[Step]) -> bool {
+    !steps.iter().any(|step| matches!(step, Step::Spec { .. }))
+}
+
+/// Renders the steps of an [`infallible`] plan. Always inlined into the batched walk, where
+/// the loop over one format's entries then predicts every branch on the steps.
+#[inline(always)]
+pub(crate) fn render_infallible(steps: &[Step], payload: &[u8], out: &mut Vec<u8>) {
+    for step in steps {
+        match step {
+            Step::Short(text) => text.push(out),
+            Step::Long(bytes) => out.extend_from_slice(bytes),
+            Step::Int(text, int) => {
+                text.push(out);
+                render_int(int, payload, out);
+            }
+            Step::Float(text, float) => {
+                text.push(out);
+                render_float(float, payload, out);
+            }
+            // Not in an infallible plan.
+            Step::Spec { .. } => {}
+        }
+    }
+}
+
 fn simple_float(spec: &Spec, ops: &[Op], at: u32) -> Option<FloatStep> {
     let wide = match ops {
         [Op::Float32] => false,

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::mpsc;
 
+use crate::batch::Batch;
 use crate::buffer::{Buffer, Entries};
 use crate::decoder::{Decoder, Problem, ProblemKind};
 use crate::formats::Formats;
@@ -377,9 +378,26 @@ pub fn decode_sequential<E>(
         text: Vec::with_capacity(piece_bytes + 4096),
         ..TextChunk::default()
     };
+    // Entries that print without a problem or a note wait in a batch; any other entry
+    // renders the batch first, so that text and problems stay in buffer order.
+    let mut batch = Batch::new();
     while let Some(item) = entries.next() {
-        if !step(&mut decoder, item, &mut chunk) {
-            break;
+        let batched = match &item {
+            Ok(entry) => decoder
+                .batchable(entry)
+                .map(|(steps, slot)| (steps, entry.payload, slot)),
+            Err(_) => None,
+        };
+        if let Some((steps, payload, slot)) = batched {
+            if !batch.push(steps, payload, slot) {
+                continue;
+            }
+            chunk.printed += batch.flush(&mut chunk.text);
+        } else {
+            chunk.printed += batch.flush(&mut chunk.text);
+            if !step(&mut decoder, item, &mut chunk) {
+                break;
+            }
         }
         if chunk.text.len() >= piece_bytes {
             let end = entries.offset();
@@ -391,6 +409,7 @@ pub fn decode_sequential<E>(
             start = end;
         }
     }
+    chunk.printed += batch.flush(&mut chunk.text);
     if !chunk.text.is_empty() || !chunk.problems.is_empty() || start < buffer.end() {
         sink(start..buffer.end(), &chunk)?;
     }
