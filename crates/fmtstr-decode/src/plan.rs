@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use fmtstr_format::{
-    int_digits, Arg, Count, FloatConversion, Format, IntRadix as Radix, Piece, Spec,
+    int_digits, int_digits_u32, Arg, Count, FloatConversion, Format, IntRadix as Radix, Piece, Spec,
 };
 
 use crate::ops::Op;
@@ -404,21 +404,33 @@ fn render_int_as<const RADIX: u8, const SIGNED: bool, const WIDE: bool, const PL
     let radix = radix_of(RADIX);
     let mut buf = [0u8; 2 * CHUNK];
     if PLAIN {
-        let mut start = int_digits(magnitude, radix, &mut buf, CHUNK);
+        let mut start = digits_of::<WIDE>(magnitude, radix, &mut buf);
         if negative {
             start -= 1;
             buf[start] = b'-';
         }
         push_digits(out, &buf, start);
     } else {
-        render_int_field::<RADIX>(step, negative, magnitude, &mut buf, out);
+        render_int_field::<RADIX, WIDE>(step, negative, magnitude, &mut buf, out);
+    }
+}
+
+/// The digits of `magnitude`, ending at `buf[CHUNK]`; where they start. A 32-bit payload's
+/// magnitude (`WIDE` false) fits a u32, whose digits take fewer words and no branch on the
+/// value's size.
+#[inline]
+fn digits_of<const WIDE: bool>(magnitude: u64, radix: Radix, buf: &mut [u8; 2 * CHUNK]) -> usize {
+    if WIDE {
+        int_digits(magnitude, radix, buf, CHUNK)
+    } else {
+        int_digits_u32(magnitude as u32, radix, buf, CHUNK)
     }
 }
 
 /// The field of a conversion that is not plain: sign or prefix, precision zeros, padding.
-/// `RADIX` as in [`render_int_as`], so that the digits' loop is the radix's own.
+/// `RADIX` and `WIDE` as in [`render_int_as`], so that the digits' code is the radix's own.
 #[inline]
-fn render_int_field<const RADIX: u8>(
+fn render_int_field<const RADIX: u8, const WIDE: bool>(
     step: &IntStep,
     negative: bool,
     magnitude: u64,
@@ -430,7 +442,7 @@ fn render_int_field<const RADIX: u8>(
     let start = if magnitude == 0 && step.precision == Some(0) {
         CHUNK
     } else {
-        int_digits(magnitude, radix, buf, CHUNK)
+        digits_of::<WIDE>(magnitude, radix, buf)
     };
     let n = CHUNK - start;
     let mut prefix = [0u8; 4];
