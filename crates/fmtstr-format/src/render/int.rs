@@ -87,7 +87,9 @@ fn eight_digits(n: u64) -> [u8; 8] {
 /// start. With 24 bytes of room before `end`, the digits are written eight at a time with
 /// their leading zeros (which land below the start): no loop whose length depends on the
 /// value, which a random mix of values mispredicts. Else four digits per step.
-#[inline]
+// Always inlined: a float's two calls then know their buffer's size and end, and skip the
+// room checks and the call.
+#[inline(always)]
 pub(crate) fn decimal_digits(value: u64, buf: &mut [u8], end: usize) -> usize {
     if end >= 24 && end <= buf.len() {
         let start = end - decimal_len(value);
