@@ -32,10 +32,12 @@ pub(crate) struct Batch<'f, 'a> {
     heads: Vec<(u16, usize)>,
     /// The index in `heads` of each cache slot's format in this batch (`NONE`: absent).
     group_of_slot: Vec<u16>,
+    /// The batch's text, one format's entries after another's (`spans` finds each entry's).
     scratch: Vec<u8>,
 }
 
 impl<'f, 'a> Batch<'f, 'a> {
+    /// An empty batch, its lists sized for [`BATCH`] entries.
     pub(crate) fn new() -> Batch<'f, 'a> {
         Batch {
             entries: Vec::with_capacity(BATCH),
@@ -47,8 +49,9 @@ impl<'f, 'a> Batch<'f, 'a> {
         }
     }
 
-    /// Adds an entry whose format has cache slot `slot` (which stands for the format: the
-    /// cache does not change while a batch fills); true when the batch is full.
+    /// Adds an entry whose format has cache slot `slot`, which stands for the format: the
+    /// cache does not change while a batch fills (an entry that could change it renders the
+    /// batch first). True when the batch is full.
     #[inline]
     pub(crate) fn push(&mut self, steps: &'f [Step], payload: &'a [u8], slot: usize) -> bool {
         let index = self.entries.len() as u16;
