@@ -1,10 +1,11 @@
 //! Entries rendered in batches grouped by format, then put back in buffer order.
 //!
-//! In a random mix of formats, the branches that depend on the format (the step dispatch,
-//! the integer renderer's call, `%f %e %g`'s choice of layout) are mispredicted from one
-//! entry to the next. A batch collects up to [`BATCH`] consecutive entries whose text cannot
-//! fail, renders the entries of each format one after the other into a scratch buffer, where
-//! those branches repeat, and copies each entry's text into the output in buffer order.
+//! In a random mix of formats, the branches that depend on the format (the step dispatch, the
+//! integer renderer's call, `%f %e %g`'s choice of layout) are mispredicted from one entry to
+//! the next. A batch collects up to [`BATCH`] consecutive entries whose text cannot fail and is
+//! short (at most 4 KiB, so that a batch's memory stays small), renders the entries of each
+//! format one after the other into a scratch buffer, where those branches repeat, and copies
+//! each entry's text into the output in buffer order.
 
 use crate::decoder::CACHE_SLOTS;
 use crate::plan::{self, Step};
@@ -82,7 +83,7 @@ impl<'f, 'a> Batch<'f, 'a> {
                 let i = usize::from(index);
                 let (steps, payload) = self.entries[i];
                 let start = self.scratch.len();
-                plan::render_infallible(steps, payload, &mut self.scratch);
+                plan::render_batched(steps, payload, &mut self.scratch);
                 self.spans[i] = (start as u32, (self.scratch.len() - start) as u32);
                 index = self.next[i];
             }

@@ -245,7 +245,7 @@ impl<'f> Decoder<'f> {
     }
 
     /// The steps of an entry that renders in a batch: its format is in the cache (so its
-    /// notes were given), its plan [`infallible`](crate::plan::infallible), its payload
+    /// notes were given), its plan [`batchable`](crate::plan::batchable), its payload
     /// exactly what the format reads. Also the cache slot, which stands for the format
     /// within a batch. `None`: render the entry with [`Decoder::render`].
     #[inline]
@@ -253,7 +253,7 @@ impl<'f> Decoder<'f> {
         let slot = cache_slot(entry.id);
         let (cached, _, compiled) = self.cache[slot]?;
         if cached != entry.id
-            || !compiled.infallible
+            || !compiled.batched
             || compiled.payload_dwords() != entry.payload_dwords()
         {
             return None;

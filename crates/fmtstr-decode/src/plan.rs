@@ -149,16 +149,22 @@ pub(crate) fn compile(format: &Format, ops: &[Op], at: &[u32]) -> Option<Vec<Ste
     (next_op == ops.len()).then_some(steps)
 }
 
-/// Whether every step renders without a way to fail (no [`Step::Spec`], whose renderer
-/// refuses a `*` width above 65536).
-pub(crate) fn infallible(steps: &[Step]) -> bool {
-    !steps.iter().any(|step| matches!(step, Step::Spec { .. }))
+/// The most text an entry may print and still be rendered in a batch: a batch of 256 entries
+/// then holds at most 1 MiB of text, so that a walk over entries that print 64 KiB each
+/// (`%65536d`) stays within its memory bound.
+const BATCHED_TEXT_MOST: u64 = 4096;
+
+/// Whether entries of a format with these steps, printing at most `text_bound` bytes, may
+/// be rendered in a batch: every step renders without a way to fail (no [`Step::Spec`],
+/// whose renderer refuses a `*` width above 65536), and the text is short.
+pub(crate) fn batchable(steps: &[Step], text_bound: u64) -> bool {
+    text_bound <= BATCHED_TEXT_MOST && !steps.iter().any(|step| matches!(step, Step::Spec { .. }))
 }
 
-/// Renders the steps of an [`infallible`] plan. Always inlined into the batched walk, where
+/// Renders the steps of a [`batchable`] plan. Always inlined into the batched walk, where
 /// the loop over one format's entries then predicts every branch on the steps.
 #[inline(always)]
-pub(crate) fn render_infallible(steps: &[Step], payload: &[u8], out: &mut Vec<u8>) {
+pub(crate) fn render_batched(steps: &[Step], payload: &[u8], out: &mut Vec<u8>) {
     for step in steps {
         match step {
             Step::Short(text) => text.push(out),
@@ -171,7 +177,7 @@ pub(crate) fn render_infallible(steps: &[Step], payload: &[u8], out: &mut Vec<u8
                 text.push(out);
                 render_float(float, payload, out);
             }
-            // Not in an infallible plan.
+            // Not in a batchable plan.
             Step::Spec { .. } => {}
         }
     }
