@@ -175,7 +175,13 @@ pub struct Interpreted<'d> {
 }
 
 /// Slots of a decoder's ID cache (a power of two).
-const CACHE_SLOTS: usize = 1024;
+pub(crate) const CACHE_SLOTS: usize = 1024;
+
+/// The slot of an ID in a decoder's cache.
+#[inline]
+fn cache_slot(id: u64) -> usize {
+    (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54) as usize % CACHE_SLOTS
+}
 
 /// What the hot path found: the details of a problem are worked out again, off the hot path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -229,13 +235,30 @@ impl<'f> Decoder<'f> {
     /// first time it is used.
     #[inline]
     fn lookup(&mut self, id: u64, offset: u64) -> Option<(&'f Known, &'f Compiled)> {
-        let slot = (id.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 54) as usize % CACHE_SLOTS;
+        let slot = cache_slot(id);
         if let Some((cached, known, compiled)) = self.cache[slot] {
             if cached == id {
                 return Some((known, compiled));
             }
         }
         self.lookup_slow(id, offset, slot)
+    }
+
+    /// The steps of an entry that renders in a batch: its format is in the cache (so its
+    /// notes were given), its plan [`batchable`](crate::plan::batchable), its payload
+    /// exactly what the format reads. Also the cache slot, which stands for the format
+    /// within a batch. `None`: render the entry with [`Decoder::render`].
+    #[inline]
+    pub(crate) fn batchable(&self, entry: &RawEntry<'_>) -> Option<(&'f [Step], usize)> {
+        let slot = cache_slot(entry.id);
+        let (cached, _, compiled) = self.cache[slot]?;
+        if cached != entry.id
+            || !compiled.batched
+            || compiled.payload_dwords() != entry.payload_dwords()
+        {
+            return None;
+        }
+        Some((compiled.plan.as_deref()?, slot))
     }
 
     #[cold]

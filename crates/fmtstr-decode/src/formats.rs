@@ -232,6 +232,10 @@ pub struct Compiled {
     pub(crate) op_at: Vec<u32>,
     /// The format as steps that read the payload directly (the hot path).
     pub(crate) plan: Option<Vec<crate::plan::Step>>,
+    /// Whether `plan` is all text, integer and float steps, which cannot fail, printing at
+    /// most a few KiB: entries with the whole payload the format reads are then rendered in
+    /// batches (see `stream`).
+    pub(crate) batched: bool,
     payload_dwords: u32,
     text_bound: u64,
     notes: Vec<FormatNote>,
@@ -287,6 +291,9 @@ impl Compiled {
             .fold(text_bound(&format), |bound, (_, bytes)| {
                 bound.saturating_add(*bytes)
             });
+        let batched = plan
+            .as_ref()
+            .is_some_and(|steps| crate::plan::batchable(steps, text_bound));
         Ok(Compiled {
             text_bound,
             format,
@@ -294,6 +301,7 @@ impl Compiled {
             ops,
             op_at,
             plan,
+            batched,
             payload_dwords,
             notes,
         })

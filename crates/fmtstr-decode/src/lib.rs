@@ -67,13 +67,15 @@
 //! # Large buffers
 //!
 //! [`stream::decode_sequential`] decodes in one pass, handing text over in pieces of bounded
-//! size. [`stream::run_bounded`] cuts the written area into entry-aligned windows (ending by
+//! size; it renders runs of entries in batches grouped by format, so that the branches that
+//! depend on the format repeat, and puts their text back in buffer order. [`stream::run_bounded`] cuts the written area into entry-aligned windows (ending by
 //! size and by their formats' text bounds, since 3 dwords can print 64 KiB) and renders them
 //! on a thread pool, handing text back in buffer order with a bounded number of windows in
 //! flight (the caller can give each decoded window's pages back to the kernel).
 
 #![warn(missing_docs)]
 
+mod batch;
 mod buffer;
 mod decoder;
 pub mod encode;

@@ -8,7 +8,7 @@
 use std::ops::Range;
 
 use fmtstr_format::{
-    int_digits, Arg, Count, FloatConversion, Format, IntRadix as Radix, Piece, Spec,
+    int_digits, int_digits_u32, Arg, Count, FloatConversion, Format, IntRadix as Radix, Piece, Spec,
 };
 
 use crate::ops::Op;
@@ -147,6 +147,40 @@ pub(crate) fn compile(format: &Format, ops: &[Op], at: &[u32]) -> Option<Vec<Ste
     }
     flush(&mut text, &mut steps);
     (next_op == ops.len()).then_some(steps)
+}
+
+/// The most text an entry may print and still be rendered in a batch: a batch of 256 entries
+/// then holds at most 1 MiB of text, so that a walk over entries that print 64 KiB each
+/// (`%65536d`) stays within its memory bound.
+const BATCHED_TEXT_MOST: u64 = 4096;
+
+/// Whether entries of a format with these steps, printing at most `text_bound` bytes, may
+/// be rendered in a batch: every step renders without a way to fail (no [`Step::Spec`],
+/// whose renderer refuses a `*` width above 65536), and the text is short.
+pub(crate) fn batchable(steps: &[Step], text_bound: u64) -> bool {
+    text_bound <= BATCHED_TEXT_MOST && !steps.iter().any(|step| matches!(step, Step::Spec { .. }))
+}
+
+/// Renders the steps of a [`batchable`] plan. Always inlined into the batched walk, where
+/// the loop over one format's entries then predicts every branch on the steps.
+#[inline(always)]
+pub(crate) fn render_batched(steps: &[Step], payload: &[u8], out: &mut Vec<u8>) {
+    for step in steps {
+        match step {
+            Step::Short(text) => text.push(out),
+            Step::Long(bytes) => out.extend_from_slice(bytes),
+            Step::Int(text, int) => {
+                text.push(out);
+                render_int(int, payload, out);
+            }
+            Step::Float(text, float) => {
+                text.push(out);
+                render_float(float, payload, out);
+            }
+            // Not in a batchable plan.
+            Step::Spec { .. } => {}
+        }
+    }
 }
 
 fn simple_float(spec: &Spec, ops: &[Op], at: u32) -> Option<FloatStep> {
@@ -376,21 +410,33 @@ fn render_int_as<const RADIX: u8, const SIGNED: bool, const WIDE: bool, const PL
     let radix = radix_of(RADIX);
     let mut buf = [0u8; 2 * CHUNK];
     if PLAIN {
-        let mut start = int_digits(magnitude, radix, &mut buf, CHUNK);
+        let mut start = digits_of::<WIDE>(magnitude, radix, &mut buf);
         if negative {
             start -= 1;
             buf[start] = b'-';
         }
         push_digits(out, &buf, start);
     } else {
-        render_int_field::<RADIX>(step, negative, magnitude, &mut buf, out);
+        render_int_field::<RADIX, WIDE>(step, negative, magnitude, &mut buf, out);
+    }
+}
+
+/// The digits of `magnitude`, ending at `buf[CHUNK]`; where they start. A 32-bit payload's
+/// magnitude (`WIDE` false) fits a u32, whose digits take fewer words and no branch on the
+/// value's size.
+#[inline]
+fn digits_of<const WIDE: bool>(magnitude: u64, radix: Radix, buf: &mut [u8; 2 * CHUNK]) -> usize {
+    if WIDE {
+        int_digits(magnitude, radix, buf, CHUNK)
+    } else {
+        int_digits_u32(magnitude as u32, radix, buf, CHUNK)
     }
 }
 
 /// The field of a conversion that is not plain: sign or prefix, precision zeros, padding.
-/// `RADIX` as in [`render_int_as`], so that the digits' loop is the radix's own.
+/// `RADIX` and `WIDE` as in [`render_int_as`], so that the digits' code is the radix's own.
 #[inline]
-fn render_int_field<const RADIX: u8>(
+fn render_int_field<const RADIX: u8, const WIDE: bool>(
     step: &IntStep,
     negative: bool,
     magnitude: u64,
@@ -402,7 +448,7 @@ fn render_int_field<const RADIX: u8>(
     let start = if magnitude == 0 && step.precision == Some(0) {
         CHUNK
     } else {
-        int_digits(magnitude, radix, buf, CHUNK)
+        digits_of::<WIDE>(magnitude, radix, buf)
     };
     let n = CHUNK - start;
     let mut prefix = [0u8; 4];

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::mpsc;
 
+use crate::batch::Batch;
 use crate::buffer::{Buffer, Entries};
 use crate::decoder::{Decoder, Problem, ProblemKind};
 use crate::formats::Formats;
@@ -303,12 +304,56 @@ pub fn decode_text_into(
         text,
         ..TextChunk::default()
     };
+    let mut batch = Batch::new();
     for item in buffer.entries_in(window) {
-        if !step(&mut decoder, item, &mut chunk) {
+        if step_batched(&mut decoder, &mut batch, item, &mut chunk) == Walked::Stopped {
             break;
         }
     }
+    chunk.printed += batch.flush(&mut chunk.text);
     chunk
+}
+
+/// What [`step_batched`] did with a walk item.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Walked {
+    /// The entry waits in the batch: its text is not in the chunk yet.
+    Waiting,
+    /// Every entry walked so far has its text (or marker) in the chunk.
+    Rendered,
+    /// The walk stopped here (a marker was written).
+    Stopped,
+}
+
+/// [`step`] for an entry that may wait in `batch`: one that prints without a problem or a
+/// note is added to it (rendered when it is full); any other item renders the batch first,
+/// so that text and problems stay in buffer order.
+#[inline]
+fn step_batched<'f, 'a>(
+    decoder: &mut Decoder<'f>,
+    batch: &mut Batch<'f, 'a>,
+    item: Result<crate::RawEntry<'a>, (u64, crate::Stop)>,
+    chunk: &mut TextChunk,
+) -> Walked {
+    let batched = match &item {
+        Ok(entry) => decoder
+            .batchable(entry)
+            .map(|(steps, slot)| (steps, entry.payload, slot)),
+        Err(_) => None,
+    };
+    if let Some((steps, payload, slot)) = batched {
+        if !batch.push(steps, payload, slot) {
+            return Walked::Waiting;
+        }
+        chunk.printed += batch.flush(&mut chunk.text);
+        return Walked::Rendered;
+    }
+    chunk.printed += batch.flush(&mut chunk.text);
+    if step(decoder, item, chunk) {
+        Walked::Rendered
+    } else {
+        Walked::Stopped
+    }
 }
 
 /// Decodes one walk item into `chunk`; false where the walk stopped.
@@ -377,9 +422,13 @@ pub fn decode_sequential<E>(
         text: Vec::with_capacity(piece_bytes + 4096),
         ..TextChunk::default()
     };
+    let mut batch = Batch::new();
     while let Some(item) = entries.next() {
-        if !step(&mut decoder, item, &mut chunk) {
-            break;
+        match step_batched(&mut decoder, &mut batch, item, &mut chunk) {
+            // A piece ends only where every entry walked so far has its text in it.
+            Walked::Waiting => continue,
+            Walked::Stopped => break,
+            Walked::Rendered => {}
         }
         if chunk.text.len() >= piece_bytes {
             let end = entries.offset();
@@ -391,6 +440,7 @@ pub fn decode_sequential<E>(
             start = end;
         }
     }
+    chunk.printed += batch.flush(&mut chunk.text);
     if !chunk.text.is_empty() || !chunk.problems.is_empty() || start < buffer.end() {
         sink(start..buffer.end(), &chunk)?;
     }

@@ -3,8 +3,8 @@
 use fmtstr_decode::encode::{BufferWriter, Payload};
 use fmtstr_decode::stream::{self, Options};
 use fmtstr_decode::{
-    decode_to_vec, Buffer, BufferError, BufferNotice, FormatNote, Formats, Problem, ProblemKind,
-    Stop,
+    decode_to_vec, Buffer, BufferError, BufferNotice, Decoder, FormatNote, Formats, Problem,
+    ProblemKind, Stop,
 };
 use fmtstr_meta::merge::Relation;
 use fmtstr_meta::{Entry, FormatId, Mask, Table};
@@ -573,6 +573,67 @@ fn one_pass_in_pieces_gives_the_same_text_and_problems() {
         assert_eq!(last, buffer.end());
         assert!(text == whole.text, "piece {piece}");
         assert_eq!(problems, whole.problems);
+    }
+}
+
+/// The text and problems of a walk that renders each entry with [`Decoder::render`], one at
+/// a time: what the batched walks must give.
+fn one_at_a_time(buffer: &Buffer<'_>, f: &Formats) -> (Vec<u8>, Vec<Problem>) {
+    let mut decoder = Decoder::new(f);
+    let mut text = Vec::new();
+    let mut problems = Vec::new();
+    for item in buffer.entries() {
+        let entry = match item {
+            Ok(entry) => entry,
+            Err((offset, stop)) => {
+                let problem = Problem {
+                    offset,
+                    kind: ProblemKind::Stop(stop),
+                };
+                problem.write_marker(&mut text);
+                problems.push(problem);
+                break;
+            }
+        };
+        match decoder.render(&entry, &mut text) {
+            Ok(None) => {}
+            Ok(Some(kind)) => problems.push(Problem {
+                offset: entry.offset,
+                kind,
+            }),
+            Err(kind) => {
+                let problem = Problem {
+                    offset: entry.offset,
+                    kind,
+                };
+                problem.write_marker(&mut text);
+                problems.push(problem);
+            }
+        }
+        decoder.take_notes(&mut problems);
+    }
+    (text, problems)
+}
+
+#[test]
+fn batched_walks_match_one_entry_at_a_time() {
+    for seed in [3, 4, 5] {
+        let (bytes, f) = mixed_buffer(5_000, seed);
+        let buffer = Buffer::parse(&bytes).unwrap();
+        let (text, problems) = one_at_a_time(&buffer, &f);
+        let whole = decode_to_vec(&buffer, &f);
+        assert!(whole.text == text, "seed {seed}");
+        assert_eq!(whole.problems, problems, "seed {seed}");
+        let mut sequential = Vec::new();
+        let mut sequential_problems = Vec::new();
+        stream::decode_sequential::<()>(&buffer, &f, 1 << 12, |_, chunk| {
+            sequential.extend_from_slice(&chunk.text);
+            sequential_problems.extend(chunk.problems.iter().cloned());
+            Ok(())
+        })
+        .unwrap();
+        assert!(sequential == text, "seed {seed}");
+        assert_eq!(sequential_problems, problems, "seed {seed}");
     }
 }
 

@@ -528,6 +528,16 @@ fn random_entries_match_glibc() {
     )
     .unwrap();
     assert!(parallel == expected, "two threads decode differently");
+
+    // The same in one pass, as `fmtstr decode --jobs 1` does (entries rendered in batches
+    // grouped by format, then put back in order).
+    let mut sequential = Vec::with_capacity(expected.len());
+    stream::decode_sequential::<()>(&buffer, &known, 1 << 16, |_, chunk| {
+        sequential.extend_from_slice(&chunk.text);
+        Ok(())
+    })
+    .unwrap();
+    assert!(sequential == expected, "the one-pass decode differs");
 }
 
 /// A table as today's LLPC writes it: `.string`s keep their trailing NUL (one has text after an

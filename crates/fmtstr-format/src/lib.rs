@@ -57,6 +57,6 @@ pub use check::{
 pub use dialect::{Dialect, UnknownDialect, CUDA_MAX_ARGUMENTS};
 pub use format::{before_nul, ArgSlot, Format, Piece};
 pub use parse::{CountKind, ParseError, ParseErrorKind, MAX_COUNT};
-pub use render::int::{digits as int_digits, Radix as IntRadix};
+pub use render::int::{digits as int_digits, digits_u32 as int_digits_u32, Radix as IntRadix};
 pub use render::{Arg, FloatConversion, RenderError};
 pub use spec::{ArgClass, Conversion, Count, Flags, Length, Spec};
