@@ -188,27 +188,42 @@ pub struct Report {
     pub findings: Vec<Finding>,
 }
 
-/// One entry as the cross-file check first compares it. 20 bytes, since a shader cache holds
+/// One entry as the cross-file check first compares it. 16 bytes, since a shader cache holds
 /// millions and the memory they take is most of an audit's cost; the entries of an ID whose
 /// fingerprints differ are read again from their files ([`Resolved`]).
 #[derive(Clone, Copy, Debug)]
 struct Record {
-    id: [u32; 2],
-    /// A hash of the string's bytes and of its layout: equal for entries that agree.
-    fingerprint: [u32; 2],
+    /// The 48-bit ID's low 32 bits; its high 16 bits, then the fingerprint's high 16.
+    id_low: u32,
+    high: u32,
+    /// The fingerprint's low 32 bits: 48 bits of a hash of the string's bytes and of its
+    /// layout, equal for entries that agree. (Two entries that disagree slip through only
+    /// where both their IDs and 48 bits of their hashes are the same.)
+    fingerprint_low: u32,
     /// The entry's number among its shard's records (see [`Shard::locate`]).
     seq: u32,
 }
 
 impl Record {
+    fn new(id: u64, fingerprint: u64, seq: u32) -> Record {
+        Record {
+            id_low: id as u32,
+            high: (id >> 32) as u32 & 0xffff | ((fingerprint >> 32) as u32) << 16,
+            fingerprint_low: fingerprint as u32,
+            seq,
+        }
+    }
+
     fn id(&self) -> u64 {
-        u64::from(self.id[0]) | u64::from(self.id[1]) << 32
+        u64::from(self.id_low) | u64::from(self.high & 0xffff) << 32
     }
 
     fn fingerprint(&self) -> u64 {
-        u64::from(self.fingerprint[0]) | u64::from(self.fingerprint[1]) << 32
+        u64::from(self.fingerprint_low) | u64::from(self.high >> 16) << 32
     }
 }
+
+const _: () = assert!(size_of::<Record>() == 16);
 
 /// The records one worker made, and where each of its tables starts among them.
 #[derive(Default)]
@@ -691,11 +706,9 @@ fn audit_table(
         let layout = layout_hash(entry.argument_count(), entry.mask());
         let fingerprint = fingerprint(entry.bytes(), layout);
         let id = entry.id().get();
-        shard.records.push(Record {
-            id: [id as u32, (id >> 32) as u32],
-            fingerprint: [fingerprint as u32, (fingerprint >> 32) as u32],
-            seq: seq(shard.records.len()),
-        });
+        shard
+            .records
+            .push(Record::new(id, fingerprint, seq(shard.records.len())));
         if let Some(message) = check_arguments(entry) {
             findings.push(Finding {
                 kind: Kind::Arguments,
@@ -1177,6 +1190,21 @@ impl TableCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A record gives back every bit of any 48-bit ID and 48 bits of the fingerprint.
+    #[test]
+    fn a_record_keeps_the_id_and_48_bits_of_the_fingerprint() {
+        let ids = [1, 0x1234_5678_9abc, FormatId::MAX.get()];
+        let fingerprints = [0, 0x0123_4567_89ab_cdef, u64::MAX];
+        for id in ids {
+            for fingerprint in fingerprints {
+                let record = Record::new(id, fingerprint, 7);
+                assert_eq!(record.id(), id);
+                assert_eq!(record.fingerprint(), fingerprint & 0xffff_ffff_ffff);
+                assert_eq!(record.seq, 7);
+            }
+        }
+    }
 
     /// The fast path never calls clean what the full check with `fmtstr_format` reports, and
     /// accepts only what `Format::parse` accepts.
