@@ -35,6 +35,13 @@ pub const SUFFIX: &str = ".tmp";
 #[derive(Debug)]
 pub(crate) struct Registered(Option<usize>);
 
+impl Registered {
+    /// Nothing registered (a file that no handler will remove).
+    pub(crate) fn none() -> Registered {
+        Registered(None)
+    }
+}
+
 /// Registers `path` for removal on a signal. The path's C string is leaked on purpose: a
 /// handler may be reading it on another thread at any moment, so it is never freed.
 pub(crate) fn register(path: &Path) -> Registered {
@@ -90,7 +97,9 @@ fn remove_registered() {
     }
 }
 
-fn install() {
+/// Installs the signal handlers (once): before a temporary file is created, so that no
+/// signal can end the process by its default action while the file exists.
+pub(crate) fn install() {
     INSTALL.call_once(|| {
         for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
             #[allow(unsafe_code)]

@@ -15,7 +15,7 @@
 
 use std::fs::{File, Metadata};
 use std::io::{self, Write};
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::cleanup::{self, Registered};
@@ -40,7 +40,7 @@ pub struct Outputs {
 
 #[derive(Debug)]
 struct Staged {
-    temporary: tempfile::NamedTempFile,
+    temporary: tempfile::NamedTempFile<File>,
     target: PathBuf,
     _registered: Registered,
 }
@@ -112,22 +112,33 @@ impl Outputs {
             _ => PathBuf::from("."),
         };
         cleanup::remove_stale(&directory);
+        // The signal handlers before the file exists, and its name registered before it is
+        // created: a signal at any moment finds the file registered, or no file yet. (Created
+        // first and registered after, a SIGTERM in between left it behind.)
+        cleanup::install();
         let mut builder = tempfile::Builder::new();
         let prefix = format!("{}{}-", cleanup::PREFIX, std::process::id());
         builder.prefix(&prefix).suffix(cleanup::SUFFIX);
-        if existing.is_none() {
-            // Created with 0666: the kernel takes the umask off, as for any new file.
-            builder.permissions(std::fs::Permissions::from_mode(0o666));
-        }
-        let temporary =
-            builder
-                .tempfile_in(&directory)
-                .map_err(|source| Error::CreateTemporary {
-                    path: path.to_path_buf(),
-                    directory: directory.clone(),
-                    source,
-                })?;
-        let registered = cleanup::register(temporary.path());
+        // A new file is created 0666, less the umask, as any new file; a replacement 0600
+        // until it takes the old file's mode.
+        let mode = if existing.is_none() { 0o666 } else { 0o600 };
+        let mut registered = None;
+        let temporary = builder
+            .make_in(&directory, |candidate| {
+                registered = Some(cleanup::register(candidate));
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(true)
+                    .create_new(true)
+                    .mode(mode)
+                    .open(candidate)
+            })
+            .map_err(|source| Error::CreateTemporary {
+                path: path.to_path_buf(),
+                directory: directory.clone(),
+                source,
+            })?;
+        let registered = registered.unwrap_or_else(Registered::none);
         let temporary_error = |source| Error::Write {
             path: path.to_path_buf(),
             source,
