@@ -26,7 +26,8 @@
 //! shared machine land in one phase):
 //!
 //! - as it runs: `fmtstr lower --time-phases`, a new process each run: read, parse, extract,
-//!   plan, apply, print+write (the CLI prints straight into the file). The lowering target
+//!   plan, apply, print+write (the CLI prints straight into the file), sync (the wait for the
+//!   disk before the rename). The lowering target
 //!   (extract + plan + apply at most half of parse) is judged here, on what a user's run
 //!   spends.
 //! - warm, in this process with the same library calls, as `bench lower-phases` gives it:

@@ -6,7 +6,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use clap::ValueEnum;
@@ -171,7 +171,8 @@ pub struct Args {
     /// Print on stderr, once the output is written, how long each phase took (wall clock), as
     /// LLVM's -time-passes does: read, parse, extract (finding and modelling the calls), plan
     /// (checking and laying out every call), apply (the edits), print+write (the module is
-    /// printed straight into OUT). A large nvptx module is lowered in shards, one thread each:
+    /// printed straight into OUT), sync (waiting for OUT to reach the disk before it is renamed
+    /// into place). A large nvptx module is lowered in shards, one thread each:
     /// extract and plan are then the slowest shard's.
     #[arg(long)]
     time_phases: bool,
@@ -268,7 +269,7 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
         stage_json(&mut outputs, &args, path, &table.to_json())?;
     }
     let writing = Instant::now();
-    write_output(&args, outputs, &input, lowered.expected_len(), |w| {
+    let synced = write_output(&args, outputs, &input, lowered.expected_len(), |w| {
         lowered.write_to(w)
     })?;
     if args.time_phases {
@@ -276,7 +277,8 @@ pub fn run(args: Args) -> anyhow::Result<Outcome> {
             read,
             parse: lowered.parse,
             lowering: lowered.phases,
-            print_write: writing.elapsed(),
+            print_write: writing.elapsed().saturating_sub(synced),
+            sync: synced,
         };
         let _ = write!(crate::diagnostics::stderr(), "{}", times.table(&name));
     }
@@ -409,14 +411,16 @@ fn read_watched(path: &Path) -> anyhow::Result<(SourceText, Owned)> {
 
 /// Writes the module to `args.output` (stdout for none or `-`; `expected`: about how many
 /// bytes), then puts it and the side outputs staged in `outputs` in place, all or none, once
-/// the input is known not to have shrunk while it was lowered.
+/// the input is known not to have shrunk while it was lowered. Returns how long the module's
+/// file waited for the disk before its rename (zero on stdout).
 fn write_output(
     args: &Args,
     mut outputs: Outputs,
     input: &Owned,
     expected: usize,
     write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Duration> {
+    let before = outputs.sync_time();
     match args.output.as_deref() {
         Some(path) if path.as_os_str() != "-" => {
             outputs.stage(path, args.replace(), expected as u64, write)?;
@@ -426,8 +430,10 @@ fn write_output(
             crate::output::unread_is_fine(written).context("cannot write the module to stdout")?;
         }
     }
+    let synced = outputs.sync_time().saturating_sub(before);
     input.check_unchanged()?;
-    crate::output::commit(outputs)
+    crate::output::commit(outputs)?;
+    Ok(synced)
 }
 
 /// Stages a side output (`--report-json`, `--emit-strings`): JSON and a newline.

@@ -36,6 +36,8 @@ pub enum Replace {
 pub struct Outputs {
     staged: Vec<Staged>,
     warnings: Vec<String>,
+    /// Time spent waiting for staged files to reach the disk (see [`Outputs::sync_time`]).
+    syncing: std::time::Duration,
 }
 
 #[derive(Debug)]
@@ -161,6 +163,9 @@ impl Outputs {
             .and_then(|()| writer.flush())
             .map_err(temporary_error)?;
         drop(writer);
+        // From here on the file waits for the disk: the truncation of an unused preallocated
+        // tail waits for the writeback already started, as the sync does.
+        let syncing = std::time::Instant::now();
         if allocated {
             // Fewer bytes than allocated: the rest goes.
             let written = io::Seek::stream_position(&mut &*file).map_err(temporary_error)?;
@@ -174,12 +179,20 @@ impl Outputs {
             }
         }
         file.sync_all().map_err(temporary_error)?;
+        self.syncing += syncing.elapsed();
         self.staged.push(Staged {
             temporary,
             target,
             _registered: registered,
         });
         Ok(())
+    }
+
+    /// How long the staged files took to reach the disk once written: the sync of each before
+    /// its rename, and the truncation of an unused preallocated tail, which waits for the
+    /// writeback already started (wall clock; waiting for the disk rather than work).
+    pub fn sync_time(&self) -> std::time::Duration {
+        self.syncing
     }
 
     /// Renames every staged output into place and syncs their directories; returns the

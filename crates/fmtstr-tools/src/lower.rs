@@ -705,13 +705,15 @@ pub struct PhaseTimes {
     pub parse: Duration,
     /// Extract, plan and apply (the slowest shard's extract and plan).
     pub lowering: fmtstr_lower::Phases,
-    /// Printing the module into the output, and writing it.
+    /// Printing the module into the output, and writing it (the sync aside).
     pub print_write: Duration,
+    /// Waiting for the written output to reach the disk before it is renamed into place.
+    pub sync: Duration,
 }
 
 impl PhaseTimes {
     /// Each phase's name and time, in the order they run.
-    pub fn rows(&self) -> [(&'static str, Duration); 6] {
+    pub fn rows(&self) -> [(&'static str, Duration); 7] {
         [
             ("read", self.read),
             ("parse", self.parse),
@@ -719,6 +721,7 @@ impl PhaseTimes {
             ("plan", self.lowering.plan),
             ("apply", self.lowering.apply),
             ("print+write", self.print_write),
+            ("sync", self.sync),
         ]
     }
 
@@ -756,6 +759,7 @@ impl PhaseTimes {
                 apply: ms("apply")?,
             },
             print_write: ms("print+write")?,
+            sync: ms("sync")?,
         })
     }
 
@@ -776,6 +780,7 @@ impl PhaseTimes {
                 apply: self.lowering.apply.min(other.lowering.apply),
             },
             print_write: self.print_write.min(other.print_write),
+            sync: self.sync.min(other.sync),
         }
     }
 }
