@@ -116,7 +116,9 @@ impl Outputs {
         cleanup::remove_stale(&directory);
         // The signal handlers before the file exists, and its name registered before it is
         // created: a signal at any moment finds the file registered, or no file yet. (Created
-        // first and registered after, a SIGTERM in between left it behind.)
+        // first and registered after, a SIGTERM in between left it behind.) A name already
+        // taken is registered for a moment too; it holds this process's PID, so it is only
+        // ever a stale file of a process long gone.
         cleanup::install();
         let mut builder = tempfile::Builder::new();
         let prefix = format!("{}{}-", cleanup::PREFIX, std::process::id());

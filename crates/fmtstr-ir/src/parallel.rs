@@ -78,9 +78,11 @@ fn scan_text(src: &[u8], threads: usize, blockaddress: bool) -> (Vec<u32>, bool)
                     ends.push(at as u32);
                 }
             }
-            // A match that starts in this block may end in the next.
-            let overlap = (block_end + BLOCKADDRESS.len() - 1).min(src.len());
-            found |= blockaddress && finder.find(&src[block..overlap]).is_some();
+            // A match that starts in this block may end in the next; one found is enough.
+            if blockaddress && !found {
+                let overlap = (block_end + BLOCKADDRESS.len() - 1).min(src.len());
+                found = finder.find(&src[block..overlap]).is_some();
+            }
             block = block_end;
         }
         (ends, found)
