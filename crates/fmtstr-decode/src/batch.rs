@@ -38,16 +38,29 @@ pub(crate) struct Batch<'f, 'a> {
 }
 
 impl<'f, 'a> Batch<'f, 'a> {
-    /// An empty batch, its lists sized for [`BATCH`] entries.
+    /// An empty batch, which allocates nothing until its first entry: a walk where no entry
+    /// is batched (each prints 64 KiB, say) keeps the memory it had, which its bound counts.
     pub(crate) fn new() -> Batch<'f, 'a> {
         Batch {
-            entries: Vec::with_capacity(BATCH),
-            next: Vec::with_capacity(BATCH),
-            spans: vec![(0, 0); BATCH],
-            heads: Vec::with_capacity(BATCH),
-            group_of_slot: vec![NONE; CACHE_SLOTS],
-            scratch: Vec::with_capacity(BATCH * 64),
+            entries: Vec::new(),
+            next: Vec::new(),
+            spans: Vec::new(),
+            heads: Vec::new(),
+            group_of_slot: Vec::new(),
+            scratch: Vec::new(),
         }
+    }
+
+    /// The lists sized for [`BATCH`] entries, on the first entry.
+    #[cold]
+    #[inline(never)]
+    fn make_room(&mut self) {
+        self.entries.reserve(BATCH);
+        self.next.reserve(BATCH);
+        self.spans = vec![(0, 0); BATCH];
+        self.heads.reserve(BATCH);
+        self.group_of_slot = vec![NONE; CACHE_SLOTS];
+        self.scratch.reserve(BATCH * 64);
     }
 
     /// Adds an entry whose format has cache slot `slot`, which stands for the format: the
@@ -55,6 +68,9 @@ impl<'f, 'a> Batch<'f, 'a> {
     /// batch first). True when the batch is full.
     #[inline]
     pub(crate) fn push(&mut self, steps: &'f [Step], payload: &'a [u8], slot: usize) -> bool {
+        if self.group_of_slot.is_empty() {
+            self.make_room();
+        }
         let index = self.entries.len() as u16;
         let mut group = self.group_of_slot[slot];
         if group == NONE {
