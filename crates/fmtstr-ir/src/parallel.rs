@@ -305,18 +305,34 @@ fn parse_workers(
     }
     let work = |mut m: Module, group: &Group, found: Vec<Option<SparseLines>>| -> Option<Module> {
         let bytes: usize = group.iter().map(|&(_, s, e)| (e - s) as usize).sum();
-        // Room for the body's instructions and for about half as many again, which edits
-        // (a lowering) add: reserved before the parse fills it, the room costs no copy and
+        let sparse: Vec<Option<SparseLines>> = group
+            .iter()
+            .zip(found)
+            .map(|(&(_, start, close), found)| {
+                filter.map(|f| found.unwrap_or_else(|| sparse_lines(src, start, close, f)))
+            })
+            .collect();
+        // The lines the filter finds are where the edits go: a printf call with k
+        // arguments becomes about 2k + 2 instructions with 5k + 4 operands, about an
+        // instruction per 12 bytes of its line and an operand per 5, and one more call.
+        let (found_bytes, found_lines) = sparse
+            .iter()
+            .flatten()
+            .flat_map(|lines| &lines.found)
+            .fold((0, 0), |(bytes, n), &(s, e)| {
+                (bytes + (e - s) as usize, n + 1)
+            });
+        // Room for the bodies' instructions, about half as many again, and the edits of
+        // the found lines: reserved before the parse fills it, the room costs no copy and
         // no memory until used, where growing the full arena later copies all of it.
-        m.insts.reserve(bytes / 32);
-        m.ops.reserve(bytes / 20);
+        m.insts.reserve(bytes / 32 + found_bytes / 12);
+        m.ops.reserve(bytes / 20 + found_bytes / 5);
+        m.calls.reserve(2 * found_lines);
         m.sites.reserve(bytes / 16);
         m.block_insts.reserve(bytes / 48);
         m.blocks.reserve(bytes / 200);
         let mut parser = Parser::with_module(file, src, m);
-        for (&(fid, start, close), found) in group.iter().zip(found) {
-            let sparse =
-                filter.map(|f| found.unwrap_or_else(|| sparse_lines(src, start, close, f)));
+        for (&(fid, start, close), sparse) in group.iter().zip(sparse) {
             if !parser.body_at(fid, start, close, sparse).ok()? {
                 return None;
             }

@@ -274,6 +274,15 @@ pub(crate) fn apply(
     plan: &Plan,
 ) -> Result<(), EditError> {
     let layouts = &plan.layouts;
+    let fields: usize = layouts
+        .iter()
+        .map(|l| (l.fields.1 - l.fields.0) as usize)
+        .sum();
+    module.reserve_new(
+        2 * fields + 2 * calls.len(),
+        5 * fields + 4 * calls.len(),
+        calls.len(),
+    );
     let mut vprintf = None;
     let mut scratch = Scratch::default();
     let mut start = 0;

@@ -88,6 +88,15 @@ impl Drop for Builder<'_> {
 }
 
 impl Module {
+    /// Makes room for about `insts` new instructions with `ops` operands in all, `calls` of
+    /// them calls, before a pass adds them: one reallocation of each arena at most, and no
+    /// capacity beyond what the pass asked for (a growing arena doubles).
+    pub fn reserve_new(&mut self, insts: usize, ops: usize, calls: usize) {
+        self.insts.reserve_exact(insts);
+        self.ops.reserve_exact(ops);
+        self.calls.reserve_exact(calls);
+    }
+
     pub(super) fn live_inst(&self, inst: InstId) -> Result<&InstData, EditError> {
         match self.insts.get(inst.index()) {
             Some(d) if !d.flags.contains(InstFlags::REMOVED) => Ok(d),
