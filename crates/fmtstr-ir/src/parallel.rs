@@ -633,12 +633,25 @@ impl<'s> WantedNames<'s> {
         let len = match rest.first() {
             Some(b'"') => memchr::memchr(b'"', &rest[1..]).map_or(rest.len(), |k| k + 2),
             Some(&first) => {
-                let len = rest
+                // Most tokens start with a byte no name starts with; the others are read
+                // only as far as the longest name that does.
+                let lengths = self.lengths_by_first[usize::from(first)];
+                if lengths == 0 {
+                    return false;
+                }
+                // Past the longest name's length, the token is none of them (lengths of 63
+                // and up share a bit: those are read to the end).
+                let bound = if lengths >> 63 != 0 {
+                    rest.len()
+                } else {
+                    (64 - lengths.leading_zeros() as usize).min(rest.len())
+                };
+                let len = rest[..bound]
                     .iter()
                     .position(|&b| !is_name_byte(b))
-                    .unwrap_or(rest.len());
+                    .unwrap_or(bound);
                 // Unquoted, the token is its name.
-                if self.lengths_by_first[usize::from(first)] & (1 << len.min(63)) == 0 {
+                if lengths & (1 << len.min(63)) == 0 {
                     return false;
                 }
                 len
