@@ -295,34 +295,58 @@ impl Module {
         Self::write_parts(parts, w)
     }
 
-    /// Writes consecutive parts of modules' text: the first on this thread, written as it is
-    /// printed ([`Streamed`]), the others on their own threads into [`Rope`]s, each written
-    /// after it in order.
+    /// Writes consecutive parts of modules' text, cut into pieces of about
+    /// [`PIECE_BYTES`] of source each: the threads print the pieces in order, each into a
+    /// [`Rope`], and this thread writes each as soon as it and those before it are printed,
+    /// printing pieces itself while the next to write is not ready. Writing (the kernel
+    /// copying the text into the page cache) is then shared out like printing, where one part
+    /// per thread left every part but the first to be written after all were printed; and a
+    /// thread prints at most [`PIECES_AHEAD`] pieces past the last written, so that the text
+    /// held at once stays bounded.
     fn write_parts<W: Write>(parts: Vec<Part<'_>>, w: &mut W) -> io::Result<()> {
-        let mut parts = parts.into_iter();
-        let Some((m, items, pos, last, first_own)) = parts.next() else {
-            return Ok(());
-        };
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = parts
-                .map(|(m, items, pos, last, own)| {
-                    scope.spawn(move || {
-                        let mut out = Rope::new(&m.src, own);
-                        m.write_items(&mut out, items, pos, last).map(|()| out)
-                    })
-                })
-                .collect();
+        let pieces: Vec<Part<'_>> = parts.into_iter().flat_map(cut_part).collect();
+        if let [(m, items, pos, last, own)] = &pieces[..] {
             let mut out = Streamed {
-                rope: Rope::new(&m.src, first_own.min(Streamed::<W>::OWN)),
+                rope: Rope::new(&m.src, (*own).min(Streamed::<W>::OWN)),
                 w: &mut *w,
             };
-            m.write_items(&mut out, items, pos, last)?;
-            out.drain()?;
-            for handle in handles {
-                let part = handle
-                    .join()
-                    .unwrap_or_else(|e| std::panic::resume_unwind(e))?;
-                part.write_to(w)?;
+            m.write_items(&mut out, items.clone(), *pos, *last)?;
+            return out.drain();
+        }
+        let queue = PieceQueue::new(pieces.len());
+        let print = |k: usize| {
+            let (m, items, pos, last, own) = pieces[k].clone();
+            let mut rope = Rope::new(&m.src, own);
+            // Printing into a rope cannot fail.
+            let _ = m.write_items(&mut rope, items, pos, last);
+            rope
+        };
+        let helpers = crate::parallel::default_threads().min(pieces.len()) - 1;
+        std::thread::scope(|scope| {
+            for _ in 0..helpers {
+                scope.spawn(|| {
+                    while let Some(k) = queue.claim(true) {
+                        let printed =
+                            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| print(k)));
+                        queue.put(k, printed);
+                    }
+                });
+            }
+            // However this thread leaves (a failed write, a panic), the helpers stop at their
+            // next piece.
+            let _stop = StopOnDrop(&queue);
+            for next in 0..pieces.len() {
+                let rope = loop {
+                    if let Some(printed) = queue.take(next) {
+                        break printed.unwrap_or_else(|e| std::panic::resume_unwind(e));
+                    }
+                    match queue.claim(false) {
+                        Some(k) => queue.put(k, Ok(print(k))),
+                        None => queue.wait_for(next),
+                    }
+                };
+                rope.write_to(w)?;
+                queue.written(next + 1);
             }
             Ok(())
         })
@@ -407,7 +431,7 @@ impl Module {
                 .max()
                 .unwrap_or(0);
             // A shard's new instructions are all in its own part.
-            let own = if k == 0 { 0 } else { m.new_text_estimate(1) };
+            let own = m.new_text_estimate(1);
             parts.push((m, from..to, pos, k + 1 == shards.len(), own));
         }
         Self::write_parts(parts, w)
@@ -541,5 +565,137 @@ impl FnNames {
                 .filter(|&v| v != NUMBER_GAP),
             NameKey::Named(name) => tables.named.get(&*name).copied(),
         }
+    }
+}
+
+/// Source bytes per piece of [`Module::write_parts`]: fifty pieces in a module of 50 MB,
+/// each printed in about a millisecond (2 MiB pieces measured the same or slower).
+const PIECE_BYTES: usize = 1 << 20;
+
+/// Pieces a thread of [`Module::write_parts`] may print past the last one written.
+const PIECES_AHEAD: usize = 4;
+
+/// `part` cut at source items into pieces of about [`PIECE_BYTES`] of source each (at
+/// least one), each with its share of the part's own bytes.
+fn cut_part(part: Part<'_>) -> Vec<Part<'_>> {
+    let (m, items, pos, last, own) = part;
+    let mut cuts = vec![(items.start, pos)];
+    let mut reached = pos;
+    for k in items.clone() {
+        let Some(item) = m.order.get(k).and_then(|&i| m.items.get(i as usize)) else {
+            continue;
+        };
+        if item.state == ItemState::New {
+            continue;
+        }
+        let from = cuts.last().map_or(pos, |&(_, from)| from);
+        if k > items.start && item.start as usize >= from + PIECE_BYTES {
+            cuts.push((k, reached));
+        }
+        reached = reached.max(item.end as usize);
+    }
+    let share = own / cuts.len();
+    let n = cuts.len();
+    (0..n)
+        .map(|i| {
+            let (from, at) = cuts[i];
+            let to = cuts.get(i + 1).map_or(items.end, |&(to, _)| to);
+            (m, from..to, at, last && i + 1 == n, share)
+        })
+        .collect()
+}
+
+type Printed<'s> = std::thread::Result<Rope<'s>>;
+
+/// The pieces of [`Module::write_parts`]: which is the next to print, which are printed and
+/// not yet written, and how far the writing is.
+struct PieceQueue<'s> {
+    state: std::sync::Mutex<QueueState<'s>>,
+    changed: std::sync::Condvar,
+}
+
+struct QueueState<'s> {
+    next: usize,
+    written: usize,
+    stopped: bool,
+    printed: Vec<Option<Printed<'s>>>,
+}
+
+/// Stops a [`PieceQueue`] when dropped.
+struct StopOnDrop<'q, 's>(&'q PieceQueue<'s>);
+
+impl Drop for StopOnDrop<'_, '_> {
+    fn drop(&mut self) {
+        self.0.stop();
+    }
+}
+
+impl<'s> PieceQueue<'s> {
+    fn new(pieces: usize) -> Self {
+        PieceQueue {
+            state: std::sync::Mutex::new(QueueState {
+                next: 0,
+                written: 0,
+                stopped: false,
+                printed: (0..pieces).map(|_| None).collect(),
+            }),
+            changed: std::sync::Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, QueueState<'s>> {
+        // A panic while the lock is held leaves nothing half done.
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The next piece to print: `None` when all are claimed or the writing stopped. A helper
+    /// (`wait`) waits while it would be more than [`PIECES_AHEAD`] past the writing.
+    fn claim(&self, wait: bool) -> Option<usize> {
+        let mut state = self.lock();
+        loop {
+            if state.stopped || state.next >= state.printed.len() {
+                return None;
+            }
+            if !wait || state.next < state.written + PIECES_AHEAD {
+                state.next += 1;
+                return Some(state.next - 1);
+            }
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn put(&self, k: usize, printed: Printed<'s>) {
+        self.lock().printed[k] = Some(printed);
+        self.changed.notify_all();
+    }
+
+    fn take(&self, k: usize) -> Option<Printed<'s>> {
+        self.lock().printed.get_mut(k)?.take()
+    }
+
+    /// Waits until piece `k`, claimed by another thread, is printed.
+    fn wait_for(&self, k: usize) {
+        let mut state = self.lock();
+        while state.printed.get(k).is_some_and(Option::is_none) {
+            state = self
+                .changed
+                .wait(state)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    fn written(&self, pieces: usize) {
+        self.lock().written = pieces;
+        self.changed.notify_all();
+    }
+
+    fn stop(&self) {
+        self.lock().stopped = true;
+        self.changed.notify_all();
     }
 }
