@@ -605,7 +605,7 @@ fn phases(input: &Path, output: &Path, runs: usize) -> anyhow::Result<Split> {
             &input.display().to_string(),
             text,
             threads,
-            &fmtstr_lower::find_printf,
+            &fmtstr_lower::printf_filter(),
         )
         .map_err(|e| anyhow::anyhow!("{e}"))?;
         let parse = parsing.elapsed();

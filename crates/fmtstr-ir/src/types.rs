@@ -799,6 +799,23 @@ impl fmt::Display for DisplayType<'_> {
 mod tests {
     use super::*;
 
+    /// Every power of ten, one below it and one above, and the extremes, as `format!` writes
+    /// them, after text already in the buffer.
+    #[test]
+    fn numbers_print_as_format_prints_them() {
+        let mut values = vec![0, 1, 9, u64::MAX, u64::MAX - 1];
+        let mut power = 1u64;
+        while let Some(next) = power.checked_mul(10) {
+            power = next;
+            values.extend([power - 1, power, power + 1]);
+        }
+        for n in values {
+            let mut out = b"x=".to_vec();
+            push_u64(&mut out, n);
+            assert_eq!(out, format!("x={n}").into_bytes(), "{n}");
+        }
+    }
+
     #[test]
     fn fixed_ids_and_printing() {
         let mut types = Types::new();

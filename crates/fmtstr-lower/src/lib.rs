@@ -482,13 +482,21 @@ fn guard_calls(
     only::apply(module, options.only.as_ref(), limits, nvptx, &live)
 }
 
-/// Where in text of a function body (see [`Module::parse_shards_where`]) the first place that
-/// the NVPTX lowering may rewrite starts: a mention of `printf`, or a name spelled with
-/// escapes (`@"\70rintf"` is `@printf`). Text without either is copied as it is, unparsed.
-pub fn find_printf(text: &[u8]) -> Option<usize> {
-    let printf = memchr::memmem::find(text, extract::PRINTF.as_bytes());
-    let escape = memchr::memchr(b'\\', &text[..printf.unwrap_or(text.len())]);
-    escape.or(printf)
+/// The filter of a sharded parse for the NVPTX lowering (see [`Module::parse_shards_where`]):
+/// where in the text of a function body the first place that the lowering may rewrite starts,
+/// a mention of `printf` or a name spelled with escapes (`@"\70rintf"` is `@printf`). Text
+/// without either is copied as it is, unparsed.
+///
+/// The search for `printf` is built once, here: the filter runs once per call in a body, and
+/// building the search each time was half its cost (104,000 times on `bench lower`'s dense
+/// module).
+pub fn printf_filter() -> impl Fn(&[u8]) -> Option<usize> + Sync {
+    let printf = memchr::memmem::Finder::new(extract::PRINTF.as_bytes()).into_owned();
+    move |text: &[u8]| {
+        let found = printf.find(text);
+        let escape = memchr::memchr(b'\\', &text[..found.unwrap_or(text.len())]);
+        escape.or(found)
+    }
 }
 
 /// Whether the lowering stops before its edits: an error, or any warning under `--Werror`.

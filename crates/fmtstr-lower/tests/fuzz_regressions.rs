@@ -81,8 +81,9 @@ fn a_printf_result_named_on_the_line_before_lowers_as_in_the_whole_module() {
     let options = Options::new(Target::nvptx());
     let mut whole = Module::parse("split.ll", text).expect("the module parses");
     let expected = lower(&mut whole, &options).expect("the whole module lowers");
-    let mut shards = Module::parse_shards_where("split.ll", text, 1, &fmtstr_lower::find_printf)
-        .expect("the sparse parse");
+    let mut shards =
+        Module::parse_shards_where("split.ll", text, 1, &fmtstr_lower::printf_filter())
+            .expect("the sparse parse");
     let lowered =
         fmtstr_lower::lower_shards(&mut shards, &options).expect("the sparse module lowers");
     assert_eq!((lowered.calls, expected.calls), (1, 1));

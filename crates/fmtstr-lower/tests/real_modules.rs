@@ -170,7 +170,7 @@ fn a_sparse_parse_lowers_as_the_whole_module() {
         let mut whole = Module::parse(&name, text.as_slice()).unwrap();
         let expected = lower(&mut whole, &options);
         let mut shards =
-            Module::parse_shards_where(&name, text.as_slice(), 2, &fmtstr_lower::find_printf)
+            Module::parse_shards_where(&name, text.as_slice(), 2, &fmtstr_lower::printf_filter())
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
         let lowered = fmtstr_lower::lower_shards(&mut shards, &options);
         let outcome = |r: &Result<fmtstr_lower::Lowered, fmtstr_lower::Failed>| match r {

@@ -446,7 +446,7 @@ fn lower_printf(
     let mut shards = if nvptx && !rewrites {
         // Only the calls to printf and what uses their results are parsed; the rest is
         // copied. (--only splits blocks: the phis of their successors must be parsed.)
-        Module::parse_shards_where(name, text, threads, &fmtstr_lower::find_printf)
+        Module::parse_shards_where(name, text, threads, &fmtstr_lower::printf_filter())
     } else {
         Module::parse(name, text).map(|module| {
             vec![Shard {
