@@ -368,14 +368,16 @@ pub(crate) const RMW_OPS: [&str; 19] = [
     "usub_sat",
 ];
 
+/// The attributes without a value, the ones clang writes most first: the parser tries them
+/// in this order (`noundef` is on nearly every argument of clang's calls).
 pub(crate) const FLAG_ATTRS: [(Attr, &str); 13] = [
-    (Attr::ZeroExt, "zeroext"),
-    (Attr::SignExt, "signext"),
-    (Attr::InReg, "inreg"),
     (Attr::NoUndef, "noundef"),
     (Attr::NonNull, "nonnull"),
-    (Attr::NoAlias, "noalias"),
+    (Attr::ZeroExt, "zeroext"),
+    (Attr::SignExt, "signext"),
     (Attr::NoCapture, "nocapture"),
+    (Attr::NoAlias, "noalias"),
+    (Attr::InReg, "inreg"),
     (Attr::ReadOnly, "readonly"),
     (Attr::WriteOnly, "writeonly"),
     (Attr::ReadNone, "readnone"),
