@@ -220,7 +220,7 @@ impl<'s> Lexer<'s> {
     #[inline]
     pub fn next_token(&mut self) -> Token {
         let mut one = [make(Tok::Eof, 0, 0)];
-        self.fill(&mut one);
+        self.fill::<false>(&mut one);
         one[0]
     }
 
@@ -230,8 +230,11 @@ impl<'s> Lexer<'s> {
     /// Long because each common token is stored where it is recognised: funnelling every path
     /// through one returned `Token` made the compiler assemble it on the stack and read it back
     /// wider than it was written, a store-forwarding stall on every token.
+    ///
+    /// With `STOP_AT_BRACE`, a batch also ends after a `{`: a skeleton parse moves past a
+    /// function's body from its opening brace, so tokens lexed beyond it are thrown away.
     #[inline(always)]
-    pub fn fill(&mut self, out: &mut [Token]) -> usize {
+    pub fn fill<const STOP_AT_BRACE: bool>(&mut self, out: &mut [Token]) -> usize {
         let src = self.src;
         let len = src.len();
         let mut i = self.pos;
@@ -350,6 +353,9 @@ impl<'s> Lexer<'s> {
                 out[n] = make(kind, start, i + 1);
                 n += 1;
                 i = past_space(src, i + 1);
+                if STOP_AT_BRACE && kind == Tok::LBrace {
+                    break;
+                }
                 continue;
             } else if CLASS[b as usize] & DIGIT != 0 {
                 // A plain decimal integer; `0x...`, floats, `12:` and the rest take the slow

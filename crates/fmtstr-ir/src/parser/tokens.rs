@@ -32,19 +32,19 @@ impl<'s> Parser<'s> {
         // A skeleton parse jumps over every body, a sparse one over most lines: a short batch
         // wastes less lexing at each jump.
         if self.sparse.is_some() {
-            self.refill_batch::<SPARSE_LOOKAHEAD>();
+            self.refill_batch::<SPARSE_LOOKAHEAD, false>();
         } else if self.skeleton {
-            self.refill_batch::<SKELETON_LOOKAHEAD>();
+            self.refill_batch::<SKELETON_LOOKAHEAD, true>();
         } else {
-            self.refill_batch::<LOOKAHEAD>();
+            self.refill_batch::<LOOKAHEAD, false>();
         }
     }
 
     #[inline(always)]
-    fn refill_batch<const N: usize>(&mut self) {
+    fn refill_batch<const N: usize, const STOP_AT_BRACE: bool>(&mut self) {
         // The lexer as a local: nothing else can see it while the batch is lexed.
         let mut lex = self.lex.clone();
-        let n = lex.fill(&mut self.ahead[..N.min(LOOKAHEAD)]);
+        let n = lex.fill::<STOP_AT_BRACE>(&mut self.ahead[..N.min(LOOKAHEAD)]);
         self.lex = lex;
         self.ahead_len = n;
         self.at = 0;
