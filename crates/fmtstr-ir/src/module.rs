@@ -137,6 +137,10 @@ pub(crate) struct FuncData {
     /// `N:` (clang's output without -fno-discard-value-names). Then no source name can be
     /// the same as a fresh one. False until the body is parsed.
     pub only_numbered_locals: bool,
+    /// The first two bytes of each of its named locals, as bits ([`NamePrefixes`]): a new
+    /// name whose bit is clear starts differently from every source name. `None` until the
+    /// body is parsed.
+    pub named_prefixes: Option<NamePrefixes>,
     /// Whether a parsed value takes its number silently: a non-void instruction without
     /// `%N =`, or a block after the entry without a label (edits place new blocks after the
     /// entry, with names, so this stays true to the body). False until the body is parsed.
@@ -698,6 +702,41 @@ pub(crate) fn name_hash(name: &[u8]) -> u64 {
     x ^= x >> 33;
     x = x.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
     x ^ (x >> 33)
+}
+
+/// A set of the first two bytes of names, as 256 bits: a pair's bit is clear when no name
+/// of the set starts with it, and may be set when one does not (names sharing a bit).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct NamePrefixes([u64; 4]);
+
+impl NamePrefixes {
+    /// A pair's bit: Fibonacci hashing of the two bytes, so that `v1` to `v9` and `bu` do not
+    /// share bits as they would by plain arithmetic.
+    fn bit(first: u8, second: u8) -> (usize, u64) {
+        let pair = u32::from(first) << 8 | u32::from(second);
+        let k = (pair.wrapping_mul(0x9e37_79b9) >> 24) as usize;
+        (k / 64, 1 << (k % 64))
+    }
+
+    /// Adds a name; one shorter than two bytes needs no bit (see [`NamePrefixes::may_start`]).
+    pub fn add(&mut self, name: &[u8]) {
+        if let [first, second, ..] = *name {
+            let (word, bit) = Self::bit(first, second);
+            self.0[word] |= bit;
+        }
+    }
+
+    /// Whether a name of the set may start with `prefix`, two bytes long or more (a shorter
+    /// one: always).
+    pub fn may_start(&self, prefix: &[u8]) -> bool {
+        match *prefix {
+            [first, second, ..] => {
+                let (word, bit) = Self::bit(first, second);
+                self.0[word] & bit != 0
+            }
+            _ => true,
+        }
+    }
 }
 
 pub(crate) fn text_of(src: &[u8], text: Text) -> &[u8] {

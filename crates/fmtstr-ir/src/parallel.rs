@@ -665,6 +665,16 @@ impl<'s> WantedNames<'s> {
     }
 }
 
+/// What a worker's parse of a body says about its function, moved onto the main module's
+/// record when the worker's arenas are merged.
+struct BodyFacts {
+    fid: FuncId,
+    blocks: Vec<BlockId>,
+    only_numbered_locals: bool,
+    named_prefixes: Option<crate::module::NamePrefixes>,
+    implicit_numbers: bool,
+}
+
 /// Arena lengths of the skeleton: a worker's entries at or past these are its own.
 struct Bases {
     types: u32,
@@ -939,17 +949,17 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         take(&mut w.sites),
     );
     let w_block_insts = take(&mut w.block_insts);
-    let func_blocks: Vec<(FuncId, Vec<BlockId>, bool, bool)> = group
+    let bodies: Vec<BodyFacts> = group
         .iter()
         .map(|&(fid, _, _)| {
             let f = w.funcs.get(fid.index());
-            let blocks = f.map_or(Vec::new(), |f| f.blocks.clone());
-            (
+            BodyFacts {
                 fid,
-                blocks,
-                f.is_some_and(|f| f.only_numbered_locals),
-                f.is_some_and(|f| f.implicit_numbers),
-            )
+                blocks: f.map_or(Vec::new(), |f| f.blocks.clone()),
+                only_numbered_locals: f.is_some_and(|f| f.only_numbered_locals),
+                named_prefixes: f.and_then(|f| f.named_prefixes),
+                implicit_numbers: f.is_some_and(|f| f.implicit_numbers),
+            }
         })
         .collect();
     drop(w);
@@ -1022,11 +1032,16 @@ fn merge(main: &mut Module, b: &Bases, w: Module, group: &[(FuncId, u32, u32)]) 
         md.ops
             .extend(w_md_ops[tail(b.md_ops)..].iter().map(|&op| r.md_op(op)));
     }
-    for (fid, blocks, only_numbered_locals, implicit_numbers) in func_blocks {
-        let f = main.funcs.get_mut(fid.index())?;
-        f.blocks = blocks.iter().map(|b| BlockId(r.blocks.at(b.0))).collect();
-        f.only_numbered_locals = only_numbered_locals;
-        f.implicit_numbers = implicit_numbers;
+    for body in bodies {
+        let f = main.funcs.get_mut(body.fid.index())?;
+        f.blocks = body
+            .blocks
+            .iter()
+            .map(|b| BlockId(r.blocks.at(b.0)))
+            .collect();
+        f.only_numbered_locals = body.only_numbered_locals;
+        f.named_prefixes = body.named_prefixes;
+        f.implicit_numbers = body.implicit_numbers;
     }
     Some(())
 }

@@ -884,9 +884,15 @@ define void @g(ptr %p) {
 entry:
   ret void
 }
+
+define void @h(ptr %"\73lot") {
+entry:
+  %sl = getelementptr i8, ptr %"\73lot", i64 1
+  ret void
+}
 "#;
     let mut m = Module::parse("names.ll", text).unwrap();
-    for name in ["f", "g"] {
+    for name in ["f", "g", "h"] {
         let f = m.function_by_name(name).unwrap();
         for _ in 0..2 {
             m.builder(Position::EntryAllocas(f))
@@ -897,7 +903,11 @@ entry:
     }
     let out = String::from_utf8(m.print()).unwrap();
     let f_text = &out[..out.find("define void @g").unwrap()];
-    let g_text = &out[out.find("define void @g").unwrap()..];
+    let g_text = &out[out.find("define void @g").unwrap()..out.find("define void @h").unwrap()];
+    // A parameter spelled only with an escape: its text never says `slot`.
+    let h_text = &out[out.find("define void @h").unwrap()..];
+    assert!(h_text.contains("%slot1 = alloca i32, align 4"), "{out}");
+    assert!(h_text.contains("%slot2 = alloca i32, align 4"), "{out}");
     assert!(f_text.contains("%slot3 = alloca i32, align 4"), "{out}");
     assert!(f_text.contains("%slot4 = alloca i32, align 4"), "{out}");
     assert!(g_text.contains("%slot = alloca i32, align 4"), "{out}");

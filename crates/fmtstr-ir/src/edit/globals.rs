@@ -85,6 +85,7 @@ impl Module {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
+            named_prefixes: None,
             implicit_numbers: false,
             has_opaque: false,
             state: FuncState::EMPTY,

@@ -62,6 +62,7 @@ impl<'s> Parser<'s> {
             close: NONE,
             blocks: Vec::new(),
             only_numbered_locals: false,
+            named_prefixes: None,
             implicit_numbers: false,
             has_opaque: false,
             state: FuncState::EMPTY,
@@ -360,6 +361,7 @@ impl<'s> Parser<'s> {
         self.m.funcs[fid.index()].blocks = self.fn_blocks.as_slice().into();
         self.m.funcs[fid.index()].only_numbered_locals =
             self.f.as_ref().is_some_and(|state| state.named.is_empty());
+        self.m.funcs[fid.index()].named_prefixes = self.f.as_ref().map(|state| state.prefixes);
         self.m.funcs[fid.index()].implicit_numbers =
             self.f.as_ref().is_some_and(|state| state.implicit_numbers);
         self.m.funcs[fid.index()].has_opaque = self.sparse.is_some()
@@ -377,6 +379,7 @@ impl<'s> Parser<'s> {
         state.numbered.clear();
         state.implicit_numbers = false;
         state.named.clear();
+        state.prefixes = Default::default();
         state.forward.clear();
         state.ops_start = self.m.ops.len();
         state.md_ops_start = self.m.md.ops.len();
@@ -409,6 +412,7 @@ impl<'s> Parser<'s> {
                     state.numbered.push(value);
                 }
                 NameKey::Named(name) => {
+                    state.prefixes.add(&name);
                     if state.named.insert(name, value).is_some() {
                         return self.error_at(arg.name.start, "redefinition of an argument".into());
                     }
@@ -618,6 +622,7 @@ impl<'s> Parser<'s> {
                 state.numbered.push(value);
             }
             NameKey::Named(name) => {
+                state.prefixes.add(&name);
                 if state.named.insert(name, value).is_some() {
                     return self.error_at(
                         t.start,

@@ -264,6 +264,7 @@ impl<'s> Parser<'s> {
                 close: NONE,
                 blocks: Vec::new(),
                 only_numbered_locals: false,
+                named_prefixes: None,
                 implicit_numbers: false,
                 has_opaque: false,
                 state: FuncState::EMPTY,

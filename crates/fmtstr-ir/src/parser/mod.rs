@@ -66,6 +66,8 @@ struct FnState<'s> {
     /// Whether an instruction, or a block after the entry, took its number silently.
     implicit_numbers: bool,
     named: FxHashMap<Cow<'s, [u8]>, Value>,
+    /// The first two bytes of the names in `named`.
+    prefixes: crate::module::NamePrefixes,
     forward: Vec<Forward<'s>>,
     ops_start: usize,
     md_ops_start: usize,
