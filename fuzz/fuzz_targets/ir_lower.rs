@@ -5,7 +5,7 @@
 #![no_main]
 
 use fmtstr_ir::Module;
-use fmtstr_lower::{find_printf, lower, lower_shards, Options, Stage, Target};
+use fmtstr_lower::{lower, lower_shards, printf_filter, Options, Stage, Target};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -46,7 +46,7 @@ fn sparse_lowers_as_whole(module: &Module, data: &[u8]) {
     let options = Options::new(Target::nvptx());
     let mut whole = module.clone();
     let expected = lower(&mut whole, &options);
-    let mut shards = Module::parse_shards_where("fuzz.ll", data, 1, &find_printf)
+    let mut shards = Module::parse_shards_where("fuzz.ll", data, 1, &printf_filter())
         .expect("a sparse parse refused what the whole parse accepted");
     let lowered = lower_shards(&mut shards, &options);
     let show = |r: &Result<fmtstr_lower::Lowered, fmtstr_lower::Failed>| match r {
