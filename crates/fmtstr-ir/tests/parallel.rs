@@ -13,6 +13,26 @@ use fmtstr_ir::{Constant, Module, Opcode, Operand, Position, TypeId, Value};
 
 const TARGET: usize = 5 << 20;
 
+/// A writer that takes `room` bytes, then fails as a full disk does.
+struct FullAfter {
+    room: usize,
+}
+
+impl std::io::Write for FullAfter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.room == 0 {
+            return Err(std::io::ErrorKind::StorageFull.into());
+        }
+        let n = buf.len().min(self.room);
+        self.room -= n;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The corpus module plus renamed copies of its definitions, past `TARGET` bytes.
 fn grow(text: &[u8]) -> Vec<u8> {
     let module = Module::parse_with_threads("base.ll", text.to_vec(), 1).unwrap();
@@ -265,6 +285,17 @@ fn parallel_parse_equals_sequential_parse() {
         let mut written = Vec::new();
         m.write_to(&mut written).unwrap();
         assert!(written == one, "{pick}: writing differs from printing");
+        // A write that fails part way (a full disk) ends the writing with its error, whatever
+        // the printing threads were doing: nothing waits for a piece that will not be written.
+        for limit in [0, 1 << 20, one.len() / 2, one.len() - 1] {
+            let mut full = FullAfter { room: limit };
+            let error = m.write_to(&mut full).unwrap_err();
+            assert_eq!(
+                error.kind(),
+                std::io::ErrorKind::StorageFull,
+                "{pick}: {limit}"
+            );
+        }
         checked += 1;
     }
     assert_eq!(checked, picks.len());
