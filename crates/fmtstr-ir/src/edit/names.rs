@@ -178,7 +178,7 @@ impl Module {
         {
             return false;
         }
-        let item = self.funcs[f.index()].item as usize;
+        let item = func.item as usize;
         let Some(text) = self
             .items
             .get(item)

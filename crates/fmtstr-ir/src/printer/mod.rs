@@ -276,7 +276,8 @@ impl Module {
     /// Writes the module as text (see [`Module::print`]).
     ///
     /// An untouched module is one `write_all` of its source. A large edited one (4 MiB and
-    /// up) is printed in parts on several threads first, each part then written in order.
+    /// up) is printed in pieces on several threads, each written in order as soon as it and
+    /// those before it are printed.
     pub fn write_to<W: Write>(&self, w: &mut W) -> io::Result<()> {
         let threads = crate::parallel::default_threads();
         if !self.print_in_parallel(threads) {
@@ -588,8 +589,8 @@ fn cut_part(part: Part<'_>) -> Vec<Part<'_>> {
         if item.state == ItemState::New {
             continue;
         }
-        let from = cuts.last().map_or(pos, |&(_, from)| from);
-        if k > items.start && item.start as usize >= from + PIECE_BYTES {
+        let piece_start = cuts.last().map_or(pos, |&(_, at)| at);
+        if k > items.start && item.start as usize >= piece_start + PIECE_BYTES {
             cuts.push((k, reached));
         }
         reached = reached.max(item.end as usize);
