@@ -197,7 +197,12 @@ impl Module {
     /// body and returns where in it the first such place starts, or `None`:
     ///
     /// - A body without one is not parsed, in any shard: its function has no blocks and
-    ///   prints as its source text.
+    ///   prints as its source text. Nor is its header, where LLVM printed it on one line
+    ///   (`define ... {`) and `find`, given that line too, finds nothing in it: the
+    ///   function's name is known, but reading its type, parameters, attributes or calling
+    ///   convention ([`Function::function_type`], [`Function::params`], ...) panics. A pass
+    ///   that reads a function's header must have `find` find something in its body or
+    ///   header.
     /// - In a body with one, the lines `find` finds are parsed, and so is every line that
     ///   names a value they define, and every line the parser cannot keep as text (labels,
     ///   calls, allocas, `switch`, ...). The other instructions are *opaque*

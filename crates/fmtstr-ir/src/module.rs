@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 
 use crate::datalayout::DataLayout;
 use crate::hash::{FxHashMap, FxHashSet};
-use crate::inst::{Attr, CallData, InstData, Text, NONE};
+use crate::inst::{Attr, CallData, InstData, Text, NONE, NO_TEXT};
 use crate::md_data::MdData;
 use crate::types::{TypeId, Types};
 use crate::value::{BlockId, ConstId, FuncId, GlobalId, InstId, MdId, PackedOp, Value};
@@ -125,6 +125,10 @@ pub(crate) struct FuncData {
     /// one line of the source text each, far apart.
     pub suffix_copy: u32,
     pub is_def: bool,
+    /// Whether a filtered parse kept the header of this definition as text (see
+    /// `Parser::define_kept_as_text`): its type, parameters, attributes and calling
+    /// convention are not known, and the fields that hold them are empty.
+    pub header_as_text: bool,
     /// Offset just past `{`.
     pub body_start: u32,
     /// The end of the header's text: past `{` for a definition, past the last token of a
@@ -153,6 +157,37 @@ pub(crate) struct FuncData {
     pub record_subst: RecordSubst,
     /// Indexes built on demand by edits (fresh names, users of values).
     pub names: Option<Box<FuncIndex>>,
+}
+
+impl FuncData {
+    /// A declaration with only a type and parameters: one an edit adds, or one the parse
+    /// makes for a callee that nothing declares. The caller sets `item` where it has one.
+    pub fn declaration(global: GlobalId, fn_ty: TypeId, params: (u32, u32), attrs: u32) -> Self {
+        FuncData {
+            global,
+            item: NONE,
+            fn_ty,
+            ret_attrs: (attrs, 0),
+            params,
+            prefix: NO_TEXT,
+            cconv: NO_TEXT,
+            suffix: NO_TEXT,
+            suffix_copy: NONE,
+            is_def: false,
+            header_as_text: false,
+            body_start: NONE,
+            header_end: NONE,
+            close: NONE,
+            blocks: Vec::new(),
+            only_numbered_locals: false,
+            named_prefixes: None,
+            implicit_numbers: false,
+            has_opaque: false,
+            state: FuncState::EMPTY,
+            record_subst: Default::default(),
+            names: None,
+        }
+    }
 }
 
 /// The values a function's edits replaced, each with what now stands for it: the debug

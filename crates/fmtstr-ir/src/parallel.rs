@@ -176,11 +176,7 @@ pub struct Shard {
     pub first_function: Option<FuncId>,
 }
 
-/// What to parse: given text of a function body, where in it the first place that needs
-/// parsing starts (an offset into the text), or `None` if nothing in it does. A body without
-/// such a place is kept as text, and its function has no blocks in any shard; in the others,
-/// the lines without one are kept as text where they can be (see `Parser::opaque_lines`).
-pub type BodyFilter<'a> = &'a (dyn Fn(&[u8]) -> Option<usize> + Sync);
+pub(crate) use crate::parser::BodyFilter;
 
 /// The workers' modules, unmerged, in module order. `None`: parse sequentially instead (also
 /// where a `blockaddress(` is in the text: a shard could not patch it in another shard's
@@ -240,8 +236,10 @@ fn parse_workers(
         return None;
     }
     skeleton.body_ends = ends.clone();
-    // A filtered parse reads only what its pass edits: metadata is kept as text.
+    // A filtered parse reads only what its pass edits: metadata is kept as text, and so are
+    // the headers of the functions whose bodies it does not parse.
     skeleton.md_unread = filter.is_some();
+    skeleton.header_filter = filter;
     // Its metadata, after the last body, is found on a second thread meanwhile.
     let tail_from = skeleton.body_ends.last().map_or(0, |&end| end as usize + 1);
     let stop = AtomicBool::new(false);
@@ -333,6 +331,8 @@ fn parse_workers(
         m.blocks.reserve(bytes / 200);
         let mut parser = Parser::with_module(file, src, m);
         for (&(fid, start, close), sparse) in group.iter().zip(sparse) {
+            // A header the skeleton kept as text defines only what its body refers to.
+            parser.read_kept_header(fid).ok()?;
             if !parser.body_at(fid, start, close, sparse).ok()? {
                 return None;
             }

@@ -110,7 +110,8 @@ impl<'m> Global<'m> {
         }
     }
 
-    /// The type of what a variable holds, a function's function type, an alias's aliasee type.
+    /// The type of what a variable holds, a function's function type (`void` where a filtered
+    /// parse kept its header as text), an alias's aliasee type.
     pub fn value_type(&self) -> TypeId {
         let m = self.module;
         match m.globals[self.id.index()].kind {
@@ -152,6 +153,19 @@ impl<'m> Function<'m> {
         &self.module.funcs[self.id.index()]
     }
 
+    /// The record, for what its header says. A filtered parse keeps the headers of the
+    /// functions whose bodies it does not parse as text ([`Module::parse_shards_where`]): its
+    /// filter must find whatever the pass reads, so reading such a header is a bug in the pass.
+    fn header(&self) -> &'m crate::module::FuncData {
+        let data = self.data();
+        assert!(
+            !data.header_as_text,
+            "@{}: its header was kept as text by a filtered parse, whose filter did not find it",
+            self.name_str()
+        );
+        data
+    }
+
     /// The function's global symbol.
     pub fn global(&self) -> Global<'m> {
         self.module.global(self.data().global)
@@ -177,7 +191,7 @@ impl<'m> Function<'m> {
     /// The first of `keywords` the function has (see [`Function::has_fn_attr`]), reading its
     /// attributes once for all of them.
     pub fn first_fn_attr<'k>(&self, keywords: &[&'k str]) -> Option<&'k str> {
-        let text = self.module.fn_suffix(self.data());
+        let text = self.module.fn_suffix(self.header());
         let mut found: Option<usize> = None;
         let mut note = |word: &[u8]| {
             if let Some(k) = keywords.iter().position(|k| k.as_bytes() == word) {
@@ -208,14 +222,14 @@ impl<'m> Function<'m> {
 
     /// The function type.
     pub fn function_type(&self) -> TypeId {
-        self.data().fn_ty
+        self.header().fn_ty
     }
 
     /// The return type.
     pub fn return_type(&self) -> TypeId {
         self.module
             .types
-            .function_parts(self.data().fn_ty)
+            .function_parts(self.header().fn_ty)
             .map_or(TypeId::VOID, |(ret, _, _)| ret)
     }
 
@@ -223,25 +237,25 @@ impl<'m> Function<'m> {
     pub fn is_vararg(&self) -> bool {
         self.module
             .types
-            .function_parts(self.data().fn_ty)
+            .function_parts(self.header().fn_ty)
             .is_some_and(|(_, _, vararg)| vararg)
     }
 
     /// The return attributes.
     pub fn return_attrs(&self) -> &'m [Attr] {
-        self.module.attr_range(self.data().ret_attrs)
+        self.module.attr_range(self.header().ret_attrs)
     }
 
     /// The calling convention as written (`ptx_kernel`, `amdgpu_cs`, `cc 10`), when not the
     /// default C convention.
     pub fn calling_conv(&self) -> Option<&'m str> {
-        let text = self.module.text(self.data().cconv);
+        let text = self.module.text(self.header().cconv);
         std::str::from_utf8(text).ok().filter(|s| !s.is_empty())
     }
 
     /// The parameters.
     pub fn params(&self) -> impl Iterator<Item = Arg<'m>> + 'm {
-        let (start, len) = self.data().params;
+        let (start, len) = self.header().params;
         let module = self.module;
         (start..start + len).map(move |i| Arg {
             module,

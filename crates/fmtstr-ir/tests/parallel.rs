@@ -488,6 +488,75 @@ fn a_sparse_parse_keeps_the_other_lines_as_opaque_instructions_in_their_blocks()
     assert_eq!(printed, text.as_bytes());
 }
 
+/// A filtered parse reads the header of a function only where it parses the body or the
+/// filter finds something in the header: the others are kept as text, and print as they were.
+/// The headers it reads read as in the whole parse, whatever their shape.
+#[test]
+fn a_filtered_parse_reads_the_headers_of_the_bodies_it_parses() {
+    let text = "declare i32 @printf(ptr, ...)\n\
+                @s = constant [3 x i8] c\"%d\\00\"\n\
+                ; Function Attrs: nounwind\n\
+                define dso_local noundef i32 @prints(i32 noundef %x, ptr byval(i32) align 4 %p) #0 {\n  \
+                %1 = call i32 (ptr, ...) @printf(ptr @s, i32 %x)\n  ret i32 %1\n}\n\n\
+                define internal fastcc void @quiet(i64 %a) unnamed_addr #0 {\n  ret void\n}\n\n\
+                define void @named_printf_but_quiet(i32 %y) {\n  ret void\n}\n\n\
+                define i32 @\"quoted name\"(i32 %a,\n    i32 %b) {\n  \
+                %1 = call i32 (ptr, ...) @printf(ptr @s, i32 %b)\n  ret i32 %1\n}\n\n\
+                define { i32, i32 } @0(i32 %v) {\n  \
+                %1 = call i32 (ptr, ...) @printf(ptr @s, i32 %v)\n  ret { i32, i32 } zeroinitializer\n}\n\n\
+                define range(i32 0, 10) i32 @numbered_quiet() {\n  ret i32 0\n}\n\n\
+                attributes #0 = { nounwind }\n";
+    let find = |t: &[u8]| memchr::memmem::find(t, b"printf");
+    let whole = Module::parse("h.ll", text).unwrap();
+    let shards = Module::parse_shards_where("h.ll", text, 1, &find).unwrap();
+    let m = &shards[0].module;
+    let header = |m: &Module, name: &str| {
+        let f = m.function(m.function_by_name(name).unwrap());
+        let params: Vec<_> = f
+            .params()
+            .map(|p| {
+                (
+                    m.types().display(p.ty()).to_string(),
+                    p.name(),
+                    p.attrs().len(),
+                )
+            })
+            .collect();
+        (
+            m.types().display(f.function_type()).to_string(),
+            params,
+            f.calling_conv().map(str::to_owned),
+            f.has_fn_attr("nounwind"),
+            f.return_attrs().len(),
+        )
+    };
+    // Bodies parsed (a header on two lines and a numbered function among them), and a
+    // header the filter finds something in.
+    for name in ["prints", "quoted name", "0", "named_printf_but_quiet"] {
+        assert_eq!(header(m, name), header(&whole, name), "@{name}");
+    }
+    assert!(header(m, "prints").3, "#0 is read for a header read late");
+    assert_eq!(
+        m.function(m.function_by_name("prints").unwrap())
+            .param(1)
+            .unwrap()
+            .byval(),
+        Some(TypeId::I32)
+    );
+    // Nothing asks for these: their headers stay text, and reading one is the pass's bug.
+    for name in ["quiet", "numbered_quiet"] {
+        let f = m.function_by_name(name).unwrap();
+        assert!(m.function(f).entry().is_none());
+        let read = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            m.function(f).function_type()
+        }));
+        assert!(read.is_err(), "@{name}'s header was read");
+    }
+    let mut printed = Vec::new();
+    Module::write_shards(&shards, &mut printed).unwrap();
+    assert_eq!(printed, text.as_bytes());
+}
+
 /// A filtered parse keeps metadata definitions as text and reads their fields when asked: a
 /// printf call's source location reads as in the whole parse (through the nodes its scope
 /// names), a reference nothing follows is not checked, and a definition that goes on past

@@ -70,27 +70,8 @@ impl Module {
         }
         let item = self.push_item(ItemKind::Function(f), None);
         self.funcs.push(FuncData {
-            global: g,
             item,
-            fn_ty,
-            ret_attrs: (0, 0),
-            params: (params_start, params.len() as u32),
-            prefix: NO_TEXT,
-            cconv: NO_TEXT,
-            suffix: NO_TEXT,
-            suffix_copy: NONE,
-            is_def: false,
-            body_start: NONE,
-            header_end: NONE,
-            close: NONE,
-            blocks: Vec::new(),
-            only_numbered_locals: false,
-            named_prefixes: None,
-            implicit_numbers: false,
-            has_opaque: false,
-            state: FuncState::EMPTY,
-            record_subst: Default::default(),
-            names: None,
+            ..FuncData::declaration(g, fn_ty, (params_start, params.len() as u32), 0)
         });
         self.globals[g.index()].item = item;
         // LLVM prints declarations after the definitions: after the last function.

@@ -15,9 +15,21 @@ use super::{Forward, PResult, Parser, MAX_NUMBER_GAP_TO};
 use crate::inst::{Attr, InstData, InstFlags, Text, FLAG_ATTRS, NONE, NO_TEXT, TYPE_ATTRS};
 use crate::lexer::{self, name_key, NameKey, Tok, Token};
 use crate::md_data::MdOp;
-use crate::module::{ArgData, BlockData, FuncData, FuncState, GlobalKindData, ItemKind};
+use crate::module::{ArgData, BlockData, FuncData, GlobalKindData, ItemKind};
 use crate::types::TypeId;
-use crate::value::{BlockId, FuncId, PackedValue, Value, NUMBER_GAP};
+use crate::value::{BlockId, FuncId, GlobalId, PackedValue, Value, NUMBER_GAP};
+
+/// What a function's header says (see [`Parser::header`]).
+struct Header {
+    global: GlobalId,
+    fn_ty: TypeId,
+    ret_attrs: (u32, u32),
+    params: (u32, u32),
+    prefix: Text,
+    cconv: Text,
+    suffix: Text,
+    suffix_copy: u32,
+}
 
 const TOP_LEVEL: &[&[u8]] = &[
     b"define",
@@ -32,42 +44,23 @@ const TOP_LEVEL: &[&[u8]] = &[
 
 impl<'s> Parser<'s> {
     pub(super) fn function(&mut self, is_def: bool) -> PResult<ItemKind> {
-        self.bump();
-        let (prefix, cconv, ret_attrs) = self.fn_prefix()?;
-        let ret = self.parse_type()?;
-        if !matches!(self.tok.kind, Tok::GlobalVar | Tok::GlobalId) {
-            return self.expected("a function name");
+        if is_def && self.header_filter.is_some() {
+            if let Some(fid) = self.define_kept_as_text()? {
+                return Ok(ItemKind::Function(fid));
+            }
         }
-        let name = self.bump();
-        self.check_capacity(self.m.funcs.len(), "functions")?;
+        self.bump();
         let fid = FuncId(self.m.funcs.len() as u32);
-        let addrspace = self.m.layout.program_addrspace();
-        let global = self.define_global(name, GlobalKindData::Func(fid), addrspace)?;
-        let (params, param_types, vararg) = self.params(fid)?;
-        let (suffix, suffix_copy) = self.fn_suffix(is_def)?;
-        let fn_ty = self.m.types.function(ret, &param_types, vararg);
+        let header = self.header(fid, is_def, None)?;
         self.m.funcs.push(FuncData {
-            global,
-            item: NONE,
-            fn_ty,
-            ret_attrs,
-            params,
-            prefix,
-            cconv,
-            suffix,
-            suffix_copy,
+            ret_attrs: header.ret_attrs,
+            prefix: header.prefix,
+            cconv: header.cconv,
+            suffix: header.suffix,
+            suffix_copy: header.suffix_copy,
             is_def,
-            body_start: NONE,
             header_end: self.prev_end,
-            close: NONE,
-            blocks: Vec::new(),
-            only_numbered_locals: false,
-            named_prefixes: None,
-            implicit_numbers: false,
-            has_opaque: false,
-            state: FuncState::EMPTY,
-            record_subst: Default::default(),
-            names: None,
+            ..FuncData::declaration(header.global, header.fn_ty, header.params, 0)
         });
         if is_def {
             self.expect(Tok::LBrace, "'{'")?;
@@ -76,13 +69,146 @@ impl<'s> Parser<'s> {
             self.m.funcs[fid.index()].header_end = body_start;
             if self.skeleton {
                 self.skip_body(fid, body_start)?;
+                self.past_skipped_body(fid)?;
             } else {
                 self.body(fid)?;
+                let close = self.expect(Tok::RBrace, "'}'")?;
+                self.m.funcs[fid.index()].close = close.start;
             }
-            let close = self.expect(Tok::RBrace, "'}'")?;
-            self.m.funcs[fid.index()].close = close.start;
         }
         Ok(ItemKind::Function(fid))
+    }
+
+    /// A function's header after `define` or `declare`, up to the `{` of a definition: its
+    /// fields, and its name defined as function `fid`'s (unless `defined`: the global the
+    /// name already stands for).
+    fn header(&mut self, fid: FuncId, is_def: bool, defined: Option<GlobalId>) -> PResult<Header> {
+        let (prefix, cconv, ret_attrs) = self.fn_prefix()?;
+        let ret = self.parse_type()?;
+        if !matches!(self.tok.kind, Tok::GlobalVar | Tok::GlobalId) {
+            return self.expected("a function name");
+        }
+        let name = self.bump();
+        let global = match defined {
+            Some(global) => global,
+            None => {
+                self.check_capacity(self.m.funcs.len(), "functions")?;
+                let addrspace = self.m.layout.program_addrspace();
+                self.define_global(name, GlobalKindData::Func(fid), addrspace)?
+            }
+        };
+        let (params, param_types, vararg) = self.params(fid)?;
+        let (suffix, suffix_copy) = self.fn_suffix(is_def)?;
+        let fn_ty = self.m.types.function(ret, &param_types, vararg);
+        Ok(Header {
+            global,
+            fn_ty,
+            ret_attrs,
+            params,
+            prefix,
+            cconv,
+            suffix,
+            suffix_copy,
+        })
+    }
+
+    /// In a skeleton parse, moves past the `}` of the body just skipped. A filtered parse
+    /// lexes only the token after it: the next header may be kept as text, unlexed.
+    fn past_skipped_body(&mut self, fid: FuncId) -> PResult<()> {
+        if self.header_filter.is_none() {
+            let close = self.expect(Tok::RBrace, "'}'")?;
+            self.m.funcs[fid.index()].close = close.start;
+            return Ok(());
+        }
+        if self.tok.kind != Tok::RBrace {
+            return self.expected("'}'");
+        }
+        let close = self.tok;
+        self.m.funcs[fid.index()].close = close.start;
+        self.prev_end = close.end;
+        self.seek(close.end as usize);
+        Ok(())
+    }
+
+    /// In a filtered skeleton parse, a `define` whose header LLVM printed on one line, ending
+    /// in `{`, where the filter finds nothing: only its name is read and defined, and its
+    /// body is skipped. The rest of the header is read only if the body is parsed (see
+    /// [`Parser::read_kept_header`]): of a module's 7,000 headers a pass that edits the 350
+    /// functions that print reads 350, and reading a header was most of a skeleton's time.
+    /// `None` for any other header, which is read now.
+    fn define_kept_as_text(&mut self) -> PResult<Option<FuncId>> {
+        let src = self.src;
+        let start = self.tok.start as usize;
+        let Some(len) = memchr::memchr(b'\n', &src[start..]) else {
+            return Ok(None);
+        };
+        let line = &src[start..start + len];
+        if line.last() != Some(&b'{') || self.header_filter.is_some_and(|f| f(line).is_some()) {
+            return Ok(None);
+        }
+        // The name is the first `@`: the linkage, calling convention, return attributes and
+        // type before it hold none. A string or a comment there is a shape LLVM does not print.
+        let Some(at) = memchr::memchr3(b'@', b'"', b';', line).filter(|&k| line[k] == b'@') else {
+            return Ok(None);
+        };
+        let name = lexer::Lexer::at(src, start + at).next_token();
+        if !matches!(name.kind, Tok::GlobalVar | Tok::GlobalId)
+            || src.get(name.end as usize) != Some(&b'(')
+        {
+            return Ok(None);
+        }
+        self.check_capacity(self.m.funcs.len(), "functions")?;
+        let fid = FuncId(self.m.funcs.len() as u32);
+        let addrspace = self.m.layout.program_addrspace();
+        let global = self.define_global(name, GlobalKindData::Func(fid), addrspace)?;
+        let body_start = (start + len) as u32;
+        let params = (self.m.args.len() as u32, 0);
+        let attrs = self.m.attrs.len() as u32;
+        self.m.funcs.push(FuncData {
+            is_def: true,
+            header_as_text: true,
+            body_start,
+            header_end: body_start,
+            ..FuncData::declaration(global, TypeId::VOID, params, attrs)
+        });
+        self.skip_body(fid, body_start)?;
+        self.past_skipped_body(fid)?;
+        Ok(Some(fid))
+    }
+
+    /// Reads the header a filtered skeleton kept as text (see
+    /// [`Parser::define_kept_as_text`]), before its body is parsed: by the worker that parses
+    /// the body, since nothing outside the body refers to what the header defines (its
+    /// parameters).
+    pub(crate) fn read_kept_header(&mut self, fid: FuncId) -> PResult<()> {
+        let data = &self.m.funcs[fid.index()];
+        if !data.header_as_text {
+            return Ok(());
+        }
+        let (global, body_start) = (data.global, data.body_start);
+        let Some(item) = self.m.items.get(data.item as usize) else {
+            return self.error_at(body_start, "a function header without its item".into());
+        };
+        self.seek(item.start as usize);
+        // Short batches, which stop at the header's `{`: the body is read from its start.
+        let skeleton = std::mem::replace(&mut self.skeleton, true);
+        self.bump();
+        let header = self.header(fid, true, Some(global));
+        self.skeleton = skeleton;
+        let header = header?;
+        if self.tok.kind != Tok::LBrace || self.tok.end != body_start {
+            return self.expected("'{'");
+        }
+        let data = &mut self.m.funcs[fid.index()];
+        data.fn_ty = header.fn_ty;
+        data.ret_attrs = header.ret_attrs;
+        data.params = header.params;
+        data.prefix = header.prefix;
+        data.cconv = header.cconv;
+        data.suffix = header.suffix;
+        data.suffix_copy = header.suffix_copy;
+        data.header_as_text = false;
+        Ok(())
     }
 
     /// What comes between `define`/`declare` and the return type: linkage, visibility,

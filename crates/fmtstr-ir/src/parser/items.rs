@@ -13,8 +13,8 @@ use crate::inst::{Opcode, NONE, NO_TEXT};
 use crate::lexer::{self, name_key, NameKey, Tok, Token};
 use crate::md_data::MdKindData;
 use crate::module::{
-    AliasData, ArgData, FuncData, FuncState, GlobalData, GlobalKindData, ItemData, ItemKind,
-    ItemState, VarData,
+    AliasData, ArgData, FuncData, GlobalData, GlobalKindData, ItemData, ItemKind, ItemState,
+    VarData,
 };
 use crate::types::{NamedBody, TypeId};
 use crate::value::{FuncId, GlobalId, PackedOp, PackedValue, Value};
@@ -248,29 +248,10 @@ impl<'s> Parser<'s> {
                 });
             }
             let params = (params_start, self.m.args.len() as u32 - params_start);
-            self.m.funcs.push(FuncData {
-                global: g,
-                item: NONE,
-                fn_ty,
-                ret_attrs: (self.m.attrs.len() as u32, 0),
-                params,
-                prefix: NO_TEXT,
-                cconv: NO_TEXT,
-                suffix: NO_TEXT,
-                suffix_copy: NONE,
-                is_def: false,
-                body_start: NONE,
-                header_end: NONE,
-                close: NONE,
-                blocks: Vec::new(),
-                only_numbered_locals: false,
-                named_prefixes: None,
-                implicit_numbers: false,
-                has_opaque: false,
-                state: FuncState::EMPTY,
-                record_subst: Default::default(),
-                names: None,
-            });
+            let attrs = self.m.attrs.len() as u32;
+            self.m
+                .funcs
+                .push(FuncData::declaration(g, fn_ty, params, attrs));
             let addrspace = self.m.layout.program_addrspace();
             let ptr_ty = self.m.types.ptr(addrspace);
             let global = &mut self.m.globals[g.index()];

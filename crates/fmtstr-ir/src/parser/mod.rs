@@ -117,6 +117,9 @@ pub(crate) struct Parser<'s> {
     pub(crate) md_unread: bool,
     /// The definitions after the last body, found by another thread (see `md_tail`).
     pub(crate) md_tail: Option<crate::md_tail::TailReader>,
+    /// A filtered skeleton parse's filter: a definition whose header it finds nothing in
+    /// keeps its header as text (see [`Parser::define_kept_as_text`]).
+    pub(crate) header_filter: Option<BodyFilter<'s>>,
     /// The number an unnamed global (`@"" = ...`) gets: one past the last numbered global
     /// defined.
     next_global_number: u32,
@@ -128,6 +131,14 @@ pub(crate) struct Parser<'s> {
     /// the next block's. `tok` is stale while it is set.
     raw_label: Option<Token>,
 }
+
+/// What to parse: given text of a function body, where in it the first place that needs
+/// parsing starts (an offset into the text), or `None` if nothing in it does. A body without
+/// such a place is kept as text, and its function has no blocks in any shard; in the others,
+/// the lines without one are kept as text where they can be (see `Parser::opaque_lines`).
+/// It is given the line of a `define` too: a header it finds nothing in is read only if its
+/// body is (see `Parser::define_kept_as_text`).
+pub(crate) type BodyFilter<'a> = &'a (dyn Fn(&[u8]) -> Option<usize> + Sync);
 
 /// What a sparse parse of one body must read (see `Parser::opaque_lines`).
 #[derive(Debug, Default)]
@@ -284,6 +295,7 @@ impl<'s> Parser<'s> {
             body_ends: Vec::new(),
             md_unread: false,
             md_tail: None,
+            header_filter: None,
             sparse: None,
             sparse_next: 0,
             raw_label: None,

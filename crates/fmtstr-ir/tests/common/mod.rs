@@ -239,6 +239,40 @@ pub fn sparse_reading_agrees(
         .flat_map(|f| f.instructions().collect::<Vec<_>>())
         .map(|inst| (inst.source_pos(), inst.debug_loc()))
         .collect();
+    // A parsed body's function reads its header as the whole parse does (the filtered parse
+    // keeps the headers of the others as text, unread).
+    let header = |m: &Module, f: fmtstr_ir::Function<'_>| -> String {
+        let params: Vec<String> = f
+            .params()
+            .map(|p| {
+                let byval = p.byval().map(|t| m.types().display(t).to_string());
+                let attrs = p.attrs().len();
+                let ty = m.types().display(p.ty());
+                format!("{ty} {attrs} attributes byval {byval:?} {:?}", p.name())
+            })
+            .collect();
+        format!(
+            "{} {} {:?} {:?} nounwind {}",
+            m.types().display(f.function_type()),
+            f.return_attrs().len(),
+            f.calling_conv(),
+            params,
+            f.has_fn_attr("nounwind")
+        )
+    };
+    let headers: std::collections::BTreeMap<Vec<u8>, String> = whole
+        .functions()
+        .map(|f| (f.name().to_vec(), header(whole, f)))
+        .collect();
+    for shard in &shards {
+        let m = &shard.module;
+        for f in m.functions().filter(|f| f.entry().is_some()) {
+            let got = header(m, f);
+            if headers.get(f.name()) != Some(&got) {
+                return Err(format!("@{}: its header reads as {got}", f.name_str()));
+            }
+        }
+    }
     for shard in &shards {
         let m = &shard.module;
         for f in m.functions() {
