@@ -211,8 +211,8 @@ impl Module {
     ///   to replace the uses of any value but those of the lines `find` found.
     ///
     /// Metadata definitions LLVM writes one to a line (`!N = !DILocation(...)`,
-    /// `!N = !"..."`) are kept as text too: their fields are read from it when asked
-    /// ([`MdNode::operands`], [`Module::debug_loc`]).
+    /// `!N = !"..."`, `!N = !{!1, null, !2}`) are kept as text too: their fields and
+    /// elements are read from it when asked ([`MdNode::operands`], [`Module::debug_loc`]).
     ///
     /// Text left unparsed is not checked (the next tool to read the output checks it), and
     /// the module knows nothing of what it names: `find` must find every line the pass

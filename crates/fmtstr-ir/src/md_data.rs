@@ -60,10 +60,12 @@ impl MdNodeData {
 
     /// The definition at `at` (a `!N` that starts a line), read from its text alone when it is one
     /// LLVM writes whole on its line: `!N = [distinct ]!Name(...)` (not `!DIArgList`, whose
-    /// operands are typed values) or `!N = [distinct ]!"..."`. `None` for anything else. Its
-    /// operands are not read: `unread` is set, and [`MdNode::operands`](crate::MdNode::operands)
-    /// reads them from the text. (A line that goes on after the node with a comment ending in `)`
-    /// keeps the comment in its text: the fields end where the node's `(` closes.)
+    /// operands are typed values), `!N = [distinct ]!"..."`, or a tuple of references and
+    /// nulls, `!N = [distinct ]!{!1, null, !2}` (a module with debug info has one per list of
+    /// elements, of members, of retained nodes). `None` for anything else. Its operands are not
+    /// read: `unread` is set, and [`MdNode::operands`](crate::MdNode::operands) reads them from
+    /// the text. (A line that goes on after the node with a comment ending in `)` keeps the
+    /// comment in its text: the fields end where the node's `(` closes.)
     ///
     /// Read byte by byte: 150,000 such lines make a module with debug info, and two
     /// searches a line (for its end and for a comment) cost more than the rest of its
@@ -117,6 +119,9 @@ impl MdNodeData {
             {
                 (MdKindData::String, node.len())
             }
+            // The name is the `!`: the elements start after it, as a specialized node's
+            // fields start after its name.
+            Some(b'{') if is_reference_list(node) => (MdKindData::Tuple, 1),
             Some(c) if c.is_ascii_alphabetic() => {
                 let word = 1 + node[1..]
                     .iter()
@@ -151,6 +156,27 @@ impl MdNodeData {
             unread: true,
         })
     }
+}
+
+/// Whether `node` is `!{...}` holding only `!N` and `null`, separated by `, `.
+fn is_reference_list(node: &[u8]) -> bool {
+    let Some(inner) = node.strip_prefix(b"!{").and_then(|n| n.strip_suffix(b"}")) else {
+        return false;
+    };
+    inner.is_empty()
+        || inner.split(|&b| b == b',').enumerate().all(|(k, element)| {
+            let element = if k == 0 {
+                element
+            } else {
+                element.strip_prefix(b" ").unwrap_or(&[])
+            };
+            element == b"null"
+                || element.strip_prefix(b"!").is_some_and(|digits| {
+                    !digits.is_empty()
+                        && digits.len() <= 10
+                        && digits.iter().all(u8::is_ascii_digit)
+                })
+        })
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -103,9 +103,15 @@ impl<'m> MdNode<'m> {
     pub fn operands(&self) -> impl Iterator<Item = MdOperand<'m>> + 'm {
         let data = self.data();
         let module = self.module;
-        let unread = match data.kind {
+        let unread: Vec<MdOperand<'m>> = match data.kind {
             MdKindData::Specialized if data.unread => {
                 specialized_fields(&module.src, data.name.end as usize)
+                    .into_iter()
+                    .map(|(key, value)| field(module, key, value))
+                    .collect()
+            }
+            MdKindData::Tuple if data.unread => {
+                listed_references(module, data.name.end as usize, data.text.end as usize)
             }
             _ => Vec::new(),
         };
@@ -121,11 +127,7 @@ impl<'m> MdNode<'m> {
                 MdOp::Value(op) => MdOperand::Value(op.get()),
                 MdOp::Field(key, value) => field(module, key, value),
             })
-            .chain(
-                unread
-                    .into_iter()
-                    .map(move |(key, value)| field(module, key, value)),
-            )
+            .chain(unread)
     }
 
     /// Operand `index` as an integer constant (`i8 1` in `!{i8 1}`).
@@ -176,6 +178,27 @@ impl<'m> MdNode<'m> {
 fn field(module: &Module, key: Text, value: Text) -> MdOperand<'_> {
     let key = module.text(key);
     MdOperand::Field(key.strip_suffix(b":").unwrap_or(key), module.text(value))
+}
+
+/// The elements of a tuple of references kept as text (`!{!1, null, !2}`, see
+/// `MdNodeData::kept_as_text`), from its `{` at `open` to `end`. A reference to a node the
+/// module does not define reads as null: text kept unread is not checked.
+fn listed_references(module: &Module, open: usize, end: usize) -> Vec<MdOperand<'_>> {
+    let inner = module
+        .src
+        .get(open + 1..end.saturating_sub(1))
+        .unwrap_or(&[]);
+    if inner.is_empty() {
+        return Vec::new();
+    }
+    inner
+        .split(|&b| b == b',')
+        .map(|element| {
+            crate::lexer::parse_u32(element.trim_ascii().strip_prefix(b"!").unwrap_or(&[]))
+                .and_then(|number| module.md.by_number.get(&number))
+                .map_or(MdOperand::Null, |&id| MdOperand::Node(id))
+        })
+        .collect()
 }
 
 /// The fields of a specialized node kept as text, read token by token as the parser reads

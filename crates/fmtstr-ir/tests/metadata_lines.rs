@@ -74,3 +74,39 @@ fn shapes_left_to_the_tokens_read_the_same() {
         agree(line);
     }
 }
+
+/// A filtered parse keeps tuples of references and nulls as text and reads their elements
+/// from it; the other tuples are parsed. Either way each reads as the whole parse reads it.
+#[test]
+fn tuples_of_references_kept_as_text_read_as_parsed() {
+    let text = concat!(
+        "declare void @g()\n\n",
+        "define void @f() {\n  call void @g(), !dbg !9\n  ret void\n}\n\n",
+        "!llvm.dbg.cu = !{!0}\n",
+        "!0 = !{}\n",
+        "!1 = !{!0, null, !2}\n",
+        "!2 = distinct !{!2}\n",
+        "!3 = !{null}\n",
+        "!4 = !{!1,!2}\n",
+        "!5 = !{!1, !\"s\"}\n",
+        "!6 = !{i32 1, !0}\n",
+        "!7 = !{!1, !2} ; a comment}\n",
+        "!8 = !{  !3 ,  !4  }\n",
+        "!9 = !DILocation(line: 1, scope: !10)\n",
+        "!10 = distinct !DISubprogram(name: \"f\", retainedNodes: !1)\n",
+    );
+    let whole = fmtstr_ir::Module::parse("t.ll", text).unwrap();
+    if let Err(why) = common::sparse_reading_agrees("t.ll", text.as_bytes(), &whole) {
+        panic!("{why}");
+    }
+    let shards = fmtstr_ir::Module::parse_shards_where("t.ll", text, 1, &|t: &[u8]| {
+        memchr::memmem::find(t, b"call")
+    })
+    .unwrap();
+    let m = &shards[0].module;
+    let elements = |n: u32| m.md_numbered(n).unwrap().operands().count();
+    assert_eq!(
+        (0..=8).map(elements).collect::<Vec<_>>(),
+        [0, 3, 1, 1, 2, 2, 2, 2, 2]
+    );
+}
