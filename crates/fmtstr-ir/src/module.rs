@@ -160,8 +160,9 @@ pub(crate) struct FuncData {
 }
 
 impl FuncData {
-    /// A declaration with only a type and parameters: one an edit adds, or one the parse
-    /// makes for a callee that nothing declares. The caller sets `item` where it has one.
+    /// A declaration with only its type and parameters: one an edit adds, or one the parse
+    /// makes for a callee that nothing declares. The parse's other records start from it and
+    /// set what their header says; `item` is the caller's to set.
     pub fn declaration(global: GlobalId, fn_ty: TypeId, params: (u32, u32), attrs: u32) -> Self {
         FuncData {
             global,
