@@ -290,10 +290,16 @@ fn bench_shape(
         .unwrap_or_default();
     if let Some(limit) = shape.against_cp {
         let copy = dir.join("cp.ll");
-        let (cp_time, _) = best_of(FMTSTR_RUNS, || {
-            clear_for_run(&copy)?;
-            run_measured(Command::new("cp").arg(input).arg(&copy))
-        })?;
+        // The best of the runs of a command that copies `input` to `copy` (a new command each
+        // run: `arg` appends).
+        let time_copy = |program: &str, args: &[&str]| {
+            best_of(FMTSTR_RUNS, || {
+                clear_for_run(&copy)?;
+                run_measured(Command::new(program).args(args).arg(input).arg(&copy))
+            })
+            .map(|(time, _)| time)
+        };
+        let cp_time = time_copy("cp", &[])?;
         let times = ours_time.as_secs_f64() / cp_time.as_secs_f64();
         println!(
             "cp:              {:.3} s; fmtstr takes {times:.1}x cp's time (target <= {limit}x)",
@@ -305,15 +311,7 @@ fn bench_shape(
         }
         // fmtstr syncs its output before the rename (a crash after exit 0 leaves no empty
         // file), which cp does not: the same copy made as durable, for scale.
-        let (durable, _) = best_of(FMTSTR_RUNS, || {
-            clear_for_run(&copy)?;
-            run_measured(
-                Command::new("sh")
-                    .args(["-c", "cp \"$1\" \"$2\" && sync \"$2\"", "sh"])
-                    .arg(input)
-                    .arg(&copy),
-            )
-        })?;
+        let durable = time_copy("sh", &["-c", "cp \"$1\" \"$2\" && sync \"$2\"", "sh"])?;
         let durable_times = ours_time.as_secs_f64() / durable.as_secs_f64();
         println!(
             "cp, then sync of the copy: {:.3} s; fmtstr takes {durable_times:.1}x its time",
