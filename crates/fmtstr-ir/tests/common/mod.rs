@@ -145,6 +145,29 @@ fn defined_metadata_numbers(text: &[u8]) -> Vec<u32> {
 
 /// A metadata node as both parses can read it: kind, distinct, string, and operands (nodes
 /// by number, fields as text).
+/// What a function's header says, in terms two parses of one module share: its type, return
+/// attributes, calling convention, each parameter (type, attributes, `byval` type, name) and
+/// whether it has `nounwind`.
+pub fn describe_header(m: &fmtstr_ir::Module, f: fmtstr_ir::Function<'_>) -> String {
+    let params: Vec<String> = f
+        .params()
+        .map(|p| {
+            let byval = p.byval().map(|t| m.types().display(t).to_string());
+            let attrs = p.attrs().len();
+            let ty = m.types().display(p.ty());
+            format!("{ty} {attrs} attributes byval {byval:?} {:?}", p.name())
+        })
+        .collect();
+    format!(
+        "{} {} {:?} {:?} nounwind {}",
+        m.types().display(f.function_type()),
+        f.return_attrs().len(),
+        f.calling_conv(),
+        params,
+        f.has_fn_attr("nounwind")
+    )
+}
+
 pub fn describe_md(m: &fmtstr_ir::Module, node: fmtstr_ir::MdNode<'_>) -> String {
     use fmtstr_ir::MdOperand;
     let operands: Vec<String> = node
@@ -241,33 +264,14 @@ pub fn sparse_reading_agrees(
         .collect();
     // A parsed body's function reads its header as the whole parse does (the filtered parse
     // keeps the headers of the others as text, unread).
-    let header = |m: &Module, f: fmtstr_ir::Function<'_>| -> String {
-        let params: Vec<String> = f
-            .params()
-            .map(|p| {
-                let byval = p.byval().map(|t| m.types().display(t).to_string());
-                let attrs = p.attrs().len();
-                let ty = m.types().display(p.ty());
-                format!("{ty} {attrs} attributes byval {byval:?} {:?}", p.name())
-            })
-            .collect();
-        format!(
-            "{} {} {:?} {:?} nounwind {}",
-            m.types().display(f.function_type()),
-            f.return_attrs().len(),
-            f.calling_conv(),
-            params,
-            f.has_fn_attr("nounwind")
-        )
-    };
     let headers: std::collections::BTreeMap<Vec<u8>, String> = whole
         .functions()
-        .map(|f| (f.name().to_vec(), header(whole, f)))
+        .map(|f| (f.name().to_vec(), describe_header(whole, f)))
         .collect();
     for shard in &shards {
         let m = &shard.module;
         for f in m.functions().filter(|f| f.entry().is_some()) {
-            let got = header(m, f);
+            let got = describe_header(m, f);
             if headers.get(f.name()) != Some(&got) {
                 return Err(format!("@{}: its header reads as {got}", f.name_str()));
             }
