@@ -12,12 +12,19 @@
 //!    from GNU time), of each. The audit must find nothing and count every string; readobj
 //!    must decode every note.
 //! 3. The ratios readobj/fmtstr are printed per cache and per release (target 25x).
+//! 4. For scale, the floor: this process opening and reading every file into a buffer, on
+//!    as many threads as there are cores (best of the same runs), what no auditor avoids.
+//!    readobj / floor is the most any tool that reads the files could reach. (`cat` in
+//!    readobj's batches is no floor: starting its processes costs more than fmtstr's whole
+//!    audit of the small cache.)
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context};
 use fmtstr_elf::PalElf;
@@ -93,29 +100,18 @@ pub fn run() -> anyhow::Result<()> {
         }
         std::fs::write(&list, names)?;
 
-        let mut best: Option<Measured> = None;
-        for _ in 0..runs {
-            let run = audit(&fmtstr, &dir, strings, &root)?;
-            best = Some(match best {
-                Some(best) => Measured {
-                    wall: best.wall.min(run.wall),
-                    cpu: best.cpu.min(run.cpu),
-                    peak: best.peak.max(run.peak),
-                },
-                None => run,
-            });
-        }
-        let ours = best.context("no run")?;
+        let ours = best_of(runs, || audit(&fmtstr, &dir, strings, &root))?;
         let mut theirs = Vec::new();
         for (llvm, readobj) in &peers {
             theirs.push((*llvm, readobj_notes(readobj, &list, cores, &root)?));
         }
-        report.push((cache, strings, bytes, ours, theirs));
+        let floor = best_of(runs, || read_files(&paths, cores))?;
+        report.push((cache, strings, bytes, ours, theirs, floor));
     }
 
     println!("bench audit: {FILES} PAL ELFs per cache, {cores} cores; readobj in batches of {BATCH}, {cores} processes at once");
     println!("                                             wall       CPU   wall ratio  CPU ratio");
-    for (cache, strings, bytes, ours, theirs) in &report {
+    for (cache, strings, bytes, ours, theirs, floor) in &report {
         println!(
             "  {} cache ({}..={} strings a file: {strings} strings, {:.1} MiB)",
             cache.name,
@@ -139,9 +135,90 @@ pub fn run() -> anyhow::Result<()> {
                 peer.cpu.as_secs_f64() / ours.cpu.as_secs_f64()
             );
         }
+        println!(
+            "    {:<38} {:>6.3} s {:>7.3} s {:>9.2}x {:>9.2}x",
+            format!("floor: read each file (best of {runs})"),
+            floor.wall.as_secs_f64(),
+            floor.cpu.as_secs_f64(),
+            floor.wall.as_secs_f64() / ours.wall.as_secs_f64(),
+            floor.cpu.as_secs_f64() / ours.cpu.as_secs_f64()
+        );
+        for (llvm, peer) in theirs {
+            println!(
+                "      readobj-{} / floor: {:.1}x wall, {:.1}x CPU (the most a tool that reads the files can reach)",
+                llvm.major(),
+                peer.wall.as_secs_f64() / floor.wall.as_secs_f64(),
+                peer.cpu.as_secs_f64() / floor.cpu.as_secs_f64()
+            );
+        }
     }
     println!("  (ratios: how many times faster fmtstr is; target 25x in both)");
     Ok(())
+}
+
+/// The best wall and CPU time of `runs` runs (each best on its own), and the highest peak.
+fn best_of(
+    runs: usize,
+    mut run: impl FnMut() -> anyhow::Result<Measured>,
+) -> anyhow::Result<Measured> {
+    let mut best: Option<Measured> = None;
+    for _ in 0..runs {
+        let run = run()?;
+        best = Some(match best {
+            Some(best) => Measured {
+                wall: best.wall.min(run.wall),
+                cpu: best.cpu.min(run.cpu),
+                peak: best.peak.max(run.peak),
+            },
+            None => run,
+        });
+    }
+    best.context("no run")
+}
+
+/// Opens and reads every file in `paths` on `threads` threads, each into a buffer of its own
+/// that keeps its capacity: wall time, and the CPU time of the threads.
+fn read_files(paths: &[PathBuf], threads: usize) -> anyhow::Result<Measured> {
+    measure::sync_disks();
+    let next = AtomicUsize::new(0);
+    let start = Instant::now();
+    let cpu = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| -> anyhow::Result<Duration> {
+                    let before = thread_cpu()?;
+                    let mut buffer = Vec::new();
+                    while let Some(path) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
+                        buffer.clear();
+                        File::open(path)?.read_to_end(&mut buffer)?;
+                    }
+                    Ok(thread_cpu()?.saturating_sub(before))
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("a reading thread panicked"))
+            .sum::<anyhow::Result<Duration>>()
+    })?;
+    Ok(Measured {
+        wall: start.elapsed(),
+        cpu,
+        peak: 0,
+    })
+}
+
+/// The calling thread's time on a CPU so far, in the kernel's nanoseconds (schedstat's
+/// first field), not the 10 ms ticks of /proc's other counters.
+fn thread_cpu() -> anyhow::Result<Duration> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat")
+        .context("cannot read /proc/thread-self/schedstat")?;
+    let nanoseconds = text
+        .split_whitespace()
+        .next()
+        .and_then(|field| field.parse().ok())
+        .context("cannot read /proc/thread-self/schedstat")?;
+    Ok(Duration::from_nanos(nanoseconds))
 }
 
 /// `fmtstr audit --format json DIR`, checked: nothing found, every string counted.

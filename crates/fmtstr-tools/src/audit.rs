@@ -226,10 +226,13 @@ impl Record {
 const _: () = assert!(size_of::<Record>() == 16);
 
 /// The records one worker made, and where each of its tables starts among them.
-#[derive(Default)]
 struct Shard {
     records: Vec<Record>,
     tables: Vec<TableStart>,
+    /// Files this worker has begun, and about how many it will read: what its room for
+    /// records is projected from ([`Shard::make_room`]).
+    files_begun: usize,
+    share: usize,
 }
 
 /// The first record of a table: its file and metadata note.
@@ -240,7 +243,38 @@ struct TableStart {
     note: u32,
 }
 
+/// The most records a shard reserves room for by projection (1 GiB); past it, its room
+/// doubles as it fills.
+const PROJECTED_ROOM_LIMIT: usize = 1 << 26;
+
 impl Shard {
+    fn new(share: usize) -> Shard {
+        Shard {
+            records: Vec::new(),
+            tables: Vec::new(),
+            files_begun: 0,
+            share,
+        }
+    }
+
+    /// Makes room for `more` records. When the room runs out, the new room is what the worker's
+    /// share of the files will need at the rate of the files so far, so the records are
+    /// rarely copied to larger memory; reserved room not used is never touched, and so never
+    /// backed by memory. (The files' sizes would tell that rate sooner, but asking for each
+    /// size cost a tenth of an audit of 10,000 small files.)
+    fn make_room(&mut self, more: usize) {
+        let needed = self.records.len().saturating_add(more);
+        if needed <= self.records.capacity() {
+            return;
+        }
+        let projected = (needed / self.files_begun.max(1))
+            .saturating_mul(self.share)
+            .saturating_add(needed / 4)
+            .min(PROJECTED_ROOM_LIMIT);
+        let room = projected.max(needed.saturating_mul(2));
+        self.records.reserve_exact(room - self.records.len());
+    }
+
     /// The file, note and entry index of record `seq`.
     fn locate(&self, seq: u32) -> Option<(u32, u32, u32)> {
         let table = self.tables[..self.tables.partition_point(|t| t.seq <= seq)].last()?;
@@ -279,8 +313,6 @@ enum FileResult {
 struct Input {
     path: PathBuf,
     named: bool,
-    /// Its size when walked, in bytes (to size the records' memory once).
-    size: u64,
 }
 
 /// The files [`audit`] reads under `paths`, in the order it reads them, or why a path cannot
@@ -324,25 +356,16 @@ pub fn audit_with_progress(
     // One shard of records per worker thread, not one vector per file gathered into another:
     // a cache of millions of strings then holds its records once, in memory touched once.
     let next = AtomicUsize::new(0);
-    // Room for as many records as a worker's share of the bytes can hold (an entry takes at
-    // least 48 bytes of msgpack), so that they are not copied as they grow; room not used
-    // is never touched, and so never backed by memory.
-    let bytes: u64 = inputs.iter().map(|input| input.size).sum();
-    let share = bytes / rayon::current_num_threads() as u64 * 3 / 2;
-    let room = usize::try_from(share / 48)
-        .unwrap_or(usize::MAX)
-        .min(1 << 26);
+    let share = inputs.len().div_ceil(rayon::current_num_threads());
     let shards: Vec<(Shard, Vec<(usize, FileResult)>)> = rayon::broadcast(|_| {
-        let mut shard = Shard {
-            records: Vec::with_capacity(room),
-            tables: Vec::new(),
-        };
+        let mut shard = Shard::new(share);
         let mut results = Vec::new();
         loop {
             let file = next.fetch_add(1, Ordering::Relaxed);
             let Some(input) = inputs.get(file) else {
                 break;
             };
+            shard.files_begun += 1;
             let result = audit_file(file as u32, input, options.verify_ids, &mut shard);
             results.push((file, result));
             done();
@@ -425,7 +448,6 @@ fn walk(path: &Path, named: bool, inputs: &mut Vec<Input>, unreadable: &mut Vec<
         inputs.push(Input {
             path: path.to_path_buf(),
             named,
-            size: metadata.len(),
         });
         return;
     }
@@ -453,17 +475,13 @@ fn walk(path: &Path, named: bool, inputs: &mut Vec<Input>, unreadable: &mut Vec<
     children.sort_unstable_by(|a, b| a.0.cmp(&b.0));
     for (_, entry) in children {
         let child = entry.path();
-        // The listing says what each child is, and a regular file's size comes from the
-        // directory it is in: no lookup of the whole path.
+        // The listing says what each child is: a regular file is not asked for anything
+        // more until it is read (one lookup of each file, not two).
         match entry.file_type() {
-            Ok(kind) if kind.is_file() => match entry.metadata() {
-                Ok(metadata) => inputs.push(Input {
-                    path: child,
-                    named: false,
-                    size: metadata.len(),
-                }),
-                Err(error) => unreadable.push(format!("cannot read {}: {error}", child.display())),
-            },
+            Ok(kind) if kind.is_file() => inputs.push(Input {
+                path: child,
+                named: false,
+            }),
             // Symbolic links to directories are not followed (no cycles); links to files are.
             Ok(kind) if kind.is_symlink() => {
                 if !child.is_dir() {
@@ -701,7 +719,7 @@ fn audit_table(
             note: source.note,
         });
     }
-    shard.records.reserve(table.entries.len());
+    shard.make_room(table.entries.len());
     for (index, entry) in table.entries.iter().enumerate() {
         let layout = layout_hash(entry.argument_count(), entry.mask());
         let fingerprint = fingerprint(entry.bytes(), layout);
@@ -1190,6 +1208,30 @@ impl TableCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A shard's room is projected from its first file over its share of the files, grows at
+    /// least twofold when a projection falls short, and stops projecting at the limit.
+    #[test]
+    fn a_shard_projects_its_room_from_the_files_so_far() {
+        let mut shard = Shard::new(100);
+        shard.files_begun = 1;
+        shard.make_room(10);
+        assert!(
+            shard.records.capacity() >= 1000,
+            "{}",
+            shard.records.capacity()
+        );
+
+        let mut last = Shard::new(1);
+        last.files_begun = 1;
+        last.make_room(10);
+        assert!(last.records.capacity() >= 20, "{}", last.records.capacity());
+
+        let mut huge = Shard::new(usize::MAX);
+        huge.files_begun = 1;
+        huge.make_room(1000);
+        assert_eq!(huge.records.capacity(), PROJECTED_ROOM_LIMIT);
+    }
 
     /// A record gives back every bit of any 48-bit ID and 48 bits of the fingerprint.
     #[test]
