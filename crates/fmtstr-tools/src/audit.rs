@@ -193,9 +193,9 @@ pub struct Report {
 /// fingerprints differ are read again from their files ([`Resolved`]).
 #[derive(Clone, Copy, Debug)]
 struct Record {
-    /// The 48-bit ID's low 32 bits; its high 16 bits, then the fingerprint's high 16.
-    id_low: u32,
-    high: u32,
+    /// The 48-bit ID, then the fingerprint's high 16 bits: one integer to sort on (a pair of
+    /// 32-bit halves took 4 more instructions a comparison), which groups records by ID.
+    key: u64,
     /// The fingerprint's low 32 bits: 48 bits of a hash of the string's bytes and of its
     /// layout, equal for entries that agree. (Two entries that disagree slip through only
     /// where both their IDs and 48 bits of their hashes are the same.)
@@ -207,19 +207,18 @@ struct Record {
 impl Record {
     fn new(id: u64, fingerprint: u64, seq: u32) -> Record {
         Record {
-            id_low: id as u32,
-            high: (id >> 32) as u32 & 0xffff | ((fingerprint >> 32) as u32) << 16,
+            key: (id & 0xffff_ffff_ffff) << 16 | (fingerprint >> 32) & 0xffff,
             fingerprint_low: fingerprint as u32,
             seq,
         }
     }
 
     fn id(&self) -> u64 {
-        u64::from(self.id_low) | u64::from(self.high & 0xffff) << 32
+        self.key >> 16
     }
 
     fn fingerprint(&self) -> u64 {
-        u64::from(self.fingerprint_low) | u64::from(self.high >> 16) << 32
+        u64::from(self.fingerprint_low) | (self.key & 0xffff) << 32
     }
 }
 
@@ -1010,7 +1009,7 @@ fn full_check(entry: &Entry<'_>) -> Option<String> {
 fn cross_check(mut shards: Vec<Shard>, inputs: &[Input]) -> Vec<Finding> {
     shards
         .par_iter_mut()
-        .for_each(|shard| shard.records.sort_unstable_by_key(Record::id));
+        .for_each(|shard| shard.records.sort_unstable_by_key(|record| record.key));
     let mut findings = Vec::new();
     let mut tables = TableCache::default();
     let mut heads = vec![0usize; shards.len()];
