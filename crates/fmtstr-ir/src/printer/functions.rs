@@ -82,16 +82,22 @@ impl Module {
                     out.keep(b.line_end as usize);
                 }
             }
+            // New instructions in a row are printed into `text` and emitted together.
+            text.clear();
             for &inst in self.block_inst_ids(block) {
                 let d = &self.insts[inst.index()];
                 if d.flags.contains(InstFlags::NEW) {
-                    out.start_line()?;
-                    text.clear();
+                    if out.needs_line_break() {
+                        text.push(b'\n');
+                    }
                     text.extend_from_slice(b"  ");
                     self.write_inst(Some(&names), inst, &mut text);
                     text.push(b'\n');
-                    out.emit(&text)?;
                     continue;
+                }
+                if !text.is_empty() {
+                    out.emit(&text)?;
+                    text.clear();
                 }
                 // Debug records and comments before the instruction belong to it; they
                 // stay when it is removed, as LLVM moves a removed instruction's records on.
@@ -126,6 +132,10 @@ impl Module {
                     }
                     self.subst_region(&names, Some(inst), d.end as usize, out)?;
                 }
+            }
+            if !text.is_empty() {
+                out.emit(&text)?;
+                text.clear();
             }
         }
         self.subst_region(&names, None, data.close as usize, out)

@@ -216,8 +216,18 @@ impl<W: Write> Out<'_, W> {
     /// Before a new line of output: ends the current source line when only blanks remain on
     /// it (the newline after `{` or a label), or starts a new one.
     fn start_line(&mut self) -> io::Result<()> {
+        if self.needs_line_break() {
+            self.emit(b"\n")?;
+        }
+        Ok(())
+    }
+
+    /// [`Out::start_line`] for a caller that writes the new line itself: keeps the rest of
+    /// the current source line when only blanks remain on it, and says whether the new line
+    /// must start with a line break.
+    fn needs_line_break(&mut self) -> bool {
         if self.pos == 0 || self.src.get(self.pos - 1) == Some(&b'\n') {
-            return Ok(());
+            return false;
         }
         let rest = self.src.get(self.pos..).unwrap_or(&[]);
         match rest
@@ -226,9 +236,9 @@ impl<W: Write> Out<'_, W> {
         {
             Some(i) if rest[i] == b'\n' => {
                 self.keep(self.pos + i + 1);
-                Ok(())
+                false
             }
-            _ => self.emit(b"\n"),
+            _ => true,
         }
     }
 
