@@ -100,12 +100,12 @@ pub fn run() -> anyhow::Result<()> {
         }
         std::fs::write(&list, names)?;
 
-        let ours = best_of(runs, || audit(&fmtstr, &dir, strings, &root))?;
+        let ours = best_run(runs, || audit(&fmtstr, &dir, strings, &root))?;
         let mut theirs = Vec::new();
         for (llvm, readobj) in &peers {
             theirs.push((*llvm, readobj_notes(readobj, &list, cores, &root)?));
         }
-        let floor = best_of(runs, || read_files(&paths, cores))?;
+        let floor = best_run(runs, || read_files(&paths, cores))?;
         report.push((cache, strings, bytes, ours, theirs, floor));
     }
 
@@ -156,22 +156,15 @@ pub fn run() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The best wall and CPU time of `runs` runs (each best on its own), and the highest peak.
-fn best_of(
+/// The best of `runs` runs, each figure on its own ([`Measured::best`]).
+fn best_run(
     runs: usize,
     mut run: impl FnMut() -> anyhow::Result<Measured>,
 ) -> anyhow::Result<Measured> {
     let mut best: Option<Measured> = None;
     for _ in 0..runs {
         let run = run()?;
-        best = Some(match best {
-            Some(best) => Measured {
-                wall: best.wall.min(run.wall),
-                cpu: best.cpu.min(run.cpu),
-                peak: best.peak.max(run.peak),
-            },
-            None => run,
-        });
+        best = Some(best.map_or(run, |best| best.best(run)));
     }
     best.context("no run")
 }

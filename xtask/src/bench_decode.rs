@@ -145,14 +145,7 @@ pub fn run() -> anyhow::Result<()> {
     for _ in 0..runs {
         for ((command, output), best) in commands.iter().zip(&outputs).zip(&mut results) {
             let run = timed(command, output)?;
-            *best = Some(match *best {
-                Some(best) => Measured {
-                    wall: best.wall.min(run.wall),
-                    cpu: best.cpu.min(run.cpu),
-                    peak: best.peak.max(run.peak),
-                },
-                None => run,
-            });
+            *best = Some(best.map_or(run, |best| best.best(run)));
         }
     }
     let results: Vec<Measured> = results.into_iter().flatten().collect();

@@ -27,6 +27,17 @@ pub struct Measured {
     pub peak: u64,
 }
 
+impl Measured {
+    /// Each figure's best of two runs: the lower wall and CPU times, the higher peak.
+    pub fn best(self, other: Measured) -> Measured {
+        Measured {
+            wall: self.wall.min(other.wall),
+            cpu: self.cpu.min(other.cpu),
+            peak: self.peak.max(other.peak),
+        }
+    }
+}
+
 /// Runs a command to completion under GNU time with `stdout` as its standard output.
 pub fn measure(command: &Command, stdout: Stdio) -> anyhow::Result<Measured> {
     if !Path::new(GNU_TIME).is_file() {

@@ -260,7 +260,7 @@ impl Shard {
     /// share of the files will need at the rate of the files so far, so the records are
     /// rarely copied to larger memory; reserved room not used is never touched, and so never
     /// backed by memory. (The files' sizes would tell that rate sooner, but asking for each
-    /// size cost a tenth of an audit of 10,000 small files.)
+    /// size cost a fifth of an audit of 10,000 small files.)
     fn make_room(&mut self, more: usize) {
         let needed = self.records.len().saturating_add(more);
         if needed <= self.records.capacity() {
