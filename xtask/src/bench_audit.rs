@@ -183,7 +183,9 @@ fn read_files(paths: &[PathBuf], threads: usize) -> anyhow::Result<Measured> {
                     let mut buffer = Vec::new();
                     while let Some(path) = paths.get(next.fetch_add(1, Ordering::Relaxed)) {
                         buffer.clear();
-                        File::open(path)?.read_to_end(&mut buffer)?;
+                        File::open(path)
+                            .and_then(|mut file| file.read_to_end(&mut buffer))
+                            .with_context(|| format!("cannot read {}", path.display()))?;
                     }
                     Ok(thread_cpu()?.saturating_sub(before))
                 })
